@@ -1,0 +1,134 @@
+# Makefile - neuronop: the CLI, libneuronop, tests, demo, benchmarks.
+#
+#   make                 build bin/neuronop
+#   make demo            install missing packages, build, then build and run example libraries
+#   make check           install missing packages, build, run unit and end-to-end tests
+#   make sanitize        the same tests against an ASan + UBSan build (in out/sanitize)
+#   make bench           benchmarks: figures and ratios against baselines measured in the run
+#   make golden          regenerate the expected diagnostics in tests/golden/
+#   make install         PREFIX=/usr/local DESTDIR=
+#   make clean
+#
+# Variables: CC, CFLAGS, LDFLAGS, O (object folder), PREFIX, DESTDIR.
+
+PREFIX ?= /usr/local
+CFLAGS ?= -O2 -g
+O ?= out
+BIN ?= bin/neuronop
+
+WARNINGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+PKGS = yaml-0.1 libxxhash
+# tcc's runtime folder on this machine: compiled in as the first place to look at run time
+TCC_DIR := $(patsubst %/libtcc1.a,%,$(firstword $(wildcard /usr/lib/*/tcc/libtcc1.a \
+	/usr/lib/tcc/libtcc1.a /usr/local/lib/tcc/libtcc1.a)))
+
+ALL_CPPFLAGS = -D_GNU_SOURCE -Ilib -Ishare/neuronop/include \
+	$(if $(TCC_DIR),-DNOP_TCC_DIR='"$(TCC_DIR)"') \
+	$(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CPPFLAGS)
+ALL_CFLAGS = -std=c11 $(WARNINGS) $(CFLAGS)
+LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml -lxxhash) \
+	-ltcc -ldl -lpthread -lm
+
+LIB_SRCS = $(sort $(wildcard lib/*.c))
+CMD_SRCS = $(sort $(wildcard cmd/neuronop/*.c))
+UNIT_SRCS = $(sort $(wildcard tests/unit/test_*.c))
+LIB_OBJS = $(LIB_SRCS:%.c=$(O)/%.o)
+CMD_OBJS = $(CMD_SRCS:%.c=$(O)/%.o)
+UNIT_BINS = $(UNIT_SRCS:%.c=$(O)/%)
+LIBA = $(O)/libneuronop.a
+HEADERS = $(wildcard lib/*.h cmd/neuronop/*.h share/neuronop/include/*.h \
+	share/neuronop/include/neuronop/*)
+
+# Sanitizer runs: AddressSanitizer must let neuronop handle SIGSEGV from kernels itself.
+SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SAN_ENV = ASAN_OPTIONS=allow_user_segv_handler=1:detect_leaks=1:abort_on_error=0 \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+TEST_ENV = NEURONOP="$(abspath $(BIN))" NEURONOP_SHARE_DIR="$(abspath share/neuronop)" \
+	NEURONOP_SRC="$(abspath .)"
+
+.PHONY: all deps test-deps demo demo-run check check-run unit e2e sanitize bench golden \
+	install clean warnings
+
+all: $(BIN)
+
+$(BIN): $(CMD_OBJS) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS) $(LIBA) $(LIBS)
+
+$(LIBA): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(O)/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(O)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) -Ilib $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(LIBS) -lcmocka
+
+deps:
+	@sh mk/deps.sh build
+
+test-deps:
+	@sh mk/deps.sh test
+
+# The two set-up commands of the README: each installs what is missing first.
+demo: deps
+	@$(MAKE) --no-print-directory demo-run
+
+demo-run: $(BIN)
+	@sh share/neuronop/examples/demo.sh "$(abspath $(BIN))"
+
+check: test-deps
+	@$(MAKE) --no-print-directory check-run CFLAGS="$(CFLAGS) -Werror"
+
+check-run: $(BIN) $(UNIT_BINS)
+	@$(MAKE) --no-print-directory warnings
+	@$(MAKE) --no-print-directory unit e2e
+
+unit: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do \
+		echo "== $$t"; $(TEST_ENV) $(TEST_RUN) $$t; done
+
+e2e: $(BIN)
+	@cd tests/e2e && $(TEST_ENV) prove --timer $(PROVE_FLAGS) t[0-9]*.sh
+
+# A second compiler catches what the first one lets through (syntax only: no link needed).
+warnings:
+	@if command -v clang >/dev/null 2>&1; then \
+		echo "== clang -Wall -Wextra -Werror (syntax only)"; \
+		for f in $(LIB_SRCS) $(CMD_SRCS); do \
+			clang -fsyntax-only $(ALL_CPPFLAGS) -std=c11 $(WARNINGS) -Werror $$f || exit 1; \
+		done; \
+	fi
+
+sanitize: test-deps
+	@$(MAKE) --no-print-directory O=out/sanitize BIN=out/sanitize/bin/neuronop \
+		CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" \
+		TEST_RUN="env $(SAN_ENV)" PROVE_FLAGS="" unit e2e-sanitize
+
+e2e-sanitize: $(BIN)
+	@cd tests/e2e && $(TEST_ENV) $(SAN_ENV) NEURONOP_SANITIZED=1 prove --timer t[0-9]*.sh
+
+bench: deps $(BIN)
+	@sh bench/run.sh "$(abspath $(BIN))"
+
+golden: $(BIN)
+	@cd tests/e2e && $(TEST_ENV) NEURONOP_GOLDEN_UPDATE=1 sh t0100-build-diagnostics.sh >/dev/null
+	@echo "updated tests/golden/; review with 'git diff tests/golden'"
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man3 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/neuronop
+	cp -R share/neuronop $(DESTDIR)$(PREFIX)/share/
+	find $(DESTDIR)$(PREFIX)/share/neuronop -name build -type d -prune -exec rm -rf {} +
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	$(if $(wildcard man/*.3),install -m 644 man/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/)
+
+clean:
+	rm -rf out bin
+	find share/neuronop/examples -name build -type d -prune -exec rm -rf {} +

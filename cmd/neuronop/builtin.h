@@ -1,0 +1,27 @@
+/*
+ * builtin.h - the subcommands of neuronop, one file each (cmd-NAME.c), and what they share.
+ *
+ * Every command has the same entry signature: argv[0] is the command's name, the return value
+ * is the process exit status (see the table in neuronop(1)).
+ */
+#ifndef NEURONOP_BUILTIN_H
+#define NEURONOP_BUILTIN_H
+
+#include "libneuronop.h"
+
+int cmd_build(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
+
+/* share.c: the share/neuronop folder: $NEURONOP_SHARE_DIR, else ../share/neuronop next to the
+ * executable (so an installed and an in-tree neuronop both work). */
+const char *share_dir(void);
+
+/* target.c: LIB|DIR|MANIFEST as commands take it.  A .so is opened as it is; a folder or a
+ * manifest is built first (saying nothing when it is up to date, unless verbose) and its
+ * library opened.  Prints any error; returns 0 or the exit status to return. */
+int open_target(const char *arg, bool verbose, nop_library **out);
+
+/* Fills build options with the CLI's defaults (share dir, printing sink). */
+void default_build_opts(nop_build_opts *o);
+
+#endif /* NEURONOP_BUILTIN_H */

@@ -1,0 +1,103 @@
+/*
+ * cmd-build.c - `neuronop build [DIR|MANIFEST]`: builds an op library, says what was built.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "options.h"
+#include "report.h"
+
+static bool force, verbose, json;
+
+static const struct option_spec options[] = {
+    { 'f', "force", OPT_FLAG, &force, NULL, "rebuild even when the library is up to date" },
+    { 'v', "verbose", OPT_FLAG, &verbose, NULL, "show each compile step and its flags" },
+    { 0, "json", OPT_FLAG, &json, NULL, "print the result and the library's metadata as JSON" },
+    { 0, NULL, 0, NULL, NULL, NULL },
+};
+
+static const struct command_spec spec = {
+    "build", "[options] [DIR|MANIFEST]",
+    "Build the op library a manifest (neuronop.yaml) describes into\n"
+    "BUILD_DIRECTORY/libNAME.so, or say it is up to date.",
+    options, 0, 1,
+};
+
+static void print_signature(const nop_opinfo *op)
+{
+    printf("%s(", op->name);
+    for (int k = 0; k < op->nargs; k++)
+        printf("%s%s", k ? ", " : "", nop_argtype_name(op->args[k]));
+    printf(")");
+}
+
+static void print_human(const nop_manifest *m, const nop_build_result *res)
+{
+    if (res->up_to_date)
+        printf("%s: up to date: %s (%.1f ms)\n", nop_manifest_name(m), res->lib_path,
+               res->seconds * 1e3);
+    else
+        printf("%s: built %s in %.1f ms (%d file%s compiled)\n", nop_manifest_name(m),
+               res->lib_path, res->seconds * 1e3, res->compiled, res->compiled == 1 ? "" : "s");
+    printf("  ops:");
+    for (int i = 0; i < nop_manifest_op_count(m); i++) {
+        nop_opinfo op;
+        nop_manifest_op(m, i, &op);
+        printf(i ? ", " : " ");
+        print_signature(&op);
+    }
+    static const char *const from[] = { "default", "from extra_cflags", "from stack_size" };
+    printf("\n  multicore: %s, stack: %lld bytes (%s)\n",
+           nop_manifest_multicore(m) ? "yes" : "no", (long long)nop_manifest_stack_size(m),
+           from[nop_manifest_stack_from(m)]);
+}
+
+static int print_json(const nop_build_result *res)
+{
+    nop_library *lib;
+    nop_error err;
+    if (nop_library_open(&lib, res->lib_path, &err) != 0)
+        return report_error(&err);
+    char *meta = nop_library_json(lib);
+    nop_library_close(lib);
+    if (!meta) {
+        report_plain_error("out of memory");
+        return NOP_EXIT_FAIL;
+    }
+    printf("{\n\"status\": \"%s\",\n\"seconds\": %.6f,\n\"compiled\": %d,\n\"library\": %s}\n",
+           res->up_to_date ? "up to date" : "built", res->seconds, res->compiled, meta);
+    free(meta);
+    return 0;
+}
+
+int cmd_build(int argc, char **argv)
+{
+    char **args;
+    int nargs;
+    int rc = parse_options(&spec, argc, argv, &args, &nargs);
+    if (rc != 0)
+        return rc > 0 ? 0 : NOP_EXIT_USAGE;
+    const char *target = nargs ? args[0] : ".";
+    free(args);
+
+    nop_error err;
+    nop_manifest *m;
+    if (nop_manifest_load(&m, target, &err) != 0)
+        return report_error(&err);
+    nop_build_opts o;
+    default_build_opts(&o);
+    o.force = force;
+    o.verbose = verbose;
+    nop_build_result res;
+    rc = 0;
+    if (nop_build(m, &o, &res, &err) != 0)
+        rc = report_error(&err);
+    else if (json)
+        rc = print_json(&res);
+    else
+        print_human(m, &res);
+    nop_manifest_free(m);
+    return rc;
+}

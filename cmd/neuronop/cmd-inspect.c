@@ -1,0 +1,43 @@
+/*
+ * cmd-inspect.c - `neuronop inspect LIB|DIR`: prints a built library's self-description.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "builtin.h"
+#include "options.h"
+#include "report.h"
+
+static const struct option_spec options[] = {
+    { 0, NULL, 0, NULL, NULL, NULL },
+};
+
+static const struct command_spec spec = {
+    "inspect", "LIB.so|DIR|MANIFEST",
+    "Print the metadata a built op library carries (name, ops and signatures,\n"
+    "multicore, stack size, flags, source hashes, neuronop version) as JSON.",
+    options, 1, 1,
+};
+
+int cmd_inspect(int argc, char **argv)
+{
+    char **args;
+    int nargs;
+    int rc = parse_options(&spec, argc, argv, &args, &nargs);
+    if (rc != 0)
+        return rc > 0 ? 0 : NOP_EXIT_USAGE;
+    nop_library *lib;
+    rc = open_target(args[0], false, &lib);
+    free(args);
+    if (rc != 0)
+        return rc;
+    char *json = nop_library_json(lib);
+    nop_library_close(lib);
+    if (!json) {
+        report_plain_error("out of memory");
+        return NOP_EXIT_FAIL;
+    }
+    fputs(json, stdout);
+    free(json);
+    return 0;
+}

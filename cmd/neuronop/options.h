@@ -1,0 +1,55 @@
+/*
+ * options.h - table-driven command-line parsing and the --help text made from the same table.
+ *
+ * Each command declares its options once, as an array of struct option_spec; parse_options()
+ * fills the destinations and prints help generated from the table, so the help never drifts
+ * from what is parsed (the man page is checked against the table by the test suite).
+ */
+#ifndef NEURONOP_OPTIONS_H
+#define NEURONOP_OPTIONS_H
+
+#include <stdbool.h>
+
+enum option_type {
+    OPT_FLAG,     /* bool *: set to true */
+    OPT_STRING,   /* const char **: the argument */
+    OPT_INT,      /* long *: a whole number */
+    OPT_DOUBLE,   /* double *: a number */
+    OPT_LIST,     /* struct option_list *: the option may repeat; each argument appended */
+};
+
+struct option_list {
+    const char **items;
+    int n;
+};
+
+struct option_spec {
+    char short_name;          /* 0 when none */
+    const char *long_name;
+    enum option_type type;
+    void *dest;
+    const char *arg_name;     /* for help: "N", "FILE"; NULL for flags */
+    const char *help;
+};
+
+struct command_spec {
+    const char *name;         /* "build" */
+    const char *usage;        /* "[options] [DIR|MANIFEST]" */
+    const char *summary;      /* one sentence, shown under the usage */
+    const struct option_spec *options;   /* terminated by an entry with long_name NULL */
+    int min_args, max_args;   /* positional arguments; max -1 for no limit */
+};
+
+/* Parses argv[1..] (argv[0] is the command name).  *args receives the positional arguments
+ * (*nargs of them) in a malloc'd array the caller frees (on success only).  A lone "--" ends options; an argument that looks like a negative
+ * number is positional.
+ * Returns 0 to go on, 1 when --help was printed (exit 0), -1 after printing a usage error
+ * (exit 2).  OPT_LIST storage is malloc'd: release it with free_option_lists(). */
+int parse_options(const struct command_spec *spec, int argc, char **argv, char ***args,
+                  int *nargs);
+void free_option_lists(const struct command_spec *spec);
+
+/* Prints the generated help of a command to stdout. */
+void print_command_help(const struct command_spec *spec);
+
+#endif /* NEURONOP_OPTIONS_H */

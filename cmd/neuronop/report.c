@@ -1,0 +1,72 @@
+/*
+ * report.c - prints diagnostics in neuronop's formats (see report.h).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+static const char *severity_name(enum nop_severity s)
+{
+    return s == NOP_SEV_ERROR ? "error" : s == NOP_SEV_WARNING ? "warning" : "note";
+}
+
+void report_diag(const nop_diag *d)
+{
+    if (d->file[0]) {
+        fputs(d->file, stderr);
+        if (d->line > 0)
+            fprintf(stderr, ":%d", d->line);
+        if (d->line > 0 && d->col > 0)
+            fprintf(stderr, ":%d", d->col);
+        fprintf(stderr, ": %s: %s\n", severity_name(d->severity), d->msg);
+    } else if (d->where[0]) {
+        fprintf(stderr, "neuronop: %s: %s: %s\n", d->where, severity_name(d->severity),
+                d->msg);
+    } else {
+        fprintf(stderr, "neuronop: %s: %s\n", severity_name(d->severity), d->msg);
+    }
+    if (d->detail[0])
+        fprintf(stderr, "%s\n", d->detail);
+}
+
+int report_error(const nop_error *err)
+{
+    report_diag(&err->diag);
+    return err->status == NOP_EXIT_OK ? NOP_EXIT_FAIL : (int)err->status;
+}
+
+void report_sink(void *ctx, const nop_diag *d)
+{
+    (void)ctx;
+    report_diag(d);
+}
+
+static void vreport(const char *severity, const char *fmt, va_list ap)
+{
+    char msg[2048];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    /* "neuronop build: unknown option" keeps its command name in front of the severity */
+    const char *colon = strncmp(msg, "neuronop", 8) == 0 ? strchr(msg, ':') : NULL;
+    if (colon)
+        fprintf(stderr, "%.*s: %s:%s\n", (int)(colon - msg), msg, severity, colon + 1);
+    else
+        fprintf(stderr, "neuronop: %s: %s\n", severity, msg);
+}
+
+void report_plain_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("error", fmt, ap);
+    va_end(ap);
+}
+
+void report_warning(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("warning", fmt, ap);
+    va_end(ap);
+}

@@ -1,0 +1,24 @@
+/*
+ * elfsyms.h - global symbols of an ELF64 relocatable object (internal).
+ *
+ * libtcc lists the symbols it defines but not the ones an object leaves undefined, and the
+ * device check ("kernels call only the device API and the device's libc") needs exactly
+ * those.  So build.c reads the objects libtcc wrote back with this small reader.
+ */
+#ifndef NEURONOP_ELFSYMS_H
+#define NEURONOP_ELFSYMS_H
+
+#include "internal.h"
+
+typedef struct nopi_elfsym {
+    char *name;
+    bool defined;     /* false: the object needs it from elsewhere */
+    bool function;    /* defined as a function (STT_FUNC) */
+} nopi_elfsym;
+
+/* Reads the non-local symbols of an object.  *syms is malloc'd (free with
+ * nopi_elfsyms_free).  -1 with an error when the file is not a readable ELF64 object. */
+int nopi_elfsyms_read(const char *path, nopi_elfsym **syms, size_t *n, nop_error *err);
+void nopi_elfsyms_free(nopi_elfsym *syms, size_t n);
+
+#endif /* NEURONOP_ELFSYMS_H */

@@ -1,0 +1,156 @@
+/*
+ * flags.c - which extra_cflags neuronop passes to libtcc, and STACK_SIZE values.
+ *
+ * libtcc exits the whole process on some bad options (a bare -D, an unknown -Wl, option) and
+ * quietly accepts others that would break the device model (-m32).  So every user flag is
+ * classified here against an allowlist before it reaches the compiler; anything else is a
+ * manifest error that says what neuronop does accept.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "manifest.h"
+
+const char *const nopi_argtype_names[4] = { "tensor", "scalar", "double", "int64" };
+const char *const nopi_argtype_ctypes[4] = { "const nt_tensor *", "nt_scalar", "double",
+                                             "int64_t" };
+
+bool nopi_is_identifier(const char *s)
+{
+    if (!(isalpha((unsigned char)s[0]) || s[0] == '_'))
+        return false;
+    for (s++; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '_'))
+            return false;
+    return true;
+}
+
+static const char accepted[] =
+    "neuronop passes -DNAME[=VALUE], -UNAME, -IDIR, -O*, -g, -w, -W* and -f* flags and "
+    "-std= to the compiler";
+
+int nopi_flag_parse(const char *text, const char *dir, nopi_flag *f, char *why, size_t whysize)
+{
+    memset(f, 0, sizeof *f);
+    /* a -D value reaches libtcc whole (tcc_define_symbol), so it may hold spaces; anywhere
+     * else a space means two flags were written as one */
+    const char *dvalue = strncmp(text, "-D", 2) == 0 ? strchr(text, '=') : NULL;
+    for (const char *p = text; *p && !(dvalue && p > dvalue); p++) {
+        if (isspace((unsigned char)*p)) {
+            snprintf(why, whysize, "flag '%s' contains a space: give each flag as its own "
+                     "list item, with its argument attached (-DNAME=VALUE, -Iinclude)", text);
+            return -1;
+        }
+    }
+    if (text[0] != '-' || text[1] == '\0') {
+        snprintf(why, whysize, "'%s' is not a flag; %s", text, accepted);
+        return -1;
+    }
+    const char *arg = text + 2;
+    switch (text[1]) {
+    case 'D': {
+        const char *eq = strchr(arg, '=');
+        size_t namelen = eq ? (size_t)(eq - arg) : strlen(arg);
+        char *name = strndup(arg, namelen);
+        if (!name || !nopi_is_identifier(name)) {
+            snprintf(why, whysize, "'%s' defines no macro: write -DNAME or -DNAME=VALUE",
+                     text);
+            free(name);
+            return -1;
+        }
+        f->kind = NOPI_FLAG_DEFINE;
+        f->name = name;
+        f->value = eq ? strdup(eq + 1) : NULL;
+        break;
+    }
+    case 'U':
+        if (!nopi_is_identifier(arg)) {
+            snprintf(why, whysize, "'%s' names no macro: write -UNAME", text);
+            return -1;
+        }
+        f->kind = NOPI_FLAG_UNDEF;
+        f->name = strdup(arg);
+        break;
+    case 'I':
+        if (!arg[0]) {
+            snprintf(why, whysize, "'-I' needs its folder attached: write -Iinclude, or use "
+                     "extra_include_paths");
+            return -1;
+        }
+        f->kind = NOPI_FLAG_INCLUDE;
+        f->value = nopi_path_join(dir, arg);
+        break;
+    case 'O':
+    case 'g':
+    case 'w':
+    case 'f':
+        if ((text[1] == 'g' || text[1] == 'w') && arg[0]) {
+            snprintf(why, whysize, "unsupported flag '%s'; %s", text, accepted);
+            return -1;
+        }
+        f->kind = NOPI_FLAG_OPTION;
+        break;
+    case 'W':
+        if ((text[2] == 'l' || text[2] == 'p' || text[2] == 'a') &&
+            (text[3] == ',' || text[3] == '\0')) {   /* -Wl, -Wp, -Wa, with or without "," */
+            snprintf(why, whysize, "unsupported flag '%s': an op library is linked by "
+                     "neuronop and takes no linker, assembler or preprocessor options", text);
+            return -1;
+        }
+        f->kind = NOPI_FLAG_OPTION;
+        break;
+    case 's':
+        if (strncmp(text, "-std=", 5) == 0 && text[5]) {
+            f->kind = NOPI_FLAG_OPTION;
+            break;
+        }
+        /* fall through */
+    default:
+        if (text[1] == 'l' || text[1] == 'L')
+            snprintf(why, whysize, "unsupported flag '%s': kernels run on the device and "
+                     "cannot link libraries; %s", text, accepted);
+        else if (strcmp(text, "-b") == 0)
+            snprintf(why, whysize, "unsupported flag '-b': use 'neuronop build --memcheck' "
+                     "for bounds checking");
+        else
+            snprintf(why, whysize, "unsupported flag '%s'; %s", text, accepted);
+        return -1;
+    }
+    f->text = strdup(text);
+    if (!f->text || (f->kind != NOPI_FLAG_OPTION && !f->name && !f->value)) {
+        nopi_flag_clear(f);
+        snprintf(why, whysize, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+void nopi_flag_clear(nopi_flag *f)
+{
+    free(f->text);
+    free(f->name);
+    free(f->value);
+    memset(f, 0, sizeof *f);
+}
+
+int nopi_stack_size_parse(const char *text, int64_t *out, char *why, size_t whysize)
+{
+    char *end;
+    errno = 0;
+    long long v = text && isdigit((unsigned char)text[0]) ? strtoll(text, &end, 10) : -1;
+    if (v < 0 || errno || *end) {
+        snprintf(why, whysize, "STACK_SIZE must be a whole number of bytes, not '%s'",
+                 text ? text : "");
+        return -1;
+    }
+    if (v < 1 || v > NOP_STACK_MAX_BYTES) {
+        snprintf(why, whysize, "STACK_SIZE %lld is outside 1..%d (the device's largest stack "
+                 "is 400 KB)", v, NOP_STACK_MAX_BYTES);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}

@@ -1,0 +1,47 @@
+/*
+ * gen.h - C sources that neuronop generates around the user's code (internal).
+ *
+ * Two kinds:
+ *   - the prelude of each user source: includes <neuronop.h> and declares every kernel (for a
+ *     compute source) or shape function (for a shape source) with the signature the manifest
+ *     gives it, then `#line 1 "file"` and the file's text.  A definition that disagrees with
+ *     its declared args then fails to compile at the user's own line.
+ *   - the glue: trampolines to the runtime, one call shim per op, and the library descriptor
+ *     (neuronop/abi.h) that makes the built .so self-describing.
+ */
+#ifndef NEURONOP_GEN_H
+#define NEURONOP_GEN_H
+
+#include "manifest.h"
+
+typedef enum nopi_role { NOPI_ROLE_COMPUTE, NOPI_ROLE_SHAPE } nopi_role;
+
+/* What the glue records about each source. */
+typedef struct nopi_gen_source {
+    const char *path;     /* as written in the manifest (recorded in the library) */
+    const char *file;     /* where to read it from the current folder */
+    nopi_role role;
+    char hash[33];
+} nopi_gen_source;
+
+typedef struct nopi_gen_info {
+    const nop_manifest *m;
+    const nopi_gen_source *sources;
+    int nsources;
+    const char *build_key;
+    bool memcheck;
+} nopi_gen_info;
+
+/* The user source wrapped with its prelude; malloc'd, NULL on no memory. */
+char *nopi_gen_unit(const nop_manifest *m, nopi_role role, const char *path, const char *text);
+/* The glue source; malloc'd, NULL on no memory. */
+char *nopi_gen_glue(const nopi_gen_info *info);
+/* The C declaration of an op's kernel or shape function, e.g.
+ * "nt_tensor *relu(const nt_tensor *, double)"; malloc'd. */
+char *nopi_gen_signature(const nopi_op *op, const char *fname);
+
+/* True when a compute object may leave `name` undefined: the kernel API or the device's libc
+ * subset (memory, string, math functions) and the compiler's runtime helpers. */
+bool nopi_device_symbol_allowed(const char *name);
+
+#endif /* NEURONOP_GEN_H */

@@ -1,0 +1,153 @@
+/*
+ * library.c - loads a built op library and reads its self-description.
+ *
+ * A library is opened with RTLD_NOW | RTLD_LOCAL: missing symbols fail here rather than in
+ * the middle of a kernel, and two libraries loaded at once keep their own trampolines.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "library.h"
+
+int nop_library_open(nop_library **out, const char *path, nop_error *err)
+{
+    *out = NULL;
+    if (access(path, R_OK) != 0)
+        return nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "cannot read '%s': %s", path,
+                         strerror(errno));
+    /* dlopen searches the library path for a name without a slash; ours is a file */
+    nopi_strbuf sb = NOPI_STRBUF_INIT;
+    nopi_sb_puts(&sb, strchr(path, '/') ? "" : "./");
+    nopi_sb_puts(&sb, path);
+    char *full = nopi_sb_take(&sb);
+    if (!full)
+        return nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "out of memory");
+    void *h = dlopen(full, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "cannot load '%s': %s", path, dlerror());
+        free(full);
+        return -1;
+    }
+    const nt__lib_desc *d = dlsym(h, NT_LIB_SYMBOL);
+    if (!d || d->magic != NT_LIB_MAGIC) {
+        nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "'%s' is not a neuronop op library", path);
+        nopi_detail(err, "build one with 'neuronop build'");
+        dlclose(h);
+        free(full);
+        return -1;
+    }
+    if (d->abi_version != NT_ABI_VERSION) {
+        nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "'%s' was built by neuronop %s for "
+                  "library format %u; this neuronop reads format %d", path,
+                  d->neuronop_version, d->abi_version, NT_ABI_VERSION);
+        nopi_detail(err, "rebuild it with 'neuronop build --force'");
+        dlclose(h);
+        free(full);
+        return -1;
+    }
+    nop_library *lib = calloc(1, sizeof *lib);
+    if (!lib) {
+        dlclose(h);
+        free(full);
+        return nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "out of memory");
+    }
+    lib->handle = h;
+    lib->desc = d;
+    lib->path = full;
+    *out = lib;
+    return 0;
+}
+
+void nop_library_close(nop_library *lib)
+{
+    if (!lib)
+        return;
+    dlclose(lib->handle);
+    free(lib->path);
+    free(lib);
+}
+
+char *nop_library_json(const nop_library *lib)
+{
+    static const char *const types[] = { "tensor", "scalar", "double", "int64" };
+    const nt__lib_desc *d = lib->desc;
+    nopi_strbuf sb = NOPI_STRBUF_INIT;
+    nopi_sb_puts(&sb, "{\n  \"library\": ");
+    nopi_sb_json_string(&sb, d->name);
+    nopi_sb_puts(&sb, ",\n  \"path\": ");
+    nopi_sb_json_string(&sb, lib->path);
+    nopi_sb_puts(&sb, ",\n  \"neuronop_version\": ");
+    nopi_sb_json_string(&sb, d->neuronop_version);
+    nopi_sb_printf(&sb, ",\n  \"format\": %u,\n  \"multicore\": %s,\n  \"memcheck\": %s,\n"
+                   "  \"stack_size\": %lld,\n  \"stack_size_from\": ", d->abi_version,
+                   d->multicore ? "true" : "false", d->memcheck ? "true" : "false",
+                   (long long)d->stack_size);
+    nopi_sb_json_string(&sb, d->stack_size_from);
+    nopi_sb_puts(&sb, ",\n  \"extra_cflags\": [");
+    for (int i = 0; i < d->ncflags; i++) {
+        nopi_sb_puts(&sb, i ? ", " : "");
+        nopi_sb_json_string(&sb, d->cflags[i]);
+    }
+    nopi_sb_puts(&sb, "],\n  \"sources\": [");
+    for (int i = 0; i < d->nsources; i++) {
+        nopi_sb_puts(&sb, i ? ",\n    {\"path\": " : "\n    {\"path\": ");
+        nopi_sb_json_string(&sb, d->sources[i].path);
+        nopi_sb_puts(&sb, ", \"role\": ");
+        nopi_sb_json_string(&sb, d->sources[i].role);
+        nopi_sb_puts(&sb, ", \"xxh3_128\": ");
+        nopi_sb_json_string(&sb, d->sources[i].hash);
+        nopi_sb_puts(&sb, "}");
+    }
+    nopi_sb_puts(&sb, "\n  ],\n  \"ops\": [");
+    for (int i = 0; i < d->nops; i++) {
+        const nt__op_desc *op = &d->ops[i];
+        nopi_sb_puts(&sb, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        nopi_sb_json_string(&sb, op->name);
+        nopi_sb_puts(&sb, ", \"args\": [");
+        for (int k = 0; k < op->nargs; k++)
+            nopi_sb_printf(&sb, "%s\"%s\"", k ? ", " : "",
+                           op->argtypes[k] >= 0 && op->argtypes[k] < 4 ? types[op->argtypes[k]]
+                                                                         : "?");
+        nopi_sb_puts(&sb, "], \"kernel\": ");
+        nopi_sb_json_string(&sb, op->kernel);
+        nopi_sb_puts(&sb, ", \"shape\": ");
+        nopi_sb_json_string(&sb, op->shape);
+        nopi_sb_puts(&sb, "}");
+    }
+    nopi_sb_puts(&sb, "\n  ],\n  \"build_key\": ");
+    nopi_sb_json_string(&sb, d->build_key);
+    nopi_sb_puts(&sb, "\n}\n");
+    return nopi_sb_take(&sb);
+}
+
+const char *nop_library_name(const nop_library *lib) { return lib->desc->name; }
+const char *nop_library_path(const nop_library *lib) { return lib->path; }
+bool nop_library_multicore(const nop_library *lib) { return lib->desc->multicore != 0; }
+int64_t nop_library_stack_size(const nop_library *lib) { return lib->desc->stack_size; }
+int nop_library_op_count(const nop_library *lib) { return lib->desc->nops; }
+
+int nop_library_op(const nop_library *lib, int i, nop_opinfo *out)
+{
+    if (i < 0 || i >= lib->desc->nops)
+        return -1;
+    const nt__op_desc *op = &lib->desc->ops[i];
+    memset(out, 0, sizeof *out);
+    out->name = op->name;
+    out->kernel = op->kernel;
+    out->shape = op->shape;
+    out->nargs = op->nargs < NOP_MAX_ARGS ? op->nargs : NOP_MAX_ARGS;
+    for (int k = 0; k < out->nargs; k++)
+        out->args[k] = (enum nop_argtype)op->argtypes[k];
+    return 0;
+}
+
+int nop_library_find_op(const nop_library *lib, const char *name)
+{
+    for (int i = 0; i < lib->desc->nops; i++)
+        if (strcmp(lib->desc->ops[i].name, name) == 0)
+            return i;
+    return -1;
+}

@@ -1,0 +1,16 @@
+/*
+ * library.h - a loaded op library (internal view of nop_library).
+ */
+#ifndef NEURONOP_LIBRARY_H
+#define NEURONOP_LIBRARY_H
+
+#include "api.h"
+#include "internal.h"
+
+struct nop_library {
+    void *handle;                 /* dlopen handle */
+    const nt__lib_desc *desc;     /* the library's descriptor, inside the mapped object */
+    char *path;
+};
+
+#endif /* NEURONOP_LIBRARY_H */

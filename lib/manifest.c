@@ -1,0 +1,434 @@
+/*
+ * manifest.c - loads neuronop.yaml into a validated nop_manifest (see manifest.h).
+ *
+ * Validation happens here, once, so later stages can trust the manifest: every key known,
+ * every type right, names usable as C identifiers, sources present, flags safe for libtcc,
+ * one STACK_SIZE.  Each error points at the offending node and says what to write instead.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "manifest.h"
+#include "ydoc.h"
+
+static const char *const top_keys[] = {
+    "name", "compute_srcs", "shape_srcs", "build_directory", "multicore", "extra_cflags",
+    "extra_include_paths", "stack_size", "ops", NULL
+};
+static const char *const op_keys[] = { "args", "shape", "kernel", NULL };
+
+/* Loading state: the YAML document and the manifest being filled. */
+typedef struct loader {
+    nopi_ydoc *doc;
+    nop_manifest *m;
+    nop_error *err;
+} loader;
+
+static int oom(loader *L)
+{
+    return nopi_fail(L->err, NOP_EXIT_USAGE, L->m->path, 0, 0, "out of memory");
+}
+
+static nopi_pos pos_of(const nopi_ynode *n)
+{
+    nopi_pos p = { n->line, n->col };
+    return p;
+}
+
+static int require(loader *L, const nopi_ynode *root, const char *key, const char *example)
+{
+    if (nopi_y_lookup(root, key))
+        return 0;
+    nopi_fail(L->err, NOP_EXIT_USAGE, L->m->path, root->line, root->col,
+              "missing required key '%s'", key);
+    nopi_detail(L->err, "add, for example: %s", example);
+    return -1;
+}
+
+static int load_name(loader *L, const nopi_ynode *n)
+{
+    const char *name;
+    if (nopi_y_string(L->doc, n, "name", &name, L->err) != 0)
+        return -1;
+    if (!nopi_is_identifier(name))
+        return nopi_y_error(L->doc, n, L->err, "library name '%s' is not a C identifier "
+                            "(letters, digits and '_', not starting with a digit)", name);
+    if (strcmp(name, "builtin") == 0)
+        return nopi_y_error(L->doc, n, L->err, "library name 'builtin' is reserved by the "
+                            "Neuron runtime; choose another name");
+    L->m->name = strdup(name);
+    L->m->name_pos = pos_of(n);
+    return L->m->name ? 0 : oom(L);
+}
+
+static int load_sources(loader *L, const nopi_ynode *n, const char *key, nopi_src **out,
+                        int *count)
+{
+    const nopi_ynode **items;
+    size_t nitems;
+    if (nopi_y_strings(L->doc, n, key, &items, &nitems, L->err) != 0)
+        return -1;
+    *out = calloc(nitems ? nitems : 1, sizeof **out);
+    if (!*out)
+        return oom(L);
+    for (size_t i = 0; i < nitems; i++) {
+        nopi_src *s = &(*out)[i];
+        s->path = strdup(items[i]->str);
+        s->resolved = nopi_path_join(L->m->dir, items[i]->str);
+        s->pos = pos_of(items[i]);
+        *count = (int)i + 1;
+        if (!s->path || !s->resolved)
+            return oom(L);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp((*out)[j].path, s->path) == 0)
+                return nopi_y_error(L->doc, items[i], L->err, "'%s' is listed twice in '%s'",
+                                    s->path, key);
+        struct stat st;
+        if (stat(s->resolved, &st) != 0 || !S_ISREG(st.st_mode)) {
+            nopi_y_error(L->doc, items[i], L->err, "source file '%s' not found", s->path);
+            nopi_detail(L->err, "looked for '%s'; paths are relative to the manifest's folder",
+                        s->resolved);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int load_include_paths(loader *L, const nopi_ynode *n)
+{
+    const nopi_ynode **items;
+    size_t nitems;
+    if (nopi_y_strings(L->doc, n, "extra_include_paths", &items, &nitems, L->err) != 0)
+        return -1;
+    L->m->includes = calloc(nitems ? nitems : 1, sizeof *L->m->includes);
+    if (!L->m->includes)
+        return oom(L);
+    for (size_t i = 0; i < nitems; i++) {
+        nopi_src *s = &L->m->includes[i];
+        s->path = strdup(items[i]->str);
+        s->resolved = nopi_path_join(L->m->dir, items[i]->str);
+        s->pos = pos_of(items[i]);
+        L->m->nincludes = (int)i + 1;
+        if (!s->path || !s->resolved)
+            return oom(L);
+        struct stat st;
+        if (stat(s->resolved, &st) != 0 || !S_ISDIR(st.st_mode))
+            return nopi_y_error(L->doc, items[i], L->err, "include folder '%s' not found",
+                                s->path);
+    }
+    return 0;
+}
+
+/* Records a STACK_SIZE from either place; a second, different value is an error. */
+static int set_stack(loader *L, const nopi_ynode *at, int64_t value, enum nop_stack_from from)
+{
+    nop_manifest *m = L->m;
+    if (m->stack_from != NOP_STACK_DEFAULT && m->stack_size != value) {
+        nopi_y_error(L->doc, at, L->err, "STACK_SIZE given twice with different values "
+                     "(%lld and %lld)", (long long)m->stack_size, (long long)value);
+        nopi_detail(L->err, "the first is at line %d; keep one of them", m->stack_pos.line);
+        return -1;
+    }
+    m->stack_size = value;
+    m->stack_from = from;
+    m->stack_pos = pos_of(at);
+    return 0;
+}
+
+static int load_cflags(loader *L, const nopi_ynode *n)
+{
+    const nopi_ynode **items;
+    size_t nitems;
+    if (nopi_y_strings(L->doc, n, "extra_cflags", &items, &nitems, L->err) != 0)
+        return -1;
+    L->m->flags = calloc(nitems ? nitems : 1, sizeof *L->m->flags);
+    if (!L->m->flags)
+        return oom(L);
+    for (size_t i = 0; i < nitems; i++) {
+        nopi_flag *f = &L->m->flags[i];
+        char why[512];
+        if (nopi_flag_parse(items[i]->str, L->m->dir, f, why, sizeof why) != 0)
+            return nopi_y_error(L->doc, items[i], L->err, "%s", why);
+        f->pos = pos_of(items[i]);
+        L->m->nflags = (int)i + 1;
+        if (f->kind == NOPI_FLAG_DEFINE && strcmp(f->name, "STACK_SIZE") == 0) {
+            int64_t v;
+            if (nopi_stack_size_parse(f->value, &v, why, sizeof why) != 0)
+                return nopi_y_error(L->doc, items[i], L->err, "%s", why);
+            if (set_stack(L, items[i], v, NOP_STACK_CFLAGS) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static int load_function_name(loader *L, const nopi_ynode *op, const char *opname,
+                              const char *key, char **out, nopi_pos *pos)
+{
+    const nopi_ynode *n = nopi_y_lookup(op, key);
+    if (!n) {
+        nopi_fail(L->err, NOP_EXIT_USAGE, L->m->path, op->line, op->col,
+                  "op '%s' is missing required key '%s'", opname, key);
+        nopi_detail(L->err, "add '%s: %s_%s' naming a C function in %s", key, opname,
+                    strcmp(key, "shape") == 0 ? "shape" : "kernel",
+                    strcmp(key, "shape") == 0 ? "shape_srcs" : "compute_srcs");
+        return -1;
+    }
+    const char *s;
+    if (nopi_y_string(L->doc, n, key, &s, L->err) != 0)
+        return -1;
+    if (!nopi_is_identifier(s))
+        return nopi_y_error(L->doc, n, L->err, "'%s' of op '%s' must name a C function, "
+                            "not '%s'", key, opname, s);
+    *out = strdup(s);
+    *pos = pos_of(n);
+    return *out ? 0 : oom(L);
+}
+
+static int load_args(loader *L, nopi_op *op, const nopi_ynode *opnode)
+{
+    const nopi_ynode *n = nopi_y_lookup(opnode, "args");
+    if (!n) {
+        nopi_fail(L->err, NOP_EXIT_USAGE, L->m->path, opnode->line, opnode->col,
+                  "op '%s' is missing required key 'args'", op->name);
+        nopi_detail(L->err, "add 'args: [tensor]' listing the argument types in order "
+                    "(tensor, scalar, double, int64)");
+        return -1;
+    }
+    const nopi_ynode **items;
+    size_t nitems;
+    if (nopi_y_strings(L->doc, n, "args", &items, &nitems, L->err) != 0)
+        return -1;
+    if (nitems > NOP_MAX_ARGS)
+        return nopi_y_error(L->doc, n, L->err, "op '%s' has %zu args; at most %d are "
+                            "supported", op->name, nitems, NOP_MAX_ARGS);
+    for (size_t i = 0; i < nitems; i++) {
+        int t = -1;
+        for (int k = 0; k < 4; k++)
+            if (strcmp(items[i]->str, nopi_argtype_names[k]) == 0)
+                t = k;
+        if (t < 0) {
+            const char *hint = nopi_closest(items[i]->str, nopi_argtype_names, 4);
+            if (strcmp(items[i]->str, "float") == 0 || strcmp(items[i]->str, "int") == 0)
+                hint = strcmp(items[i]->str, "float") == 0 ? "double" : "int64";
+            nopi_y_error(L->doc, items[i], L->err, "unknown arg type '%s'%s%s%s",
+                         items[i]->str, hint ? "; did you mean '" : "", hint ? hint : "",
+                         hint ? "'?" : "");
+            nopi_detail(L->err, "arg types are tensor, scalar, double and int64 (the device "
+                        "has no float, int, array or tuple arguments)");
+            return -1;
+        }
+        op->args[i] = (enum nop_argtype)t;
+    }
+    op->nargs = (int)nitems;
+    return 0;
+}
+
+static int load_ops(loader *L, const nopi_ynode *ops)
+{
+    if (nopi_y_expect(L->doc, ops, NOPI_Y_MAP, "ops", L->err) != 0) {
+        nopi_detail(L->err, "write each op as a mapping under ops, e.g.\n"
+                    "ops:\n  relu_forward:\n    args: [tensor]\n    shape: relu_fwd_shape\n"
+                    "    kernel: relu_forward");
+        return -1;
+    }
+    if (ops->n == 0)
+        return nopi_y_error(L->doc, ops, L->err, "'ops' is empty; declare at least one op");
+    for (size_t i = 0; i < ops->n; i++) {
+        const nopi_ynode *key = nopi_y_key(ops, i), *val = nopi_y_value(ops, i);
+        if (key->kind != NOPI_Y_SCALAR || !nopi_is_identifier(key->str))
+            return nopi_y_error(L->doc, key, L->err, "op name '%s' is not a C identifier",
+                                key->kind == NOPI_Y_SCALAR ? key->str : "?");
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(nopi_y_key(ops, j)->str, key->str) == 0) {
+                nopi_y_error(L->doc, key, L->err, "duplicate op '%s'", key->str);
+                nopi_detail(L->err, "first declared at line %d; give each op its own name",
+                            nopi_y_key(ops, j)->line);
+                return -1;
+            }
+        }
+        if (i >= NOP_MAX_OPS) {
+            nopi_y_error(L->doc, key, L->err, "more than %d ops: the device registers at most "
+                         "%d ops per library", NOP_MAX_OPS, NOP_MAX_OPS);
+            nopi_detail(L->err, "split the ops into two libraries");
+            return -1;
+        }
+        nopi_op *op = &L->m->ops[i];
+        op->name = strdup(key->str);
+        op->pos = pos_of(key);
+        L->m->nops = (int)i + 1;
+        if (!op->name)
+            return oom(L);
+        char what[160];
+        snprintf(what, sizeof what, "op '%s'", op->name);
+        if (nopi_y_expect(L->doc, val, NOPI_Y_MAP, op->name, L->err) != 0 ||
+            nopi_y_check_keys(L->doc, val, op_keys, what, L->err) != 0 ||
+            load_args(L, op, val) != 0 ||
+            load_function_name(L, val, op->name, "shape", &op->shape, &op->shape_pos) != 0 ||
+            load_function_name(L, val, op->name, "kernel", &op->kernel, &op->kernel_pos) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int load(loader *L)
+{
+    const nopi_ynode *root = nopi_yaml_root(L->doc);
+    if (!root)
+        return nopi_fail(L->err, NOP_EXIT_USAGE, L->m->path, 1, 1, "the manifest is empty; "
+                         "see neuronop.yaml(5) for its keys");
+    if (root->kind != NOPI_Y_MAP)
+        return nopi_y_error(L->doc, root, L->err, "the manifest must be a mapping of keys "
+                            "(name, compute_srcs, shape_srcs, ops, ...)");
+    if (nopi_y_check_keys(L->doc, root, top_keys, "manifest", L->err) != 0 ||
+        require(L, root, "name", "name: my_ops") != 0 ||
+        require(L, root, "compute_srcs", "compute_srcs: [kernel.c]") != 0 ||
+        require(L, root, "shape_srcs", "shape_srcs: [shape.c]") != 0 ||
+        require(L, root, "ops", "ops: {my_op: {args: [tensor], shape: my_shape, kernel: "
+                "my_kernel}}") != 0)
+        return -1;
+
+    nop_manifest *m = L->m;
+    m->stack_size = NOP_STACK_DEFAULT_BYTES;
+    m->stack_from = NOP_STACK_DEFAULT;
+    const nopi_ynode *n;
+    if (load_name(L, nopi_y_lookup(root, "name")) != 0)
+        return -1;
+    if (load_sources(L, nopi_y_lookup(root, "compute_srcs"), "compute_srcs", &m->compute,
+                     &m->ncompute) != 0)
+        return -1;
+    if (m->ncompute == 0)
+        return nopi_y_error(L->doc, nopi_y_lookup(root, "compute_srcs"), L->err,
+                            "'compute_srcs' is empty; list the C files with the kernels");
+    if (load_sources(L, nopi_y_lookup(root, "shape_srcs"), "shape_srcs", &m->shape,
+                     &m->nshape) != 0)
+        return -1;
+    for (int i = 0; i < m->nshape; i++)
+        for (int j = 0; j < m->ncompute; j++)
+            if (strcmp(m->shape[i].path, m->compute[j].path) == 0)
+                return nopi_fail(L->err, NOP_EXIT_USAGE, m->path, m->shape[i].pos.line,
+                                 m->shape[i].pos.col, "'%s' is in both compute_srcs and "
+                                 "shape_srcs: kernels run on the device and shape functions "
+                                 "on the host, so keep them in separate files",
+                                 m->shape[i].path);
+    const char *bdir = "build";
+    if ((n = nopi_y_lookup(root, "build_directory")) &&
+        nopi_y_string(L->doc, n, "build_directory", &bdir, L->err) != 0)
+        return -1;
+    if (!(m->build_dir = nopi_path_join(m->dir, bdir)))
+        return oom(L);
+    if ((n = nopi_y_lookup(root, "multicore")) &&
+        nopi_y_bool(L->doc, n, "multicore", &m->multicore, L->err) != 0)
+        return -1;
+    if ((n = nopi_y_lookup(root, "extra_include_paths")) && load_include_paths(L, n) != 0)
+        return -1;
+    if ((n = nopi_y_lookup(root, "stack_size"))) {
+        int64_t v;
+        char why[256];
+        if (n->kind != NOPI_Y_SCALAR || !n->plain ||
+            nopi_stack_size_parse(n->str, &v, why, sizeof why) != 0) {
+            if (n->kind == NOPI_Y_SCALAR && n->plain)
+                return nopi_y_error(L->doc, n, L->err, "%s", why);
+            return nopi_y_error(L->doc, n, L->err, "'stack_size' must be a whole number of "
+                                "bytes, 1..%d", NOP_STACK_MAX_BYTES);
+        }
+        if (set_stack(L, n, v, NOP_STACK_KEY) != 0)
+            return -1;
+    }
+    if ((n = nopi_y_lookup(root, "extra_cflags")) && load_cflags(L, n) != 0)
+        return -1;
+    return load_ops(L, nopi_y_lookup(root, "ops"));
+}
+
+int nop_manifest_load(nop_manifest **out, const char *path, nop_error *err)
+{
+    *out = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "cannot find '%s': %s", path,
+                         strerror(errno));
+    nop_manifest *m = calloc(1, sizeof *m);
+    if (!m)
+        return nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "out of memory");
+    m->path = S_ISDIR(st.st_mode) ? nopi_path_join(path, "neuronop.yaml") : strdup(path);
+    if (!m->path || !(m->dir = nopi_dirname(m->path))) {
+        nop_manifest_free(m);
+        return nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "out of memory");
+    }
+    if (S_ISDIR(st.st_mode) && stat(m->path, &st) != 0) {
+        nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "no neuronop.yaml in '%s'", path);
+        nopi_detail(err, "give the manifest's path, or run in the folder that has it");
+        nop_manifest_free(m);
+        return -1;
+    }
+    loader L = { NULL, m, err };
+    int rc = nopi_yaml_load(&L.doc, m->path, err);
+    if (rc == 0)
+        rc = load(&L);
+    nopi_yaml_free(L.doc);
+    if (rc != 0) {
+        nop_manifest_free(m);
+        return -1;
+    }
+    *out = m;
+    return 0;
+}
+
+static void free_srcs(nopi_src *s, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(s[i].path);
+        free(s[i].resolved);
+    }
+    free(s);
+}
+
+void nop_manifest_free(nop_manifest *m)
+{
+    if (!m)
+        return;
+    free(m->path);
+    free(m->dir);
+    free(m->name);
+    free_srcs(m->compute, m->ncompute);
+    free_srcs(m->shape, m->nshape);
+    free_srcs(m->includes, m->nincludes);
+    free(m->build_dir);
+    for (int i = 0; i < m->nflags; i++)
+        nopi_flag_clear(&m->flags[i]);
+    free(m->flags);
+    for (int i = 0; i < m->nops; i++) {
+        free(m->ops[i].name);
+        free(m->ops[i].shape);
+        free(m->ops[i].kernel);
+    }
+    free(m);
+}
+
+const char *nop_manifest_path(const nop_manifest *m) { return m->path; }
+const char *nop_manifest_name(const nop_manifest *m) { return m->name; }
+const char *nop_manifest_build_dir(const nop_manifest *m) { return m->build_dir; }
+bool nop_manifest_multicore(const nop_manifest *m) { return m->multicore; }
+int64_t nop_manifest_stack_size(const nop_manifest *m) { return m->stack_size; }
+enum nop_stack_from nop_manifest_stack_from(const nop_manifest *m) { return m->stack_from; }
+int nop_manifest_op_count(const nop_manifest *m) { return m->nops; }
+int nop_manifest_op(const nop_manifest *m, int i, nop_opinfo *out)
+{
+    if (i < 0 || i >= m->nops)
+        return -1;
+    const nopi_op *op = &m->ops[i];
+    out->name = op->name;
+    out->kernel = op->kernel;
+    out->shape = op->shape;
+    out->nargs = op->nargs;
+    memcpy(out->args, op->args, sizeof out->args);
+    return 0;
+}
+
+const char *nop_argtype_name(enum nop_argtype t)
+{
+    return (unsigned)t < 4 ? nopi_argtype_names[t] : "?";
+}

@@ -1,0 +1,34 @@
+#!/bin/sh
+# mk/deps.sh - installs the Debian packages neuronop needs to build and test, if missing.
+#
+# As root it runs apt-get (update first: a fresh machine has no package lists); otherwise it
+# prints the exact command to run and fails, so `make demo` and `make check` never half-work.
+# Usage: mk/deps.sh [build|test]   (test includes build)
+set -eu
+
+build_pkgs="gcc make pkg-config libyaml-dev libtcc-dev tcc libxxhash-dev"
+test_pkgs="libcmocka-dev perl jq"
+
+want=$build_pkgs
+[ "${1:-build}" = test ] && want="$build_pkgs $test_pkgs"
+
+missing=
+for p in $want; do
+    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    case $status in
+    *"ok installed"*) ;;
+    *) missing="$missing $p" ;;
+    esac
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "neuronop: error: missing Debian packages:$missing" >&2
+    echo "install them with: sudo apt-get update && sudo apt-get install -y$missing" >&2
+    exit 1
+fi
+echo "installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

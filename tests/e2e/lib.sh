@@ -1,0 +1,71 @@
+# lib.sh - helpers for neuronop's end-to-end tests; each tNNNN-*.sh sources it and prints TAP.
+#
+# Environment (set by the Makefile): NEURONOP (the binary under test), NEURONOP_SHARE_DIR,
+# NEURONOP_SRC (the source tree).  Each test script gets a private scratch folder, $WORK.
+#
+#   test_expect "description" 'shell commands'   one TAP test: ok when the commands succeed
+#   run ARGS...            runs $NEURONOP ARGS; sets $status, $WORK/out, $WORK/err
+#   expect_status N        the last run exited N
+#   expect_err TEXT        stderr of the last run contains TEXT (a fixed string)
+#   expect_out TEXT        stdout of the last run contains TEXT
+#   copy_example NAME DIR  copies share/neuronop/examples/NAME (without its build/) to DIR
+#   test_done              prints the plan; exits non-zero if any test failed
+set -u
+
+: "${NEURONOP:?set NEURONOP to the neuronop binary}"
+: "${NEURONOP_SRC:?set NEURONOP_SRC to the source tree}"
+EXAMPLES="$NEURONOP_SRC/share/neuronop/examples"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/neuronop-test.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+test_count=0
+test_failed=0
+
+# The body runs with `set -e` in a subshell that is deliberately not an `if` condition (where
+# -e would be ignored); write its checks one per line, not joined by && (where -e ignores
+# every failure but the last).
+test_expect() {
+    test_count=$((test_count + 1))
+    (set -e; cd "$WORK"; eval "$2") >"$WORK/.log" 2>&1
+    if [ $? -eq 0 ]; then
+        echo "ok $test_count - $1"
+    else
+        test_failed=$((test_failed + 1))
+        echo "not ok $test_count - $1"
+        sed 's/^/# /' "$WORK/.log"
+    fi
+}
+
+run() {
+    status=0
+    "$NEURONOP" "$@" >"$WORK/out" 2>"$WORK/err" || status=$?
+    return 0
+}
+
+expect_status() {
+    if [ "$status" != "$1" ]; then
+        echo "expected exit status $1, got $status"
+        echo "--- stdout"; cat "$WORK/out"; echo "--- stderr"; cat "$WORK/err"
+        return 1
+    fi
+}
+
+expect_err() {
+    grep -qF -- "$1" "$WORK/err" || {
+        echo "stderr lacks: $1"; echo "--- stderr"; cat "$WORK/err"; return 1; }
+}
+
+expect_out() {
+    grep -qF -- "$1" "$WORK/out" || {
+        echo "stdout lacks: $1"; echo "--- stdout"; cat "$WORK/out"; return 1; }
+}
+
+copy_example() {
+    mkdir -p "$2"
+    (cd "$EXAMPLES/$1" && find . -path ./build -prune -o -type f -print | while read -r f; do
+        mkdir -p "$2/$(dirname "$f")"; cp "$f" "$2/$f"; done)
+}
+
+test_done() {
+    echo "1..$test_count"
+    [ "$test_failed" -eq 0 ]
+}

@@ -1,0 +1,127 @@
+#!/bin/sh
+# neuronop build on the shipped examples: what it prints, incremental rebuilds, --force,
+# --json, -v, and inspect.
+. ./lib.sh
+
+for ex in relu relu_tcm relu_multicore; do
+    copy_example $ex "$WORK/$ex"
+done
+
+test_expect "builds the standard-accessor relu" '
+    run build relu
+    expect_status 0
+    expect_out "relu: built relu/build/librelu.so"
+    expect_out "ops: relu_forward(tensor), relu_backward(tensor, tensor)"
+    expect_out "multicore: no, stack: 6144 bytes (default)"
+    test -f relu/build/librelu.so
+    test -f relu/build/librelu.so.stamp'
+
+test_expect "a second build is up to date and compiles nothing" '
+    run build relu
+    expect_status 0
+    expect_out "relu: up to date: relu/build/librelu.so"'
+
+test_expect "the manifest path works as well as its folder" '
+    run build relu/neuronop.yaml
+    expect_status 0
+    expect_out "up to date"'
+
+test_expect "with no argument it builds the current folder" '
+    cd relu
+    run build
+    expect_status 0
+    expect_out "relu: up to date: build/librelu.so"'
+
+test_expect "--force rebuilds" '
+    run build --force relu
+    expect_status 0
+    expect_out "built"'
+
+test_expect "touching without changing does not rebuild; changing a source does" '
+    touch relu/relu.c
+    run build relu
+    expect_out "up to date"
+    echo "/* changed */" >>relu/relu.c
+    run build relu
+    expect_out "built"'
+
+test_expect "changing a header beside the sources rebuilds" '
+    echo "#define UNUSED 1" >relu/extra.h
+    run build relu
+    expect_out "built"'
+
+test_expect "changing the manifest rebuilds" '
+    echo "# comment" >>relu/neuronop.yaml
+    run build relu
+    expect_out "built"'
+
+test_expect "a library replaced behind our back is rebuilt" '
+    cp relu_tcm/neuronop.yaml /dev/null
+    run build relu_tcm
+    expect_out "built"
+    printf garbage >relu_tcm/build/librelu_tcm.so
+    run build relu_tcm
+    expect_status 0
+    expect_out "built"'
+
+test_expect "multicore is recorded" '
+    run build relu_multicore
+    expect_out "multicore: yes"'
+
+test_expect "-v shows each compile step and its flags" '
+    run build -v --force relu
+    expect_status 0
+    expect_err "neuronop: note: compile (device) relu/relu.c: libtcc -I"
+    expect_err "neuronop: note: compile (host) relu/shape.c"
+    expect_err "neuronop: note: link relu/build/librelu.so"'
+
+test_expect "--json is valid JSON with the metadata" '
+    run build --json relu
+    expect_status 0
+    jq -e ".status == \"up to date\" and .library.library == \"relu\" and
+           (.library.ops | length) == 2 and .library.ops[1].args == [\"tensor\", \"tensor\"] and
+           .library.stack_size == 6144 and .library.multicore == false and
+           (.library.sources[0].xxh3_128 | length) == 32" "$WORK/out"'
+
+test_expect "STACK_SIZE from extra_cflags is recorded with its origin" '
+    sed -i "s/^compute_srcs/extra_cflags: [-DSTACK_SIZE=20000]\ncompute_srcs/" relu/neuronop.yaml
+    run build relu
+    expect_out "stack: 20000 bytes (from extra_cflags)"
+    run inspect relu/build/librelu.so
+    expect_status 0
+    jq -e ".stack_size == 20000 and .stack_size_from == \"extra_cflags\" and
+           .extra_cflags == [\"-DSTACK_SIZE=20000\"]" "$WORK/out"'
+
+test_expect "inspect takes a folder and builds it first" '
+    run inspect relu_tcm
+    expect_status 0
+    jq -e ".library == \"relu_tcm\"" "$WORK/out"'
+
+test_expect "inspect refuses a file that is not an op library" '
+    printf "not elf" >fake.so
+    run inspect fake.so
+    expect_status 2
+    expect_err "neuronop: error: cannot load '\''fake.so'\''"'
+
+test_expect "inspect of a missing library says so" '
+    run inspect nothing.so; expect_status 2; expect_err "cannot read '\''nothing.so'\''"'
+
+test_expect "a missing tcc runtime is explained" '
+    export NEURONOP_TCC_DIR=/nonexistent
+    run build --force relu
+    expect_status 2
+    expect_err "NEURONOP_TCC_DIR is '\''/nonexistent'\'', which has no libtcc1.a"'
+
+test_expect "a missing share folder is explained" '
+    export NEURONOP_SHARE_DIR=/nonexistent
+    run build --force relu
+    expect_status 2
+    expect_err "cannot find neuronop.h in '\''/nonexistent/include'\''"'
+
+test_expect "build_directory is honoured" '
+    sed -i "1a build_directory: out/lib" relu_tcm/neuronop.yaml
+    run build relu_tcm
+    expect_status 0
+    test -f relu_tcm/out/lib/librelu_tcm.so'
+
+test_done

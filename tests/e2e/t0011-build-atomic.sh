@@ -1,0 +1,57 @@
+#!/bin/sh
+# Builds are atomic and safe to run concurrently: two builds of one folder both succeed, a
+# killed build leaves neither a stale lock nor a half-written library, and a failed build
+# leaves the previous library in place.
+. ./lib.sh
+
+copy_example relu "$WORK/relu"
+
+# A kernel big enough that compiling it takes a noticeable time.
+make_big_kernel() {
+    {
+        echo '#include <neuronop.h>'
+        i=0
+        while [ $i -lt 4000 ]; do
+            echo "static float f$i(float x) { return x > 0.0f ? x * 1.0f + $i.0f : x - $i.0f; }"
+            i=$((i + 1))
+        done
+    } >relu/big.c
+    sed -i "s/compute_srcs: \[relu.c\]/compute_srcs: [relu.c, big.c]/" relu/neuronop.yaml
+}
+
+test_expect "two concurrent builds of one folder both succeed" '
+    make_big_kernel
+    "$NEURONOP" build relu >a.out 2>a.err & pid=$!
+    "$NEURONOP" build relu >b.out 2>b.err || { cat b.err; exit 1; }
+    wait $pid || { cat a.err; exit 1; }
+    grep -q "relu: built" a.out b.out
+    "$NEURONOP" inspect relu/build/librelu.so >/dev/null'
+
+test_expect "a killed build leaves no stale lock and no half-written library" '
+    rm -rf relu/build
+    echo "/* v2 */" >>relu/big.c
+    "$NEURONOP" build relu >/dev/null 2>&1 & pid=$!
+    sleep 0.05; kill -9 $pid 2>/dev/null || true; wait $pid 2>/dev/null || true
+    if [ -f relu/build/librelu.so ]; then "$NEURONOP" inspect relu/build/librelu.so >/dev/null; fi
+    timeout 20 "$NEURONOP" build relu >out 2>err || { cat err; exit 1; }
+    "$NEURONOP" inspect relu/build/librelu.so >/dev/null
+    test -z "$(ls -A relu/build | grep neuronop-tmp)"'
+
+test_expect "a failed build keeps the previous library and writes nothing new" '
+    before=$(md5sum <relu/build/librelu.so)
+    cp relu/relu.c relu.c.good
+    echo "this is not C" >>relu/relu.c
+    run build relu; expect_status 3
+    test "$(md5sum <relu/build/librelu.so)" = "$before"
+    test -z "$(ls -A relu/build | grep neuronop-tmp)"
+    run build relu; expect_status 3
+    cp relu.c.good relu/relu.c
+    run build relu
+    expect_status 0
+    expect_out "up to date"'
+
+test_expect "a build directory that cannot be created is reported" '
+    sed -i "1a build_directory: /proc/no/such/dir" relu/neuronop.yaml
+    run build relu; expect_status 2; expect_err "cannot create build directory"'
+
+test_done

@@ -1,0 +1,19 @@
+#!/bin/sh
+# make install puts a working neuronop under PREFIX: the installed binary finds its header
+# next to itself, with no environment variables.
+. ./lib.sh
+
+test_expect "make install DESTDIR=... PREFIX=... installs binary, share and man pages" '
+    make -s -C "$NEURONOP_SRC" install DESTDIR="$WORK/dest" PREFIX=/opt/np BIN="$NEURONOP" >/dev/null
+    test -x dest/opt/np/bin/neuronop
+    test -f dest/opt/np/share/neuronop/include/neuronop.h
+    test -f dest/opt/np/share/man/man1/neuronop-build.1
+    test -f dest/opt/np/share/man/man5/neuronop.yaml.5
+    test ! -d dest/opt/np/share/neuronop/examples/relu/build'
+
+test_expect "the installed neuronop builds an example without NEURONOP_SHARE_DIR" '
+    copy_example relu_tcm "$WORK/ex"
+    env -u NEURONOP_SHARE_DIR dest/opt/np/bin/neuronop build ex >out 2>err || { cat err; exit 1; }
+    grep -q "built" out'
+
+test_done

@@ -1,0 +1,2 @@
+/* scale.h */
+static float scale(void) { return SCALE_FACTOR; }

@@ -1,0 +1,181 @@
+/* Unit tests of building and loading libraries (lib/build.c, lib/library.c, lib/elfsyms.c). */
+#include <sys/stat.h>
+
+#include "unit.h"
+#include "elfsyms.h"
+#include "gen.h"
+#include "internal.h"
+
+static const char *const manifest =
+    "name: unit\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\nextra_cflags: [-DSTACK_SIZE=12000]\n"
+    "ops:\n  scale:\n    args: [tensor, double]\n    shape: scale_shape\n    kernel: scale\n";
+static const char *const kernel =
+    "#include <neuronop.h>\n#include \"k.h\"\n"
+    "nt_tensor *scale(const nt_tensor *t, double f) { return get_dst_tensor(); }\n";
+static const char *const shape =
+    "#include <neuronop.h>\n#include <stdlib.h>\n"
+    "nt_tensor *scale_shape(const nt_tensor *t, double f) {\n"
+    "    free(malloc(1)); /* host code may use libc */\n"
+    "    return nt_zeros(nt_dim(t), nt_sizes(t), NT_F32);\n}\n";
+
+static const char *setup_lib(void)
+{
+    const char *dir = unit_tmpdir();
+    unit_write(dir, "neuronop.yaml", manifest);
+    unit_write(dir, "k.c", kernel);
+    unit_write(dir, "k.h", "#define K 1\n");
+    unit_write(dir, "s.c", shape);
+    return dir;
+}
+
+static int build(const char *dir, bool force, nop_build_result *res, nop_error *err)
+{
+    nop_manifest *m;
+    if (nop_manifest_load(&m, dir, err) != 0)
+        return -1;
+    nop_build_opts o = { .share_dir = unit_share_dir(), .force = force };
+    int rc = nop_build(m, &o, res, err);
+    nop_manifest_free(m);
+    return rc;
+}
+
+static void builds_then_is_up_to_date(void **state)
+{
+    const char *dir = setup_lib();
+    nop_build_result res;
+    nop_error err;
+    assert_int_equal(build(dir, false, &res, &err), 0);
+    assert_false(res.up_to_date);
+    assert_int_equal(res.compiled, 2);
+    struct stat st;
+    assert_int_equal(stat(res.lib_path, &st), 0);
+
+    assert_int_equal(build(dir, false, &res, &err), 0);
+    assert_true(res.up_to_date);
+    assert_int_equal(res.compiled, 0);
+
+    assert_int_equal(build(dir, true, &res, &err), 0);   /* --force */
+    assert_false(res.up_to_date);
+
+    unit_write(dir, "k.h", "#define K 2\n");   /* a header the build can see */
+    assert_int_equal(build(dir, false, &res, &err), 0);
+    assert_false(res.up_to_date);
+    unit_cleanup(dir);
+}
+
+static void failed_build_keeps_old_library_and_is_retried(void **state)
+{
+    const char *dir = setup_lib();
+    nop_build_result res;
+    nop_error err;
+    assert_int_equal(build(dir, false, &res, &err), 0);
+    char before[33], after[33];
+    assert_int_equal(nopi_hash_file(res.lib_path, before), 0);
+
+    unit_write(dir, "k.c", "nt_tensor *scale(const nt_tensor *t, double f) { return 0 }\n");
+    for (int attempt = 0; attempt < 2; attempt++) {
+        assert_int_equal(build(dir, false, &res, &err), -1);
+        assert_int_equal(err.status, NOP_EXIT_COMPILE);
+        assert_int_equal(res.compiled, 1);   /* never cached: compiled again */
+        assert_non_null(strstr(err.diag.file, "k.c"));
+        assert_int_equal(err.diag.line, 1);
+    }
+    assert_int_equal(nopi_hash_file(res.lib_path, after), 0);
+    assert_string_equal(before, after);
+
+    /* back to the sources the library on disk was built from: it is current again */
+    unit_write(dir, "k.c", kernel);
+    assert_int_equal(build(dir, false, &res, &err), 0);
+    assert_true(res.up_to_date);
+    unit_cleanup(dir);
+}
+
+static void library_describes_itself(void **state)
+{
+    const char *dir = setup_lib();
+    nop_build_result res;
+    nop_error err;
+    assert_int_equal(build(dir, false, &res, &err), 0);
+    nop_library *a, *b;
+    assert_int_equal(nop_library_open(&a, res.lib_path, &err), 0);
+    assert_int_equal(nop_library_open(&b, res.lib_path, &err), 0);   /* twice is fine */
+    assert_string_equal(nop_library_name(a), "unit");
+    assert_int_equal(nop_library_stack_size(a), 12000);
+    assert_false(nop_library_multicore(a));
+    assert_int_equal(nop_library_op_count(a), 1);
+    assert_int_equal(nop_library_find_op(a, "scale"), 0);
+    assert_int_equal(nop_library_find_op(a, "nope"), -1);
+    nop_opinfo op;
+    assert_int_equal(nop_library_op(a, 0, &op), 0);
+    assert_int_equal(op.nargs, 2);
+    assert_int_equal(op.args[1], NOP_ARG_DOUBLE);
+    assert_string_equal(op.shape, "scale_shape");
+    char *json = nop_library_json(a);
+    assert_non_null(strstr(json, "\"stack_size_from\": \"extra_cflags\""));
+    assert_non_null(strstr(json, "\"args\": [\"tensor\", \"double\"]"));
+    free(json);
+    nop_library_close(a);
+    nop_library_close(b);
+    unit_cleanup(dir);
+}
+
+static void open_refuses_other_files(void **state)
+{
+    const char *dir = unit_tmpdir();
+    unit_write(dir, "x.so", "not an ELF file");
+    char path[300];
+    snprintf(path, sizeof path, "%s/x.so", dir);
+    nop_library *lib;
+    nop_error err;
+    assert_int_equal(nop_library_open(&lib, path, &err), -1);
+    assert_int_equal(err.status, NOP_EXIT_USAGE);
+    snprintf(path, sizeof path, "%s/missing.so", dir);
+    assert_int_equal(nop_library_open(&lib, path, &err), -1);
+    assert_non_null(strstr(err.diag.msg, "cannot read"));
+    unit_cleanup(dir);
+}
+
+static void object_symbols_are_read(void **state)
+{
+    const char *dir = setup_lib();
+    nop_build_result res;
+    nop_error err;
+    assert_int_equal(build(dir, false, &res, &err), 0);
+    /* the built .so is not an object; reading a non-relocatable still lists symbols, but a
+     * text file is refused */
+    char path[300];
+    snprintf(path, sizeof path, "%s/k.c", dir);
+    nopi_elfsym *syms;
+    size_t n;
+    assert_int_equal(nopi_elfsyms_read(path, &syms, &n, &err), -1);
+    assert_non_null(strstr(err.diag.msg, "not an ELF64 object"));
+    unit_cleanup(dir);
+}
+
+static void device_symbols(void **state)
+{
+    assert_true(nopi_device_symbol_allowed("memcpy"));
+    assert_true(nopi_device_symbol_allowed("expf"));
+    assert_true(nopi_device_symbol_allowed("exp"));
+    assert_true(nopi_device_symbol_allowed("tcm_malloc"));
+    assert_true(nopi_device_symbol_allowed("nt_printf"));
+    assert_true(nopi_device_symbol_allowed("nt__get_f32"));
+    assert_false(nopi_device_symbol_allowed("fopen"));
+    assert_false(nopi_device_symbol_allowed("malloc"));
+    assert_false(nopi_device_symbol_allowed("printf"));   /* must come through neuronop.h */
+    assert_false(nopi_device_symbol_allowed("expx"));
+    assert_false(nopi_device_symbol_allowed("pthread_create"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(builds_then_is_up_to_date),
+        cmocka_unit_test(failed_build_keeps_old_library_and_is_retried),
+        cmocka_unit_test(library_describes_itself),
+        cmocka_unit_test(open_refuses_other_files),
+        cmocka_unit_test(object_symbols_are_read),
+        cmocka_unit_test(device_symbols),
+    };
+    return cmocka_run_group_tests_name("build", tests, NULL, NULL);
+}

@@ -1,0 +1,70 @@
+/* Unit tests of the string buffer and its C and JSON quoting (lib/strbuf.c). */
+#include "unit.h"
+#include "internal.h"
+
+static void appends_and_formats(void **state)
+{
+    nopi_strbuf sb = NOPI_STRBUF_INIT;
+    nopi_sb_puts(&sb, "a");
+    nopi_sb_printf(&sb, "%d-%s", 42, "x");
+    for (int i = 0; i < 1000; i++)
+        nopi_sb_puts(&sb, "y");
+    assert_int_equal(sb.len, 1005);
+    assert_memory_equal(sb.s, "a42-xy", 6);
+    char *s = nopi_sb_take(&sb);
+    assert_null(sb.s);
+    assert_int_equal(strlen(s), 1005);
+    free(s);
+}
+
+static void quotes_c_strings(void **state)
+{
+    nopi_strbuf sb = NOPI_STRBUF_INIT;
+    nopi_sb_c_string(&sb, "a\"b\\c\nd?\?=e\x01");
+    assert_string_equal(sb.s, "\"a\\\"b\\\\c\\nd?\"\"?=e\\001\"");
+    nopi_sb_free(&sb);
+}
+
+static void quotes_json_strings(void **state)
+{
+    nopi_strbuf sb = NOPI_STRBUF_INIT;
+    nopi_sb_json_string(&sb, "a\"b\\c\nd\x01");
+    assert_string_equal(sb.s, "\"a\\\"b\\\\c\\nd\\u0001\"");
+    nopi_sb_free(&sb);
+}
+
+static void take_of_empty_is_empty_string(void **state)
+{
+    nopi_strbuf sb = NOPI_STRBUF_INIT;
+    char *s = nopi_sb_take(&sb);
+    assert_non_null(s);
+    assert_string_equal(s, "");
+    free(s);
+}
+
+static void hashes_are_stable(void **state)
+{
+    char a[33], b[33], c[33];
+    nopi_hash_hex("abc", 3, a);
+    nopi_hasher *h = nopi_hasher_new();
+    nopi_hasher_add(h, "a", 1);
+    nopi_hasher_add(h, "bc", 2);
+    nopi_hasher_hex(h, b);
+    nopi_hasher_free(h);
+    nopi_hash_hex("abd", 3, c);
+    assert_string_equal(a, b);
+    assert_string_not_equal(a, c);
+    assert_int_equal(strlen(a), 32);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(appends_and_formats),
+        cmocka_unit_test(quotes_c_strings),
+        cmocka_unit_test(quotes_json_strings),
+        cmocka_unit_test(take_of_empty_is_empty_string),
+        cmocka_unit_test(hashes_are_stable),
+    };
+    return cmocka_run_group_tests_name("strbuf", tests, NULL, NULL);
+}
