@@ -28,6 +28,9 @@ ALL_CPPFLAGS = -D_GNU_SOURCE -Ilib -Ishare/neuronop/include \
 ALL_CFLAGS = -std=c11 $(WARNINGS) $(CFLAGS)
 LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml -lxxhash) \
 	-ltcc -ldl -lpthread -lm
+# Bind every symbol at start-up: glibc's lazy-binding resolver would otherwise run on a
+# kernel's small stack the first time the runtime calls into libc, and use 3 KB of it.
+ALL_LDFLAGS = -Wl,-z,now $(LDFLAGS)
 
 LIB_SRCS = $(sort $(wildcard lib/*.c))
 CMD_SRCS = $(sort $(wildcard cmd/neuronop/*.c))
@@ -54,7 +57,7 @@ all: $(BIN)
 
 $(BIN): $(CMD_OBJS) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS) $(LIBA) $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(CMD_OBJS) $(LIBA) $(LIBS)
 
 $(LIBA): $(LIB_OBJS)
 	@rm -f $@
@@ -66,7 +69,7 @@ $(O)/%.o: %.c $(HEADERS)
 
 $(O)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) -Ilib $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(LIBS) -lcmocka
+	$(CC) $(ALL_CPPFLAGS) -Ilib $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBA) $(LIBS) -lcmocka
 
 deps:
 	@sh mk/deps.sh build

@@ -374,6 +374,10 @@ static nopi_cc *new_cc(builder *b, nopi_cc_kind kind, const char *source_dir)
     }
     if (b->o->memcheck)
         nopi_cc_option(cc, "-b");
+    /* A library's own definitions (its trampolines) bind before any same-named symbol in
+     * the process: kernel calls reach the device, never the host's libc by accident. */
+    if (kind == NOPI_CC_SHARED)
+        nopi_cc_option(cc, "-Wl,-Bsymbolic");
     return cc;
 }
 

@@ -134,9 +134,157 @@ int nop_build(const nop_manifest *m, const nop_build_opts *opts, nop_build_resul
  * Writes it to buf; -1 with an error naming the package to install when absent. */
 int nop_find_tcc_dir(char *buf, size_t size, nop_error *err);
 
-/* ---- built libraries ------------------------------------------------------------------- */
+/* ---- tensors ----------------------------------------------------------------------------- */
 
-typedef struct nop_library nop_library;
+/* A host tensor: the kernel API's nt_tensor as libneuronop's callers see it. */
+typedef struct nt_tensor nop_tensor;
+
+/* Element types; the same values as the kernel API's nt_dtype. */
+enum nop_dtype { NOP_F32, NOP_BF16, NOP_F16, NOP_I32, NOP_I8, NOP_I64, NOP_I16, NOP_U8 };
+
+void nop_tensor_free(nop_tensor *t);
+enum nop_dtype nop_tensor_dtype(const nop_tensor *t);
+int nop_tensor_ndim(const nop_tensor *t);
+const int64_t *nop_tensor_sizes(const nop_tensor *t);
+int64_t nop_tensor_numel(const nop_tensor *t);
+/* Element i of the flattened tensor, as a double. */
+double nop_tensor_get(const nop_tensor *t, int64_t i);
+/* "float32", "bfloat16", ...; and "32x4096" (a buffer of at least 96 bytes). */
+const char *nop_dtype_name(enum nop_dtype d);
+void nop_tensor_shape_str(const nop_tensor *t, char *buf, size_t size);
+
+/* Reads a .npy file: versions 1-3, C or Fortran order, little-endian, the 8 device dtypes
+ * (bfloat16 as ml_dtypes saves it: a 2-byte void, '<V2', or 'bfloat16').  Every problem is an
+ * input error naming the file. */
+int nop_tensor_load_npy(nop_tensor **out, const char *path, nop_error *err);
+/* Writes a .npy file (version 1.0, C order) through a temporary file and rename(2), so a
+ * reader never sees half of it. */
+int nop_tensor_save_npy(const nop_tensor *t, const char *path, nop_error *err);
+
+/* Makes a tensor from a generator spec: KIND:SHAPE[:DTYPE], with KIND randn, rand, zeros,
+ * ones or arange (arange:N), or full:SHAPE:VALUE[:DTYPE]; SHAPE like 32x4096; DTYPE a name or
+ * suffix, default float32 (int64 for arange of integers is not implied: give :i64).  Random
+ * kinds draw from a generator seeded with seed, so a seed repeats a tensor exactly. */
+int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_error *err);
+/* True when spec looks like a generator (KIND: with a known KIND) rather than a file name. */
+bool nop_is_generator(const char *spec);
+
+/* Summary statistics over finite elements; nonfinite counts the others. */
+typedef struct nop_tensor_stats {
+    double min, max, mean;
+    int64_t nonfinite;
+} nop_tensor_stats;
+void nop_tensor_stats_of(const nop_tensor *t, nop_tensor_stats *st);
+
+/* Compares got with want elementwise: |got - want| <= atol + rtol * |want|.  Fills the number
+ * of mismatches and up to `nworst` worst elements (flat indices, largest error first).  Shape
+ * or dtype differences are reported in why (and count as a mismatch). */
+typedef struct nop_mismatch {
+    int64_t index;
+    double got, want, error;
+} nop_mismatch;
+typedef struct nop_compare {
+    int64_t mismatches;
+    double max_abs_error;
+    int nworst;
+    nop_mismatch worst[8];
+    char why[256];
+} nop_compare;
+void nop_tensor_compare(const nop_tensor *got, const nop_tensor *want, double rtol, double atol,
+                        nop_compare *res);
+
+/* ---- device profiles --------------------------------------------------------------------- */
+
+typedef struct nop_profile nop_profile;
+
+/* Loads a profile by name (share_dir/devices/NAME.yaml) or path.  Problems are reported at
+ * file:line:col like manifest problems. */
+int nop_profile_load(nop_profile **out, const char *name, const char *share_dir,
+                     nop_error *err);
+void nop_profile_free(nop_profile *p);
+const char *nop_profile_name(const nop_profile *p);
+int nop_profile_cores(const nop_profile *p);
+
+/* ---- the virtual device ------------------------------------------------------------------ */
+
+typedef struct nop_device nop_device;
+typedef struct nop_library nop_library;   /* a built op library, below */
+
+/* In which order virtual cores run.  Real cores never synchronise, so every order is legal;
+ * all but parallel run one core at a time in a fixed order, so a failing order replays. */
+enum nop_schedule {
+    NOP_SCHED_PARALLEL,    /* cores spread over the host threads, in any order */
+    NOP_SCHED_SEQUENTIAL,  /* core 0, 1, 2, ... */
+    NOP_SCHED_REVERSED,    /* the last core first */
+    NOP_SCHED_SHUFFLE,     /* an order drawn from the seed */
+};
+
+typedef struct nop_device_opts {
+    int threads;              /* host threads for parallel runs; 0: one per host CPU */
+    enum nop_schedule schedule;
+    uint64_t seed;            /* for NOP_SCHED_SHUFFLE */
+    int cores;                /* cores for multicore ops; 0: the profile's count */
+    double timeout;           /* seconds a core may run; 0: the profile's */
+    nop_diag_fn *diag;        /* device warnings, as they happen; may be NULL */
+    void *diag_ctx;
+} nop_device_opts;
+
+/* The device keeps the profile pointer: free the profile after the device. */
+int nop_device_new(nop_device **out, const nop_profile *profile, const nop_device_opts *opts,
+                   nop_error *err);
+void nop_device_free(nop_device *dev);
+
+/* One op argument. */
+typedef struct nop_value {
+    enum nop_argtype type;
+    const nop_tensor *tensor;  /* NOP_ARG_TENSOR */
+    double d;                  /* NOP_ARG_DOUBLE, or NOP_ARG_SCALAR when !is_int */
+    int64_t i;                 /* NOP_ARG_INT64, or NOP_ARG_SCALAR when is_int */
+    bool is_int;
+} nop_value;
+
+/* What one core did (the cost model's inputs). */
+typedef struct nop_counters {
+    int64_t std_elems;          /* elements through standard accessors */
+    int64_t stream_elems;       /* through streams while at most fast_streams were open */
+    int64_t stream_slow_elems;  /* ... while more were open (standard-accessor speed) */
+    int64_t tcm_bytes;          /* bytes copied between tensors and TCM */
+    int64_t tcm_transfers;
+    int64_t streams_opened;
+    int64_t tensorlib_calls, tensorlib_elems;
+    int64_t printf_calls;
+    int64_t tcm_peak;           /* most TCM bytes allocated at once */
+} nop_counters;
+
+typedef struct nop_core_report {
+    int id;
+    bool failed;
+    size_t stack_high_water;    /* bytes of its stack the kernel (and its calls) used */
+    double seconds;             /* host time, from start to end */
+    nop_counters counters;
+} nop_core_report;
+
+typedef struct nop_run_result {
+    nop_tensor *output;         /* NULL when the run failed */
+    char *printf_text;          /* kernel printf output, in order; "" when none */
+    bool printf_lost;           /* the ring overflowed: the oldest output was overwritten */
+    int ncores;
+    nop_core_report *cores;
+    size_t stack_size;          /* the library's STACK_SIZE */
+    int threads;                /* host threads that ran the cores */
+    double seconds;             /* host time of the whole run */
+} nop_run_result;
+
+/* Runs op (an index into lib's ops) with args on the device.  Arguments that do not match
+ * the op's signature are a usage error (status 2); a broken device rule, a crash or a timeout
+ * fails the run (status 1) with the op and core in err->diag.where, after reporting any other
+ * failing cores through the diag sink.  res is filled either way (printf output and per-core
+ * reports are worth showing after a failure); release it with nop_run_result_clear. */
+int nop_device_run(nop_device *dev, const nop_library *lib, int op, const nop_value *args,
+                   int nargs, nop_run_result *res, nop_error *err);
+void nop_run_result_clear(nop_run_result *res);
+
+/* ---- built libraries ------------------------------------------------------------------- */
 
 /* Loads a built library and checks its descriptor (magic, ABI version). */
 int nop_library_open(nop_library **out, const char *path, nop_error *err);

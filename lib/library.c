@@ -5,12 +5,43 @@
  * the middle of a kernel, and two libraries loaded at once keep their own trampolines.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "device.h"
 #include "library.h"
+
+/* The address range of the library's code, where the device may stop a kernel (fiber.c). */
+static int text_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    nop_library *lib = arg;
+    uintptr_t base = info->dlpi_addr, desc = (uintptr_t)lib->desc;
+    bool mine = false;
+    for (int i = 0; i < info->dlpi_phnum && !mine; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        mine = ph->p_type == PT_LOAD && desc >= base + ph->p_vaddr &&
+               desc < base + ph->p_vaddr + ph->p_memsz;
+    }
+    if (!mine)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            lib->text_lo = base + ph->p_vaddr;
+            lib->text_hi = base + ph->p_vaddr + ph->p_memsz;
+        }
+    }
+    return 1;
+}
+
+static void find_text(nop_library *lib)
+{
+    dl_iterate_phdr(text_of, lib);
+}
 
 int nop_library_open(nop_library **out, const char *path, nop_error *err)
 {
@@ -57,6 +88,9 @@ int nop_library_open(nop_library **out, const char *path, nop_error *err)
     lib->handle = h;
     lib->desc = d;
     lib->path = full;
+    /* bind the library's trampolines to the runtime, once, before any call */
+    *d->api = &nopi_api_table;
+    find_text(lib);
     *out = lib;
     return 0;
 }

@@ -11,6 +11,7 @@ struct nop_library {
     void *handle;                 /* dlopen handle */
     const nt__lib_desc *desc;     /* the library's descriptor, inside the mapped object */
     char *path;
+    uintptr_t text_lo, text_hi;   /* its code, where a kernel may be stopped on timeout */
 };
 
 #endif /* NEURONOP_LIBRARY_H */

@@ -18,6 +18,7 @@ static const struct command {
 } commands[] = {
     { "build", cmd_build, "build an op library from its manifest" },
     { "inspect", cmd_inspect, "print the self-description of a built op library" },
+    { "run", cmd_run, "run an op on the virtual GPSIMD device" },
 };
 
 static void usage(FILE *out)

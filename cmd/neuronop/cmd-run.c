@@ -1,0 +1,281 @@
+/*
+ * cmd-run.c - `neuronop run LIB|DIR OP ARG...`: runs one op on the virtual device and shows
+ * its output, the kernel's printf output and each core's stack use; saves (-o) or checks
+ * (--expect) the output.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "devopts.h"
+#include "report.h"
+
+static struct device_cli dc;
+static const char *output, *expect;
+static double rel_tol = -1, abs_tol = -1;
+static bool json, verbose;
+
+static const struct option_spec options[] = {
+    { 'o', "output", OPT_STRING, &output, "FILE", "save the output as a .npy file" },
+    { 0, "expect", OPT_STRING, &expect, "FILE", "compare the output with a reference .npy" },
+    { 0, "rtol", OPT_DOUBLE, &rel_tol, "R", "relative tolerance for --expect (default by dtype)" },
+    { 0, "atol", OPT_DOUBLE, &abs_tol, "A", "absolute tolerance for --expect (default by dtype)" },
+    DEVICE_OPTIONS(dc),
+    { 0, "json", OPT_FLAG, &json, NULL, "print the result as JSON" },
+    { 'v', "verbose", OPT_FLAG, &verbose, NULL, "show the build steps of a DIR" },
+    { 0, NULL, 0, NULL, NULL, NULL },
+};
+
+static const struct command_spec spec = {
+    "run", "[options] LIB.so|DIR OP [ARG...]",
+    "Run op OP of an op library on the virtual GPSIMD device.  Each ARG matches\n"
+    "the op's signature: a number for scalar, double and int64; a .npy file or a\n"
+    "generator for a tensor (randn:32x4096, rand:4x4:f32, zeros:8, ones:8,\n"
+    "full:4x4:2.5, arange:10:i64).  A DIR is built first.",
+    options, 2, -1,
+};
+
+/* torch.testing's defaults, by dtype. */
+static void default_tolerances(enum nop_dtype d, double *r, double *a)
+{
+    switch (d) {
+    case NOP_F32: *r = 1.3e-6; *a = 1e-5; break;
+    case NOP_F16: *r = 1e-3; *a = 1e-5; break;
+    case NOP_BF16: *r = 1.6e-2; *a = 1e-5; break;
+    default: *r = 0; *a = 0; break;
+    }
+}
+
+/* "[3, 17]" for flat index i of t. */
+static void index_str(const nop_tensor *t, int64_t i, char *buf, size_t size)
+{
+    int nd = nop_tensor_ndim(t);
+    const int64_t *s = nop_tensor_sizes(t);
+    int64_t idx[8];
+    for (int d = nd - 1; d >= 0; d--) {
+        idx[d] = s[d] ? i % s[d] : 0;
+        i = s[d] ? i / s[d] : 0;
+    }
+    size_t used = (size_t)snprintf(buf, size, "[");
+    for (int d = 0; d < nd && used < size; d++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%lld", d ? ", " : "",
+                                 (long long)idx[d]);
+    if (used < size)
+        snprintf(buf + used, size - used, "]");
+}
+
+static void print_values(const nop_tensor *t)
+{
+    int64_t n = nop_tensor_numel(t);
+    printf("  values:");
+    for (int64_t i = 0; i < n; i++) {
+        if (n > 10 && i == 5) {
+            printf(" ...");
+            i = n - 4;
+        }
+        printf(" %.6g", nop_tensor_get(t, i));
+    }
+    printf("\n");
+}
+
+static void print_human(const char *opname, const nop_run_result *res)
+{
+    int threads = res->threads;
+    char shape[128];
+    nop_tensor_shape_str(res->output, shape, sizeof shape);
+    nop_tensor_stats st;
+    nop_tensor_stats_of(res->output, &st);
+    printf("%s: ok on %d core%s (%s, %d host thread%s) in %.3f ms\n", opname, res->ncores,
+           res->ncores == 1 ? "" : "s", dc.schedule ? dc.schedule : "parallel", threads,
+           threads == 1 ? "" : "s", res->seconds * 1e3);
+    printf("output: %s %s  min %.6g  max %.6g  mean %.6g", shape,
+           nop_dtype_name(nop_tensor_dtype(res->output)), st.min, st.max, st.mean);
+    if (st.nonfinite)
+        printf("  (%lld not finite)", (long long)st.nonfinite);
+    printf("\n");
+    print_values(res->output);
+}
+
+static void print_stacks(const nop_run_result *res)
+{
+    printf("stack high-water (bytes of %zu):", res->stack_size);
+    for (int i = 0; i < res->ncores; i++)
+        printf("%s core %d: %zu", i ? "," : "", res->cores[i].id,
+               res->cores[i].stack_high_water);
+    printf("\n");
+}
+
+static void print_printf(const nop_run_result *res)
+{
+    if (!res->printf_text || !res->printf_text[0])
+        return;
+    printf("kernel printf output:\n");
+    if (res->printf_lost)
+        printf("(older output was overwritten: the device's printf buffer is full)\n");
+    fputs(res->printf_text, stdout);
+    size_t n = strlen(res->printf_text);
+    if (n && res->printf_text[n - 1] != '\n')
+        printf("\n");
+}
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            printf("\\%c", ch);
+        else if (ch == '\n')
+            printf("\\n");
+        else if (ch < 0x20)
+            printf("\\u%04x", ch);
+        else
+            putchar(ch);
+    }
+    putchar('"');
+}
+
+static void json_number(double v)
+{
+    if (isfinite(v))
+        printf("%.9g", v);
+    else
+        printf("null");
+}
+
+static void print_json(const char *opname, const nop_run_result *res, const nop_compare *cmp,
+                       bool ok)
+{
+    printf("{\"op\": ");
+    json_string(opname);
+    printf(", \"ok\": %s, \"seconds\": %.9f, \"stack_size\": %zu", ok ? "true" : "false",
+           res->seconds, res->stack_size);
+    if (res->output) {
+        nop_tensor_stats st;
+        nop_tensor_stats_of(res->output, &st);
+        printf(", \"output\": {\"dtype\": \"%s\", \"shape\": [",
+               nop_dtype_name(nop_tensor_dtype(res->output)));
+        for (int d = 0; d < nop_tensor_ndim(res->output); d++)
+            printf("%s%lld", d ? ", " : "", (long long)nop_tensor_sizes(res->output)[d]);
+        printf("], \"min\": ");
+        json_number(st.min);
+        printf(", \"max\": ");
+        json_number(st.max);
+        printf(", \"mean\": ");
+        json_number(st.mean);
+        printf(", \"nonfinite\": %lld}", (long long)st.nonfinite);
+    }
+    if (cmp)
+        printf(", \"mismatches\": %lld, \"max_abs_error\": %.9g", (long long)cmp->mismatches,
+               cmp->max_abs_error);
+    printf(", \"printf\": ");
+    json_string(res->printf_text ? res->printf_text : "");
+    printf(", \"printf_lost\": %s, \"cores\": [", res->printf_lost ? "true" : "false");
+    for (int i = 0; i < res->ncores; i++) {
+        const nop_core_report *c = &res->cores[i];
+        printf("%s{\"id\": %d, \"failed\": %s, \"stack_high_water\": %zu, \"seconds\": %.9f, "
+               "\"std_elems\": %lld, \"stream_elems\": %lld, \"stream_slow_elems\": %lld, "
+               "\"tcm_bytes\": %lld, \"tcm_transfers\": %lld, \"streams_opened\": %lld, "
+               "\"tensorlib_calls\": %lld, \"tensorlib_elems\": %lld, \"printf_calls\": %lld, "
+               "\"tcm_peak\": %lld}", i ? ", " : "", c->id, c->failed ? "true" : "false",
+               c->stack_high_water, c->seconds, (long long)c->counters.std_elems,
+               (long long)c->counters.stream_elems, (long long)c->counters.stream_slow_elems,
+               (long long)c->counters.tcm_bytes, (long long)c->counters.tcm_transfers,
+               (long long)c->counters.streams_opened, (long long)c->counters.tensorlib_calls,
+               (long long)c->counters.tensorlib_elems, (long long)c->counters.printf_calls,
+               (long long)c->counters.tcm_peak);
+    }
+    printf("]}\n");
+}
+
+/* Compares with --expect; prints the verdict on stderr.  Returns 0 when it matches. */
+static int compare(const nop_tensor *out, nop_compare *cmp)
+{
+    nop_tensor *want;
+    nop_error err;
+    if (nop_tensor_load_npy(&want, expect, &err) != 0)
+        return report_error(&err);
+    double r, a;
+    default_tolerances(nop_tensor_dtype(want), &r, &a);
+    if (rel_tol >= 0)
+        r = rel_tol;
+    if (abs_tol >= 0)
+        a = abs_tol;
+    nop_tensor_compare(out, want, r, a, cmp);
+    int rc = 0;
+    if (cmp->mismatches) {
+        rc = NOP_EXIT_FAIL;
+        if (cmp->why[0])
+            report_plain_error("output differs from '%s': %s", expect, cmp->why);
+        if (cmp->nworst)
+            report_plain_error("output differs from '%s': %lld of %lld elements beyond rtol=%g "
+                               "atol=%g", expect, (long long)cmp->mismatches,
+                               (long long)nop_tensor_numel(want), r, a);
+        for (int i = 0; i < cmp->nworst; i++) {
+            char idx[128];
+            index_str(want, cmp->worst[i].index, idx, sizeof idx);
+            fprintf(stderr, "  at %s: got %.9g, expected %.9g (error %.3g)\n", idx,
+                    cmp->worst[i].got, cmp->worst[i].want, cmp->worst[i].error);
+        }
+    } else if (!json) {
+        printf("matches '%s' (rtol=%g, atol=%g; largest error %.3g)\n", expect, r, a,
+               cmp->max_abs_error);
+    }
+    nop_tensor_free(want);
+    return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    char **args;
+    int nargs;
+    dc.timeout = 0;
+    int rc = parse_options(&spec, argc, argv, &args, &nargs);
+    if (rc != 0)
+        return rc > 0 ? 0 : NOP_EXIT_USAGE;
+    nop_library *lib = NULL;
+    nop_profile *profile = NULL;
+    nop_device *dev = NULL;
+    nop_value *vals = NULL;
+    nop_tensor **tensors = NULL;
+    nop_run_result res = { 0 };
+    int opi;
+    if ((rc = open_target(args[0], verbose, &lib)) != 0 ||
+        (rc = parse_op_args(lib, args[1], nargs - 2, args + 2, (uint64_t)dc.seed, &opi, &vals,
+                            &tensors)) != 0 ||
+        (rc = device_cli_open(&dc, &profile, &dev)) != 0)
+        goto out;
+    nop_error err;
+    bool ok = nop_device_run(dev, lib, opi, vals, nargs - 2, &res, &err) == 0;
+    nop_compare cmp;
+    bool compared = false;
+    if (!ok) {
+        rc = report_error(&err);
+    } else if (expect) {
+        rc = compare(res.output, &cmp);
+        compared = true;
+    }
+    if (json) {
+        print_json(args[1], &res, compared ? &cmp : NULL, ok && rc == 0);
+    } else {
+        if (ok)
+            print_human(args[1], &res);
+        print_printf(&res);
+        if (res.ncores)
+            print_stacks(&res);
+    }
+    if (ok && output && rc == 0 && nop_tensor_save_npy(res.output, output, &err) != 0)
+        rc = report_error(&err);
+    else if (ok && output && rc == 0 && !json)
+        printf("saved '%s'\n", output);
+out:
+    nop_run_result_clear(&res);
+    free_op_args(vals, tensors, nargs - 2);
+    nop_device_free(dev);
+    nop_profile_free(profile);
+    nop_library_close(lib);
+    free(args);
+    return rc;
+}

@@ -1,0 +1,165 @@
+/*
+ * devopts.c - device options and op arguments shared by run, bench and test.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "devopts.h"
+#include "report.h"
+
+int device_cli_open(const struct device_cli *dc, nop_profile **profile, nop_device **dev)
+{
+    static const char *const orders[] = { "parallel", "sequential", "reversed", "shuffle" };
+    nop_device_opts o = { 0 };
+    int order = -1;
+    for (int i = 0; i < 4; i++)
+        if (strcmp(dc->schedule ? dc->schedule : "parallel", orders[i]) == 0)
+            order = i;
+    if (order < 0) {
+        const char *hint = nop_closest(dc->schedule, orders, 4);
+        report_plain_error("unknown schedule '%s'%s%s%s; use parallel, sequential, reversed "
+                           "or shuffle", dc->schedule, hint ? " (did you mean '" : "",
+                           hint ? hint : "", hint ? "'?)" : "");
+        return NOP_EXIT_USAGE;
+    }
+    if (dc->cores < 0 || dc->threads < 0 || dc->timeout < 0) {
+        report_plain_error("--cores, --threads and --timeout take positive numbers");
+        return NOP_EXIT_USAGE;
+    }
+    o.schedule = (enum nop_schedule)order;
+    o.seed = (uint64_t)dc->seed;
+    o.cores = (int)dc->cores;
+    o.threads = (int)dc->threads;
+    o.timeout = dc->timeout;
+    o.diag = report_sink;
+    nop_error err;
+    if (nop_profile_load(profile, dc->device ? dc->device : "trn1", share_dir(), &err) != 0)
+        return report_error(&err);
+    if (nop_device_new(dev, *profile, &o, &err) != 0) {
+        nop_profile_free(*profile);
+        *profile = NULL;
+        return report_error(&err);
+    }
+    return 0;
+}
+
+static void print_signature(FILE *f, const nop_opinfo *op)
+{
+    fprintf(f, "%s(", op->name);
+    for (int k = 0; k < op->nargs; k++)
+        fprintf(f, "%s%s", k ? ", " : "", nop_argtype_name(op->args[k]));
+    fprintf(f, ")");
+}
+
+static int bad_arg(const nop_opinfo *op, int i, const char *arg, const char *what)
+{
+    report_plain_error("argument %d of op '%s' is %s: '%s' %s", i + 1, op->name,
+                       op->args[i] == NOP_ARG_TENSOR ? "a tensor" :
+                       op->args[i] == NOP_ARG_SCALAR ? "a scalar" :
+                       op->args[i] == NOP_ARG_DOUBLE ? "a double" : "an int64", arg, what);
+    fprintf(stderr, "signature: ");
+    print_signature(stderr, op);
+    fprintf(stderr, "\n");
+    return NOP_EXIT_USAGE;
+}
+
+int parse_op_args(const nop_library *lib, const char *opname, int argc, char **argv,
+                  uint64_t seed, int *opi, nop_value **vals, nop_tensor ***tensors)
+{
+    *vals = NULL;
+    *tensors = NULL;
+    *opi = nop_library_find_op(lib, opname);
+    if (*opi < 0) {
+        int n = nop_library_op_count(lib);
+        const char *names[16];
+        for (int i = 0; i < n && i < 16; i++) {
+            nop_opinfo o;
+            nop_library_op(lib, i, &o);
+            names[i] = o.name;
+        }
+        const char *hint = nop_closest(opname, names, (size_t)(n < 16 ? n : 16));
+        if (hint)
+            report_plain_error("no op '%s' in library '%s'; did you mean '%s'?", opname,
+                               nop_library_name(lib), hint);
+        else
+            report_plain_error("no op '%s' in library '%s'", opname, nop_library_name(lib));
+        fprintf(stderr, "its ops:");
+        for (int i = 0; i < n; i++) {
+            nop_opinfo o;
+            nop_library_op(lib, i, &o);
+            fprintf(stderr, " ");
+            print_signature(stderr, &o);
+        }
+        fprintf(stderr, "\n");
+        return NOP_EXIT_USAGE;
+    }
+    nop_opinfo op;
+    nop_library_op(lib, *opi, &op);
+    if (argc != op.nargs) {
+        report_plain_error("op '%s' takes %d argument%s, %d given", op.name, op.nargs,
+                           op.nargs == 1 ? "" : "s", argc);
+        fprintf(stderr, "signature: ");
+        print_signature(stderr, &op);
+        fprintf(stderr, "\n");
+        return NOP_EXIT_USAGE;
+    }
+    *vals = calloc((size_t)(argc ? argc : 1), sizeof **vals);
+    *tensors = calloc((size_t)(argc ? argc : 1), sizeof **tensors);
+    if (!*vals || !*tensors) {
+        report_plain_error("out of memory");
+        return NOP_EXIT_FAIL;
+    }
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        nop_value *v = &(*vals)[i];
+        v->type = op.args[i];
+        char *end;
+        errno = 0;
+        switch (op.args[i]) {
+        case NOP_ARG_TENSOR: {
+            nop_error err;
+            int rc = nop_is_generator(a)
+                         ? nop_tensor_generate(&(*tensors)[i], a, seed + (uint64_t)i, &err)
+                         : nop_tensor_load_npy(&(*tensors)[i], a, &err);
+            if (rc != 0)
+                return report_error(&err);
+            v->tensor = (*tensors)[i];
+            break;
+        }
+        case NOP_ARG_INT64:
+            v->i = strtoll(a, &end, 0);
+            if (end == a || *end || errno)
+                return bad_arg(&op, i, a, "is not a whole number");
+            v->is_int = true;
+            break;
+        case NOP_ARG_DOUBLE:
+            v->d = strtod(a, &end);
+            if (end == a || *end || errno)
+                return bad_arg(&op, i, a, "is not a number");
+            break;
+        case NOP_ARG_SCALAR:
+            v->i = strtoll(a, &end, 0);
+            if (end != a && !*end && !errno) {
+                v->is_int = true;
+                break;
+            }
+            errno = 0;
+            v->d = strtod(a, &end);
+            if (end == a || *end || errno)
+                return bad_arg(&op, i, a, "is not a number");
+            break;
+        }
+    }
+    return 0;
+}
+
+void free_op_args(nop_value *vals, nop_tensor **tensors, int n)
+{
+    for (int i = 0; tensors && i < n; i++)
+        nop_tensor_free(tensors[i]);
+    free(tensors);
+    free(vals);
+}

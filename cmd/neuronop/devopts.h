@@ -1,0 +1,40 @@
+/*
+ * devopts.h - the options that choose and shape the virtual device, shared by run, bench and
+ * test, and the op arguments they take (ARG... in the run syntax).
+ */
+#ifndef NEURONOP_DEVOPTS_H
+#define NEURONOP_DEVOPTS_H
+
+#include "libneuronop.h"
+#include "options.h"
+
+struct device_cli {
+    const char *device;     /* --device: profile name or path */
+    long cores;             /* --cores */
+    long threads;           /* -j, --threads */
+    const char *schedule;   /* --schedule */
+    long seed;              /* --seed */
+    double timeout;         /* --timeout */
+};
+
+/* The option_spec rows for a struct device_cli; put them in a command's option table. */
+#define DEVICE_OPTIONS(dc) \
+    { 0, "device", OPT_STRING, &(dc).device, "NAME", "device profile (default trn1)" }, \
+    { 0, "cores", OPT_INT, &(dc).cores, "N", "cores for multicore ops (default: the profile's)" }, \
+    { 'j', "threads", OPT_INT, &(dc).threads, "N", "host threads (default: one per CPU)" }, \
+    { 0, "schedule", OPT_STRING, &(dc).schedule, "ORDER", \
+      "parallel, sequential, reversed or shuffle" }, \
+    { 0, "seed", OPT_INT, &(dc).seed, "N", "seed for generators and shuffle (default 0)" }, \
+    { 0, "timeout", OPT_DOUBLE, &(dc).timeout, "SECONDS", "stop a kernel after this long" }
+
+/* Loads the profile and makes the device; prints errors and returns their exit status. */
+int device_cli_open(const struct device_cli *dc, nop_profile **profile, nop_device **dev);
+
+/* Turns ARG... into values for op `opname` of lib: numbers for scalar, double and int64, a
+ * .npy file or a generator for tensors (the i-th generator seeded with seed + i).  *tensors
+ * collects what to free (free_op_args).  Prints errors and returns their exit status. */
+int parse_op_args(const nop_library *lib, const char *opname, int argc, char **argv,
+                  uint64_t seed, int *op, nop_value **vals, nop_tensor ***tensors);
+void free_op_args(nop_value *vals, nop_tensor **tensors, int n);
+
+#endif /* NEURONOP_DEVOPTS_H */

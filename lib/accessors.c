@@ -1,0 +1,349 @@
+/*
+ * accessors.c - the three ways a kernel reaches tensor data (gpsimd.md "Memory and
+ * accessors"), each checked: standard accessors (element-wise; single-core), streaming
+ * accessors (sequential; single-core; 4 KB of TCM each while open) and TCM accessors (bulk
+ * copies between a tensor and a tcm_malloc buffer; the only kind allowed in multicore).
+ * Coherence: mixing standard and streaming access to one tensor, or a write stream beside
+ * another stream on it, is possibly incoherent on the device; the tensor's policy decides
+ * whether that is an error, a warning or allowed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_impl.h"
+
+static nopi_track *track(nopi_core *c, const nt_tensor *t)
+{
+    nt_tensor *mt = (nt_tensor *)t;   /* bookkeeping only; the data stays untouched */
+    if (!mt->track) {
+        pthread_mutex_lock(&c->run->diag_lock);
+        if (!mt->track)
+            mt->track = calloc(1, sizeof *mt->track);
+        pthread_mutex_unlock(&c->run->diag_lock);
+        if (!mt->track)
+            nopi_core_fail(c, "out of memory");
+    }
+    return mt->track;
+}
+
+/* A possibly incoherent access: what happens depends on the tensor's policy. */
+static void incoherent(nopi_core *c, const nt_tensor *t, const char *fn, const char *what)
+{
+    nopi_track *tr = track(c, t);
+    if (t->coherence == NT_INCOHERENT_QUIET)
+        return;
+    if (t->coherence == NT_INCOHERENT_VERBOSE) {
+        if (!tr->warned)
+            nopi_core_warn(c, "%s: possibly incoherent access: %s (allowed: the tensor's "
+                           "policy is NT_INCOHERENT_VERBOSE)", fn, what);
+        tr->warned = true;
+        return;
+    }
+    nopi_core_fail(c, "%s: possibly incoherent access: %s; use many read streams or one write "
+                   "stream per tensor and no standard accessor beside them, or relax the "
+                   "tensor's policy with nt_set_coherence", fn, what);
+}
+
+void nopi_api_set_coherence(const nt_tensor *t, int policy)
+{
+    nopi_core *c = nopi_self();
+    nopi_check_tensor(c, t, "nt_set_coherence");
+    if (policy != NT_COHERENT && policy != NT_INCOHERENT_VERBOSE && policy != NT_INCOHERENT_QUIET)
+        nopi_core_fail(c, "nt_set_coherence(policy=%d): the policies are NT_COHERENT, "
+                       "NT_INCOHERENT_VERBOSE and NT_INCOHERENT_QUIET", policy);
+    ((nt_tensor *)t)->coherence = policy;
+}
+
+/* ---- standard accessors ----------------------------------------------------------------- */
+
+nt_accessor nopi_api_accessor_of(const nt_tensor *t)
+{
+    nopi_core *c = nopi_self();
+    nopi_check_data(c, t, "nt_accessor_of");
+    nopi_single_core_only(c, "nt_accessor_of", "a standard accessor");
+    nopi_track *tr = track(c, t);
+    if (tr->read_streams || tr->write_streams)
+        incoherent(c, t, "nt_accessor_of", "a standard accessor on a tensor with an open "
+                   "stream");
+    tr->std_uses++;
+    nt_accessor a = { t, 0 };
+    return a;
+}
+
+/* Checks an element access and returns its flat index. */
+static int64_t element(nopi_core *c, const nt_accessor *a, nt_dtype want, int nidx,
+                       const int64_t *idx, const char *fn)
+{
+    if (!a)
+        nopi_core_fail(c, "%s: the accessor is NULL", fn);
+    const nt_tensor *t = a->t_;
+    nopi_check_data(c, t, fn);
+    if (t->dtype != want)
+        nopi_core_fail(c, "%s on a %s tensor: use nt_%s_%s", fn, nopi_dtype_name(t->dtype),
+                       strncmp(fn, "nt_get", 6) == 0 ? "get" : "set", nopi_dtype_suffix(t->dtype));
+    if (nidx != t->ndim)
+        nopi_core_fail(c, "%s with %d ind%s on a %d-dimensional tensor: give one index per "
+                       "dimension", fn, nidx, nidx == 1 ? "ex" : "ices", t->ndim);
+    int64_t flat = 0;
+    for (int d = 0; d < nidx; d++) {
+        if (idx[d] < 0 || idx[d] >= t->sizes[d]) {
+            char shape[96];
+            nopi_shape_str(t, shape, sizeof shape);
+            nopi_core_fail(c, "%s: index %lld of dimension %d is out of range for a %s tensor",
+                           fn, (long long)idx[d], d, shape);
+        }
+        flat = flat * t->sizes[d] + idx[d];
+    }
+    c->n.std_elems++;
+    return flat;
+}
+
+#define GET_SET(sfx, ctype, dt) \
+    ctype nopi_api_get_##sfx(const nt_accessor *a, int nidx, const int64_t *idx) \
+    { \
+        nopi_core *c = nopi_self(); \
+        int64_t i = element(c, a, dt, nidx, idx, "nt_get_" #sfx); \
+        ctype v; \
+        memcpy(&v, a->t_->data + (size_t)i * sizeof v, sizeof v); \
+        return v; \
+    } \
+    void nopi_api_set_##sfx(const nt_accessor *a, ctype v, int nidx, const int64_t *idx) \
+    { \
+        nopi_core *c = nopi_self(); \
+        int64_t i = element(c, a, dt, nidx, idx, "nt_set_" #sfx); \
+        nopi_check_writable(c, a->t_, "nt_set_" #sfx); \
+        memcpy(a->t_->data + (size_t)i * sizeof v, &v, sizeof v); \
+    }
+/* 16-bit floats are read and written as float */
+#define GET_SET_16(sfx, dt, conv_in, conv_out) \
+    float nopi_api_get_##sfx(const nt_accessor *a, int nidx, const int64_t *idx) \
+    { \
+        nopi_core *c = nopi_self(); \
+        int64_t i = element(c, a, dt, nidx, idx, "nt_get_" #sfx); \
+        uint16_t v; \
+        memcpy(&v, a->t_->data + (size_t)i * 2, 2); \
+        return conv_out(v); \
+    } \
+    void nopi_api_set_##sfx(const nt_accessor *a, float v, int nidx, const int64_t *idx) \
+    { \
+        nopi_core *c = nopi_self(); \
+        int64_t i = element(c, a, dt, nidx, idx, "nt_set_" #sfx); \
+        nopi_check_writable(c, a->t_, "nt_set_" #sfx); \
+        uint16_t h = conv_in(v); \
+        memcpy(a->t_->data + (size_t)i * 2, &h, 2); \
+    }
+GET_SET(f32, float, NT_F32)
+GET_SET_16(bf16, NT_BF16, nopi_f32_to_bf16, nopi_bf16_to_f32)
+GET_SET_16(f16, NT_F16, nopi_f32_to_f16, nopi_f16_to_f32)
+GET_SET(i32, int32_t, NT_I32)
+GET_SET(i8, int8_t, NT_I8)
+GET_SET(i64, int64_t, NT_I64)
+GET_SET(i16, int16_t, NT_I16)
+GET_SET(u8, uint8_t, NT_U8)
+
+/* ---- streaming accessors ---------------------------------------------------------------- */
+
+static nt_stream open_stream(const nt_tensor *t, bool write)
+{
+    nopi_core *c = nopi_self();
+    const char *fn = write ? "nt_write_stream_of" : "nt_read_stream_of";
+    if (write)
+        nopi_check_writable(c, t, fn);
+    else
+        nopi_check_data(c, t, fn);
+    nopi_single_core_only(c, fn, "a streaming accessor");
+    nopi_track *tr = track(c, t);
+    if (tr->std_uses)
+        incoherent(c, t, fn, "a stream on a tensor also used through a standard accessor");
+    else if (write && (tr->read_streams || tr->write_streams))
+        incoherent(c, t, fn, "a write stream on a tensor with another stream open");
+    else if (!write && tr->write_streams)
+        incoherent(c, t, fn, "a read stream on a tensor with a write stream open");
+    if (c->nstreams == NOPI_MAX_STREAMS)
+        nopi_core_fail(c, "%s: more than %d streams opened in one kernel", fn, NOPI_MAX_STREAMS);
+    int id = c->nstreams++;
+    nopi_stream *s = &c->streams[id];
+    *s = (nopi_stream){ t, 0, write, true, -1 };
+    size_t need = (size_t)c->run->profile->stream_tcm_bytes;
+    if (need) {
+        if (!nopi_tcm_alloc(c, need, id))
+            nopi_core_fail(c, "%s: no room in TCM for the stream's %zu bytes (%lld of %lld "
+                           "in use); close a stream or tcm_free a buffer first", fn, need,
+                           (long long)c->tcm_used, (long long)c->run->profile->tcm_bytes);
+        for (int b = 0; b < c->nblocks; b++)
+            if (c->blocks[b].stream == id)
+                s->block = b;
+    }
+    if (write)
+        tr->write_streams++;
+    else
+        tr->read_streams++;
+    c->open_streams++;
+    c->n.streams_opened++;
+    nt_stream r = { t, id };
+    return r;
+}
+
+nt_read_stream nopi_api_read_stream_of(const nt_tensor *t) { return open_stream(t, false); }
+nt_write_stream nopi_api_write_stream_of(const nt_tensor *t) { return open_stream(t, true); }
+
+static nopi_stream *stream_of(nopi_core *c, const nt_stream *s, const char *fn)
+{
+    if (!s)
+        nopi_core_fail(c, "%s: the stream is NULL", fn);
+    if (s->id_ < 0 || s->id_ >= c->nstreams || c->streams[s->id_].t != s->t_)
+        nopi_core_fail(c, "%s: not a stream this core opened", fn);
+    nopi_stream *st = &c->streams[s->id_];
+    if (!st->open)
+        nopi_core_fail(c, "%s: the stream was already closed", fn);
+    return st;
+}
+
+void nopi_api_stream_close(nt_stream *s)
+{
+    nopi_core *c = nopi_self();
+    nopi_stream *st = stream_of(c, s, "nt_stream_close");
+    st->open = false;
+    c->open_streams--;
+    nopi_track *tr = track(c, st->t);
+    if (st->write)
+        tr->write_streams--;
+    else
+        tr->read_streams--;
+    for (int b = 0; b < c->nblocks; b++)
+        if (c->blocks[b].stream == (int)s->id_) {
+            nopi_tcm_release(c, b);
+            break;
+        }
+}
+
+/* Checks one sequential access; returns the element index. */
+static int64_t step(nopi_core *c, nt_stream *s, bool write, nt_dtype want, const char *fn)
+{
+    nopi_stream *st = stream_of(c, s, fn);
+    if (st->write != write)
+        nopi_core_fail(c, "%s on a %s stream", fn, st->write ? "write" : "read");
+    if (st->t->dtype != want)
+        nopi_core_fail(c, "%s on a %s tensor: use nt_stream_%s_%s", fn,
+                       nopi_dtype_name(st->t->dtype), write ? "write" : "read",
+                       nopi_dtype_suffix(st->t->dtype));
+    if (st->pos >= st->t->numel)
+        nopi_core_fail(c, "%s: %s past the end of a %lld-element tensor", fn,
+                       write ? "writes" : "reads", (long long)st->t->numel);
+    if (c->open_streams > c->run->profile->fast_streams)
+        c->n.stream_slow_elems++;
+    else
+        c->n.stream_elems++;
+    return st->pos++;
+}
+
+#define STREAM_RW(sfx, ctype, dt) \
+    ctype nopi_api_stream_read_##sfx(nt_read_stream *s) \
+    { \
+        nopi_core *c = nopi_self(); \
+        int64_t i = step(c, s, false, dt, "nt_stream_read_" #sfx); \
+        return (ctype)nopi_get_f(s->t_, i); \
+    } \
+    void nopi_api_stream_write_##sfx(nt_write_stream *s, ctype v) \
+    { \
+        nopi_core *c = nopi_self(); \
+        int64_t i = step(c, s, true, dt, "nt_stream_write_" #sfx); \
+        nopi_set_f((nt_tensor *)s->t_, i, (double)v); \
+    }
+#define STREAM_RW_INT(sfx, ctype, dt) \
+    ctype nopi_api_stream_read_##sfx(nt_read_stream *s) \
+    { \
+        nopi_core *c = nopi_self(); \
+        int64_t i = step(c, s, false, dt, "nt_stream_read_" #sfx); \
+        return (ctype)nopi_get_i(s->t_, i); \
+    } \
+    void nopi_api_stream_write_##sfx(nt_write_stream *s, ctype v) \
+    { \
+        nopi_core *c = nopi_self(); \
+        int64_t i = step(c, s, true, dt, "nt_stream_write_" #sfx); \
+        nopi_set_i((nt_tensor *)s->t_, i, (int64_t)v); \
+    }
+STREAM_RW(f32, float, NT_F32)
+STREAM_RW(bf16, float, NT_BF16)
+STREAM_RW(f16, float, NT_F16)
+STREAM_RW_INT(i32, int32_t, NT_I32)
+STREAM_RW_INT(i8, int8_t, NT_I8)
+STREAM_RW_INT(i64, int64_t, NT_I64)
+STREAM_RW_INT(i16, int16_t, NT_I16)
+STREAM_RW_INT(u8, uint8_t, NT_U8)
+
+void nopi_streams_check_closed(nopi_core *c)
+{
+    for (int i = 0; i < c->nstreams; i++) {
+        nopi_stream *st = &c->streams[i];
+        if (st->open && st->write) {
+            c->end = NOPI_END_ERROR;
+            c->diag.severity = NOP_SEV_ERROR;
+            snprintf(c->diag.msg, sizeof c->diag.msg, "a write stream was never closed: on "
+                     "the device its last writes are never flushed (call nt_stream_close)");
+            return;
+        }
+    }
+}
+
+/* ---- TCM accessors ---------------------------------------------------------------------- */
+
+nt_tcm_accessor nopi_api_tcm_accessor_of(const nt_tensor *t)
+{
+    nopi_core *c = nopi_self();
+    nopi_check_data(c, t, "nt_tcm_accessor_of");
+    nt_tcm_accessor a = { t, 0 };
+    return a;
+}
+
+/* Checks a copy and returns the byte count. */
+static size_t copy_check(nopi_core *c, const nt_tcm_accessor *acc, const void *buf,
+                         int64_t offset, int64_t n, const char *fn)
+{
+    if (!acc)
+        nopi_core_fail(c, "%s: the accessor is NULL", fn);
+    const nt_tensor *t = acc->t_;
+    nopi_check_data(c, t, fn);
+    if (n < 0 || offset < 0 || offset > t->numel || n > t->numel - offset) {
+        if (n > 0 && offset >= 0)
+            nopi_core_fail(c, "%s(offset=%lld, n=%lld): elements %lld..%lld are outside the "
+                           "tensor, which has %lld", fn, (long long)offset, (long long)n,
+                           (long long)offset, (long long)(offset + n - 1),
+                           (long long)t->numel);
+        nopi_core_fail(c, "%s(offset=%lld, n=%lld): offset and count must be at least 0", fn,
+                       (long long)offset, (long long)n);
+    }
+    size_t bytes = (size_t)n * t->itemsize;
+    if (n > 0 && nopi_tcm_find(c, buf, bytes) < 0) {
+        int b = nopi_tcm_find(c, buf, 1);
+        if (b >= 0)
+            nopi_core_fail(c, "%s(offset=%lld, n=%lld): %zu bytes do not fit in the TCM buffer "
+                           "at %p (%u bytes from tcm_malloc, %zu of them after this pointer)",
+                           fn, (long long)offset, (long long)n, bytes, buf, c->blocks[b].req,
+                           (size_t)(c->blocks[b].offset + c->blocks[b].req) -
+                               (size_t)((const unsigned char *)buf - c->tcm));
+        nopi_core_fail(c, "%s(offset=%lld, n=%lld): the buffer %p is not TCM from tcm_malloc "
+                       "on this core (or was freed)", fn, (long long)offset, (long long)n, buf);
+    }
+    c->n.tcm_bytes += (int64_t)bytes;
+    c->n.tcm_transfers++;
+    return bytes;
+}
+
+void nopi_api_tensor_to_tcm(nt_tcm_accessor *acc, void *buf, int64_t offset, int64_t n)
+{
+    nopi_core *c = nopi_self();
+    size_t bytes = copy_check(c, acc, buf, offset, n, "nt_tensor_to_tcm");
+    if (bytes)
+        memcpy(buf, acc->t_->data + (size_t)offset * acc->t_->itemsize, bytes);
+}
+
+void nopi_api_tcm_to_tensor(nt_tcm_accessor *acc, const void *buf, int64_t offset, int64_t n)
+{
+    nopi_core *c = nopi_self();
+    size_t bytes = copy_check(c, acc, buf, offset, n, "nt_tcm_to_tensor");
+    nopi_check_writable(c, acc->t_, "nt_tcm_to_tensor");
+    if (bytes)
+        memcpy(acc->t_->data + (size_t)offset * acc->t_->itemsize, buf, bytes);
+}

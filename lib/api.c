@@ -1,0 +1,327 @@
+/*
+ * api.c - the kernel API of neuronop.h as the virtual device implements it, and the table of
+ * it that built libraries jump through (nopi_api_table).
+ *
+ * Every call finds its core through nopi_current(), checks what the kernel gave it against
+ * the device's rules, and ends the core with a message naming the call and its arguments
+ * (nopi_core_fail) rather than touch memory it should not.  Element-wise tensor-library ops
+ * are in tensorlib.c.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_impl.h"
+#include "fiber.h"
+
+/* ---- shared checks ---------------------------------------------------------------------- */
+
+nopi_core *nopi_self(void)
+{
+    nopi_core *c = nopi_current();
+    if (!c) {   /* only neuronop calls kernels; anything else is a neuronop bug */
+        fputs("neuronop: internal error: kernel API called outside a run\n", stderr);
+        abort();
+    }
+    return c;
+}
+
+void nopi_check_tensor(nopi_core *c, const nt_tensor *t, const char *fn)
+{
+    if (!t)
+        nopi_core_fail(c, "%s: the tensor is NULL", fn);
+    if (t->magic != NOPI_TENSOR_MAGIC)
+        nopi_core_fail(c, "%s: %p is not a tensor (freed, or a pointer to something else)",
+                       fn, (const void *)t);
+}
+
+void nopi_check_data(nopi_core *c, const nt_tensor *t, const char *fn)
+{
+    nopi_check_tensor(c, t, fn);
+    if (c->shape_mode || t->shape_only)
+        nopi_core_fail(c, "%s: shape function '%s' touches tensor data; shape functions see "
+                       "only shapes and dtypes", fn, c->run->op->shape);
+}
+
+void nopi_check_writable(nopi_core *c, const nt_tensor *t, const char *fn)
+{
+    nopi_check_data(c, t, fn);
+    if (t->readonly)
+        nopi_core_fail(c, "%s: writes to an input tensor; inputs are read-only (write the "
+                       "output from get_dst_tensor, or a tensor the kernel made)", fn);
+}
+
+static void on_device_only(nopi_core *c, const char *fn)
+{
+    if (c->shape_mode)
+        nopi_core_fail(c, "%s: shape function '%s' calls a device service; shape functions "
+                       "run on the host and only describe the output", fn, c->run->op->shape);
+}
+
+static void single_core_only(nopi_core *c, const char *fn, const char *what)
+{
+    if (c->run->multicore)
+        nopi_core_fail(c, "%s: %s in a multicore kernel; only TCM accessors may touch tensors "
+                       "in multicore mode (on the device this gives wrong results)", fn, what);
+}
+
+nt_tensor *nopi_new_tensor(nopi_core *c, nt_dtype d, int ndim, const int64_t *sizes,
+                           const char *fn)
+{
+    if ((unsigned)d > NT_U8)
+        nopi_core_fail(c, "%s: %d is not a dtype (NT_F32 ... NT_U8)", fn, (int)d);
+    if (ndim < 0 || ndim > NOPI_MAX_DIMS || (ndim > 0 && !sizes))
+        nopi_core_fail(c, "%s: %d dimensions; tensors have 0 to %d", fn, ndim, NOPI_MAX_DIMS);
+    char why[256];
+    if (!nopi_shape_ok(ndim, sizes, why, sizeof why))
+        nopi_core_fail(c, "%s: shape over the device's limits: %s", fn, why);
+    nt_tensor *t = nopi_tensor_alloc(d, ndim, sizes, c->shape_mode);
+    if (!t)
+        nopi_core_fail(c, "%s: out of device memory for a tensor of %d dimensions", fn, ndim);
+    t->next = c->owned;
+    c->owned = t;
+    return t;
+}
+
+/* ---- shapes ----------------------------------------------------------------------------- */
+
+static int64_t api_numel(const nt_tensor *t)
+{
+    nopi_check_tensor(nopi_self(), t, "nt_numel");
+    return t->numel;
+}
+
+static int api_dim(const nt_tensor *t)
+{
+    nopi_check_tensor(nopi_self(), t, "nt_dim");
+    return t->ndim;
+}
+
+static int64_t api_size(const nt_tensor *t, int dim)
+{
+    nopi_core *c = nopi_self();
+    nopi_check_tensor(c, t, "nt_size");
+    int d = dim < 0 ? dim + t->ndim : dim;
+    if (d < 0 || d >= t->ndim)
+        nopi_core_fail(c, "nt_size(dim=%d): the tensor has %d dimensions", dim, t->ndim);
+    return t->sizes[d];
+}
+
+static const int64_t *api_sizes(const nt_tensor *t)
+{
+    nopi_check_tensor(nopi_self(), t, "nt_sizes");
+    return t->sizes;
+}
+
+static nt_dtype api_dtype_of(const nt_tensor *t)
+{
+    nopi_check_tensor(nopi_self(), t, "nt_dtype_of");
+    return t->dtype;
+}
+
+/* ---- factories -------------------------------------------------------------------------- */
+
+static nt_tensor *fill(nopi_core *c, nt_tensor *t, nt_scalar v)
+{
+    if (t->shape_only)
+        return t;
+    for (int64_t i = 0; i < t->numel; i++) {
+        if (v.is_int)
+            nopi_set_i(t, i, v.i);
+        else
+            nopi_set_f(t, i, v.f);
+    }
+    c->n.tensorlib_calls++;
+    c->n.tensorlib_elems += t->numel;
+    return t;
+}
+
+static nt_tensor *api_empty(int ndim, const int64_t *sizes, nt_dtype d)
+{
+    nopi_core *c = nopi_self();
+    return nopi_new_tensor(c, d, ndim, sizes, "nt_empty");
+}
+
+static nt_tensor *api_zeros(int ndim, const int64_t *sizes, nt_dtype d)
+{
+    nopi_core *c = nopi_self();
+    return nopi_new_tensor(c, d, ndim, sizes, "nt_zeros");   /* allocated zeroed */
+}
+
+static nt_tensor *api_ones(int ndim, const int64_t *sizes, nt_dtype d)
+{
+    nopi_core *c = nopi_self();
+    return fill(c, nopi_new_tensor(c, d, ndim, sizes, "nt_ones"), nt_scalar_i(1));
+}
+
+static nt_tensor *api_full(int ndim, const int64_t *sizes, nt_scalar v, nt_dtype d)
+{
+    nopi_core *c = nopi_self();
+    return fill(c, nopi_new_tensor(c, d, ndim, sizes, "nt_full"), v);
+}
+
+static nt_tensor *api_eye(int64_t n, int64_t m, nt_dtype d)
+{
+    nopi_core *c = nopi_self();
+    int64_t sizes[2] = { n, m };
+    nt_tensor *t = nopi_new_tensor(c, d, 2, sizes, "nt_eye");
+    if (!t->shape_only)
+        for (int64_t i = 0; i < n && i < m; i++)
+            nopi_set_i(t, i * m + i, 1);
+    return t;
+}
+
+static nt_tensor *api_fill_(nt_tensor *t, nt_scalar v)
+{
+    nopi_core *c = nopi_self();
+    nopi_check_writable(c, t, "nt_fill_");
+    return fill(c, t, v);
+}
+
+/* ---- device services -------------------------------------------------------------------- */
+
+static void *api_tcm_malloc(size_t nbytes)
+{
+    nopi_core *c = nopi_self();
+    on_device_only(c, "tcm_malloc");
+    return nopi_tcm_alloc(c, nbytes, -1);
+}
+
+static void api_tcm_free(void *ptr)
+{
+    nopi_core *c = nopi_self();
+    on_device_only(c, "tcm_free");
+    if (!ptr)
+        return;
+    int b = nopi_tcm_find(c, ptr, 0);
+    if (b < 0 || c->tcm + c->blocks[b].offset != (unsigned char *)ptr)
+        nopi_core_fail(c, "tcm_free(%p): not a pointer tcm_malloc returned on this core, or "
+                       "already freed", ptr);
+    if (c->blocks[b].stream >= 0)
+        nopi_core_fail(c, "tcm_free(%p): this TCM belongs to an open stream; close the stream "
+                       "instead", ptr);
+    nopi_tcm_release(c, b);
+}
+
+static uint32_t api_get_cpu_id(void)
+{
+    nopi_core *c = nopi_self();
+    on_device_only(c, "get_cpu_id");
+    return c->id;
+}
+
+static uint32_t api_get_cpu_count(void)
+{
+    nopi_core *c = nopi_self();
+    on_device_only(c, "get_cpu_count");
+    return c->count;
+}
+
+static nt_tensor *api_get_dst_tensor(void)
+{
+    nopi_core *c = nopi_self();
+    on_device_only(c, "get_dst_tensor");
+    c->dst_called = true;
+    return c->run->dst;
+}
+
+typedef struct print_job {
+    const char *fmt;
+    va_list *ap;
+    int result;
+} print_job;
+
+/* Runs on the host stack: glibc's formatting needs kilobytes a 6 KB kernel stack lacks. */
+static void format_into_ring(nopi_core *c, void *arg)
+{
+    print_job *job = arg;
+    char small[1024], *buf = small;
+    va_list ap;
+    va_copy(ap, *job->ap);
+    int n = vsnprintf(small, sizeof small, job->fmt, ap);
+    va_end(ap);
+    if (n >= (int)sizeof small && (buf = malloc((size_t)n + 1)) != NULL) {
+        va_copy(ap, *job->ap);
+        vsnprintf(buf, (size_t)n + 1, job->fmt, ap);
+        va_end(ap);
+    }
+    if (n > 0)
+        nopi_ring_write(c->run, buf ? buf : small, buf ? (size_t)n : sizeof small - 1);
+    if (buf != small)
+        free(buf);
+    job->result = n;
+}
+
+static int api_printf(const char *fmt, ...)
+{
+    nopi_core *c = nopi_self();
+    c->n.printf_calls++;   /* printf costs time on the device even when dropped */
+    if (!fmt)
+        nopi_core_fail(c, "printf: the format is NULL");
+    if (c->run->multicore && c->id != 0) {
+        pthread_mutex_lock(&c->run->diag_lock);
+        bool first = !c->run->warned_printf;
+        c->run->warned_printf = true;
+        pthread_mutex_unlock(&c->run->diag_lock);
+        if (first)
+            nopi_core_warn(c, "printf from core %u dropped: only core 0 may print in "
+                           "multicore mode (on the device too)", c->id);
+        return 0;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    print_job job = { fmt, &ap, 0 };
+    if (c->shape_mode)
+        format_into_ring(c, &job);
+    else
+        nopi_on_host_stack(c, format_into_ring, &job);
+    va_end(ap);
+    return job.result;
+}
+
+static uint16_t api_f32_to_bf16(float v) { return nopi_f32_to_bf16(v); }
+static float api_bf16_to_f32(uint16_t v) { return nopi_bf16_to_f32(v); }
+static uint16_t api_f32_to_f16(float v) { return nopi_f32_to_f16(v); }
+static float api_f16_to_f32(uint16_t v) { return nopi_f16_to_f32(v); }
+
+/* ---- the table -------------------------------------------------------------------------- */
+
+const struct nt__api nopi_api_table = {
+    .nt_numel = api_numel, .nt_dim = api_dim, .nt_size = api_size, .nt_sizes = api_sizes,
+    .nt_dtype_of = api_dtype_of,
+    .nt_empty = api_empty, .nt_zeros = api_zeros, .nt_ones = api_ones, .nt_full = api_full,
+    .nt_eye = api_eye, .nt_fill_ = api_fill_,
+#define UNARY(n) .nt_##n = nopi_api_##n, .nt_##n##_out = nopi_api_##n##_out,
+#define BINARY(n) .nt_##n = nopi_api_##n, .nt_##n##_out = nopi_api_##n##_out, \
+    .nt_##n##_s = nopi_api_##n##_s, .nt_##n##_s_out = nopi_api_##n##_s_out,
+    NOPI_UNARY_OPS(UNARY)
+    NOPI_BINARY_OPS(BINARY)
+    NOPI_ALPHA_OPS(BINARY)
+#undef UNARY
+#undef BINARY
+    .nt_pow = nopi_api_pow, .nt_pow_out = nopi_api_pow_out, .nt_pow_t = nopi_api_pow_t,
+    .nt_pow_t_out = nopi_api_pow_t_out, .nt_pow_s = nopi_api_pow_s,
+    .nt_pow_s_out = nopi_api_pow_s_out, .nt_clamp = nopi_api_clamp,
+    .nt_clamp_out = nopi_api_clamp_out,
+    .tcm_malloc = api_tcm_malloc, .tcm_free = api_tcm_free, .get_cpu_id = api_get_cpu_id,
+    .get_cpu_count = api_get_cpu_count, .get_dst_tensor = api_get_dst_tensor,
+    .nt_printf = api_printf,
+    .nt_f32_to_bf16 = api_f32_to_bf16, .nt_bf16_to_f32 = api_bf16_to_f32,
+    .nt_f32_to_f16 = api_f32_to_f16, .nt_f16_to_f32 = api_f16_to_f32,
+    .nt_set_coherence = nopi_api_set_coherence, .nt_accessor_of = nopi_api_accessor_of,
+    .nt_read_stream_of = nopi_api_read_stream_of, .nt_write_stream_of = nopi_api_write_stream_of,
+    .nt_stream_close = nopi_api_stream_close, .nt_tcm_accessor_of = nopi_api_tcm_accessor_of,
+    .nt_tensor_to_tcm = nopi_api_tensor_to_tcm, .nt_tcm_to_tensor = nopi_api_tcm_to_tensor,
+#define ACCESS(sfx, ctype) .nt__get_##sfx = nopi_api_get_##sfx, .nt__set_##sfx = nopi_api_set_##sfx, \
+    .nt_stream_read_##sfx = nopi_api_stream_read_##sfx, \
+    .nt_stream_write_##sfx = nopi_api_stream_write_##sfx,
+    NOPI_DTYPES(ACCESS)
+#undef ACCESS
+};
+
+void nopi_single_core_only(nopi_core *c, const char *fn, const char *what)
+{
+    single_core_only(c, fn, what);
+}

@@ -1,0 +1,83 @@
+/*
+ * api_impl.h - what the files implementing the kernel API share (internal): the checks every
+ * call makes, the TCM pool, and the lists that name the API's families.
+ *
+ * api.c: services, shapes, factories and the table; accessors.c: standard, streaming and TCM
+ * accessors; tcm.c: the pool; tensorlib.c: element-wise ops.
+ */
+#ifndef NEURONOP_API_IMPL_H
+#define NEURONOP_API_IMPL_H
+
+#include "device.h"
+
+/* The families, as X-macro lists (api.def spells out the signatures). */
+#define NOPI_UNARY_OPS(X) X(abs) X(ceil) X(floor) X(sin) X(cos) X(tan) X(log) X(log2) \
+    X(log10) X(exp) X(bitwise_not)
+#define NOPI_BINARY_OPS(X) X(mul) X(div) X(bitwise_and) X(bitwise_or)
+#define NOPI_ALPHA_OPS(X) X(add) X(sub)
+#define NOPI_DTYPES(X) X(f32, float) X(bf16, float) X(f16, float) X(i32, int32_t) \
+    X(i8, int8_t) X(i64, int64_t) X(i16, int16_t) X(u8, uint8_t)
+
+/* The calling core; aborts if there is none (only a neuronop bug can cause that). */
+nopi_core *nopi_self(void);
+/* Each fails the core (does not return) when its rule is broken. */
+void nopi_check_tensor(nopi_core *c, const nt_tensor *t, const char *fn);
+void nopi_check_data(nopi_core *c, const nt_tensor *t, const char *fn);
+void nopi_check_writable(nopi_core *c, const nt_tensor *t, const char *fn);
+void nopi_single_core_only(nopi_core *c, const char *fn, const char *what);
+/* A tensor the kernel makes, owned by its core until the run ends. */
+nt_tensor *nopi_new_tensor(nopi_core *c, nt_dtype d, int ndim, const int64_t *sizes,
+                           const char *fn);
+
+/* tcm.c: the core's pool.  alloc returns NULL when it cannot serve (as tcm_malloc does);
+ * find returns the live block holding [p, p + n) or -1. */
+void *nopi_tcm_alloc(nopi_core *c, size_t nbytes, int stream);
+int nopi_tcm_find(nopi_core *c, const void *p, size_t n);
+void nopi_tcm_release(nopi_core *c, int block);
+
+/* tensorlib.c */
+#define NOPI_DECL_UNARY(n) nt_tensor *nopi_api_##n(const nt_tensor *self); \
+    nt_tensor *nopi_api_##n##_out(nt_tensor *out, const nt_tensor *self);
+#define NOPI_DECL_BINARY(n) \
+    nt_tensor *nopi_api_##n(const nt_tensor *self, const nt_tensor *other); \
+    nt_tensor *nopi_api_##n##_out(nt_tensor *out, const nt_tensor *self, const nt_tensor *other); \
+    nt_tensor *nopi_api_##n##_s(const nt_tensor *self, nt_scalar other); \
+    nt_tensor *nopi_api_##n##_s_out(nt_tensor *out, const nt_tensor *self, nt_scalar other);
+#define NOPI_DECL_ALPHA(n) \
+    nt_tensor *nopi_api_##n(const nt_tensor *self, const nt_tensor *other, nt_scalar alpha); \
+    nt_tensor *nopi_api_##n##_out(nt_tensor *out, const nt_tensor *self, const nt_tensor *other, \
+                                  nt_scalar alpha); \
+    nt_tensor *nopi_api_##n##_s(const nt_tensor *self, nt_scalar other, nt_scalar alpha); \
+    nt_tensor *nopi_api_##n##_s_out(nt_tensor *out, const nt_tensor *self, nt_scalar other, \
+                                    nt_scalar alpha);
+NOPI_UNARY_OPS(NOPI_DECL_UNARY)
+NOPI_BINARY_OPS(NOPI_DECL_BINARY)
+NOPI_ALPHA_OPS(NOPI_DECL_ALPHA)
+nt_tensor *nopi_api_pow(const nt_tensor *self, nt_scalar e);
+nt_tensor *nopi_api_pow_out(nt_tensor *out, const nt_tensor *self, nt_scalar e);
+nt_tensor *nopi_api_pow_t(const nt_tensor *self, const nt_tensor *e);
+nt_tensor *nopi_api_pow_t_out(nt_tensor *out, const nt_tensor *self, const nt_tensor *e);
+nt_tensor *nopi_api_pow_s(nt_scalar self, const nt_tensor *e);
+nt_tensor *nopi_api_pow_s_out(nt_tensor *out, nt_scalar self, const nt_tensor *e);
+nt_tensor *nopi_api_clamp(const nt_tensor *self, nt_scalar lo, nt_scalar hi);
+nt_tensor *nopi_api_clamp_out(nt_tensor *out, const nt_tensor *self, nt_scalar lo, nt_scalar hi);
+
+/* accessors.c */
+void nopi_api_set_coherence(const nt_tensor *t, int policy);
+nt_accessor nopi_api_accessor_of(const nt_tensor *t);
+nt_read_stream nopi_api_read_stream_of(const nt_tensor *t);
+nt_write_stream nopi_api_write_stream_of(const nt_tensor *t);
+void nopi_api_stream_close(nt_stream *s);
+nt_tcm_accessor nopi_api_tcm_accessor_of(const nt_tensor *t);
+void nopi_api_tensor_to_tcm(nt_tcm_accessor *acc, void *buf, int64_t offset, int64_t n);
+void nopi_api_tcm_to_tensor(nt_tcm_accessor *acc, const void *buf, int64_t offset, int64_t n);
+#define NOPI_DECL_ACCESS(sfx, ctype) \
+    ctype nopi_api_get_##sfx(const nt_accessor *a, int nidx, const int64_t *idx); \
+    void nopi_api_set_##sfx(const nt_accessor *a, ctype v, int nidx, const int64_t *idx); \
+    ctype nopi_api_stream_read_##sfx(nt_read_stream *s); \
+    void nopi_api_stream_write_##sfx(nt_write_stream *s, ctype v);
+NOPI_DTYPES(NOPI_DECL_ACCESS)
+/* Checks at a core's end: streams left open.  Fails the core. */
+void nopi_streams_check_closed(nopi_core *c);
+
+#endif /* NEURONOP_API_IMPL_H */

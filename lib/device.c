@@ -1,0 +1,635 @@
+/*
+ * device.c - the virtual GPSIMD core array: runs one op at a time (see device.h).
+ *
+ * A run: check the arguments against the op's signature; run the shape function on the host
+ * with shape-only tensors, which gives the output's shape and dtype; run the kernel on each
+ * core (one, or all of them for a multicore library) on host threads in the chosen order,
+ * with a watchdog for the time limit; then apply the output rules and collect what each core
+ * did.  The caller's tensors are never written: kernels see read-only views of them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api_impl.h"
+#include "fiber.h"
+
+/* Room for the runtime's own frames below a kernel's deepest one.  The kernel may use its
+ * whole STACK_SIZE; the stack is mapped that much larger, and a kernel whose high-water mark
+ * passes STACK_SIZE plus RUNTIME_FRAMES is reported as overflowing it. */
+#define STACK_RESERVE (16u << 10)
+#ifdef __SANITIZE_ADDRESS__
+#define RUNTIME_FRAMES 4096      /* sanitizer builds give runtime calls larger frames */
+#else
+#define RUNTIME_FRAMES 512
+#endif
+#define SHAPE_STACK (1u << 20)   /* shape functions are host code: a host-sized stack */
+
+struct nop_device {
+    const nop_profile *profile;
+    nop_device_opts opts;
+};
+
+int nop_device_new(nop_device **out, const nop_profile *profile, const nop_device_opts *opts,
+                   nop_error *err)
+{
+    *out = NULL;
+    nop_device *d = calloc(1, sizeof *d);
+    if (!d)
+        return nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "out of memory");
+    d->profile = profile;
+    if (opts)
+        d->opts = *opts;
+    if (d->opts.cores < 0 || d->opts.cores > 64) {
+        int cores = d->opts.cores;
+        free(d);
+        return nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "%d cores: a device has 1 to 64",
+                         cores);
+    }
+    if (d->opts.threads <= 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        d->opts.threads = n > 0 ? (int)n : 1;
+    }
+    if (d->opts.timeout <= 0)
+        d->opts.timeout = profile->timeout;
+    *out = d;
+    return 0;
+}
+
+void nop_device_free(nop_device *dev)
+{
+    free(dev);
+}
+
+/* ---- diagnostics and printf -------------------------------------------------------------- */
+
+static void where(const nopi_core *c, char *buf, size_t size)
+{
+    if (c->shape_mode)
+        snprintf(buf, size, "%s: shape function '%s'", c->run->op->name, c->run->op->shape);
+    else
+        snprintf(buf, size, "%s: core %u", c->run->op->name, c->id);
+}
+
+typedef struct warning {
+    const char *fmt;
+    va_list *ap;
+} warning;
+
+/* Runs on the host stack: formatting and the caller's sink may need far more stack than a
+ * kernel has. */
+static void emit_warning(nopi_core *c, void *arg)
+{
+    warning *w = arg;
+    nopi_run *run = c->run;
+    nop_diag d;
+    memset(&d, 0, sizeof d);
+    d.severity = NOP_SEV_WARNING;
+    where(c, d.where, sizeof d.where);
+    va_list ap;
+    va_copy(ap, *w->ap);
+    vsnprintf(d.msg, sizeof d.msg, w->fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&run->diag_lock);
+    run->diag(run->diag_ctx, &d);
+    pthread_mutex_unlock(&run->diag_lock);
+}
+
+void nopi_core_warn(nopi_core *c, const char *fmt, ...)
+{
+    if (!c->run->diag)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    warning w = { fmt, &ap };
+    if (nopi_current() == c)   /* called from the kernel, on its stack */
+        nopi_on_host_stack(c, emit_warning, &w);
+    else
+        emit_warning(c, &w);
+    va_end(ap);
+}
+
+void nopi_ring_write(nopi_run *run, const char *s, size_t n)
+{
+    if (!run->ring_size)
+        return;   /* printf disabled: it still cost time (counted by the caller) */
+    pthread_mutex_lock(&run->ring_lock);
+    for (size_t i = 0; i < n; i++)
+        run->ring[(run->ring_head + i) & (run->ring_size - 1)] = s[i];
+    run->ring_head = (run->ring_head + n) & (run->ring_size - 1);
+    run->ring_total += n;
+    pthread_mutex_unlock(&run->ring_lock);
+}
+
+/* The ring's contents, oldest first. */
+static char *ring_text(const nopi_run *run, bool *lost)
+{
+    size_t n = run->ring_total < run->ring_size ? (size_t)run->ring_total : run->ring_size;
+    char *s = malloc(n + 1);
+    if (!s)
+        return NULL;
+    size_t start = run->ring_total < run->ring_size ? 0 : run->ring_head;
+    for (size_t i = 0; i < n; i++)
+        s[i] = run->ring[(start + i) & (run->ring_size - 1)];
+    s[n] = '\0';
+    *lost = run->ring_total > run->ring_size;
+    return s;
+}
+
+/* ---- arguments -------------------------------------------------------------------------- */
+
+static void signature(const nt__op_desc *op, char *buf, size_t size)
+{
+    static const char *const names[] = { "tensor", "scalar", "double", "int64" };
+    size_t used = (size_t)snprintf(buf, size, "%s(", op->name);
+    for (int i = 0; i < op->nargs && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
+                                 (unsigned)op->argtypes[i] < 4 ? names[op->argtypes[i]] : "?");
+    if (used < size)
+        snprintf(buf + used, size - used, ")");
+}
+
+/* A read-only view of a caller's tensor, sharing its data; shape_only for shape functions. */
+static nt_tensor *view(const nt_tensor *t, bool shape_only)
+{
+    nt_tensor *v = malloc(sizeof *v);
+    if (!v)
+        return NULL;
+    *v = *t;
+    v->readonly = true;
+    v->shape_only = shape_only;
+    v->coherence = NT_COHERENT;
+    v->track = NULL;
+    v->next = NULL;
+    if (shape_only)
+        v->data = NULL;
+    return v;
+}
+
+static void free_views(nt__arg *args, const nt__op_desc *op)
+{
+    for (int i = 0; i < op->nargs; i++) {
+        if (op->argtypes[i] == NT_ARG_TENSOR && args[i].t) {
+            nt_tensor *v = (nt_tensor *)args[i].t;
+            free(v->track);
+            v->magic = 0;
+            free(v);
+        }
+    }
+}
+
+/* Fills kernel and shape argument arrays; -1 with a usage error when args do not fit. */
+static int bind_args(const nt__op_desc *op, const nop_value *args, int nargs, nt__arg *kargs,
+                     nt__arg *sargs, nop_error *err)
+{
+    char sig[512];
+    signature(op, sig, sizeof sig);
+    if (nargs != op->nargs) {
+        nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "op '%s' takes %d argument%s, not %d",
+                  op->name, op->nargs, op->nargs == 1 ? "" : "s", nargs);
+        nopi_detail(err, "its signature: %s", sig);
+        return -1;
+    }
+    static const char *const names[] = { "tensor", "scalar", "double", "int64" };
+    for (int i = 0; i < nargs; i++) {
+        int want = op->argtypes[i];
+        if ((int)args[i].type != want) {
+            nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "argument %d of op '%s' must be a %s, "
+                      "not a %s", i + 1, op->name, names[want], names[args[i].type & 3]);
+            nopi_detail(err, "its signature: %s", sig);
+            return -1;
+        }
+        switch (want) {
+        case NT_ARG_TENSOR:
+            if (!(kargs[i].t = view(args[i].tensor, false)) ||
+                !(sargs[i].t = view(args[i].tensor, true)))
+                return nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "out of memory");
+            break;
+        case NT_ARG_SCALAR: {
+            nt_scalar s = args[i].is_int ? nt_scalar_i(args[i].i) : nt_scalar_f(args[i].d);
+            memcpy(&kargs[i].s, &s, sizeof s);
+            sargs[i].s = kargs[i].s;
+            break;
+        }
+        case NT_ARG_DOUBLE:
+            kargs[i].d = sargs[i].d = args[i].d;
+            break;
+        default:
+            kargs[i].i = sargs[i].i = args[i].i;
+            break;
+        }
+    }
+    return 0;
+}
+
+/* ---- cores ------------------------------------------------------------------------------ */
+
+static int core_init(nopi_core *c, nopi_run *run, uint32_t id, uint32_t count, bool shape)
+{
+    memset(c, 0, sizeof *c);
+    c->run = run;
+    c->id = id;
+    c->count = count;
+    c->shape_mode = shape;
+    if (nopi_stack_alloc(&c->stack, shape ? SHAPE_STACK : run->stack_size + STACK_RESERVE))
+        return -1;
+    if (!shape && !(c->tcm = calloc(1, (size_t)run->profile->tcm_bytes)))
+        return -1;
+    return 0;
+}
+
+static void core_free(nopi_core *c)
+{
+    nopi_stack_free(&c->stack);
+    free(c->tcm);
+    for (nt_tensor *t = c->owned, *next; t; t = next) {
+        next = t->next;
+        nopi_tensor_free(t);
+    }
+    c->owned = NULL;
+}
+
+/* Rules checked when a kernel has returned normally. */
+static void after_kernel(nopi_core *c)
+{
+    if (c->end != NOPI_END_OK)
+        return;
+    if (c->stack_high_water > c->run->stack_size + RUNTIME_FRAMES) {
+        c->end = NOPI_END_STACK;
+        c->diag.severity = NOP_SEV_ERROR;
+        snprintf(c->diag.msg, sizeof c->diag.msg, "stack overflow: the kernel used %zu bytes "
+                 "of stack; its STACK_SIZE is %zu", c->stack_high_water, c->run->stack_size);
+        snprintf(c->diag.detail, sizeof c->diag.detail, "declare a larger stack with "
+                 "-DSTACK_SIZE=N in extra_cflags (at most 409600), or move large local arrays "
+                 "into TCM (tcm_malloc)");
+        return;
+    }
+    nopi_streams_check_closed(c);
+    if (c->end != NOPI_END_OK)
+        return;
+    int64_t leaked = 0;
+    for (int b = 0; b < c->nblocks; b++)
+        if (c->blocks[b].stream < 0)
+            leaked += c->blocks[b].req;
+    if (leaked)
+        nopi_core_warn(c, "%lld bytes of TCM still allocated when the kernel returned "
+                       "(tcm_free every tcm_malloc)", (long long)leaked);
+}
+
+/* ---- workers and the watchdog ----------------------------------------------------------- */
+
+typedef struct pool {
+    nopi_run *run;
+    const nop_library *lib;
+    int *order;                 /* core indices in run order */
+    _Atomic int next;
+    nopi_worker **workers;      /* for the watchdog */
+    int nworkers;
+    _Atomic int registered;
+    bool stop;                  /* under lock; wake signals it */
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+} pool;
+
+static void *work(void *arg)
+{
+    pool *p = arg;
+    nopi_worker w;
+    if (nopi_worker_enter(&w, p->lib->text_lo, p->lib->text_hi) != 0)
+        return (void *)1;
+    int slot = atomic_fetch_add(&p->registered, 1);
+    pthread_mutex_lock(&p->lock);
+    p->workers[slot] = &w;
+    pthread_mutex_unlock(&p->lock);
+    for (;;) {
+        int i = atomic_fetch_add(&p->next, 1);
+        if (i >= p->run->ncores)
+            break;
+        nopi_core *c = &p->run->cores[p->order[i]];
+        nopi_run_core(c, p->run->op->call_kernel);
+        after_kernel(c);
+    }
+    pthread_mutex_lock(&p->lock);
+    p->workers[slot] = NULL;
+    pthread_mutex_unlock(&p->lock);
+    nopi_worker_leave(&w);
+    return NULL;
+}
+
+/* Every 5 ms, pokes workers whose core is past its deadline, until the run says stop. */
+static void *watchdog(void *arg)
+{
+    pool *p = arg;
+    pthread_mutex_lock(&p->lock);
+    while (!p->stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        for (int i = 0; i < p->nworkers; i++) {
+            nopi_worker *w = p->workers[i];
+            int64_t deadline = w ? nopi_worker_deadline(w) : 0;
+            if (deadline && t > deadline)
+                nopi_worker_poke(w);
+        }
+        t += 5 * 1000 * 1000;
+        ts.tv_sec = (time_t)(t / 1000000000);
+        ts.tv_nsec = (long)(t % 1000000000);
+        pthread_cond_timedwait(&p->wake, &p->lock, &ts);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+static void make_order(int *order, int n, enum nop_schedule s, uint64_t seed)
+{
+    for (int i = 0; i < n; i++)
+        order[i] = s == NOP_SCHED_REVERSED ? n - 1 - i : i;
+    if (s == NOP_SCHED_SHUFFLE) {   /* Fisher-Yates with a private erand48 stream */
+        unsigned short st[3] = { (unsigned short)seed, (unsigned short)(seed >> 16),
+                                 (unsigned short)(seed >> 32) };
+        for (int i = n - 1; i > 0; i--) {
+            int j = (int)(erand48(st) * (i + 1));
+            int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+    }
+}
+
+static int run_cores(nop_device *dev, const nop_library *lib, nopi_run *run, nop_error *err)
+{
+    int threads = dev->opts.schedule == NOP_SCHED_PARALLEL ? dev->opts.threads : 1;
+    if (threads > run->ncores)
+        threads = run->ncores;
+    run->threads = threads;
+    pool p = { .run = run, .lib = lib, .nworkers = threads };
+    pthread_mutex_init(&p.lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&p.wake, &ca);
+    pthread_condattr_destroy(&ca);
+    p.order = calloc((size_t)run->ncores, sizeof *p.order);
+    p.workers = calloc((size_t)threads, sizeof *p.workers);
+    pthread_t *tids = calloc((size_t)threads, sizeof *tids);
+    int rc = 0, started = 0;
+    pthread_t dog;
+    bool have_dog = false;
+    if (!p.order || !p.workers || !tids) {
+        rc = nopi_fail(err, NOP_EXIT_FAIL, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    make_order(p.order, run->ncores, dev->opts.schedule, dev->opts.seed);
+    have_dog = run->timeout > 0 && pthread_create(&dog, NULL, watchdog, &p) == 0;
+    /* the calling thread is one of the workers */
+    for (int i = 1; i < threads; i++, started++)
+        if (pthread_create(&tids[i], NULL, work, &p) != 0)
+            break;
+    void *res = work(&p);
+    for (int i = 1; i <= started; i++) {
+        void *r;
+        pthread_join(tids[i], &r);
+        res = res ? res : r;
+    }
+    if (res)
+        rc = nopi_fail(err, NOP_EXIT_FAIL, NULL, 0, 0, "cannot set up a host thread for the "
+                       "device: out of memory");
+out:
+    if (have_dog) {
+        pthread_mutex_lock(&p.lock);
+        p.stop = true;
+        pthread_cond_signal(&p.wake);
+        pthread_mutex_unlock(&p.lock);
+        pthread_join(dog, NULL);
+    }
+    pthread_cond_destroy(&p.wake);
+    pthread_mutex_destroy(&p.lock);
+    free(p.order);
+    free(p.workers);
+    free(tids);
+    return rc;
+}
+
+/* ---- the shape function ----------------------------------------------------------------- */
+
+static int run_shape(const nop_library *lib, nopi_run *run, const nt__arg *sargs,
+                     nop_error *err)
+{
+    nopi_core sc;
+    if (core_init(&sc, run, 0, 1, true) != 0) {
+        core_free(&sc);
+        return nopi_fail(err, NOP_EXIT_FAIL, NULL, 0, 0, "out of memory");
+    }
+    const nt__arg *kargs = run->args;
+    run->args = sargs;
+    nopi_worker w;
+    int rc = 0;
+    if (nopi_worker_enter(&w, lib->text_lo, lib->text_hi) != 0) {
+        rc = nopi_fail(err, NOP_EXIT_FAIL, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    nopi_run_core(&sc, run->op->call_shape);
+    nopi_worker_leave(&w);
+    const nt_tensor *r = sc.returned;
+    if (sc.end == NOPI_END_OK && !r) {
+        sc.end = NOPI_END_ERROR;
+        snprintf(sc.diag.msg, sizeof sc.diag.msg, "the shape function returned NULL; it must "
+                 "return a tensor with the output's shape and dtype");
+    } else if (sc.end == NOPI_END_OK && r->magic != NOPI_TENSOR_MAGIC) {
+        sc.end = NOPI_END_ERROR;
+        snprintf(sc.diag.msg, sizeof sc.diag.msg, "the shape function returned %p, which is "
+                 "not a tensor", (const void *)r);
+    }
+    if (sc.end != NOPI_END_OK) {
+        nopi_fail(err, NOP_EXIT_FAIL, NULL, 0, 0, "%s", sc.diag.msg);
+        where(&sc, err->diag.where, sizeof err->diag.where);
+        nopi_strlcpy(err->diag.detail, sc.diag.detail, sizeof err->diag.detail);
+        rc = -1;
+        goto out;
+    }
+    run->dst = nopi_tensor_alloc(r->dtype, r->ndim, r->sizes, false);
+    if (!run->dst)
+        rc = nopi_fail(err, NOP_EXIT_FAIL, NULL, 0, 0, "the output (%d dimensions) is too "
+                       "large for this machine's memory", r->ndim);
+out:
+    run->args = kargs;
+    core_free(&sc);
+    return rc;
+}
+
+/* ---- the output ------------------------------------------------------------------------- */
+
+/* Applies the output rules to a finished run; on success run->dst holds the output. */
+static void output_rules(nopi_run *run)
+{
+    nopi_core *c0 = &run->cores[0];
+    if (run->multicore) {
+        bool any = false;
+        for (int i = 0; i < run->ncores; i++)
+            any |= run->cores[i].dst_called;
+        if (!any && c0->end == NOPI_END_OK) {
+            c0->end = NOPI_END_ERROR;
+            snprintf(c0->diag.msg, sizeof c0->diag.msg, "no core called get_dst_tensor: a "
+                     "multicore kernel must write its output through get_dst_tensor() (its "
+                     "return value is ignored)");
+        }
+        return;
+    }
+    if (c0->end != NOPI_END_OK)
+        return;
+    const nt_tensor *r = c0->returned;
+    if (r == run->dst || (!r && c0->dst_called))
+        return;
+    if (!r) {
+        c0->end = NOPI_END_ERROR;
+        snprintf(c0->diag.msg, sizeof c0->diag.msg, "the kernel returned NULL; return the "
+                 "output tensor, or write it through get_dst_tensor()");
+        return;
+    }
+    if (r->magic != NOPI_TENSOR_MAGIC) {
+        c0->end = NOPI_END_ERROR;
+        snprintf(c0->diag.msg, sizeof c0->diag.msg, "the kernel returned %p, which is not a "
+                 "tensor", (const void *)r);
+        return;
+    }
+    if (!nopi_same_shape(r, run->dst) || r->dtype != run->dst->dtype) {
+        char a[96], b[96];
+        nopi_shape_str(r, a, sizeof a);
+        nopi_shape_str(run->dst, b, sizeof b);
+        c0->end = NOPI_END_ERROR;
+        snprintf(c0->diag.msg, sizeof c0->diag.msg, "the kernel returned a %s %s tensor, but "
+                 "the shape function '%s' declared %s %s", a, nopi_dtype_name(r->dtype),
+                 run->op->shape, b, nopi_dtype_name(run->dst->dtype));
+        return;
+    }
+    memcpy(run->dst->data, r->data, (size_t)r->numel * r->itemsize);
+}
+
+/* Reports failing cores: the first in err, the others through the sink. */
+static int report_failures(nopi_run *run, nop_error *err)
+{
+    int failed = 0;
+    for (int i = 0; i < run->ncores; i++) {
+        nopi_core *c = &run->cores[i];
+        if (c->end == NOPI_END_OK)
+            continue;
+        nop_diag d = c->diag;
+        d.severity = NOP_SEV_ERROR;
+        where(c, d.where, sizeof d.where);
+        if (failed++ == 0) {
+            err->status = NOP_EXIT_FAIL;
+            err->diag = d;
+        } else if (run->diag) {
+            run->diag(run->diag_ctx, &d);
+        }
+    }
+    return failed ? -1 : 0;
+}
+
+/* ---- a run ------------------------------------------------------------------------------ */
+
+int nop_device_run(nop_device *dev, const nop_library *lib, int opi, const nop_value *args,
+                   int nargs, nop_run_result *res, nop_error *err)
+{
+    nop_error scratch;
+    if (!err)
+        err = &scratch;
+    memset(res, 0, sizeof *res);
+    double t0 = nopi_now();
+    const nt__lib_desc *desc = lib->desc;
+    if (opi < 0 || opi >= desc->nops)
+        return nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "no op %d in '%s'", opi, desc->name);
+    const nt__op_desc *op = &desc->ops[opi];
+    nopi_run run;
+    memset(&run, 0, sizeof run);
+    run.profile = dev->profile;
+    run.lib = lib;
+    run.op = op;
+    run.multicore = desc->multicore != 0;
+    run.ncores = run.multicore ? (dev->opts.cores ? dev->opts.cores : dev->profile->cores) : 1;
+    run.stack_size = (size_t)desc->stack_size;
+    run.timeout = dev->opts.timeout;
+    run.ring_size = (size_t)dev->profile->printf_buffer;
+    run.diag = dev->opts.diag;
+    run.diag_ctx = dev->opts.diag_ctx;
+    pthread_mutex_init(&run.ring_lock, NULL);
+    pthread_mutex_init(&run.diag_lock, NULL);
+    res->stack_size = run.stack_size;
+    res->threads = 1;
+
+    int rc = -1;
+    nt__arg *kargs = calloc((size_t)(op->nargs ? op->nargs : 1), sizeof *kargs);
+    nt__arg *sargs = calloc((size_t)(op->nargs ? op->nargs : 1), sizeof *sargs);
+    run.cores = calloc((size_t)run.ncores, sizeof *run.cores);
+    run.ring = calloc(1, run.ring_size ? run.ring_size : 1);
+    if (!kargs || !sargs || !run.cores || !run.ring) {
+        nopi_fail(err, NOP_EXIT_FAIL, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    if (desc->stack_size > dev->profile->stack_max) {
+        nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "'%s' declares a %lld-byte stack; device "
+                  "'%s' allows at most %lld", desc->name, (long long)desc->stack_size,
+                  dev->profile->name, (long long)dev->profile->stack_max);
+        goto out;
+    }
+    if (bind_args(op, args, nargs, kargs, sargs, err) != 0)
+        goto out;
+    run.args = kargs;
+    if (run_shape(lib, &run, sargs, err) != 0)
+        goto out;
+    for (int i = 0; i < run.ncores; i++) {
+        if (core_init(&run.cores[i], &run, (uint32_t)i, (uint32_t)run.ncores, false) != 0) {
+            nopi_fail(err, NOP_EXIT_FAIL, NULL, 0, 0, "out of memory for core %d's stack and "
+                      "TCM", i);
+            goto out;
+        }
+    }
+    if (run_cores(dev, lib, &run, err) != 0)
+        goto out;
+    res->threads = run.threads;
+    output_rules(&run);
+    rc = report_failures(&run, err);
+    if (rc == 0) {
+        res->output = run.dst;
+        run.dst = NULL;
+        free(res->output->track);
+        res->output->track = NULL;
+        res->output->readonly = false;
+    }
+out:
+    res->printf_text = ring_text(&run, &res->printf_lost);
+    if (run.cores && (res->cores = calloc((size_t)run.ncores, sizeof *res->cores))) {
+        res->ncores = run.ncores;
+        for (int i = 0; i < run.ncores; i++) {
+            nopi_core *c = &run.cores[i];
+            res->cores[i] = (nop_core_report){ i, c->end != NOPI_END_OK, c->stack_high_water,
+                                               c->seconds, c->n };
+        }
+    }
+    for (int i = 0; run.cores && i < run.ncores; i++)
+        core_free(&run.cores[i]);
+    free(run.cores);
+    if (kargs)
+        free_views(kargs, op);
+    if (sargs)
+        free_views(sargs, op);
+    free(kargs);
+    free(sargs);
+    nopi_tensor_free(run.dst);
+    free(run.ring);
+    pthread_mutex_destroy(&run.ring_lock);
+    pthread_mutex_destroy(&run.diag_lock);
+    res->seconds = nopi_now() - t0;
+    return rc;
+}
+
+void nop_run_result_clear(nop_run_result *res)
+{
+    nopi_tensor_free(res->output);
+    free(res->printf_text);
+    free(res->cores);
+    memset(res, 0, sizeof *res);
+}

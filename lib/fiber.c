@@ -1,0 +1,343 @@
+/*
+ * fiber.c - running kernels on their own small stacks, and surviving them.
+ *
+ * A host thread (a worker) runs each virtual core's kernel on the core's own stack with
+ * swapcontext (PTHREAD_STACK_MIN is 16 KB; a GPSIMD stack is 6 KB), and gets control back
+ * when the kernel returns, asks for a host service (printf formatting, which needs more stack
+ * than a kernel has), breaks a device rule (nopi_core_fail), crashes or runs out of time.
+ *
+ * Crashes and timeouts arrive as signals.  The handlers are process-wide by nature, so they
+ * are installed once and act only when the signalled thread's worker is inside kernel code;
+ * otherwise they chain to the handler that was there before (AddressSanitizer's, or the
+ * default, so a bug in neuronop itself still crashes loudly).  They run on a per-thread
+ * alternate stack and siglongjmp back to the worker's scheduler, abandoning the kernel's
+ * stack.  AddressSanitizer is told about every stack switch.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "fiber.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define NOPI_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NOPI_ASAN 1
+#endif
+#endif
+#ifdef NOPI_ASAN
+#include <sanitizer/common_interface_defs.h>
+#define switch_start(fake, bottom, size) __sanitizer_start_switch_fiber(fake, bottom, size)
+#define switch_finish(fake, bottom, size) __sanitizer_finish_switch_fiber(fake, bottom, size)
+#else
+#define switch_start(fake, bottom, size) ((void)(fake), (void)(bottom), (void)(size))
+#define switch_finish(fake, bottom, size) ((void)(fake), (void)(bottom), (void)(size))
+#endif
+
+#define GUARD_BYTES (1u << 20)      /* far larger than any frame tcc will emit */
+#define ALTSTACK_BYTES (64u << 10)  /* the handler, and AddressSanitizer's, run here */
+#define PAINT 0xa5
+
+/* The worker running on this thread, if any.  Thread-local because the kernel API and the
+ * signal handlers have no other way to find it; each thread runs one core at a time. */
+static _Thread_local nopi_worker *tls_worker;
+
+/* ---- stacks ----------------------------------------------------------------------------- */
+
+int nopi_stack_alloc(nopi_stack *s, size_t usable)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    usable = (usable + page - 1) / page * page;
+    memset(s, 0, sizeof *s);
+    s->guard = GUARD_BYTES;
+    s->map_size = s->guard + usable;
+    void *m = mmap(NULL, s->map_size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return -1;
+    if (mprotect(m, s->guard, PROT_NONE) != 0) {
+        munmap(m, s->map_size);
+        return -1;
+    }
+    s->map = m;
+    s->lo = s->map + s->guard;
+    s->hi = s->map + s->map_size;
+    return 0;
+}
+
+void nopi_stack_free(nopi_stack *s)
+{
+    if (s->map)
+        munmap(s->map, s->map_size);
+    memset(s, 0, sizeof *s);
+}
+
+void nopi_stack_paint(nopi_stack *s)
+{
+    memset(s->lo, PAINT, (size_t)(s->hi - s->lo));
+}
+
+size_t nopi_stack_high_water(const nopi_stack *s)
+{
+    const unsigned char *p = s->lo;
+    while (p < s->hi && *p == PAINT)
+        p++;
+    return (size_t)(s->hi - p);
+}
+
+/* ---- signals ---------------------------------------------------------------------------- */
+
+static const int fault_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, NOPI_TIMEOUT_SIGNAL };
+static struct sigaction previous[NOPI_ARRAY_LEN(fault_signals)];
+static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;
+
+static void chain(int sig, siginfo_t *si, void *uc)
+{
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(fault_signals); i++) {
+        if (fault_signals[i] != sig)
+            continue;
+        struct sigaction *old = &previous[i];
+        if (sig == NOPI_TIMEOUT_SIGNAL)
+            return;   /* a late timeout for a kernel that already ended */
+        if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
+            old->sa_sigaction(sig, si, uc);
+        } else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+            old->sa_handler(sig);
+        } else {
+            /* default action: return and let the faulting instruction fault again */
+            signal(sig, SIG_DFL);
+        }
+        return;
+    }
+}
+
+static uintptr_t interrupted_pc(void *ucv)
+{
+#if defined(__x86_64__) && defined(REG_RIP)
+    return (uintptr_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
+#else
+    (void)ucv;
+    return 0;
+#endif
+}
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+    nopi_worker *w = tls_worker;
+    if (!w || !w->in_kernel) {
+        chain(sig, si, uc);
+        return;
+    }
+    uintptr_t pc = interrupted_pc(uc);
+    bool in_library = pc >= w->text_lo && pc < w->text_hi;
+    if (sig == NOPI_TIMEOUT_SIGNAL) {
+        /* Stop the kernel only where it is in its own code: a runtime call may hold a lock
+         * (malloc's); the watchdog tries again in a few milliseconds. */
+        if (!in_library)
+            return;
+        w->end = NOPI_END_TIMEOUT;
+    } else {
+        w->end = NOPI_END_CRASH;
+        w->fault_signal = sig;
+        w->fault_addr = (uintptr_t)si->si_addr;
+        w->fault_in_library = in_library;
+        nopi_core *c = w->core;
+        if (sig == SIGSEGV && c && w->fault_addr >= (uintptr_t)c->stack.map &&
+            w->fault_addr < (uintptr_t)c->stack.lo)
+            w->end = NOPI_END_STACK;
+    }
+    switch_start(NULL, w->sched_bottom, w->sched_size);
+    siglongjmp(w->escape, 1);
+}
+
+static void install_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(fault_signals); i++)
+        sigaction(fault_signals[i], &sa, &previous[i]);
+}
+
+/* ---- workers ---------------------------------------------------------------------------- */
+
+int nopi_worker_enter(nopi_worker *w, uintptr_t text_lo, uintptr_t text_hi)
+{
+    memset(w, 0, sizeof *w);
+    pthread_once(&handlers_once, install_handlers);
+    w->thread = pthread_self();
+    w->text_lo = text_lo;
+    w->text_hi = text_hi;
+    w->altstack = malloc(ALTSTACK_BYTES);
+    if (!w->altstack)
+        return -1;
+    stack_t ss = { .ss_sp = w->altstack, .ss_size = ALTSTACK_BYTES, .ss_flags = 0 };
+    if (sigaltstack(&ss, &w->old_altstack) != 0) {
+        free(w->altstack);
+        return -1;
+    }
+    tls_worker = w;
+    return 0;
+}
+
+void nopi_worker_leave(nopi_worker *w)
+{
+    /* restore the previous alternate stack (or none) before freeing ours */
+    if (w->old_altstack.ss_flags & SS_DISABLE) {
+        stack_t off = { .ss_flags = SS_DISABLE };
+        sigaltstack(&off, NULL);
+    } else {
+        sigaltstack(&w->old_altstack, NULL);
+    }
+    free(w->altstack);
+    tls_worker = NULL;
+}
+
+nopi_core *nopi_current(void)
+{
+    nopi_worker *w = tls_worker;
+    return w ? w->core : NULL;
+}
+
+static void fiber_main(void)
+{
+    nopi_worker *w = tls_worker;
+    switch_finish(NULL, &w->sched_bottom, &w->sched_size);
+    nopi_core *c = w->core;
+    c->returned = (nt_tensor *)w->fn(c->run->args);
+    c->service = NULL;
+    switch_start(NULL, w->sched_bottom, w->sched_size);   /* this fiber is done */
+    setcontext(&w->sched);
+}
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void nopi_run_core(nopi_core *c, nt__call_fn fn)
+{
+    nopi_worker *w = tls_worker;
+    w->core = c;
+    w->fn = fn;
+    w->end = NOPI_END_OK;
+    if (!c->shape_mode)   /* only kernels have a STACK_SIZE to measure against */
+        nopi_stack_paint(&c->stack);
+    getcontext(&c->fiber);
+    c->fiber.uc_stack.ss_sp = c->stack.lo;
+    c->fiber.uc_stack.ss_size = (size_t)(c->stack.hi - c->stack.lo);
+    c->fiber.uc_link = NULL;
+    makecontext(&c->fiber, fiber_main, 0);
+    size_t size = (size_t)(c->stack.hi - c->stack.lo);
+    int64_t t0 = now_ns();
+    if (c->run->timeout > 0)
+        atomic_store(&w->deadline_ns, t0 + (int64_t)(c->run->timeout * 1e9));
+    if (sigsetjmp(w->escape, 1) == 0) {
+        for (;;) {
+            w->in_kernel = 1;
+            switch_start(&w->fake_stack, c->stack.lo, size);
+            swapcontext(&w->sched, &c->fiber);
+            switch_finish(w->fake_stack, NULL, NULL);
+            w->in_kernel = 0;
+            if (!c->service)
+                break;
+            c->service(c, c->service_arg);
+            c->service = NULL;
+        }
+    } else {
+        /* a fault, a timeout or nopi_core_fail: the kernel's stack is abandoned */
+        switch_finish(w->fake_stack, NULL, NULL);
+        w->in_kernel = 0;
+        c->service = NULL;
+    }
+    atomic_store(&w->deadline_ns, 0);
+    c->seconds = (double)(now_ns() - t0) * 1e-9;
+    if (!c->shape_mode)
+        c->stack_high_water = nopi_stack_high_water(&c->stack);
+    if (w->end != NOPI_END_OK && c->end == NOPI_END_OK)
+        nopi_fiber_describe_end(c, w);
+    w->core = NULL;
+}
+
+void nopi_on_host_stack(nopi_core *c, void (*fn)(nopi_core *, void *), void *arg)
+{
+    nopi_worker *w = tls_worker;
+    void *fake = NULL;
+    c->service = fn;
+    c->service_arg = arg;
+    switch_start(&fake, w->sched_bottom, w->sched_size);
+    swapcontext(&c->fiber, &w->sched);
+    switch_finish(fake, NULL, NULL);
+}
+
+void nopi_core_fail(nopi_core *c, const char *fmt, ...)
+{
+    nopi_worker *w = tls_worker;
+    c->end = NOPI_END_ERROR;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->diag.msg, sizeof c->diag.msg, fmt, ap);
+    va_end(ap);
+    c->diag.severity = NOP_SEV_ERROR;
+    w->end = NOPI_END_ERROR;
+    switch_start(NULL, w->sched_bottom, w->sched_size);
+    siglongjmp(w->escape, 1);
+}
+
+int64_t nopi_worker_deadline(nopi_worker *w)
+{
+    return atomic_load(&w->deadline_ns);
+}
+
+void nopi_worker_poke(nopi_worker *w)
+{
+    pthread_kill(w->thread, NOPI_TIMEOUT_SIGNAL);
+}
+
+void nopi_fiber_describe_end(nopi_core *c, const nopi_worker *w)
+{
+    c->end = w->end;
+    c->diag.severity = NOP_SEV_ERROR;
+    switch (w->end) {
+    case NOPI_END_STACK:
+        snprintf(c->diag.msg, sizeof c->diag.msg, "stack overflow: the kernel needs more than "
+                 "its STACK_SIZE of %zu bytes", c->run->stack_size);
+        snprintf(c->diag.detail, sizeof c->diag.detail, "declare a larger stack with "
+                 "-DSTACK_SIZE=N in extra_cflags (at most 409600), or move large local "
+                 "arrays into TCM (tcm_malloc)");
+        break;
+    case NOPI_END_TIMEOUT:
+        snprintf(c->diag.msg, sizeof c->diag.msg, "timeout: the kernel ran for more than "
+                 "%g s and was stopped", c->run->timeout);
+        snprintf(c->diag.detail, sizeof c->diag.detail, "look for a loop that never ends, or "
+                 "give it more time with --timeout SECONDS");
+        break;
+    default: {
+        const char *what = w->fault_signal == SIGSEGV ? "segmentation fault"
+                           : w->fault_signal == SIGBUS ? "bus error"
+                           : w->fault_signal == SIGFPE ? "arithmetic exception (division by "
+                                                         "zero?)"
+                           : w->fault_signal == SIGILL ? "illegal instruction"
+                                                       : "crash";
+        snprintf(c->diag.msg, sizeof c->diag.msg, "kernel crashed: %s %s, address 0x%lx",
+                 what, w->fault_in_library ? "in kernel code" : "in a runtime call it made",
+                 (unsigned long)w->fault_addr);
+        if (w->fault_signal == SIGSEGV)
+            snprintf(c->diag.detail, sizeof c->diag.detail, "a pointer the kernel used "
+                     "points outside its memory: an index past the end of a TCM buffer or a "
+                     "local array?");
+        break;
+    }
+    }
+}

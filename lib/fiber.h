@@ -1,0 +1,45 @@
+/*
+ * fiber.h - host threads that run virtual cores (internal; see fiber.c).
+ */
+#ifndef NEURONOP_FIBER_H
+#define NEURONOP_FIBER_H
+
+#include "device.h"
+
+/* Sent by a run's watchdog to a worker whose kernel is over its time. */
+#define NOPI_TIMEOUT_SIGNAL SIGXCPU
+
+struct nopi_worker {
+    pthread_t thread;
+    ucontext_t sched;               /* the worker's own context, on the thread's stack */
+    sigjmp_buf escape;              /* where faults, timeouts and rule breaks land */
+    nopi_core *core;                /* the core being run */
+    nt__call_fn fn;
+    volatile sig_atomic_t in_kernel;
+    uintptr_t text_lo, text_hi;     /* the op library's code: where a kernel may be stopped */
+    _Atomic int64_t deadline_ns;    /* CLOCK_MONOTONIC; 0: none */
+    /* how the last core ended, filled by the signal handler */
+    nopi_end end;
+    int fault_signal;
+    uintptr_t fault_addr;
+    bool fault_in_library;
+    /* the alternate signal stack, and the one it replaced */
+    void *altstack;
+    stack_t old_altstack;
+    /* for AddressSanitizer's fiber annotations */
+    void *fake_stack;
+    const void *sched_bottom;
+    size_t sched_size;
+};
+
+/* Makes the calling thread a worker: installs the handlers once per process and an alternate
+ * signal stack for this thread.  text_lo/hi bound the op library's code.  -1 on no memory. */
+int nopi_worker_enter(nopi_worker *w, uintptr_t text_lo, uintptr_t text_hi);
+void nopi_worker_leave(nopi_worker *w);
+/* The watchdog's view: the deadline of the core being run (0: none), and the nudge. */
+int64_t nopi_worker_deadline(nopi_worker *w);
+void nopi_worker_poke(nopi_worker *w);
+/* Fills c->end and c->diag from how the worker saw the core end (fiber_end.c). */
+void nopi_fiber_describe_end(nopi_core *c, const nopi_worker *w);
+
+#endif /* NEURONOP_FIBER_H */
