@@ -105,7 +105,8 @@ static int64_t api_size(const nt_tensor *t, int dim)
     nopi_check_tensor(c, t, "nt_size");
     int d = dim < 0 ? dim + t->ndim : dim;
     if (d < 0 || d >= t->ndim)
-        nopi_core_fail(c, "nt_size(dim=%d): the tensor has %d dimensions", dim, t->ndim);
+        nopi_core_fail(c, "nt_size(dim=%d): the tensor has %d dimension%s", dim, t->ndim,
+                       t->ndim == 1 ? "" : "s");
     return t->sizes[d];
 }
 

@@ -1,5 +1,7 @@
 #!/bin/sh
-# demo.sh - what `make demo` shows: build the shipped relu examples and describe them.
+# demo.sh - what `make demo` shows: build the three relu variants of the seed tutorial, run
+# them on the same input, and run the multicore one on a size the cores cannot split evenly
+# (the size on which the public sample's version reads past the end).
 # Usage: demo.sh NEURONOP
 set -eu
 neuronop=${1:-neuronop}
@@ -9,5 +11,10 @@ for ex in relu relu_tcm relu_multicore; do
     "$neuronop" build "$here/$ex"
     echo
 done
-echo "== neuronop inspect relu_multicore (its self-description)"
-"$neuronop" inspect "$here/relu_multicore"
+for ex in relu relu_tcm relu_multicore; do
+    echo "== neuronop run $ex relu_forward randn:32x4096"
+    "$neuronop" run "$here/$ex" relu_forward randn:32x4096
+    echo
+done
+echo "== relu_multicore on 10 elements: 8 cores cannot split them evenly"
+"$neuronop" run "$here/relu_multicore" relu_forward randn:10

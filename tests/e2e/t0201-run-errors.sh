@@ -1,0 +1,103 @@
+#!/bin/sh
+# Every kernel mistake is an error naming op and core (or a warning), with exit status 1 -
+# never a crash of neuronop and never a silently wrong answer.
+. ./lib.sh
+R="$NEURONOP_SRC/tests/fixtures/rules"
+cp -R "$R" "$WORK/rules"
+cp -R "$NEURONOP_SRC/tests/fixtures/rules_mc" "$WORK/rules_mc"
+
+# fails LIBRARY OP ARG MESSAGE: the op fails with exit 1 and the message
+fails() {
+    run run "$1" "$2" "$3" --timeout 1
+    expect_status 1
+    expect_err "$4"
+}
+
+test_expect "a segfault is reported and neuronop survives" '
+    fails rules/crash.yaml segv zeros:4 "neuronop: segv: core 0: error: kernel crashed: segmentation fault in kernel code, address 0x10"'
+
+test_expect "a division by zero is reported" '
+    run run rules/crash.yaml divzero zeros:4 0
+    expect_status 1
+    expect_err "neuronop: divzero: core 0: error: kernel crashed: arithmetic exception"'
+
+test_expect "a stack overflow is reported with the stack size" '
+    fails rules/crash.yaml deep zeros:4 "neuronop: deep: core 0: error: stack overflow: the kernel needs more than its STACK_SIZE of 6144 bytes"
+    expect_err "declare a larger stack with -DSTACK_SIZE=N"'
+
+test_expect "a larger STACK_SIZE lets the same kernel run" '
+    sed -i "s/^compute_srcs/extra_cflags: [-DSTACK_SIZE=131072]\ncompute_srcs/" rules/crash.yaml
+    run run rules/crash.yaml deep zeros:4
+    expect_status 0
+    expect_out "stack high-water (bytes of 131072)"'
+
+test_expect "a kernel that never ends is stopped at --timeout" '
+    fails rules/crash.yaml spin zeros:4 "neuronop: spin: core 0: error: timeout: the kernel ran for more than 1 s and was stopped"'
+
+test_expect "the public multicore relu sample fails on 10 elements: out of range on core 7" '
+    run run rules_mc sample_relu randn:10
+    expect_status 1
+    expect_err "neuronop: sample_relu: core 7: error: nt_tensor_to_tcm(offset=21, n=3): elements 21..23 are outside the tensor, which has 10"'
+
+test_expect "the sample passes when the size divides by the core count" '
+    run run rules_mc sample_relu randn:64
+    expect_status 0'
+
+for case in \
+    "tcm_past_end|nt_tensor_to_tcm(offset=10, n=4): elements 10..13 are outside the tensor, which has 12" \
+    "tcm_buffer_overrun|nt_tensor_to_tcm(offset=0, n=8): 32 bytes do not fit in the TCM buffer" \
+    "stream_past_end|nt_stream_read_f32: reads past the end of a 12-element tensor" \
+    "stream_after_close|nt_stream_read_f32: the stream was already closed" \
+    "wrong_index_count|nt_get_f32 with 1 index on a 2-dimensional tensor" \
+    "index_out_of_range|nt_get_f32: index 4 of dimension 1 is out of range for a 3x4 tensor" \
+    "write_input|nt_set_f32: writes to an input tensor; inputs are read-only" \
+    "dtype_mismatch|nt_get_bf16 on a float32 tensor: use nt_get_f32"
+do
+    op=${case%%|*}
+    msg=${case#*|}
+    test_expect "access rule: $op" '
+        fails rules/access.yaml '"$op"' randn:3x4 "neuronop: '"$op"': core 0: error: '"$msg"'"'
+done
+
+for case in \
+    "returns_null|core 0: error: the kernel returned NULL" \
+    "wrong_shape|core 0: error: the kernel returned a float32 tensor of shape 1, but the shape function 'same' declared float32 of shape 3x4" \
+    "incoherent|core 0: error: nt_accessor_of: possibly incoherent access" \
+    "unclosed_write|core 0: error: a write stream was never closed" \
+    "shape_reads_data|shape function 'peek_shape': error: nt_accessor_of: shape function 'peek_shape' touches tensor data"
+do
+    op=${case%%|*}
+    msg=${case#*|}
+    test_expect "output rule: $op" '
+        fails rules/output.yaml '"$op"' randn:3x4 "neuronop: '"$op"': '"$msg"'"'
+done
+
+test_expect "NT_INCOHERENT_VERBOSE makes the same access a warning" '
+    run run rules/output.yaml incoherent_verbose randn:3x4
+    expect_status 0
+    expect_err "neuronop: incoherent_verbose: core 0: warning: nt_accessor_of: possibly incoherent access"'
+
+test_expect "TCM left allocated is a warning" '
+    run run rules/output.yaml tcm_leak randn:3x4
+    expect_status 0
+    expect_err "neuronop: tcm_leak: core 0: warning: 100 bytes of TCM still allocated"'
+
+test_expect "a standard accessor in a multicore kernel is an error" '
+    fails rules_mc standard_accessor randn:16 "core 0: error: nt_accessor_of: a standard accessor in a multicore kernel"'
+
+test_expect "a multicore kernel that never calls get_dst_tensor fails" '
+    fails rules_mc no_dst randn:16 "neuronop: no_dst: core 0: error: no core called get_dst_tensor"'
+
+test_expect "printf from cores other than 0 is dropped with one warning" '
+    run run rules_mc talk randn:16
+    expect_status 0
+    expect_out "core 0 of 8"
+    ! grep -q "core 1 of 8" "$WORK/out"
+    test "$(grep -c "warning: printf from core" "$WORK/err")" = 1'
+
+test_expect "several failing cores are all reported" '
+    run run rules_mc sample_relu randn:10 --cores 3
+    expect_status 1
+    expect_err "core 2: error: nt_tensor_to_tcm"'
+
+test_done

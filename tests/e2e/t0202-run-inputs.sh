@@ -1,0 +1,173 @@
+#!/bin/sh
+# neuronop run's inputs: op names, argument counts and types, generators, .npy files of every
+# dtype and every way of being broken, -o, --expect, schedules and device profiles.
+. ./lib.sh
+npy() { perl "$NEURONOP_SRC/tests/e2e/npy.pl" "$@"; }
+cp -R "$NEURONOP_SRC/tests/fixtures/copy" "$WORK/copy"
+copy_example relu_tcm "$WORK/relu"
+copy_example softclip "$WORK/softclip"
+"$NEURONOP" build copy >/dev/null 2>&1
+"$NEURONOP" build relu >/dev/null 2>&1
+
+test_expect "a misspelt op gets a suggestion and the library's ops" '
+    run run relu relu_froward zeros:4
+    expect_status 2
+    expect_err "neuronop: error: no op '\''relu_froward'\'' in library '\''relu_tcm'\''; did you mean '\''relu_forward'\''?"
+    expect_err "its ops: relu_forward(tensor)"'
+
+test_expect "the wrong number of arguments shows the signature" '
+    run run softclip softclip zeros:4 5
+    expect_status 2
+    expect_err "neuronop: error: op '\''softclip'\'' takes 3 arguments, 2 given"
+    expect_err "signature: softclip(tensor, double, scalar)"'
+
+test_expect "a number argument that is not a number" '
+    run run softclip softclip zeros:4 five 1
+    expect_status 2
+    expect_err "argument 2 of op '\''softclip'\'' is a double: '\''five'\'' is not a number"'
+
+test_expect "a scalar takes integers and reals" '
+    run run softclip softclip ones:2 5 2
+    expect_status 0
+    run run softclip softclip ones:2 5 0.25
+    expect_status 0'
+
+test_expect "generators: every kind, with dtypes" '
+    for g in randn:3x4 rand:2x2:f32 zeros:5:i32 ones:2x2x2:bf16 full:3:2.5:f16 arange:10:i64 \
+             arange:4:u8 ones:3:i8 zeros:2:i16; do
+        run run copy copy $g
+        expect_status 0
+    done
+    run run copy copy full:3:2.5:f16
+    expect_out "output: 3 float16  min 2.5  max 2.5"'
+
+test_expect "the same seed gives the same tensor; another seed another" '
+    run run copy copy randn:8 --seed 5 -o a.npy
+    run run copy copy randn:8 --seed 5 -o b.npy
+    run run copy copy randn:8 --seed 6 -o c.npy
+    cmp a.npy b.npy
+    ! cmp -s a.npy c.npy'
+
+for bad in "randn:|a shape is sizes joined by x" "randn:3y4|a shape is sizes joined by x" \
+           "zeros:4:f64|unknown dtype 'f64'" "full:4|full needs a shape and a value" \
+           "full:4:abc|the value of full is not a number" "arange:2x2|arange takes a count"; do
+    spec=${bad%%|*}
+    msg=${bad#*|}
+    test_expect "bad generator $spec" '
+        run run copy copy "'"$spec"'"
+        expect_status 2
+        expect_err "neuronop: error: bad tensor generator '\'''"$spec"''\'': '"$msg"'"'
+done
+
+test_expect "a generated tensor over the device limits is refused" '
+    run run copy copy zeros:1x1x1x1x1x1x1x1x1
+    expect_status 2
+    expect_err "bad tensor generator"
+    run run copy copy zeros:70000x1x1x1x1
+    expect_status 2
+    expect_err "over the device'\''s limits: a dimension over 65535 in a 5-D tensor"'
+
+for d in "<f4" "<f2" "<V2" "<i4" "|i1" "<i8" "<i2" "|u1"; do
+    test_expect ".npy of dtype $d goes through a kernel and back unchanged" '
+        npy write in.npy "'"$d"'" 2x3 1 2 3 4 5 6
+        run run copy copy in.npy -o out.npy
+        expect_status 0
+        test "$(npy read out.npy | tr "\n" " ")" = "'"$d"' 2x3 1 2 3 4 5 6 "'
+done
+
+test_expect "a Fortran-order .npy is read in its logical order" '
+    npy write-fortran f.npy "<f4" 2x3 1 2 3 4 5 6
+    run run copy copy f.npy -o out.npy
+    expect_status 0
+    test "$(npy read out.npy | tr "\n" " ")" = "<f4 2x3 1 2 3 4 5 6 "'
+
+test_expect "a missing .npy file" '
+    run run copy copy nothing.npy
+    expect_status 2
+    expect_err "neuronop: error: cannot read '\''nothing.npy'\'': No such file or directory"'
+
+test_expect "a file that is not .npy" '
+    echo hello >x.npy
+    run run copy copy x.npy
+    expect_status 2
+    expect_err "'\''x.npy'\'' is not a valid .npy file: it does not start with the .npy magic"'
+
+test_expect "a truncated .npy" '
+    npy write t.npy "<f4" 4 1 2 3 4
+    head -c $(($(wc -c <t.npy) - 10)) t.npy >short.npy
+    run run copy copy short.npy
+    expect_status 2
+    expect_err "its shape needs 16 bytes of data, the file has 6 (truncated)"'
+
+test_expect "an oversized .npy" '
+    npy write t.npy "<f4" 4 1 2 3 4
+    cp t.npy long.npy
+    printf xxxx >>long.npy
+    run run copy copy long.npy
+    expect_status 2
+    expect_err "its shape needs 16 bytes of data, the file has 20 (extra bytes at the end)"'
+
+test_expect "a .npy of a dtype the device lacks" '
+    npy header d.npy "{'\''descr'\'': '\''<f8'\'', '\''fortran_order'\'': False, '\''shape'\'': (0,), }"
+    run run copy copy d.npy
+    expect_status 2
+    expect_err "'\''d.npy'\'' has dtype '\''<f8'\'', which the device does not have"'
+
+test_expect "a .npy header without a shape" '
+    npy header h.npy "{'\''descr'\'': '\''<f4'\'', '\''fortran_order'\'': False, }"
+    run run copy copy h.npy
+    expect_status 2
+    expect_err "its header lacks '\''descr'\'', '\''fortran_order'\'' or '\''shape'\''"'
+
+test_expect "-o into a folder that does not exist" '
+    run run copy copy zeros:3 -o no/such/dir/out.npy
+    expect_status 2
+    expect_err "neuronop: error: cannot write '\''no/such/dir/out.npy'\''"'
+
+test_expect "--expect that matches, and one that does not, with the worst elements" '
+    npy write want.npy "<f4" 2x2 1 2 3 4
+    npy write got.npy "<f4" 2x2 1 2 3.5 4
+    run run copy copy want.npy --expect want.npy
+    expect_status 0
+    expect_out "matches '\''want.npy'\''"
+    run run copy copy got.npy --expect want.npy
+    expect_status 1
+    expect_err "output differs from '\''want.npy'\'': 1 of 4 elements beyond rtol=1.3e-06 atol=1e-05"
+    expect_err "  at [1, 0]: got 3.5, expected 3 (error 0.5)"
+    run run copy copy got.npy --expect want.npy --atol 0.6
+    expect_status 0'
+
+test_expect "--expect with another shape" '
+    npy write want.npy "<f4" 4 1 2 3 4
+    run run copy copy zeros:2x2 --expect want.npy
+    expect_status 1
+    expect_err "shape 2x2 differs from the expected 4"'
+
+test_expect "a misspelt schedule" '
+    run run copy copy zeros:2 --schedule sequental
+    expect_status 2
+    expect_err "unknown schedule '\''sequental'\'' (did you mean '\''sequential'\''?)"'
+
+test_expect "an unknown device profile" '
+    run run copy copy zeros:2 --device trn9
+    expect_status 2
+    expect_err "neuronop: error: no device profile '\''trn9'\''"'
+
+test_expect "a broken device profile is reported at its line" '
+    sed "s/^cores: 8 /cores: many /" "$NEURONOP_SHARE_DIR/devices/trn1.yaml" >bad.yaml
+    run run copy copy zeros:2 --device ./bad.yaml
+    expect_status 2
+    expect_err "./bad.yaml:6:8: error: '\''cores'\'' must be a whole number, not '\''many'\''"'
+
+test_expect "a library path that does not exist" '
+    run run nowhere.so op zeros:2
+    expect_status 2
+    expect_err "cannot read '\''nowhere.so'\''"'
+
+test_expect "run builds a folder first and stops on a compile error with status 3" '
+    echo "broken" >>relu/relu.c
+    run run relu relu_forward zeros:2
+    expect_status 3
+    expect_err "relu/relu.c:"'
+
+test_done

@@ -1,0 +1,145 @@
+/* Unit tests of the virtual device: runs through the library API, the TCM pool, and two
+ * devices working at once in one process. */
+#include <pthread.h>
+
+#include "unit.h"
+
+static const char *const kernels =
+    "#include <neuronop.h>\n"
+    "nt_tensor *pool(const nt_tensor *t) {\n"
+    "    /* how many 1 KB blocks fit in this core's pool, then free them all */\n"
+    "    void *p[64]; int n = 0;\n"
+    "    while (n < 64 && (p[n] = tcm_malloc(1024)) != 0) n++;\n"
+    "    for (int i = 0; i < n; i++) tcm_free(p[i]);\n"
+    "    nt_tensor *out = get_dst_tensor();\n"
+    "    nt_accessor a = nt_accessor_of(out);\n"
+    "    nt_set_f32(&a, (float)n, 0);\n"
+    "    return out;\n"
+    "}\n"
+    "nt_tensor *twice(const nt_tensor *t, int64_t k) {\n"
+    "    return nt_mul_s_out(get_dst_tensor(), t, nt_scalar_i(2 * k));\n"
+    "}\n";
+static const char *const shapes =
+    "#include <neuronop.h>\n"
+    "nt_tensor *one(const nt_tensor *t) { return nt_empty(NT_SHAPE(1), NT_F32); }\n"
+    "nt_tensor *same(const nt_tensor *t, int64_t k) {\n"
+    "    return nt_empty(nt_dim(t), nt_sizes(t), nt_dtype_of(t)); }\n";
+
+static const char *dir;
+static nop_library *lib;
+static nop_profile *profile;
+
+static int setup(void **state)
+{
+    dir = unit_tmpdir();
+    unit_write(dir, "neuronop.yaml", "name: dev\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\n"
+               "ops:\n  pool: {args: [tensor], shape: one, kernel: pool}\n"
+               "  twice: {args: [tensor, int64], shape: same, kernel: twice}\n");
+    unit_write(dir, "k.c", kernels);
+    unit_write(dir, "s.c", shapes);
+    nop_manifest *m;
+    nop_error err;
+    nop_build_result res;
+    nop_build_opts o = { .share_dir = unit_share_dir() };
+    if (nop_manifest_load(&m, dir, &err) != 0 || nop_build(m, &o, &res, &err) != 0 ||
+        nop_library_open(&lib, res.lib_path, &err) != 0 ||
+        nop_profile_load(&profile, "trn1", unit_share_dir(), &err) != 0) {
+        fprintf(stderr, "setup: %s\n", err.diag.msg);
+        return -1;
+    }
+    nop_manifest_free(m);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    nop_library_close(lib);
+    nop_profile_free(profile);
+    unit_cleanup(dir);
+    return 0;
+}
+
+static void tcm_pool_holds_16_kb(void **state)
+{
+    nop_device *dev;
+    nop_error err;
+    assert_int_equal(nop_device_new(&dev, profile, NULL, &err), 0);
+    nop_tensor *t;
+    assert_int_equal(nop_tensor_generate(&t, "zeros:1", 0, &err), 0);
+    nop_value v = { .type = NOP_ARG_TENSOR, .tensor = t };
+    nop_run_result res;
+    assert_int_equal(nop_device_run(dev, lib, nop_library_find_op(lib, "pool"), &v, 1, &res,
+                                    &err), 0);
+    assert_true(nop_tensor_get(res.output, 0) == 16.0);
+    assert_int_equal(res.cores[0].counters.tcm_peak, 16384);
+    nop_run_result_clear(&res);
+    nop_tensor_free(t);
+    nop_device_free(dev);
+}
+
+static void arguments_must_match(void **state)
+{
+    nop_device *dev;
+    nop_error err;
+    assert_int_equal(nop_device_new(&dev, profile, NULL, &err), 0);
+    nop_value v = { .type = NOP_ARG_DOUBLE, .d = 1 };
+    nop_run_result res;
+    assert_int_equal(nop_device_run(dev, lib, nop_library_find_op(lib, "pool"), &v, 1, &res,
+                                    &err), -1);
+    assert_int_equal(err.status, NOP_EXIT_USAGE);
+    assert_non_null(strstr(err.diag.msg, "must be a tensor, not a double"));
+    nop_run_result_clear(&res);
+    nop_device_free(dev);
+}
+
+typedef struct job {
+    int64_t k;
+    int failures;
+} job;
+
+/* Each thread has its own device and runs `twice` with its own factor many times. */
+static void *hammer(void *arg)
+{
+    job *j = arg;
+    nop_device *dev;
+    nop_error err;
+    nop_device_opts o = { .schedule = NOP_SCHED_SEQUENTIAL };
+    if (nop_device_new(&dev, profile, &o, &err) != 0)
+        return NULL;
+    nop_tensor *t;
+    nop_tensor_generate(&t, "arange:64", 0, &err);
+    nop_value v[2] = { { .type = NOP_ARG_TENSOR, .tensor = t },
+                       { .type = NOP_ARG_INT64, .i = j->k, .is_int = true } };
+    for (int r = 0; r < 50; r++) {
+        nop_run_result res;
+        if (nop_device_run(dev, lib, nop_library_find_op(lib, "twice"), v, 2, &res, &err) != 0 ||
+            nop_tensor_get(res.output, 63) != 63.0 * 2 * (double)j->k)
+            j->failures++;
+        nop_run_result_clear(&res);
+    }
+    nop_tensor_free(t);
+    nop_device_free(dev);
+    return NULL;
+}
+
+static void two_devices_do_not_interfere(void **state)
+{
+    pthread_t a, b;
+    job ja = { 1, 0 }, jb = { 3, 0 };
+    pthread_create(&a, NULL, hammer, &ja);
+    pthread_create(&b, NULL, hammer, &jb);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    assert_int_equal(ja.failures, 0);
+    assert_int_equal(jb.failures, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(tcm_pool_holds_16_kb),
+        cmocka_unit_test(arguments_must_match),
+        cmocka_unit_test(two_devices_do_not_interfere),
+    };
+    return cmocka_run_group_tests_name("device", tests, setup, teardown);
+}

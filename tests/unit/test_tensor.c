@@ -1,0 +1,140 @@
+/* Unit tests of tensors, dtype conversion, .npy I/O, generators and comparison. */
+#include <math.h>
+
+#include "unit.h"
+#include "tensor.h"
+
+static void bf16_rounds_to_nearest_even(void **state)
+{
+    assert_int_equal(nopi_f32_to_bf16(1.0f), 0x3f80);
+    assert_int_equal(nopi_f32_to_bf16(-2.0f), 0xc000);
+    assert_int_equal(nopi_f32_to_bf16(1.00390625f), 0x3f80);   /* tie: to even (down) */
+    assert_int_equal(nopi_f32_to_bf16(1.01171875f), 0x3f82);   /* tie: to even (up) */
+    assert_true(isnan(nopi_bf16_to_f32(nopi_f32_to_bf16(NAN))));
+    assert_true(nopi_bf16_to_f32(0x3f80) == 1.0f);
+}
+
+static void f16_conversions(void **state)
+{
+    assert_int_equal(nopi_f32_to_f16(1.0f), 0x3c00);
+    assert_int_equal(nopi_f32_to_f16(65504.0f), 0x7bff);
+    assert_int_equal(nopi_f32_to_f16(65536.0f), 0x7c00);             /* overflow: inf */
+    assert_int_equal(nopi_f32_to_f16(0x1p-24f), 0x0001);             /* smallest subnormal */
+    assert_int_equal(nopi_f32_to_f16(1.0f + 0x1p-11f), 0x3c00);      /* tie: to even */
+    assert_int_equal(nopi_f32_to_f16(-0.5f), 0xb800);
+    for (uint32_t h = 0; h < 0x7c00; h += 7)                         /* round trip */
+        assert_int_equal(nopi_f32_to_f16(nopi_f16_to_f32((uint16_t)h)), h);
+}
+
+static void elements_convert_by_dtype(void **state)
+{
+    int64_t n = 3;
+    nt_tensor *t = nopi_tensor_alloc(NT_I8, 1, &n, false);
+    nopi_set_f(t, 0, 3.9);
+    nopi_set_i(t, 1, 300);   /* wraps to its width */
+    nopi_set_f(t, 2, -2.5);
+    assert_int_equal(nopi_get_i(t, 0), 3);
+    assert_int_equal(nopi_get_i(t, 1), 44);
+    assert_int_equal(nopi_get_i(t, 2), -2);
+    nopi_tensor_free(t);
+}
+
+static void shape_limits(void **state)
+{
+    char why[256];
+    int64_t ok8[8] = { 65535, 2, 2, 2, 2, 2, 2, 2 }, big4[4] = { 4294967295LL, 1, 1, 1 };
+    int64_t big5[5] = { 65536, 1, 1, 1, 1 }, neg[1] = { -1 };
+    assert_true(nopi_shape_ok(8, ok8, why, sizeof why));
+    assert_true(nopi_shape_ok(4, big4, why, sizeof why));
+    assert_false(nopi_shape_ok(5, big5, why, sizeof why));
+    assert_false(nopi_shape_ok(9, ok8, why, sizeof why));
+    assert_false(nopi_shape_ok(1, neg, why, sizeof why));
+}
+
+static void npy_round_trip(void **state)
+{
+    const char *dir = unit_tmpdir();
+    char path[300];
+    snprintf(path, sizeof path, "%s/t.npy", dir);
+    for (int d = NT_F32; d <= NT_U8; d++) {
+        int64_t sizes[2] = { 3, 5 };
+        nt_tensor *t = nopi_tensor_alloc((nt_dtype)d, 2, sizes, false), *back;
+        for (int64_t i = 0; i < 15; i++)
+            nopi_set_f(t, i, (double)i - 4);
+        nop_error err;
+        assert_int_equal(nop_tensor_save_npy(t, path, &err), 0);
+        assert_int_equal(nop_tensor_load_npy(&back, path, &err), 0);
+        assert_int_equal(back->dtype, d);
+        assert_int_equal(back->ndim, 2);
+        assert_int_equal(back->sizes[1], 5);
+        assert_memory_equal(back->data, t->data, 15 * t->itemsize);
+        nopi_tensor_free(t);
+        nopi_tensor_free(back);
+    }
+    unit_write(dir, "bad.npy", "\x93NUMPY\x01\x00\x05\x00{'a'}");
+    snprintf(path, sizeof path, "%s/bad.npy", dir);
+    nt_tensor *t = NULL;
+    nop_error err;
+    assert_int_equal(nop_tensor_load_npy(&t, path, &err), -1);
+    assert_null(t);
+    assert_int_equal(err.status, NOP_EXIT_USAGE);
+    unit_cleanup(dir);
+}
+
+static void generators_are_seeded(void **state)
+{
+    nt_tensor *a, *b, *c;
+    nop_error err;
+    assert_int_equal(nop_tensor_generate(&a, "randn:100", 1, &err), 0);
+    assert_int_equal(nop_tensor_generate(&b, "randn:100", 1, &err), 0);
+    assert_int_equal(nop_tensor_generate(&c, "randn:100", 2, &err), 0);
+    assert_memory_equal(a->data, b->data, 400);
+    assert_memory_not_equal(a->data, c->data, 400);
+    nop_tensor_stats st;
+    nop_tensor_stats_of(a, &st);
+    assert_true(fabs(st.mean) < 0.4 && st.min < -0.5 && st.max > 0.5);
+    nopi_tensor_free(a);
+    nopi_tensor_free(b);
+    nopi_tensor_free(c);
+    assert_int_equal(nop_tensor_generate(&a, "arange:5:i64", 0, &err), 0);
+    assert_int_equal(nopi_get_i(a, 4), 4);
+    assert_int_equal(a->dtype, NT_I64);
+    nopi_tensor_free(a);
+    assert_true(nop_is_generator("full:2:1"));
+    assert_false(nop_is_generator("data/full.npy"));
+    assert_int_equal(nop_tensor_generate(&a, "gauss:3", 0, &err), -1);
+}
+
+static void compare_finds_the_worst(void **state)
+{
+    int64_t n = 4;
+    nt_tensor *got = nopi_tensor_alloc(NT_F32, 1, &n, false);
+    nt_tensor *want = nopi_tensor_alloc(NT_F32, 1, &n, false);
+    float g[4] = { 1, 2.5, 3, 9 }, w[4] = { 1, 2, 3, 4 };
+    memcpy(got->data, g, sizeof g);
+    memcpy(want->data, w, sizeof w);
+    nop_compare res;
+    nop_tensor_compare(got, want, 0, 0.1, &res);
+    assert_int_equal(res.mismatches, 2);
+    assert_int_equal(res.worst[0].index, 3);
+    assert_true(res.worst[0].error == 5.0);
+    assert_int_equal(res.worst[1].index, 1);
+    nop_tensor_compare(got, want, 0, 10, &res);
+    assert_int_equal(res.mismatches, 0);
+    nopi_tensor_free(got);
+    nopi_tensor_free(want);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(bf16_rounds_to_nearest_even),
+        cmocka_unit_test(f16_conversions),
+        cmocka_unit_test(elements_convert_by_dtype),
+        cmocka_unit_test(shape_limits),
+        cmocka_unit_test(npy_round_trip),
+        cmocka_unit_test(generators_are_seeded),
+        cmocka_unit_test(compare_finds_the_worst),
+    };
+    return cmocka_run_group_tests_name("tensor", tests, NULL, NULL);
+}
