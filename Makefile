@@ -115,8 +115,13 @@ sanitize: test-deps
 e2e-sanitize: $(BIN)
 	@cd tests/e2e && $(TEST_ENV) $(SAN_ENV) NEURONOP_SANITIZED=1 prove --timer t[0-9]*.sh
 
-bench: deps $(BIN)
+$(O)/bench/devbench: bench/devbench.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
+
+bench: deps $(BIN) $(O)/bench/devbench
 	@sh bench/run.sh "$(abspath $(BIN))"
+	@$(O)/bench/devbench "$(abspath share/neuronop)" "$(abspath bench/kernels)"
 
 golden: $(BIN)
 	@cd tests/e2e && $(TEST_ENV) NEURONOP_GOLDEN_UPDATE=1 sh t0100-build-diagnostics.sh >/dev/null

@@ -16,6 +16,7 @@
 
 #include "api_impl.h"
 #include "fiber.h"
+#include "pool.h"
 
 /* Room for the runtime's own frames below a kernel's deepest one.  The kernel may use its
  * whole STACK_SIZE; the stack is mapped that much larger, and a kernel whose high-water mark
@@ -28,9 +29,24 @@
 #endif
 #define SHAPE_STACK (1u << 20)   /* shape functions are host code: a host-sized stack */
 
+/* What a device keeps between runs, so a launch reuses rather than allocates. */
+typedef struct slot {
+    nopi_stack stack;           /* sized for stack_size + STACK_RESERVE */
+    ucontext_t context;         /* a getcontext result, reused for every run */
+    bool have_context;
+    size_t stack_size;
+    size_t dirty;               /* bytes from the top written since it was last painted */
+    unsigned char *tcm;
+} slot;
+
 struct nop_device {
     const nop_profile *profile;
     nop_device_opts opts;
+    pthread_mutex_t running;    /* one run at a time */
+    nopi_pool *pool;            /* started by the first run */
+    slot slots[NOPI_MAX_CORES];
+    nopi_stack shape_stack;
+    char *ring;
 };
 
 int nop_device_new(nop_device **out, const nop_profile *profile, const nop_device_opts *opts,
@@ -43,11 +59,11 @@ int nop_device_new(nop_device **out, const nop_profile *profile, const nop_devic
     d->profile = profile;
     if (opts)
         d->opts = *opts;
-    if (d->opts.cores < 0 || d->opts.cores > 64) {
+    if (d->opts.cores < 0 || d->opts.cores > NOPI_MAX_CORES) {
         int cores = d->opts.cores;
         free(d);
-        return nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "%d cores: a device has 1 to 64",
-                         cores);
+        return nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "%d cores: a device has 1 to %d",
+                         cores, NOPI_MAX_CORES);
     }
     if (d->opts.threads <= 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -55,12 +71,23 @@ int nop_device_new(nop_device **out, const nop_profile *profile, const nop_devic
     }
     if (d->opts.timeout <= 0)
         d->opts.timeout = profile->timeout;
+    pthread_mutex_init(&d->running, NULL);
     *out = d;
     return 0;
 }
 
 void nop_device_free(nop_device *dev)
 {
+    if (!dev)
+        return;
+    nopi_pool_free(dev->pool);
+    for (int i = 0; i < NOPI_MAX_CORES; i++) {
+        nopi_stack_free(&dev->slots[i].stack);
+        free(dev->slots[i].tcm);
+    }
+    nopi_stack_free(&dev->shape_stack);
+    free(dev->ring);
+    pthread_mutex_destroy(&dev->running);
     free(dev);
 }
 
@@ -227,29 +254,60 @@ static int bind_args(const nt__op_desc *op, const nop_value *args, int nargs, nt
 
 /* ---- cores ------------------------------------------------------------------------------ */
 
-static int core_init(nopi_core *c, nopi_run *run, uint32_t id, uint32_t count, bool shape)
+/* Prepares core id of a run on the device's cached stack and TCM (allocated on first use,
+ * reallocated when the library's stack size changes).  The stack is repainted only where the
+ * last run wrote, which keeps a launch cheap. */
+static int core_init(nop_device *dev, nopi_core *c, nopi_run *run, uint32_t id,
+                     uint32_t count)
 {
     memset(c, 0, sizeof *c);
     c->run = run;
     c->id = id;
     c->count = count;
-    c->shape_mode = shape;
-    if (nopi_stack_alloc(&c->stack, shape ? SHAPE_STACK : run->stack_size + STACK_RESERVE))
+    slot *s = &dev->slots[id];
+    if (!s->stack.map || s->stack_size != run->stack_size) {
+        nopi_stack_free(&s->stack);
+        if (nopi_stack_alloc(&s->stack, run->stack_size + STACK_RESERVE) != 0)
+            return -1;
+        s->stack_size = run->stack_size;
+        s->dirty = (size_t)(s->stack.hi - s->stack.lo);
+    }
+    if (!s->tcm && !(s->tcm = calloc(1, (size_t)run->profile->tcm_bytes)))
         return -1;
-    if (!shape && !(c->tcm = calloc(1, (size_t)run->profile->tcm_bytes)))
-        return -1;
+    if (!s->have_context) {
+        getcontext(&s->context);
+        s->have_context = true;
+    }
+    nopi_stack_repaint(&s->stack, s->dirty);
+    c->stack = s->stack;
+    c->tcm = s->tcm;
+    c->fiber = s->context;
+    c->fiber_ready = true;
     return 0;
 }
 
-static void core_free(nopi_core *c)
+static int shape_core_init(nop_device *dev, nopi_core *c, nopi_run *run)
 {
-    nopi_stack_free(&c->stack);
-    free(c->tcm);
+    memset(c, 0, sizeof *c);
+    c->run = run;
+    c->count = 1;
+    c->shape_mode = true;
+    if (!dev->shape_stack.map && nopi_stack_alloc(&dev->shape_stack, SHAPE_STACK) != 0)
+        return -1;
+    c->stack = dev->shape_stack;
+    return 0;
+}
+
+/* Frees what the kernel made; the stack and TCM stay with the device. */
+static void core_release(nop_device *dev, nopi_core *c)
+{
     for (nt_tensor *t = c->owned, *next; t; t = next) {
         next = t->next;
         nopi_tensor_free(t);
     }
     c->owned = NULL;
+    if (!c->shape_mode)
+        dev->slots[c->id].dirty = c->stack_high_water;
 }
 
 /* Rules checked when a kernel has returned normally. */
@@ -279,69 +337,7 @@ static void after_kernel(nopi_core *c)
                        "(tcm_free every tcm_malloc)", (long long)leaked);
 }
 
-/* ---- workers and the watchdog ----------------------------------------------------------- */
-
-typedef struct pool {
-    nopi_run *run;
-    const nop_library *lib;
-    int *order;                 /* core indices in run order */
-    _Atomic int next;
-    nopi_worker **workers;      /* for the watchdog */
-    int nworkers;
-    _Atomic int registered;
-    bool stop;                  /* under lock; wake signals it */
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
-} pool;
-
-static void *work(void *arg)
-{
-    pool *p = arg;
-    nopi_worker w;
-    if (nopi_worker_enter(&w, p->lib->text_lo, p->lib->text_hi) != 0)
-        return (void *)1;
-    int slot = atomic_fetch_add(&p->registered, 1);
-    pthread_mutex_lock(&p->lock);
-    p->workers[slot] = &w;
-    pthread_mutex_unlock(&p->lock);
-    for (;;) {
-        int i = atomic_fetch_add(&p->next, 1);
-        if (i >= p->run->ncores)
-            break;
-        nopi_core *c = &p->run->cores[p->order[i]];
-        nopi_run_core(c, p->run->op->call_kernel);
-        after_kernel(c);
-    }
-    pthread_mutex_lock(&p->lock);
-    p->workers[slot] = NULL;
-    pthread_mutex_unlock(&p->lock);
-    nopi_worker_leave(&w);
-    return NULL;
-}
-
-/* Every 5 ms, pokes workers whose core is past its deadline, until the run says stop. */
-static void *watchdog(void *arg)
-{
-    pool *p = arg;
-    pthread_mutex_lock(&p->lock);
-    while (!p->stop) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-        for (int i = 0; i < p->nworkers; i++) {
-            nopi_worker *w = p->workers[i];
-            int64_t deadline = w ? nopi_worker_deadline(w) : 0;
-            if (deadline && t > deadline)
-                nopi_worker_poke(w);
-        }
-        t += 5 * 1000 * 1000;
-        ts.tv_sec = (time_t)(t / 1000000000);
-        ts.tv_nsec = (long)(t % 1000000000);
-        pthread_cond_timedwait(&p->wake, &p->lock, &ts);
-    }
-    pthread_mutex_unlock(&p->lock);
-    return NULL;
-}
+/* ---- running the cores ------------------------------------------------------------------ */
 
 static void make_order(int *order, int n, enum nop_schedule s, uint64_t seed)
 {
@@ -359,80 +355,34 @@ static void make_order(int *order, int n, enum nop_schedule s, uint64_t seed)
     }
 }
 
-static int run_cores(nop_device *dev, const nop_library *lib, nopi_run *run, nop_error *err)
+static int run_cores(nop_device *dev, const nop_library *lib, nopi_worker *self, nopi_run *run,
+                     nop_error *err)
 {
-    int threads = dev->opts.schedule == NOP_SCHED_PARALLEL ? dev->opts.threads : 1;
+    if (!dev->pool && !(dev->pool = nopi_pool_new(dev->opts.threads)))
+        return nopi_fail(err, NOP_EXIT_FAIL, NULL, 0, 0, "cannot start the device's host "
+                         "threads: out of memory");
+    int threads = dev->opts.schedule == NOP_SCHED_PARALLEL ? nopi_pool_threads(dev->pool) : 1;
     if (threads > run->ncores)
         threads = run->ncores;
     run->threads = threads;
-    pool p = { .run = run, .lib = lib, .nworkers = threads };
-    pthread_mutex_init(&p.lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&p.wake, &ca);
-    pthread_condattr_destroy(&ca);
-    p.order = calloc((size_t)run->ncores, sizeof *p.order);
-    p.workers = calloc((size_t)threads, sizeof *p.workers);
-    pthread_t *tids = calloc((size_t)threads, sizeof *tids);
-    int rc = 0, started = 0;
-    pthread_t dog;
-    bool have_dog = false;
-    if (!p.order || !p.workers || !tids) {
-        rc = nopi_fail(err, NOP_EXIT_FAIL, NULL, 0, 0, "out of memory");
-        goto out;
-    }
-    make_order(p.order, run->ncores, dev->opts.schedule, dev->opts.seed);
-    have_dog = run->timeout > 0 && pthread_create(&dog, NULL, watchdog, &p) == 0;
-    /* the calling thread is one of the workers */
-    for (int i = 1; i < threads; i++, started++)
-        if (pthread_create(&tids[i], NULL, work, &p) != 0)
-            break;
-    void *res = work(&p);
-    for (int i = 1; i <= started; i++) {
-        void *r;
-        pthread_join(tids[i], &r);
-        res = res ? res : r;
-    }
-    if (res)
-        rc = nopi_fail(err, NOP_EXIT_FAIL, NULL, 0, 0, "cannot set up a host thread for the "
-                       "device: out of memory");
-out:
-    if (have_dog) {
-        pthread_mutex_lock(&p.lock);
-        p.stop = true;
-        pthread_cond_signal(&p.wake);
-        pthread_mutex_unlock(&p.lock);
-        pthread_join(dog, NULL);
-    }
-    pthread_cond_destroy(&p.wake);
-    pthread_mutex_destroy(&p.lock);
-    free(p.order);
-    free(p.workers);
-    free(tids);
-    return rc;
+    int order[NOPI_MAX_CORES];
+    make_order(order, run->ncores, dev->opts.schedule, dev->opts.seed);
+    nopi_pool_run(dev->pool, self, run, order, threads, lib->text_lo, lib->text_hi,
+                  after_kernel);
+    return 0;
 }
 
 /* ---- the shape function ----------------------------------------------------------------- */
 
-static int run_shape(const nop_library *lib, nopi_run *run, const nt__arg *sargs,
-                     nop_error *err)
+static int run_shape(nop_device *dev, nopi_run *run, const nt__arg *sargs, nop_error *err)
 {
     nopi_core sc;
-    if (core_init(&sc, run, 0, 1, true) != 0) {
-        core_free(&sc);
+    if (shape_core_init(dev, &sc, run) != 0)
         return nopi_fail(err, NOP_EXIT_FAIL, NULL, 0, 0, "out of memory");
-    }
     const nt__arg *kargs = run->args;
     run->args = sargs;
-    nopi_worker w;
     int rc = 0;
-    if (nopi_worker_enter(&w, lib->text_lo, lib->text_hi) != 0) {
-        rc = nopi_fail(err, NOP_EXIT_FAIL, NULL, 0, 0, "out of memory");
-        goto out;
-    }
     nopi_run_core(&sc, run->op->call_shape);
-    nopi_worker_leave(&w);
     const nt_tensor *r = sc.returned;
     if (sc.end == NOPI_END_OK && !r) {
         sc.end = NOPI_END_ERROR;
@@ -456,7 +406,7 @@ static int run_shape(const nop_library *lib, nopi_run *run, const nt__arg *sargs
                        "large for this machine's memory", r->ndim);
 out:
     run->args = kargs;
-    core_free(&sc);
+    core_release(dev, &sc);
     return rc;
 }
 
@@ -562,11 +512,16 @@ int nop_device_run(nop_device *dev, const nop_library *lib, int opi, const nop_v
     res->threads = 1;
 
     int rc = -1;
+    pthread_mutex_lock(&dev->running);
+    nopi_worker self;
+    bool worker = nopi_worker_enter(&self, lib->text_lo, lib->text_hi) == 0;
     nt__arg *kargs = calloc((size_t)(op->nargs ? op->nargs : 1), sizeof *kargs);
     nt__arg *sargs = calloc((size_t)(op->nargs ? op->nargs : 1), sizeof *sargs);
     run.cores = calloc((size_t)run.ncores, sizeof *run.cores);
-    run.ring = calloc(1, run.ring_size ? run.ring_size : 1);
-    if (!kargs || !sargs || !run.cores || !run.ring) {
+    if (!dev->ring)
+        dev->ring = calloc(1, run.ring_size ? run.ring_size : 1);
+    run.ring = dev->ring;
+    if (!worker || !kargs || !sargs || !run.cores || !run.ring) {
         nopi_fail(err, NOP_EXIT_FAIL, NULL, 0, 0, "out of memory");
         goto out;
     }
@@ -579,16 +534,16 @@ int nop_device_run(nop_device *dev, const nop_library *lib, int opi, const nop_v
     if (bind_args(op, args, nargs, kargs, sargs, err) != 0)
         goto out;
     run.args = kargs;
-    if (run_shape(lib, &run, sargs, err) != 0)
+    if (run_shape(dev, &run, sargs, err) != 0)
         goto out;
     for (int i = 0; i < run.ncores; i++) {
-        if (core_init(&run.cores[i], &run, (uint32_t)i, (uint32_t)run.ncores, false) != 0) {
+        if (core_init(dev, &run.cores[i], &run, (uint32_t)i, (uint32_t)run.ncores) != 0) {
             nopi_fail(err, NOP_EXIT_FAIL, NULL, 0, 0, "out of memory for core %d's stack and "
                       "TCM", i);
             goto out;
         }
     }
-    if (run_cores(dev, lib, &run, err) != 0)
+    if (run_cores(dev, lib, &self, &run, err) != 0)
         goto out;
     res->threads = run.threads;
     output_rules(&run);
@@ -611,7 +566,8 @@ out:
         }
     }
     for (int i = 0; run.cores && i < run.ncores; i++)
-        core_free(&run.cores[i]);
+        if (run.cores[i].run)
+            core_release(dev, &run.cores[i]);
     free(run.cores);
     if (kargs)
         free_views(kargs, op);
@@ -620,9 +576,11 @@ out:
     free(kargs);
     free(sargs);
     nopi_tensor_free(run.dst);
-    free(run.ring);
     pthread_mutex_destroy(&run.ring_lock);
     pthread_mutex_destroy(&run.diag_lock);
+    if (worker)
+        nopi_worker_leave(&self);
+    pthread_mutex_unlock(&dev->running);
     res->seconds = nopi_now() - t0;
     return rc;
 }

@@ -29,7 +29,7 @@
 
 #define NOPI_MAX_TCM_BLOCKS 128
 #define NOPI_MAX_STREAMS 64
-#define NOPI_MAX_ACCESSORS 4096
+#define NOPI_MAX_CORES 64
 
 /* A kernel stack: usable bytes above a PROT_NONE guard far larger than any frame, because
  * tcc emits no stack probes (a 64 KB local array would step over one guard page). */
@@ -41,7 +41,8 @@ typedef struct nopi_stack {
 
 int nopi_stack_alloc(nopi_stack *s, size_t usable);
 void nopi_stack_free(nopi_stack *s);
-void nopi_stack_paint(nopi_stack *s);
+/* Repaints the top `dirty` bytes (what a run may have written); the rest is still painted. */
+void nopi_stack_repaint(nopi_stack *s, size_t dirty);
 size_t nopi_stack_high_water(const nopi_stack *s);
 
 typedef nop_counters nopi_counters;   /* what a core did (libneuronop.h) */
@@ -77,6 +78,7 @@ typedef struct nopi_core {
     bool shape_mode;            /* running a shape function on the host */
     nopi_stack stack;
     ucontext_t fiber;
+    bool fiber_ready;           /* fiber already holds a getcontext result to reuse */
     unsigned char *tcm;         /* the pool: run->profile->tcm_bytes */
     nopi_tcm_block blocks[NOPI_MAX_TCM_BLOCKS];
     int nblocks;

@@ -79,14 +79,25 @@ void nopi_stack_free(nopi_stack *s)
     memset(s, 0, sizeof *s);
 }
 
-void nopi_stack_paint(nopi_stack *s)
+void nopi_stack_repaint(nopi_stack *s, size_t dirty)
 {
-    memset(s->lo, PAINT, (size_t)(s->hi - s->lo));
+    size_t size = (size_t)(s->hi - s->lo);
+    if (dirty > size)
+        dirty = size;
+    memset(s->hi - dirty, PAINT, dirty);
 }
 
 size_t nopi_stack_high_water(const nopi_stack *s)
 {
+    /* word by word from the bottom (the stack is page-aligned), then the exact byte */
+    static const uint64_t painted = 0x0101010101010101ull * PAINT;
     const unsigned char *p = s->lo;
+    for (; p + 8 <= s->hi; p += 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        if (w != painted)
+            break;
+    }
     while (p < s->hi && *p == PAINT)
         p++;
     return (size_t)(s->hi - p);
@@ -162,7 +173,9 @@ static void install_handlers(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_signal;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    /* SA_NODEFER: the signal stays unblocked while the handler runs, so jumping out of it
+     * needs no mask restored, and sigsetjmp need not save one (a system call per core). */
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < NOPI_ARRAY_LEN(fault_signals); i++)
         sigaction(fault_signals[i], &sa, &previous[i]);
@@ -232,9 +245,8 @@ void nopi_run_core(nopi_core *c, nt__call_fn fn)
     w->core = c;
     w->fn = fn;
     w->end = NOPI_END_OK;
-    if (!c->shape_mode)   /* only kernels have a STACK_SIZE to measure against */
-        nopi_stack_paint(&c->stack);
-    getcontext(&c->fiber);
+    if (!c->fiber_ready)   /* the caller may hand over a context made by getcontext */
+        getcontext(&c->fiber);
     c->fiber.uc_stack.ss_sp = c->stack.lo;
     c->fiber.uc_stack.ss_size = (size_t)(c->stack.hi - c->stack.lo);
     c->fiber.uc_link = NULL;
@@ -243,7 +255,7 @@ void nopi_run_core(nopi_core *c, nt__call_fn fn)
     int64_t t0 = now_ns();
     if (c->run->timeout > 0)
         atomic_store(&w->deadline_ns, t0 + (int64_t)(c->run->timeout * 1e9));
-    if (sigsetjmp(w->escape, 1) == 0) {
+    if (sigsetjmp(w->escape, 0) == 0) {
         for (;;) {
             w->in_kernel = 1;
             switch_start(&w->fake_stack, c->stack.lo, size);

@@ -1,0 +1,146 @@
+/*
+ * devbench.c - performance of the virtual device, measured in-process through libneuronop:
+ * the host cost of launching an op on 8 cores, the rate of TCM copies against plain memcpy of
+ * the same chunks, and the speed-up of a memory-bound multicore kernel from 1 to 2 host
+ * threads.  Every ratio is against a baseline measured in the same run.
+ * Usage: devbench SHARE_DIR KERNEL_DIR
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "libneuronop.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void die(const char *what, const nop_error *err)
+{
+    fprintf(stderr, "devbench: %s: %s\n", what, err->diag.msg);
+    exit(1);
+}
+
+static nop_device *device(const nop_profile *p, int threads)
+{
+    nop_device *d;
+    nop_error err;
+    nop_device_opts o = { .threads = threads };
+    if (nop_device_new(&d, p, &o, &err) != 0)
+        die("device", &err);
+    return d;
+}
+
+/* Median seconds of `reps` runs of op on dev. */
+static double time_op(nop_device *dev, const nop_library *lib, const char *op,
+                      const nop_value *args, int nargs, int reps)
+{
+    double *t = calloc((size_t)reps, sizeof *t);
+    int opi = nop_library_find_op(lib, op);
+    for (int r = -2; r < reps; r++) {   /* two warm-up runs */
+        nop_run_result res;
+        nop_error err;
+        double t0 = now();
+        if (nop_device_run(dev, lib, opi, args, nargs, &res, &err) != 0)
+            die(op, &err);
+        if (r >= 0)
+            t[r] = now() - t0;
+        nop_run_result_clear(&res);
+    }
+    for (int i = 1; i < reps; i++)   /* insertion sort: reps is small */
+        for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+            double x = t[j];
+            t[j] = t[j - 1];
+            t[j - 1] = x;
+        }
+    double m = t[reps / 2];
+    free(t);
+    return m;
+}
+
+static void verdict(const char *what, int ok)
+{
+    printf("  [%s] %s\n", ok ? "ok" : "MISS", what);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: devbench SHARE_DIR KERNEL_DIR\n");
+        return 2;
+    }
+    nop_error err;
+    nop_manifest *m;
+    nop_build_result br;
+    nop_build_opts bo = { .share_dir = argv[1] };
+    nop_library *lib;
+    nop_profile *p;
+    if (nop_manifest_load(&m, argv[2], &err) != 0 || nop_build(m, &bo, &br, &err) != 0 ||
+        nop_library_open(&lib, br.lib_path, &err) != 0 ||
+        nop_profile_load(&p, "trn1", argv[1], &err) != 0)
+        die("setup", &err);
+    nop_manifest_free(m);
+
+    printf("== neuronop run: launch, TCM copies, host-thread scaling\n");
+    /* launch: a kernel that does nothing, on 8 cores */
+    nop_tensor *one;
+    nop_tensor_generate(&one, "zeros:8", 0, &err);
+    nop_value v1 = { .type = NOP_ARG_TENSOR, .tensor = one };
+    nop_device *dev1 = device(p, 1);
+    double launch = time_op(dev1, lib, "noop", &v1, 1, 201);
+    printf("  launch of an op on 8 cores (1 host thread):    %.1f us\n", launch * 1e6);
+    verdict("launch on 8 cores under 50 us of host time", launch < 50e-6);
+
+    /* TCM copies of 4 KB chunks from a 4 MiB tensor (cache-resident, so the copies and not
+     * DRAM set the pace), against memcpy of the same chunks */
+    nop_tensor *big;
+    nop_tensor_generate(&big, "rand:1048576", 0, &err);
+    int64_t rounds = 64;
+    nop_value v2[2] = { { .type = NOP_ARG_TENSOR, .tensor = big },
+                        { .type = NOP_ARG_INT64, .i = rounds, .is_int = true } };
+    double t_tcm = time_op(dev1, lib, "tcm_read", v2, 2, 7) - launch;
+    const float *src = malloc(1048576 * sizeof(float));
+    memset((void *)src, 1, 1048576 * sizeof(float));
+    static float buf[1024];
+    double best = 1e9;
+    for (int rep = 0; rep < 7; rep++) {
+        double t0 = now();
+        for (int64_t r = 0; r < rounds; r++)
+            for (int64_t i = 0; i + 1024 <= 1048576; i += 1024) {
+                memcpy(buf, src + i, sizeof buf);
+                __asm__ volatile("" : : "r"(buf) : "memory");   /* keep every copy */
+            }
+        double t = now() - t0;
+        best = t < best ? t : best;
+    }
+    free((void *)src);
+    double bytes = (double)rounds * 1048576 * sizeof(float);
+    printf("  TCM copies, 4 KB chunks: %.2f GB/s; memcpy of the same chunks: %.2f GB/s; "
+           "ratio %.0f%%\n", bytes / t_tcm / 1e9, bytes / best / 1e9, 100 * best / t_tcm);
+    verdict("TCM copies at least 70% of memcpy bandwidth on 4 KB chunks", best / t_tcm >= 0.70);
+
+    /* scaling: relu through TCM on 8 cores, 1 vs 2 host threads */
+    nop_tensor *x;
+    nop_tensor_generate(&x, "randn:4194304", 0, &err);
+    nop_value v3 = { .type = NOP_ARG_TENSOR, .tensor = x };
+    nop_device *dev2 = device(p, 2);
+    double t1 = time_op(dev1, lib, "relu", &v3, 1, 11);
+    double t2 = time_op(dev2, lib, "relu", &v3, 1, 11);
+    printf("  multicore relu over 16 MiB: 1 host thread %.2f ms, 2 threads %.2f ms; "
+           "speed-up %.2fx\n", t1 * 1e3, t2 * 1e3, t1 / t2);
+    verdict("a memory-bound multicore kernel at least 1.6x faster on 2 threads than on 1",
+            t1 / t2 >= 1.6);
+
+    nop_tensor_free(one);
+    nop_tensor_free(big);
+    nop_tensor_free(x);
+    nop_device_free(dev1);
+    nop_device_free(dev2);
+    nop_profile_free(p);
+    nop_library_close(lib);
+    return 0;
+}

@@ -1,0 +1,224 @@
+/*
+ * pool.c - a device's host threads: helper workers and the watchdog, created once and reused
+ * for every run, so launching an op costs a few wake-ups rather than thread creation.
+ *
+ * A run hands the pool a job (the cores, their order, how many threads may take part).  The
+ * calling thread works on it too; helpers join in up to the job's thread count, each taking
+ * the next core in the order until none is left.  While a job is active the watchdog pokes
+ * any worker whose core is past its deadline (fiber.c stops it).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fiber.h"
+#include "pool.h"
+
+#define MAX_WORKERS 64
+
+typedef struct job {
+    nopi_run *run;
+    const int *order;
+    int nthreads;
+    uintptr_t text_lo, text_hi;
+    void (*after)(nopi_core *);
+    _Atomic int next;
+} job;
+
+struct nopi_pool {
+    pthread_mutex_t lock;
+    pthread_cond_t work, done, dog_wake;
+    job *job;                   /* the active job, or NULL */
+    unsigned generation;        /* counts jobs, so helpers see a new one */
+    int joined, active;         /* helpers that took the job / are still on it */
+    bool quit;
+    int nhelpers;
+    pthread_t helpers[MAX_WORKERS], dog;
+    bool have_dog;
+    bool dog_ticking;           /* the watchdog is in its 5 ms loop: no need to wake it */
+    nopi_worker *workers[MAX_WORKERS + 1];   /* registered for the watchdog */
+    int failed_helpers;
+};
+
+static void work_on(job *j, nopi_worker *w)
+{
+    w->text_lo = j->text_lo;
+    w->text_hi = j->text_hi;
+    for (;;) {
+        int i = atomic_fetch_add(&j->next, 1);
+        if (i >= j->run->ncores)
+            break;
+        nopi_core *c = &j->run->cores[j->order[i]];
+        nopi_run_core(c, j->run->op->call_kernel);
+        if (j->after)
+            j->after(c);
+    }
+}
+
+static void set_worker(nopi_pool *p, int slot, nopi_worker *w)
+{
+    pthread_mutex_lock(&p->lock);
+    p->workers[slot] = w;
+    pthread_mutex_unlock(&p->lock);
+}
+
+typedef struct helper_arg {
+    nopi_pool *pool;
+    int slot;
+} helper_arg;
+
+static void *helper(void *arg)
+{
+    helper_arg *ha = arg;
+    nopi_pool *p = ha->pool;
+    int slot = ha->slot;
+    free(ha);
+    nopi_worker w;
+    bool ready = nopi_worker_enter(&w, 0, 0) == 0;
+    if (ready)
+        set_worker(p, slot, &w);
+    unsigned seen = 0;
+    pthread_mutex_lock(&p->lock);
+    if (!ready)
+        p->failed_helpers++;
+    for (;;) {
+        while (!p->quit && (p->generation == seen || !p->job))
+            pthread_cond_wait(&p->work, &p->lock);
+        if (p->quit)
+            break;
+        seen = p->generation;
+        job *j = p->job;
+        if (!ready || p->joined >= j->nthreads - 1)
+            continue;   /* this job needs fewer threads */
+        p->joined++;
+        p->active++;
+        pthread_mutex_unlock(&p->lock);
+        work_on(j, &w);
+        pthread_mutex_lock(&p->lock);
+        if (--p->active == 0)
+            pthread_cond_signal(&p->done);
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (ready) {
+        set_worker(p, slot, NULL);
+        nopi_worker_leave(&w);
+    }
+    return NULL;
+}
+
+/* Every 5 ms while jobs come, pokes workers whose core is past its deadline.  It keeps
+ * ticking for a while after a job ends, so back-to-back runs (a benchmark) need not wake it
+ * each time; after 20 idle ticks it sleeps until woken. */
+static void *watchdog(void *arg)
+{
+    nopi_pool *p = arg;
+    int idle = 0;
+    pthread_mutex_lock(&p->lock);
+    while (!p->quit) {
+        if (!p->job && ++idle > 20) {
+            p->dog_ticking = false;
+            pthread_cond_wait(&p->dog_wake, &p->lock);
+            idle = 0;
+            continue;
+        }
+        if (p->job)
+            idle = 0;
+        p->dog_ticking = true;
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        for (int i = 0; i <= MAX_WORKERS; i++) {
+            nopi_worker *w = p->workers[i];
+            int64_t deadline = w ? nopi_worker_deadline(w) : 0;
+            if (deadline && t > deadline)
+                nopi_worker_poke(w);
+        }
+        t += 5 * 1000 * 1000;
+        ts.tv_sec = (time_t)(t / 1000000000);
+        ts.tv_nsec = (long)(t % 1000000000);
+        pthread_cond_timedwait(&p->dog_wake, &p->lock, &ts);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+nopi_pool *nopi_pool_new(int threads)
+{
+    nopi_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->work, NULL);
+    pthread_cond_init(&p->done, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&p->dog_wake, &ca);
+    pthread_condattr_destroy(&ca);
+    p->have_dog = pthread_create(&p->dog, NULL, watchdog, p) == 0;
+    int want = threads - 1 < MAX_WORKERS ? threads - 1 : MAX_WORKERS;
+    for (int i = 0; i < want; i++) {
+        helper_arg *ha = malloc(sizeof *ha);
+        if (!ha)
+            break;
+        *ha = (helper_arg){ p, i + 1 };
+        if (pthread_create(&p->helpers[i], NULL, helper, ha) != 0) {
+            free(ha);
+            break;
+        }
+        p->nhelpers++;
+    }
+    return p;
+}
+
+void nopi_pool_free(nopi_pool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->quit = true;
+    pthread_cond_broadcast(&p->work);
+    pthread_cond_broadcast(&p->dog_wake);
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < p->nhelpers; i++)
+        pthread_join(p->helpers[i], NULL);
+    if (p->have_dog)
+        pthread_join(p->dog, NULL);
+    pthread_cond_destroy(&p->work);
+    pthread_cond_destroy(&p->done);
+    pthread_cond_destroy(&p->dog_wake);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}
+
+int nopi_pool_threads(const nopi_pool *p)
+{
+    return p->nhelpers - p->failed_helpers + 1;
+}
+
+void nopi_pool_run(nopi_pool *p, nopi_worker *self, nopi_run *run, const int *order,
+                   int nthreads, uintptr_t text_lo, uintptr_t text_hi,
+                   void (*after)(nopi_core *))
+{
+    job j = { run, order, nthreads, text_lo, text_hi, after, 0 };
+    pthread_mutex_lock(&p->lock);
+    p->workers[0] = self;
+    p->job = &j;
+    p->generation++;
+    p->joined = 0;
+    if (nthreads > 1)
+        pthread_cond_broadcast(&p->work);
+    if (!p->dog_ticking)
+        pthread_cond_signal(&p->dog_wake);
+    pthread_mutex_unlock(&p->lock);
+
+    work_on(&j, self);
+
+    pthread_mutex_lock(&p->lock);
+    while (p->active > 0)
+        pthread_cond_wait(&p->done, &p->lock);
+    p->job = NULL;
+    p->workers[0] = NULL;
+    pthread_mutex_unlock(&p->lock);
+}
