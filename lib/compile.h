@@ -29,7 +29,7 @@ void nopi_cc_option(nopi_cc *cc, const char *option);   /* one allowlisted optio
 
 /* Compiles C text; start it with #line to name the file messages point at. */
 int nopi_cc_compile(nopi_cc *cc, const char *text, nop_error *err);
-/* Adds an object file produced by an earlier NOPI_CC_OBJECT state. */
+/* Adds an object file or archive (an earlier NOPI_CC_OBJECT's output, libtcc1.a, crtn.o). */
 int nopi_cc_add_object(nopi_cc *cc, const char *path, nop_error *err);
 /* Writes the output file. */
 int nopi_cc_output(nopi_cc *cc, const char *path, nop_error *err);
