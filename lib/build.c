@@ -2,7 +2,7 @@
  * build.c - `neuronop build`: a validated manifest in, build/lib<name>.so out.
  *
  * The pipeline, in order:
- *   1. the build key: a hash of neuronop's version, the manifest, every source, every header
+ *   1. the build key: a hash of neuronop itself, the manifest, every source, every header
  *      the build can see (the sources' folders, the include paths, neuronop's own include
  *      folder), the flags and the options.  If the stamp beside the library records the same
  *      key and the library's own hash, nothing is compiled.
@@ -16,6 +16,9 @@
  *      one, never half of one, and a failed build leaves no stamp that could call it current.
  */
 #include <dirent.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -190,6 +193,63 @@ static int hash_input(builder *b, nopi_hasher *h, const char *path, char hex[33]
     return 0;
 }
 
+/* The identity of the program doing the build.  Everything neuronop adds to a library - the
+ * prelude, the trampolines, the descriptor, how it links - is code in this program, so a
+ * changed neuronop must rebuild, whatever its version says.  The linker's GNU build ID names
+ * the program's content and is read from memory; without one, the file is hashed. */
+typedef struct self_id {
+    uintptr_t addr;           /* an address inside the program: nop_build */
+    nopi_hasher *h;
+    bool found;
+} self_id;
+
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    self_id *id = arg;
+    bool mine = false;
+    for (int i = 0; i < info->dlpi_phnum && !mine; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        mine = ph->p_type == PT_LOAD && id->addr >= info->dlpi_addr + ph->p_vaddr &&
+               id->addr < info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+    }
+    if (!mine)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+        const unsigned char *end = p + ph->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+            size_t name = (n->n_namesz + 3) & ~3u, desc = (n->n_descsz + 3) & ~3u;
+            const unsigned char *d = p + sizeof *n + name;
+            if (d + n->n_descsz > end)
+                break;
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+                memcmp(p + sizeof *n, "GNU", 4) == 0) {
+                nopi_hasher_add(id->h, d, n->n_descsz);
+                id->found = true;
+                return 1;
+            }
+            p = d + desc;
+        }
+    }
+    return 1;
+}
+
+static void hash_self(nopi_hasher *h)
+{
+    self_id id = { (uintptr_t)nop_build, h, false };
+    dl_iterate_phdr(find_build_id, &id);
+    Dl_info info;
+    char hex[33];
+    if (!id.found && dladdr((void *)nop_build, &info) && info.dli_fname &&
+        nopi_hash_file(info.dli_fname, hex) == 0)
+        nopi_hasher_add_str(h, hex);
+}
+
 /* Computes b->key and each source's hash. */
 static int compute_key(builder *b)
 {
@@ -198,6 +258,7 @@ static int compute_key(builder *b)
     if (!h)
         return nopi_fail(b->err, NOP_EXIT_USAGE, NULL, 0, 0, "out of memory");
     nopi_hasher_add_str(h, STAMP_MAGIC " " NOP_VERSION);
+    hash_self(h);
     nopi_hasher_add_str(h, b->tcc_dir);
     nopi_hasher_add_str(h, b->o->memcheck ? "memcheck" : "plain");
     char hex[33];

@@ -20,15 +20,17 @@ static const struct { const char *name; size_t offset; } api_entries[] = {
  * The trampolines: one tail jump per API function through the table the runtime stores in
  * nt__api.  A jump leaves every argument register, the stack, a struct-return pointer and
  * the vector count of a variadic call (%al) as the kernel set them, so one form serves every
- * signature; and assembling ~200 two-instruction stubs costs a fraction of compiling them as
- * C, which keeps `neuronop build` fast.
+ * signature - as long as the stub itself touches only %r11, the scratch register the ABI
+ * gives call stubs (using %rax would clobber %al, and printf would lose its doubles).
+ * Assembling ~200 two-instruction stubs costs a fraction of compiling them as C, which keeps
+ * `neuronop build` fast.
  */
 static void add_trampolines(nopi_strbuf *sb)
 {
     nopi_sb_puts(sb, "static const void *nt__api;\n__asm__(\".text\\n\"\n");
     for (size_t i = 0; i < NOPI_ARRAY_LEN(api_entries); i++)
-        nopi_sb_printf(sb, "    \".globl %s\\n%s: movq nt__api(%%rip), %%rax; "
-                       "jmp *%zu(%%rax)\\n\"\n", api_entries[i].name, api_entries[i].name,
+        nopi_sb_printf(sb, "    \".globl %s\\n%s: movq nt__api(%%rip), %%r11; "
+                       "jmp *%zu(%%r11)\\n\"\n", api_entries[i].name, api_entries[i].name,
                        api_entries[i].offset);
     nopi_sb_puts(sb, ");\n\n");
 }

@@ -77,6 +77,11 @@ test_expect "NT_INCOHERENT_VERBOSE makes the same access a warning" '
     expect_status 0
     expect_err "neuronop: incoherent_verbose: core 0: warning: nt_accessor_of: possibly incoherent access"'
 
+test_expect "printf passes doubles and ints beyond the argument registers" '
+    run run rules/output.yaml print_many zeros:2
+    expect_status 0
+    expect_out "0.50 1.50 2.50 3.50 4.50 5.50 6.50 7.50 8.50 9.50 | 1 2 3 4 5 6 7"'
+
 test_expect "TCM left allocated is a warning" '
     run run rules/output.yaml tcm_leak randn:3x4
     expect_status 0

@@ -5,6 +5,7 @@
 #include "elfsyms.h"
 #include "gen.h"
 #include "internal.h"
+#include "manifest.h"
 
 static const char *const manifest =
     "name: unit\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\nextra_cflags: [-DSTACK_SIZE=12000]\n"
@@ -152,6 +153,29 @@ static void object_symbols_are_read(void **state)
     unit_cleanup(dir);
 }
 
+/* The trampolines may use only %r11: %rax carries the vector-register count of a variadic
+ * call, and clobbering it made printf lose its doubles whenever the table's address ended in
+ * a zero byte. */
+static void trampolines_keep_argument_registers(void **state)
+{
+    nop_error err;
+    const char *dir = setup_lib();
+    nop_manifest *m;
+    assert_int_equal(nop_manifest_load(&m, dir, &err), 0);
+    nopi_gen_source src = { "k.c", "k.c", NOPI_ROLE_COMPUTE, "0" };
+    nopi_gen_info info = { m, &src, 1, "key", false };
+    char *glue = nopi_gen_glue(&info);
+    assert_non_null(glue);
+    assert_non_null(strstr(glue, "tcm_malloc: movq nt__api(%rip), %r11; jmp *"));
+    static const char *const forbidden[] = { "%rax", "%eax", "%al", "%rdi", "%rsi", "%rdx",
+                                              "%rcx", "%r8", "%r9", "%rsp", "%xmm" };
+    for (size_t i = 0; i < sizeof forbidden / sizeof forbidden[0]; i++)
+        assert_null(strstr(glue, forbidden[i]));
+    free(glue);
+    nop_manifest_free(m);
+    unit_cleanup(dir);
+}
+
 static void device_symbols(void **state)
 {
     assert_true(nopi_device_symbol_allowed("memcpy"));
@@ -175,6 +199,7 @@ int main(void)
         cmocka_unit_test(library_describes_itself),
         cmocka_unit_test(open_refuses_other_files),
         cmocka_unit_test(object_symbols_are_read),
+        cmocka_unit_test(trampolines_keep_argument_registers),
         cmocka_unit_test(device_symbols),
     };
     return cmocka_run_group_tests_name("build", tests, NULL, NULL);
