@@ -282,6 +282,20 @@ static int api_printf(const char *fmt, ...)
     return job.result;
 }
 
+/* abort() and a failed assert() stop the core, naming the assertion and where it is. */
+static void api_abort(void)
+{
+    nopi_core_fail(nopi_self(), "the kernel called abort()");
+}
+
+static void api_assert_fail(const char *assertion, const char *file, unsigned int line,
+                            const char *function)
+{
+    nopi_core_fail(nopi_self(), "assertion failed: %s (%s:%u, in %s)",
+                   assertion ? assertion : "?", file ? file : "?", line,
+                   function ? function : "?");
+}
+
 static uint16_t api_f32_to_bf16(float v) { return nopi_f32_to_bf16(v); }
 static float api_bf16_to_f32(uint16_t v) { return nopi_bf16_to_f32(v); }
 static uint16_t api_f32_to_f16(float v) { return nopi_f32_to_f16(v); }
@@ -308,7 +322,7 @@ const struct nt__api nopi_api_table = {
     .nt_clamp_out = nopi_api_clamp_out,
     .tcm_malloc = api_tcm_malloc, .tcm_free = api_tcm_free, .get_cpu_id = api_get_cpu_id,
     .get_cpu_count = api_get_cpu_count, .get_dst_tensor = api_get_dst_tensor,
-    .nt_printf = api_printf,
+    .nt_printf = api_printf, .abort = api_abort, .__assert_fail = api_assert_fail,
     .nt_f32_to_bf16 = api_f32_to_bf16, .nt_bf16_to_f32 = api_bf16_to_f32,
     .nt_f32_to_f16 = api_f32_to_f16, .nt_f16_to_f32 = api_f16_to_f32,
     .nt_set_coherence = nopi_api_set_coherence, .nt_accessor_of = nopi_api_accessor_of,

@@ -7,6 +7,8 @@
 #define NEURONOP_API_H
 
 #define NT_RUNTIME
+#include <assert.h>   /* __assert_fail and abort are part of the table: kernels may assert */
+#include <stdlib.h>
 #include <neuronop.h>
 #include <neuronop/abi.h>
 

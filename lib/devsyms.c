@@ -26,8 +26,10 @@ static const char *const api_names[] = {
 #define NT_API(ret, name, params) \
     _Static_assert(__builtin_types_compatible_p(__typeof__(&name), ret (*) params), \
                    "api.def and neuronop.h disagree about " #name);
+#define NT_API_LIBC(ret, name, params)
 #include "api.def"
 #undef NT_API
+#undef NT_API_LIBC
 
 /* abi.h's twin of nt_scalar must have its layout. */
 _Static_assert(sizeof(struct nt__scalar_abi) == sizeof(nt_scalar) &&

@@ -11,8 +11,40 @@
 
 static const char *const keys[] = {
     "name", "cores", "tcm_bytes", "stream_tcm_bytes", "fast_streams", "stack_default",
-    "stack_max", "printf_buffer", "timeout", NULL
+    "stack_max", "printf_buffer", "timeout", "cost", NULL
 };
+
+static const char *const cost_keys[] = {
+    "clock_mhz", "launch_cycles", "std_access_cycles", "stream_access_cycles",
+    "tcm_transfer_cycles", "tcm_bytes_per_cycle", "tensorlib_elem_cycles", "printf_cycles",
+    "slow_stack_factor", NULL
+};
+
+/* The cost section: every key required, each a positive number (slow_stack_factor >= 1). */
+static int load_cost(const nopi_ydoc *doc, const nopi_ynode *root, nop_profile *p,
+                     nop_error *err)
+{
+    const nopi_ynode *cost = nopi_y_lookup(root, "cost");
+    if (!cost)
+        return nopi_y_error(doc, root, err, "device profile lacks required key 'cost' (the "
+                            "cost model's parameters)");
+    if (nopi_y_expect(doc, cost, NOPI_Y_MAP, "cost", err) != 0 ||
+        nopi_y_check_keys(doc, cost, cost_keys, "cost model", err) != 0)
+        return -1;
+    double *dest[] = { &p->cost.clock_mhz, &p->cost.launch_cycles, &p->cost.std_access_cycles,
+                       &p->cost.stream_access_cycles, &p->cost.tcm_transfer_cycles,
+                       &p->cost.tcm_bytes_per_cycle, &p->cost.tensorlib_elem_cycles,
+                       &p->cost.printf_cycles, &p->cost.slow_stack_factor };
+    for (size_t i = 0; cost_keys[i]; i++) {
+        const nopi_ynode *n = nopi_y_lookup(cost, cost_keys[i]);
+        if (!n)
+            return nopi_y_error(doc, cost, err, "the cost model lacks '%s'", cost_keys[i]);
+        double min = strcmp(cost_keys[i], "slow_stack_factor") == 0 ? 1.0 : 1e-9;
+        if (nopi_y_double(doc, n, cost_keys[i], min, 1e12, dest[i], err) != 0)
+            return -1;
+    }
+    return 0;
+}
 
 static int get_int(const nopi_ydoc *doc, const nopi_ynode *root, const char *key, int64_t min,
                    int64_t max, int64_t *out, nop_error *err)
@@ -73,7 +105,9 @@ int nop_profile_load(nop_profile **out, const char *name, const char *share_dir,
                (!nopi_y_lookup(root, "timeout") ||
                 nopi_y_double(doc, nopi_y_lookup(root, "timeout"), "timeout", 0.001, 86400,
                               &timeout, err) == 0)) {
-        if (v[6] & (v[6] - 1)) {
+        if (load_cost(doc, root, p, err) != 0) {
+            /* reported */
+        } else if (v[6] & (v[6] - 1)) {
             nopi_y_error(doc, nopi_y_lookup(root, "printf_buffer"), err, "'printf_buffer' must "
                          "be 0 or a power of two (the device's ring buffer), not %lld",
                          (long long)v[6]);

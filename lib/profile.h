@@ -15,6 +15,12 @@ struct nop_profile {
     int64_t stack_default, stack_max;
     int64_t printf_buffer;
     double timeout;
+    /* the cost model: cycles per counted action (see trn1.yaml for the derivation) */
+    struct {
+        double clock_mhz, launch_cycles, std_access_cycles, stream_access_cycles,
+            tcm_transfer_cycles, tcm_bytes_per_cycle, tensorlib_elem_cycles, printf_cycles,
+            slow_stack_factor;
+    } cost;
 };
 
 #endif /* NEURONOP_PROFILE_H */

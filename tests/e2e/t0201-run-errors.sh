@@ -25,6 +25,20 @@ test_expect "a stack overflow is reported with the stack size" '
     fails rules/crash.yaml deep zeros:4 "neuronop: deep: core 0: error: stack overflow: the kernel needs more than its STACK_SIZE of 6144 bytes"
     expect_err "declare a larger stack with -DSTACK_SIZE=N"'
 
+test_expect "a failed assert names the assertion and its line" '
+    fails rules/crash.yaml asserts zeros:4 "neuronop: asserts: core 0: error: assertion failed: nt_numel(t) == 1000 (rules/k.c:"'
+
+test_expect "abort() stops the core" '
+    fails rules/crash.yaml aborts zeros:4 "neuronop: aborts: core 0: error: the kernel called abort()"'
+
+test_expect "printf does not count against a kernel that fits its stack" '
+    run run rules/crash.yaml full_stack_printf zeros:4
+    expect_status 0
+    expect_out "kernel printf output:"
+    hw=$(sed -n "s/.*core 0: \([0-9]*\).*/\1/p" "$WORK/out")
+    test "$hw" -gt 5200
+    test "$hw" -le 6656'
+
 test_expect "a larger STACK_SIZE lets the same kernel run" '
     sed -i "s/^compute_srcs/extra_cflags: [-DSTACK_SIZE=131072]\ncompute_srcs/" rules/crash.yaml
     run run rules/crash.yaml deep zeros:4

@@ -159,6 +159,14 @@ test_expect "a broken device profile is reported at its line" '
     expect_status 2
     expect_err "./bad.yaml:6:8: error: '\''cores'\'' must be a whole number, not '\''many'\''"'
 
+test_expect "a cost model with a bad value is reported at its line" '
+    sed "s/^  printf_cycles: 2800 /  printf_cycles: -1 /" "$NEURONOP_SHARE_DIR/devices/trn1.yaml" >bad.yaml
+    run run copy copy zeros:2 --device ./bad.yaml
+    expect_status 2
+    expect_err "'\''printf_cycles'\'' is -1, outside 1e-09..1e+12"
+    grep -n "printf_cycles" bad.yaml | cut -d: -f1 >line
+    expect_err "./bad.yaml:$(cat line):18: error:"'
+
 test_expect "a library path that does not exist" '
     run run nowhere.so op zeros:2
     expect_status 2

@@ -142,6 +142,9 @@ int nt_printf(const char *fmt, ...);
 #define printf nt_printf
 #endif
 
+/* abort() and assert() (from <stdlib.h> and <assert.h>) may be used in kernels: the device
+ * stops the core and reports the failed assertion with its file and line. */
+
 /* Raw 16-bit float conversions for TCM buffers of bf16 and f16 tensors. */
 uint16_t nt_f32_to_bf16(float v);
 float nt_bf16_to_f32(uint16_t v);
