@@ -1,3 +1,0 @@
-#include <neuronop.h>
-nt_tensor *same(const nt_tensor *t) { return nt_empty(nt_dim(t), nt_sizes(t), nt_dtype_of(t)); }
-nt_tensor *same_i(const nt_tensor *t, int64_t d) { (void)d; return same(t); }
