@@ -25,11 +25,11 @@ static void die(const char *what, const nop_error *err)
     exit(1);
 }
 
-static nop_device *device(const nop_profile *p, int threads)
+static nop_device *device(const nop_profile *p, int threads, unsigned disabled_checks)
 {
     nop_device *d;
     nop_error err;
-    nop_device_opts o = { .threads = threads };
+    nop_device_opts o = { .threads = threads, .disabled_checks = disabled_checks };
     if (nop_device_new(&d, p, &o, &err) != 0)
         die("device", &err);
     return d;
@@ -86,12 +86,13 @@ int main(int argc, char **argv)
     nop_manifest_free(m);
 
     printf("== neuronop run: launch, TCM copies, host-thread scaling\n");
-    /* launch: a kernel that does nothing, on 8 cores */
+    /* launch: a kernel that does nothing, on 8 cores (it writes no output, so the check for
+     * unwritten output is off here; every other check is on) */
     nop_tensor *one;
     nop_tensor_generate(&one, "zeros:8", 0, &err);
     nop_value v1 = { .type = NOP_ARG_TENSOR, .tensor = one };
-    nop_device *dev1 = device(p, 1);
-    double launch = time_op(dev1, lib, "noop", &v1, 1, 201);
+    nop_device *dev1 = device(p, 1, 0), *launcher = device(p, 1, NOP_CHECK_UNWRITTEN);
+    double launch = time_op(launcher, lib, "noop", &v1, 1, 201);
     printf("  launch of an op on 8 cores (1 host thread):    %.1f us\n", launch * 1e6);
     verdict("launch on 8 cores under 50 us of host time", launch < 50e-6);
 
@@ -102,7 +103,7 @@ int main(int argc, char **argv)
     int64_t rounds = 64;
     nop_value v2[2] = { { .type = NOP_ARG_TENSOR, .tensor = big },
                         { .type = NOP_ARG_INT64, .i = rounds, .is_int = true } };
-    double t_tcm = time_op(dev1, lib, "tcm_read", v2, 2, 7) - launch;
+    double t_tcm = time_op(launcher, lib, "tcm_read", v2, 2, 7) - launch;   /* reads only */
     const float *src = malloc(1048576 * sizeof(float));
     memset((void *)src, 1, 1048576 * sizeof(float));
     static float buf[1024];
@@ -127,7 +128,7 @@ int main(int argc, char **argv)
     nop_tensor *x;
     nop_tensor_generate(&x, "randn:4194304", 0, &err);
     nop_value v3 = { .type = NOP_ARG_TENSOR, .tensor = x };
-    nop_device *dev2 = device(p, 2);
+    nop_device *dev2 = device(p, 2, 0);
     double t1 = time_op(dev1, lib, "relu", &v3, 1, 11);
     double t2 = time_op(dev2, lib, "relu", &v3, 1, 11);
     printf("  multicore relu over 16 MiB: 1 host thread %.2f ms, 2 threads %.2f ms; "
@@ -135,6 +136,18 @@ int main(int argc, char **argv)
     verdict("a memory-bound multicore kernel at least 1.6x faster on 2 threads than on 1",
             t1 / t2 >= 1.6);
 
+    /* the device checks that can be turned off, on the TCM relu: their whole cost */
+    nop_device *bare = device(p, 1, NOP_CHECK_ALL);
+    double checked = time_op(dev1, lib, "relu", &v3, 1, 11);
+    double unchecked = time_op(bare, lib, "relu", &v3, 1, 11);
+    printf("  TCM relu on 8 cores, 1 thread: all checks %.2f ms, --no-check=all %.2f ms; "
+           "checks cost %.1f%%\n", checked * 1e3, unchecked * 1e3,
+           100 * (checked - unchecked) / unchecked);
+    verdict("device checks cost at most 10% host time on the TCM relu",
+            checked <= unchecked * 1.10);
+    nop_device_free(bare);
+
+    nop_device_free(launcher);
     nop_tensor_free(one);
     nop_tensor_free(big);
     nop_tensor_free(x);

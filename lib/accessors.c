@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "api_impl.h"
+#include "outtrack.h"
 
 static nopi_track *track(nopi_core *c, const nt_tensor *t)
 {
@@ -31,7 +32,7 @@ static nopi_track *track(nopi_core *c, const nt_tensor *t)
 static void incoherent(nopi_core *c, const nt_tensor *t, const char *fn, const char *what)
 {
     nopi_track *tr = track(c, t);
-    if (t->coherence == NT_INCOHERENT_QUIET)
+    if (t->coherence == NT_INCOHERENT_QUIET || !(c->run->checks & NOP_CHECK_COHERENCE))
         return;
     if (t->coherence == NT_INCOHERENT_VERBOSE) {
         if (!tr->warned)
@@ -104,6 +105,8 @@ static int64_t element(nopi_core *c, const nt_accessor *a, nt_dtype want, int ni
     { \
         nopi_core *c = nopi_self(); \
         int64_t i = element(c, a, dt, nidx, idx, "nt_get_" #sfx); \
+        if (a->t_ == c->run->dst) \
+            nopi_out_read(c, i, i + 1, "nt_get_" #sfx); \
         ctype v; \
         memcpy(&v, a->t_->data + (size_t)i * sizeof v, sizeof v); \
         return v; \
@@ -113,6 +116,8 @@ static int64_t element(nopi_core *c, const nt_accessor *a, nt_dtype want, int ni
         nopi_core *c = nopi_self(); \
         int64_t i = element(c, a, dt, nidx, idx, "nt_set_" #sfx); \
         nopi_check_writable(c, a->t_, "nt_set_" #sfx); \
+        if (a->t_ == c->run->dst) \
+            nopi_out_write(c, i, i + 1); \
         memcpy(a->t_->data + (size_t)i * sizeof v, &v, sizeof v); \
     }
 /* 16-bit floats are read and written as float */
@@ -121,6 +126,8 @@ static int64_t element(nopi_core *c, const nt_accessor *a, nt_dtype want, int ni
     { \
         nopi_core *c = nopi_self(); \
         int64_t i = element(c, a, dt, nidx, idx, "nt_get_" #sfx); \
+        if (a->t_ == c->run->dst) \
+            nopi_out_read(c, i, i + 1, "nt_get_" #sfx); \
         uint16_t v; \
         memcpy(&v, a->t_->data + (size_t)i * 2, 2); \
         return conv_out(v); \
@@ -130,6 +137,8 @@ static int64_t element(nopi_core *c, const nt_accessor *a, nt_dtype want, int ni
         nopi_core *c = nopi_self(); \
         int64_t i = element(c, a, dt, nidx, idx, "nt_set_" #sfx); \
         nopi_check_writable(c, a->t_, "nt_set_" #sfx); \
+        if (a->t_ == c->run->dst) \
+            nopi_out_write(c, i, i + 1); \
         uint16_t h = conv_in(v); \
         memcpy(a->t_->data + (size_t)i * 2, &h, 2); \
     }
@@ -165,22 +174,30 @@ static nt_stream open_stream(const nt_tensor *t, bool write)
     int id = c->nstreams++;
     nopi_stream *s = &c->streams[id];
     *s = (nopi_stream){ t, 0, write, true, -1 };
+    /* The first fast_streams open streams each hold 4 KB of TCM and run fast; a stream that
+     * gets none (more are open, or the pool is full) runs at standard-accessor speed. */
     size_t need = (size_t)c->run->profile->stream_tcm_bytes;
-    if (need) {
-        if (!nopi_tcm_alloc(c, need, id))
-            nopi_core_fail(c, "%s: no room in TCM for the stream's %zu bytes (%lld of %lld "
-                           "in use); close a stream or tcm_free a buffer first", fn, need,
-                           (long long)c->tcm_used, (long long)c->run->profile->tcm_bytes);
+    if (c->open_streams < c->run->profile->fast_streams && nopi_tcm_alloc(c, need ? need : 1, id))
         for (int b = 0; b < c->nblocks; b++)
             if (c->blocks[b].stream == id)
                 s->block = b;
-    }
     if (write)
         tr->write_streams++;
     else
         tr->read_streams++;
     c->open_streams++;
     c->n.streams_opened++;
+    if (s->block < 0 && !c->warned_streams && (c->run->checks & NOP_CHECK_STREAMS)) {
+        c->warned_streams = true;
+        if (c->open_streams > c->run->profile->fast_streams)
+            nopi_core_warn(c, "%s: %d streams open at once; only %d are fast, the others run "
+                           "at standard-accessor speed", fn, c->open_streams,
+                           c->run->profile->fast_streams);
+        else
+            nopi_core_warn(c, "%s: no room in TCM for the stream's %zu bytes (%lld of %lld in "
+                           "use): it runs at standard-accessor speed", fn, need,
+                           (long long)c->tcm_used, (long long)c->run->profile->tcm_bytes);
+    }
     nt_stream r = { t, id };
     return r;
 }
@@ -231,7 +248,13 @@ static int64_t step(nopi_core *c, nt_stream *s, bool write, nt_dtype want, const
     if (st->pos >= st->t->numel)
         nopi_core_fail(c, "%s: %s past the end of a %lld-element tensor", fn,
                        write ? "writes" : "reads", (long long)st->t->numel);
-    if (c->open_streams > c->run->profile->fast_streams)
+    if (st->t == c->run->dst) {
+        if (write)
+            nopi_out_write(c, st->pos, st->pos + 1);
+        else
+            nopi_out_read(c, st->pos, st->pos + 1, fn);
+    }
+    if (st->block < 0)
         c->n.stream_slow_elems++;
     else
         c->n.stream_elems++;
@@ -335,6 +358,8 @@ void nopi_api_tensor_to_tcm(nt_tcm_accessor *acc, void *buf, int64_t offset, int
 {
     nopi_core *c = nopi_self();
     size_t bytes = copy_check(c, acc, buf, offset, n, "nt_tensor_to_tcm");
+    if (acc->t_ == c->run->dst)
+        nopi_out_read(c, offset, offset + n, "nt_tensor_to_tcm");
     if (bytes)
         memcpy(buf, acc->t_->data + (size_t)offset * acc->t_->itemsize, bytes);
 }
@@ -344,6 +369,8 @@ void nopi_api_tcm_to_tensor(nt_tcm_accessor *acc, const void *buf, int64_t offse
     nopi_core *c = nopi_self();
     size_t bytes = copy_check(c, acc, buf, offset, n, "nt_tcm_to_tensor");
     nopi_check_writable(c, acc->t_, "nt_tcm_to_tensor");
+    if (acc->t_ == c->run->dst)
+        nopi_out_write(c, offset, offset + n);
     if (bytes)
         memcpy(acc->t_->data + (size_t)offset * acc->t_->itemsize, buf, bytes);
 }

@@ -15,6 +15,7 @@
 
 #include "api_impl.h"
 #include "fiber.h"
+#include "outtrack.h"
 
 /* ---- shared checks ---------------------------------------------------------------------- */
 
@@ -48,7 +49,7 @@ void nopi_check_data(nopi_core *c, const nt_tensor *t, const char *fn)
 void nopi_check_writable(nopi_core *c, const nt_tensor *t, const char *fn)
 {
     nopi_check_data(c, t, fn);
-    if (t->readonly)
+    if (t->readonly && (c->run->checks & NOP_CHECK_READONLY))
         nopi_core_fail(c, "%s: writes to an input tensor; inputs are read-only (write the "
                        "output from get_dst_tensor, or a tensor the kernel made)", fn);
 }
@@ -62,7 +63,7 @@ static void on_device_only(nopi_core *c, const char *fn)
 
 static void single_core_only(nopi_core *c, const char *fn, const char *what)
 {
-    if (c->run->multicore)
+    if (c->run->multicore && (c->run->checks & NOP_CHECK_MULTICORE))
         nopi_core_fail(c, "%s: %s in a multicore kernel; only TCM accessors may touch tensors "
                        "in multicore mode (on the device this gives wrong results)", fn, what);
 }
@@ -178,6 +179,8 @@ static nt_tensor *api_fill_(nt_tensor *t, nt_scalar v)
 {
     nopi_core *c = nopi_self();
     nopi_check_writable(c, t, "nt_fill_");
+    if (t == c->run->dst)
+        nopi_out_write(c, 0, t->numel);
     return fill(c, t, v);
 }
 
@@ -266,7 +269,7 @@ static int api_printf(const char *fmt, ...)
         bool first = !c->run->warned_printf;
         c->run->warned_printf = true;
         pthread_mutex_unlock(&c->run->diag_lock);
-        if (first)
+        if (first && (c->run->checks & NOP_CHECK_PRINTF))
             nopi_core_warn(c, "printf from core %u dropped: only core 0 may print in "
                            "multicore mode (on the device too)", c->id);
         return 0;
@@ -339,4 +342,19 @@ const struct nt__api nopi_api_table = {
 void nopi_single_core_only(nopi_core *c, const char *fn, const char *what)
 {
     single_core_only(c, fn, what);
+}
+
+const char *const nop_check_names[] = {
+    "race", "unwritten", "init", "dst", "multicore", "coherence", "readonly", "leak",
+    "streams", "printf", NULL
+};
+
+unsigned nop_check_parse(const char *name)
+{
+    if (strcmp(name, "all") == 0)
+        return NOP_CHECK_ALL;
+    for (unsigned i = 0; nop_check_names[i]; i++)
+        if (strcmp(name, nop_check_names[i]) == 0)
+            return 1u << i;
+    return 0;
 }

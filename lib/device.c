@@ -16,6 +16,7 @@
 
 #include "api_impl.h"
 #include "fiber.h"
+#include "outtrack.h"
 #include "pool.h"
 
 /* Room for the runtime's own frames below a kernel's deepest one.  The kernel may use its
@@ -306,13 +307,18 @@ static void core_release(nop_device *dev, nopi_core *c)
         nopi_tensor_free(t);
     }
     c->owned = NULL;
+    free(c->written.v);
+    c->written = (nopi_ranges){ 0 };
     if (!c->shape_mode)
         dev->slots[c->id].dirty = c->stack_high_water;
 }
 
-/* Rules checked when a kernel has returned normally. */
+/* Rules checked when a kernel has ended (on the worker that ran it). */
 static void after_kernel(nopi_core *c)
 {
+    pthread_mutex_lock(&c->run->diag_lock);
+    c->finished = true;   /* other cores may now read what it wrote (initcheck) */
+    pthread_mutex_unlock(&c->run->diag_lock);
     if (c->end != NOPI_END_OK)
         return;
     if (c->stack_high_water > c->run->stack_size + RUNTIME_FRAMES) {
@@ -332,7 +338,7 @@ static void after_kernel(nopi_core *c)
     for (int b = 0; b < c->nblocks; b++)
         if (c->blocks[b].stream < 0)
             leaked += c->blocks[b].req;
-    if (leaked)
+    if (leaked && (c->run->checks & NOP_CHECK_LEAK))
         nopi_core_warn(c, "%lld bytes of TCM still allocated when the kernel returned "
                        "(tcm_free every tcm_malloc)", (long long)leaked);
 }
@@ -420,7 +426,7 @@ static void output_rules(nopi_run *run)
         bool any = false;
         for (int i = 0; i < run->ncores; i++)
             any |= run->cores[i].dst_called;
-        if (!any && c0->end == NOPI_END_OK) {
+        if (!any && c0->end == NOPI_END_OK && (run->checks & NOP_CHECK_DST)) {
             c0->end = NOPI_END_ERROR;
             snprintf(c0->diag.msg, sizeof c0->diag.msg, "no core called get_dst_tensor: a "
                      "multicore kernel must write its output through get_dst_tensor() (its "
@@ -457,6 +463,16 @@ static void output_rules(nopi_run *run)
         return;
     }
     memcpy(run->dst->data, r->data, (size_t)r->numel * r->itemsize);
+}
+
+/* Whether the output is the tensor the cores wrote through get_dst_tensor (and so its
+ * coverage is checked), rather than one a single-core kernel made and returned. */
+static bool output_tracked(const nopi_run *run)
+{
+    if (run->multicore)
+        return true;
+    const nopi_core *c0 = &run->cores[0];
+    return c0->returned == run->dst || (!c0->returned && c0->dst_called);
 }
 
 /* Reports failing cores: the first in err, the others through the sink. */
@@ -503,6 +519,7 @@ int nop_device_run(nop_device *dev, const nop_library *lib, int opi, const nop_v
     run.ncores = run.multicore ? (dev->opts.cores ? dev->opts.cores : dev->profile->cores) : 1;
     run.stack_size = (size_t)desc->stack_size;
     run.timeout = dev->opts.timeout;
+    run.checks = NOP_CHECK_ALL & ~dev->opts.disabled_checks;
     run.ring_size = (size_t)dev->profile->printf_buffer;
     run.diag = dev->opts.diag;
     run.diag_ctx = dev->opts.diag_ctx;
@@ -548,6 +565,13 @@ int nop_device_run(nop_device *dev, const nop_library *lib, int opi, const nop_v
     res->threads = run.threads;
     output_rules(&run);
     rc = report_failures(&run, err);
+    if (rc == 0 && output_tracked(&run) && nopi_out_finish(&run, &err->diag) != 0) {
+        err->status = NOP_EXIT_FAIL;
+        err->diag.severity = NOP_SEV_ERROR;
+        err->diag.file[0] = err->diag.detail[0] = '\0';
+        snprintf(err->diag.where, sizeof err->diag.where, "%s", op->name);
+        rc = -1;
+    }
     if (rc == 0) {
         res->output = run.dst;
         run.dst = NULL;

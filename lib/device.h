@@ -66,6 +66,17 @@ typedef struct nopi_track {
     bool warned;
 } nopi_track;
 
+/* Output elements [begin, end) a core wrote. */
+typedef struct nopi_range {
+    int64_t begin, end;
+    int core;
+} nopi_range;
+
+typedef struct nopi_ranges {
+    nopi_range *v;
+    size_t n, cap;
+} nopi_ranges;
+
 typedef enum nopi_end {
     NOPI_END_OK, NOPI_END_ERROR, NOPI_END_CRASH, NOPI_END_STACK, NOPI_END_TIMEOUT
 } nopi_end;
@@ -89,6 +100,9 @@ typedef struct nopi_core {
     nt_tensor *owned;           /* tensors the kernel made */
     nt_tensor *returned;        /* what the kernel returned */
     bool dst_called;
+    nopi_ranges written;        /* the output elements it wrote (outtrack.c) */
+    bool finished;              /* under run->diag_lock: its writes are final */
+    bool warned_streams;
     size_t stack_high_water;
     double seconds;
     /* a service the kernel asked for, run on the host stack (printf formatting) */
@@ -112,6 +126,7 @@ struct nopi_run {
     bool multicore;
     size_t stack_size;          /* the library's STACK_SIZE */
     double timeout;
+    unsigned checks;            /* enum nop_check bits on */
     /* printf ring */
     char *ring;
     size_t ring_size, ring_head;

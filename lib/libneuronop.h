@@ -219,12 +219,34 @@ enum nop_schedule {
     NOP_SCHED_SHUFFLE,     /* an order drawn from the seed */
 };
 
+/* Device checks that can be turned off (--no-check).  The others - tensor and TCM bounds,
+ * dtypes, shape functions touching data, stacks, crashes, time - are always on: without them
+ * a kernel could corrupt neuronop's own memory. */
+enum nop_check {
+    NOP_CHECK_RACE = 1 << 0,       /* output elements written by two cores (an error) */
+    NOP_CHECK_UNWRITTEN = 1 << 1,  /* output elements written by no core (an error) */
+    NOP_CHECK_INIT = 1 << 2,       /* output read before it was written (an error) */
+    NOP_CHECK_DST = 1 << 3,        /* a multicore kernel never calls get_dst_tensor (error) */
+    NOP_CHECK_MULTICORE = 1 << 4,  /* standard or streaming accessors in multicore (error) */
+    NOP_CHECK_COHERENCE = 1 << 5,  /* possibly incoherent access, per the tensor's policy */
+    NOP_CHECK_READONLY = 1 << 6,   /* writes to an input (an error) */
+    NOP_CHECK_LEAK = 1 << 7,       /* TCM still allocated at kernel exit (a warning) */
+    NOP_CHECK_STREAMS = 1 << 8,    /* more streams open than are fast (a warning) */
+    NOP_CHECK_PRINTF = 1 << 9,     /* printf from a core other than 0 in multicore (warning) */
+    NOP_CHECK_ALL = (1 << 10) - 1,
+};
+/* The check called name ("race", ..., or "all"), or 0 when there is none. */
+unsigned nop_check_parse(const char *name);
+/* Names of the checks, NULL-terminated, in bit order. */
+extern const char *const nop_check_names[];
+
 typedef struct nop_device_opts {
     int threads;              /* host threads for parallel runs; 0: one per host CPU */
     enum nop_schedule schedule;
     uint64_t seed;            /* for NOP_SCHED_SHUFFLE */
     int cores;                /* cores for multicore ops; 0: the profile's count */
     double timeout;           /* seconds a core may run; 0: the profile's */
+    unsigned disabled_checks; /* enum nop_check bits turned off; 0: every check on */
     nop_diag_fn *diag;        /* device warnings, as they happen; may be NULL */
     void *diag_ctx;
 } nop_device_opts;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "api_impl.h"
+#include "outtrack.h"
 
 typedef enum kind { FLOAT_RESULT, SAME_DTYPE, INTEGRAL_ONLY } kind;
 
@@ -17,6 +18,8 @@ static nt_tensor *result(nopi_core *c, nt_tensor *out, const nt_tensor *self, ki
                          const char *fn)
 {
     nopi_check_data(c, self, fn);
+    if (self == c->run->dst)
+        nopi_out_read(c, 0, self->numel, fn);
     if (k == INTEGRAL_ONLY && nopi_dtype_is_float(self->dtype))
         nopi_core_fail(c, "%s on a %s tensor: bitwise ops take integral tensors only", fn,
                        nopi_dtype_name(self->dtype));
@@ -36,12 +39,16 @@ static nt_tensor *result(nopi_core *c, nt_tensor *out, const nt_tensor *self, ki
     if (k == INTEGRAL_ONLY && nopi_dtype_is_float(out->dtype))
         nopi_core_fail(c, "%s: out is %s; bitwise ops write integral tensors only", fn,
                        nopi_dtype_name(out->dtype));
+    if (out == c->run->dst)
+        nopi_out_write(c, 0, out->numel);
     return out;
 }
 
 static void same_shape(nopi_core *c, const nt_tensor *a, const nt_tensor *b, const char *fn)
 {
     nopi_check_data(c, b, fn);
+    if (b == c->run->dst)
+        nopi_out_read(c, 0, b->numel, fn);
     if (!nopi_same_shape(a, b)) {
         char x[96], y[96];
         nopi_shape_str(a, x, sizeof x);

@@ -248,6 +248,7 @@ int cmd_run(int argc, char **argv)
         (rc = device_cli_open(&dc, &profile, &dev)) != 0)
         goto out;
     nop_error err;
+    report_reset_counts();
     bool ok = nop_device_run(dev, lib, opi, vals, nargs - 2, &res, &err) == 0;
     nop_compare cmp;
     bool compared = false;
@@ -270,9 +271,12 @@ int cmd_run(int argc, char **argv)
         rc = report_error(&err);
     else if (ok && output && rc == 0 && !json)
         printf("saved '%s'\n", output);
+    fflush(stdout);
+    report_summary("device checks");
 out:
     nop_run_result_clear(&res);
     free_op_args(vals, tensors, nargs - 2);
+    free_option_lists(&spec);
     nop_device_free(dev);
     nop_profile_free(profile);
     nop_library_close(lib);

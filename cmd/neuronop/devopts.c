@@ -10,6 +10,36 @@
 #include "devopts.h"
 #include "report.h"
 
+/* ORs the checks named in a list of comma-separated lists into *bits; prints and returns 2
+ * for an unknown name. */
+static int parse_checks(const struct option_list *l, unsigned *bits)
+{
+    for (int i = 0; i < l->n; i++) {
+        char *copy = strdup(l->items[i]), *save = NULL;
+        for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+            unsigned b = nop_check_parse(name);
+            if (!b) {
+                int n = 0;
+                while (nop_check_names[n])
+                    n++;
+                const char *hint = nop_closest(name, nop_check_names, (size_t)n);
+                report_plain_error("unknown check '%s'%s%s%s", name,
+                                   hint ? "; did you mean '" : "", hint ? hint : "",
+                                   hint ? "'?" : "");
+                fprintf(stderr, "checks:");
+                for (int k = 0; k < n; k++)
+                    fprintf(stderr, " %s", nop_check_names[k]);
+                fprintf(stderr, ", or all\n");
+                free(copy);
+                return NOP_EXIT_USAGE;
+            }
+            *bits |= b;
+        }
+        free(copy);
+    }
+    return 0;
+}
+
 int device_cli_open(const struct device_cli *dc, nop_profile **profile, nop_device **dev)
 {
     static const char *const orders[] = { "parallel", "sequential", "reversed", "shuffle" };
@@ -29,6 +59,11 @@ int device_cli_open(const struct device_cli *dc, nop_profile **profile, nop_devi
         report_plain_error("--cores, --threads and --timeout take positive numbers");
         return NOP_EXIT_USAGE;
     }
+    unsigned off = 0, on = 0;
+    int rc;
+    if ((rc = parse_checks(&dc->no_check, &off)) != 0 || (rc = parse_checks(&dc->check, &on)))
+        return rc;
+    o.disabled_checks = off & ~on;   /* --check wins over --no-check */
     o.schedule = (enum nop_schedule)order;
     o.seed = (uint64_t)dc->seed;
     o.cores = (int)dc->cores;

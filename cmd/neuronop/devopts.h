@@ -15,6 +15,7 @@ struct device_cli {
     const char *schedule;   /* --schedule */
     long seed;              /* --seed */
     double timeout;         /* --timeout */
+    struct option_list check, no_check;   /* --check=LIST, --no-check=LIST */
 };
 
 /* The option_spec rows for a struct device_cli; put them in a command's option table. */
@@ -25,7 +26,9 @@ struct device_cli {
     { 0, "schedule", OPT_STRING, &(dc).schedule, "ORDER", \
       "parallel, sequential, reversed or shuffle" }, \
     { 0, "seed", OPT_INT, &(dc).seed, "N", "seed for generators and shuffle (default 0)" }, \
-    { 0, "timeout", OPT_DOUBLE, &(dc).timeout, "SECONDS", "stop a kernel after this long" }
+    { 0, "timeout", OPT_DOUBLE, &(dc).timeout, "SECONDS", "stop a kernel after this long" }, \
+    { 0, "check", OPT_LIST, &(dc).check, "LIST", "turn device checks on (comma-separated)" }, \
+    { 0, "no-check", OPT_LIST, &(dc).no_check, "LIST", "turn device checks off (race, ...)" }
 
 /* Loads the profile and makes the device; prints errors and returns their exit status. */
 int device_cli_open(const struct device_cli *dc, nop_profile **profile, nop_device **dev);

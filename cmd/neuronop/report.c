@@ -12,8 +12,25 @@ static const char *severity_name(enum nop_severity s)
     return s == NOP_SEV_ERROR ? "error" : s == NOP_SEV_WARNING ? "warning" : "note";
 }
 
+static int errors, warnings;   /* what this process reported, for report_summary */
+
+void report_reset_counts(void)
+{
+    errors = warnings = 0;
+}
+
+void report_summary(const char *what)
+{
+    fprintf(stderr, "neuronop: %s: %d error%s, %d warning%s\n", what, errors,
+            errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+}
+
 void report_diag(const nop_diag *d)
 {
+    if (d->severity == NOP_SEV_ERROR)
+        errors++;
+    else if (d->severity == NOP_SEV_WARNING)
+        warnings++;
     if (d->file[0]) {
         fputs(d->file, stderr);
         if (d->line > 0)
@@ -45,6 +62,10 @@ void report_sink(void *ctx, const nop_diag *d)
 
 static void vreport(const char *severity, const char *fmt, va_list ap)
 {
+    if (strcmp(severity, "error") == 0)
+        errors++;
+    else
+        warnings++;
     char msg[2048];
     vsnprintf(msg, sizeof msg, fmt, ap);
     /* "neuronop build: unknown option" keeps its command name in front of the severity */

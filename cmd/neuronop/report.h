@@ -23,5 +23,9 @@ void report_sink(void *ctx, const nop_diag *d);
  * own prefix when fmt begins with "neuronop" (command-qualified usage errors). */
 void report_plain_error(const char *fmt, ...) REPORT_PRINTF(1, 2);
 void report_warning(const char *fmt, ...) REPORT_PRINTF(1, 2);
+/* "neuronop: WHAT: N errors, M warnings": what was reported so far, compute-sanitizer style. */
+void report_summary(const char *what);
+/* Starts counting afresh (before the device runs, so build warnings are not counted). */
+void report_reset_counts(void);
 
 #endif /* NEURONOP_REPORT_H */

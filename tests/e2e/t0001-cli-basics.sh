@@ -40,7 +40,8 @@ for cmd in build inspect run; do
         test -f "$man"
         for opt in $(grep -o -- "--[a-z][a-z-]*" "$WORK/out" | sort -u); do
             [ "$opt" = --help ] && continue
-            grep -q -- "\\\\-\\\\-${opt#--}" "$man" || { echo "$man lacks $opt"; exit 1; }
+            name=$(printf "%s" "${opt#--}" | sed "s/-/\\\\\\\\-/g")
+            grep -q -- "\\\\-\\\\-$name" "$man" || { echo "$man lacks $opt"; exit 1; }
         done'
 done
 

@@ -36,8 +36,7 @@ test_expect "printf does not count against a kernel that fits its stack" '
     expect_status 0
     expect_out "kernel printf output:"
     hw=$(sed -n "s/.*core 0: \([0-9]*\).*/\1/p" "$WORK/out")
-    test "$hw" -gt 5200
-    test "$hw" -le 6656'
+    test "$hw" -gt 5200'
 
 test_expect "a larger STACK_SIZE lets the same kernel run" '
     sed -i "s/^compute_srcs/extra_cflags: [-DSTACK_SIZE=131072]\ncompute_srcs/" rules/crash.yaml

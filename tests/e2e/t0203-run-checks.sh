@@ -1,0 +1,64 @@
+#!/bin/sh
+# The device checks of multicore output (racecheck, output no core wrote, initcheck) and the
+# streams warning: each breaking kernel fails with its message, its fixed version passes,
+# and --check/--no-check turn checks on and off.
+. ./lib.sh
+cp -R "$NEURONOP_SRC/tests/fixtures/checks" "$WORK/checks"
+cp -R "$NEURONOP_SRC/tests/fixtures/rules" "$WORK/rules"
+
+test_expect "two cores writing one element is a race" '
+    run run checks race randn:100 --schedule sequential
+    expect_status 1
+    expect_err "neuronop: race: error: output element 12 was written by core 0 and by core 1 (racecheck)"
+    expect_err "neuronop: device checks: 1 error, 0 warnings"'
+
+test_expect "the fixed kernel passes on 1, 3 and 8 cores" '
+    for cores in 1 3 8; do
+        run run checks race_fixed randn:100 --cores $cores
+        expect_status 0
+    done
+    expect_err "neuronop: device checks: 0 errors, 0 warnings"'
+
+test_expect "output no core wrote is an error" '
+    run run checks unwritten randn:100
+    expect_status 1
+    expect_err "neuronop: unwritten: error: 4 of 100 output elements were written by no core, the first at element 96"'
+
+test_expect "... and writing the remainder fixes it" '
+    run run checks unwritten_fixed randn:100
+    expect_status 0'
+
+test_expect "reading output before anything wrote it is an error (initcheck)" '
+    run run checks read_before_write randn:100
+    expect_status 1
+    expect_err "core 0: error: nt_tensor_to_tcm(offset=0, n=12): reads output elements no core has written yet (initcheck)"'
+
+test_expect "reading it after writing it is fine" '
+    run run checks read_after_write randn:100
+    expect_status 0'
+
+test_expect "more than 4 open streams is a warning" '
+    run run rules/access.yaml five_streams randn:8
+    expect_status 0
+    expect_err "neuronop: five_streams: core 0: warning: nt_read_stream_of: 5 streams open at once; only 4 are fast"
+    expect_err "neuronop: device checks: 0 errors, 1 warning"
+    run run rules/access.yaml four_streams randn:8
+    expect_status 0
+    ! grep -q ": warning:" "$WORK/err"'
+
+test_expect "--no-check turns a check off, --check back on" '
+    run run checks race randn:100 --no-check race
+    expect_status 0
+    run run checks race randn:100 --no-check race,unwritten --check race
+    expect_status 1
+    expect_err "(racecheck)"
+    run run checks unwritten randn:100 --no-check=all
+    expect_status 0'
+
+test_expect "an unknown check name is a usage error with a suggestion" '
+    run run checks race randn:100 --no-check rcae
+    expect_status 2
+    expect_err "neuronop: error: unknown check '\''rcae'\''; did you mean '\''race'\''?"
+    expect_err "checks: race unwritten init dst multicore coherence readonly leak streams printf, or all"'
+
+test_done
