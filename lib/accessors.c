@@ -261,40 +261,29 @@ static int64_t step(nopi_core *c, nt_stream *s, bool write, nt_dtype want, const
     return st->pos++;
 }
 
-#define STREAM_RW(sfx, ctype, dt) \
+/* get/set: nopi_get_f/nopi_set_f for floats, nopi_get_i/nopi_set_i for integers (exact for
+ * int64), with the element type they go through. */
+#define STREAM_RW(sfx, ctype, dt, get, set, via) \
     ctype nopi_api_stream_read_##sfx(nt_read_stream *s) \
     { \
         nopi_core *c = nopi_self(); \
         int64_t i = step(c, s, false, dt, "nt_stream_read_" #sfx); \
-        return (ctype)nopi_get_f(s->t_, i); \
+        return (ctype)get(s->t_, i); \
     } \
     void nopi_api_stream_write_##sfx(nt_write_stream *s, ctype v) \
     { \
         nopi_core *c = nopi_self(); \
         int64_t i = step(c, s, true, dt, "nt_stream_write_" #sfx); \
-        nopi_set_f((nt_tensor *)s->t_, i, (double)v); \
+        set((nt_tensor *)s->t_, i, (via)v); \
     }
-#define STREAM_RW_INT(sfx, ctype, dt) \
-    ctype nopi_api_stream_read_##sfx(nt_read_stream *s) \
-    { \
-        nopi_core *c = nopi_self(); \
-        int64_t i = step(c, s, false, dt, "nt_stream_read_" #sfx); \
-        return (ctype)nopi_get_i(s->t_, i); \
-    } \
-    void nopi_api_stream_write_##sfx(nt_write_stream *s, ctype v) \
-    { \
-        nopi_core *c = nopi_self(); \
-        int64_t i = step(c, s, true, dt, "nt_stream_write_" #sfx); \
-        nopi_set_i((nt_tensor *)s->t_, i, (int64_t)v); \
-    }
-STREAM_RW(f32, float, NT_F32)
-STREAM_RW(bf16, float, NT_BF16)
-STREAM_RW(f16, float, NT_F16)
-STREAM_RW_INT(i32, int32_t, NT_I32)
-STREAM_RW_INT(i8, int8_t, NT_I8)
-STREAM_RW_INT(i64, int64_t, NT_I64)
-STREAM_RW_INT(i16, int16_t, NT_I16)
-STREAM_RW_INT(u8, uint8_t, NT_U8)
+STREAM_RW(f32, float, NT_F32, nopi_get_f, nopi_set_f, double)
+STREAM_RW(bf16, float, NT_BF16, nopi_get_f, nopi_set_f, double)
+STREAM_RW(f16, float, NT_F16, nopi_get_f, nopi_set_f, double)
+STREAM_RW(i32, int32_t, NT_I32, nopi_get_i, nopi_set_i, int64_t)
+STREAM_RW(i8, int8_t, NT_I8, nopi_get_i, nopi_set_i, int64_t)
+STREAM_RW(i64, int64_t, NT_I64, nopi_get_i, nopi_set_i, int64_t)
+STREAM_RW(i16, int16_t, NT_I16, nopi_get_i, nopi_set_i, int64_t)
+STREAM_RW(u8, uint8_t, NT_U8, nopi_get_i, nopi_set_i, int64_t)
 
 void nopi_streams_check_closed(nopi_core *c)
 {

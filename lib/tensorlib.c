@@ -13,6 +13,19 @@
 
 typedef enum kind { FLOAT_RESULT, SAME_DTYPE, INTEGRAL_ONLY } kind;
 
+/* Fails the core unless a and b have one shape (the library never broadcasts). */
+static void require_same_shape(nopi_core *c, const nt_tensor *a, const nt_tensor *b,
+                               const char *fn, const char *aname, const char *bname)
+{
+    if (nopi_same_shape(a, b))
+        return;
+    char x[96], y[96];
+    nopi_shape_str(a, x, sizeof x);
+    nopi_shape_str(b, y, sizeof y);
+    nopi_core_fail(c, "%s: %s is %s but %s is %s; shapes must match (no broadcasting)", fn,
+                   aname, x, bname, y);
+}
+
 /* The tensor an op writes: out (checked) or a new one shaped like self. */
 static nt_tensor *result(nopi_core *c, nt_tensor *out, const nt_tensor *self, kind k,
                          const char *fn)
@@ -29,13 +42,7 @@ static nt_tensor *result(nopi_core *c, nt_tensor *out, const nt_tensor *self, ki
         return nopi_new_tensor(c, d, self->ndim, self->sizes, fn);
     }
     nopi_check_writable(c, out, fn);
-    if (!nopi_same_shape(out, self)) {
-        char a[96], b[96];
-        nopi_shape_str(out, a, sizeof a);
-        nopi_shape_str(self, b, sizeof b);
-        nopi_core_fail(c, "%s: out is %s but self is %s; shapes must match (no broadcasting)",
-                       fn, a, b);
-    }
+    require_same_shape(c, out, self, fn, "out", "self");
     if (k == INTEGRAL_ONLY && nopi_dtype_is_float(out->dtype))
         nopi_core_fail(c, "%s: out is %s; bitwise ops write integral tensors only", fn,
                        nopi_dtype_name(out->dtype));
@@ -49,13 +56,7 @@ static void same_shape(nopi_core *c, const nt_tensor *a, const nt_tensor *b, con
     nopi_check_data(c, b, fn);
     if (b == c->run->dst)
         nopi_out_read(c, 0, b->numel, fn);
-    if (!nopi_same_shape(a, b)) {
-        char x[96], y[96];
-        nopi_shape_str(a, x, sizeof x);
-        nopi_shape_str(b, y, sizeof y);
-        nopi_core_fail(c, "%s: shapes %s and %s differ; shapes must match (no broadcasting)",
-                       fn, x, y);
-    }
+    require_same_shape(c, a, b, fn, "self", "other");
 }
 
 static void count(nopi_core *c, const nt_tensor *t)

@@ -6,6 +6,8 @@ npy() { perl "$NEURONOP_SRC/tests/e2e/npy.pl" "$@"; }
 
 # values FILE: the values of a .npy file, space-separated
 values() { npy read "$1" | tail -n +2 | tr '\n' ' ' | sed 's/ $//'; }
+# same GOT WANT: equal and not empty (an empty string on both sides proves nothing)
+same() { [ -n "$1" ] && [ "$1" = "$2" ] || { echo "got '$1', want '$2'"; return 1; }; }
 
 test_expect "relu (standard accessor) zeroes the negatives" '
     npy write in.npy "<f4" 2x3 1.5 -2 0 -0.25 3 -7
@@ -13,14 +15,14 @@ test_expect "relu (standard accessor) zeroes the negatives" '
     expect_status 0
     expect_out "relu_forward: ok on 1 core"
     expect_out "output: 2x3 float32"
-    test "$(values out.npy)" = "1.5 0 0 0 3 0"'
+    same "$(values out.npy)" "1.5 0 0 0 3 0"'
 
 test_expect "relu_backward passes the gradient where the input was positive" '
     npy write g.npy "<f4" 2x2 10 20 30 40
     npy write x.npy "<f4" 2x2 1 -1 0 2
     run run "$EXAMPLES/relu" relu_backward g.npy x.npy -o out.npy
     expect_status 0
-    test "$(values out.npy)" = "10 0 0 40"'
+    same "$(values out.npy)" "10 0 0 40"'
 
 for ex in relu_tcm relu_multicore; do
     test_expect "$ex agrees with the standard-accessor relu on 32x4096 random values" '
@@ -36,7 +38,7 @@ test_expect "relu_multicore runs on 8 cores and handles sizes not divisible by 8
     run run "$EXAMPLES/relu_multicore" relu_forward in.npy -o out.npy
     expect_status 0
     expect_out "ok on 8 cores"
-    test "$(values out.npy)" = "0 2 0 4 0 6 0 8 0 10"'
+    same "$(values out.npy)" "0 2 0 4 0 6 0 8 0 10"'
 
 test_expect "relu_multicore gives the same answer on 1, 3 and 8 cores, in every order" '
     run run "$EXAMPLES/relu_tcm" relu_forward randn:1023 -o ref.npy
@@ -54,21 +56,21 @@ test_expect "negate (standard accessor) negates" '
     npy write in.npy "<f4" 2x2 1 -2 3.5 0
     run run "$EXAMPLES/negate" negate in.npy -o out.npy
     expect_status 0
-    test "$(values out.npy)" = "-1 2 -3.5 0"'
+    same "$(values out.npy)" "-1 2 -3.5 0"'
 
 test_expect "add (streaming accessors) adds" '
     npy write a.npy "<f4" 4 1 2 3 4
     npy write b.npy "<f4" 4 10 20 30 40.5
     run run "$EXAMPLES/add" add a.npy b.npy -o out.npy
     expect_status 0
-    test "$(values out.npy)" = "11 22 33 44.5"'
+    same "$(values out.npy)" "11 22 33 44.5"'
 
 test_expect "softclip (tensor library) computes clamp(exp(x), 0, limit) + alpha * x" '
     npy write x.npy "<f4" 4 0 1 -1 3
     run run "$EXAMPLES/softclip" softclip x.npy 10 0.5 -o out.npy
     expect_status 0
     perl -e '\''use POSIX; my @x=(0,1,-1,3); print join(" ", map { my $e=exp($_); $e=10 if $e>10; 0+sprintf("%.6g", unpack("f", pack("f", $e + 0.5*$_))) } @x), "\n"'\'' >want
-    test "$(values out.npy)" = "$(cat want)"'
+    same "$(values out.npy)" "$(cat want)"'
 
 test_expect "printf_debug shows the kernel printf output after the op" '
     npy write t.npy "<f4" 2x3 1 2 3 4 5 6
@@ -77,7 +79,7 @@ test_expect "printf_debug shows the kernel printf output after the op" '
     expect_out "kernel printf output:"
     expect_out "row_sums: 2 x 3"
     expect_out "  row 1: sum 15.0000, running total 21.0000"
-    test "$(values out.npy)" = "6 15"'
+    same "$(values out.npy)" "6 15"'
 
 test_expect "scale_bf16 scales a bfloat16 tensor and keeps bfloat16" '
     npy write x.npy "<V2" 4 1.5 -2 0.333 100
@@ -86,7 +88,7 @@ test_expect "scale_bf16 scales a bfloat16 tensor and keeps bfloat16" '
     expect_out "output: 4 bfloat16"
     npy read out.npy >got
     head -1 got | grep -q "^<V2 4$"
-    test "$(values out.npy)" = "3 -4 0.664062 200"'
+    same "$(values out.npy)" "3 -4 0.664062 200"'
 
 test_expect "--json reports output, printf and per-core counters" '
     run run "$EXAMPLES/relu_tcm" relu_forward randn:4096 --json
