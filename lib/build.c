@@ -40,7 +40,6 @@ typedef struct builder {
     const nop_build_opts *o;
     nop_error *err;
     char tcc_dir[1024];
-    char crtn[1100];          /* the C runtime's crtn.o, for linking without libc; "" if none */
     char *include_dir;        /* share/neuronop/include */
     char *lib_path, *stamp_path, *lock_path;
     char key[33];
@@ -440,11 +439,10 @@ static nopi_cc *new_cc(builder *b, nopi_cc_kind kind, const char *source_dir)
         /* A library's own definitions (its trampolines) bind before any same-named symbol
          * in the process: kernel calls reach the device, never the host's libc by accident. */
         nopi_cc_option(cc, "-Wl,-Bsymbolic");
-        /* Do not link against libc: the library is only ever loaded into neuronop, which has
-         * libc and libm, and reading libc's symbol table was a fifth of a build.  libtcc1.a
-         * and crtn.o are added by link_library; crti.o libtcc adds itself. */
-        if (b->crtn[0])
-            nopi_cc_option(cc, "-nostdlib");
+        /* Do not link against libc or the C runtime's start files: the library is only ever
+         * loaded into neuronop, which has libc and libm, and reading libc's symbol table was
+         * a fifth of a build.  link_library adds libtcc1.a, tcc's own helpers. */
+        nopi_cc_option(cc, "-nostdlib");
     }
     return cc;
 }
@@ -659,13 +657,10 @@ static int link_library(builder *b, const object *objs, int nobjs)
     for (int i = 0; i < nobjs; i++)
         if (nopi_cc_add_object(cc, objs[i].path, b->err) != 0)
             goto out;
-    if (b->crtn[0]) {
-        char libtcc1[1100];
-        snprintf(libtcc1, sizeof libtcc1, "%s/libtcc1.a", b->tcc_dir);
-        if (nopi_cc_add_object(cc, libtcc1, b->err) != 0 ||
-            nopi_cc_add_object(cc, b->crtn, b->err) != 0)
-            goto out;
-    }
+    char libtcc1[1100];
+    snprintf(libtcc1, sizeof libtcc1, "%s/libtcc1.a", b->tcc_dir);
+    if (nopi_cc_add_object(cc, libtcc1, b->err) != 0)
+        goto out;
     if (nopi_cc_output(cc, tmp, b->err) != 0)
         goto out;
     if (rename(tmp, b->lib_path) != 0) {
@@ -735,10 +730,6 @@ static int setup(builder *b)
         nopi_strlcpy(b->tcc_dir, b->o->tcc_dir, sizeof b->tcc_dir);
     else if (nop_find_tcc_dir(b->tcc_dir, sizeof b->tcc_dir, b->err) != 0)
         return -1;
-    /* crtn.o lives beside tcc's folder (/usr/lib/<multiarch>/); without it, link as usual */
-    snprintf(b->crtn, sizeof b->crtn, "%s/../crtn.o", b->tcc_dir);
-    if (access(b->crtn, R_OK) != 0)
-        b->crtn[0] = '\0';
     char name[300];
     snprintf(name, sizeof name, "lib%s.so", m->name);
     b->lib_path = nopi_path_join(m->build_dir, name);

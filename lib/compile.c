@@ -10,6 +10,8 @@
 
 struct nopi_cc {
     TCCState *s;
+    nopi_cc_kind kind;
+    bool started;          /* the output type is set: no more options */
     nop_diag_fn *diag;
     void *ctx;
     nop_error *err;        /* where the current call records its first error */
@@ -122,8 +124,20 @@ nopi_cc *nopi_cc_new(nopi_cc_kind kind, const char *tcc_dir, nop_diag_fn *diag, 
     tcc_set_error_func(cc->s, cc, on_message);
     if (tcc_dir)
         tcc_set_lib_path(cc->s, tcc_dir);
-    tcc_set_output_type(cc->s, kind == NOPI_CC_OBJECT ? TCC_OUTPUT_OBJ : TCC_OUTPUT_DLL);
+    cc->kind = kind;
     return cc;
+}
+
+/* libtcc reads options such as -g and -nostdlib when the output type is set (it creates the
+ * debug sections then, and adds the C runtime's start files), and an option set after that
+ * crashes it (-g) or is ignored: so the type is set once every option is in, just before
+ * the first compile. */
+static void start(nopi_cc *cc)
+{
+    if (cc->started)
+        return;
+    tcc_set_output_type(cc->s, cc->kind == NOPI_CC_OBJECT ? TCC_OUTPUT_OBJ : TCC_OUTPUT_DLL);
+    cc->started = true;
 }
 
 void nopi_cc_free(nopi_cc *cc)
@@ -151,7 +165,8 @@ void nopi_cc_include_dir(nopi_cc *cc, const char *dir)
 
 void nopi_cc_option(nopi_cc *cc, const char *option)
 {
-    tcc_set_options(cc->s, option);
+    if (!cc->started)   /* see start() */
+        tcc_set_options(cc->s, option);
 }
 
 /* Runs one libtcc call with error capture; a failure without a message still gets one. */
@@ -167,18 +182,21 @@ static int finish(nopi_cc *cc, int rc, nop_error *err, const char *what)
 
 int nopi_cc_compile(nopi_cc *cc, const char *text, nop_error *err)
 {
+    start(cc);
     cc->err = err;
     return finish(cc, tcc_compile_string(cc->s, text), err, "compiling");
 }
 
 int nopi_cc_add_object(nopi_cc *cc, const char *path, nop_error *err)
 {
+    start(cc);
     cc->err = err;
     return finish(cc, tcc_add_file(cc->s, path), err, "loading an object file");
 }
 
 int nopi_cc_output(nopi_cc *cc, const char *path, nop_error *err)
 {
+    start(cc);
     cc->err = err;
     return finish(cc, tcc_output_file(cc->s, path), err, "linking");
 }

@@ -25,7 +25,8 @@ void nopi_cc_free(nopi_cc *cc);
 void nopi_cc_define(nopi_cc *cc, const char *name, const char *value);   /* value may be NULL */
 void nopi_cc_undefine(nopi_cc *cc, const char *name);
 void nopi_cc_include_dir(nopi_cc *cc, const char *dir);
-void nopi_cc_option(nopi_cc *cc, const char *option);   /* one allowlisted option */
+/* One allowlisted option; options count only before the first compile or add. */
+void nopi_cc_option(nopi_cc *cc, const char *option);
 
 /* Compiles C text; start it with #line to name the file messages point at. */
 int nopi_cc_compile(nopi_cc *cc, const char *text, nop_error *err);

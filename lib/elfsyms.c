@@ -1,8 +1,9 @@
 /*
  * elfsyms.c - reads the symbol table of an ELF64 object file (see elfsyms.h).
  *
- * Every offset read from the file is checked against its size before use, so a truncated or
- * foreign file gives an error, never an out-of-bounds read.
+ * Every offset read from the file is checked against its size before use, and every header
+ * is copied out rather than read in place, so a truncated, foreign or unaligned file gives an
+ * error or its symbols, never an out-of-bounds or misaligned read.
  */
 #include <elf.h>
 #include <stdlib.h>
@@ -15,6 +16,13 @@ static bool in_file(size_t len, uint64_t off, uint64_t size)
     return off <= len && size <= len - off;
 }
 
+/* Copies a header out of the file: tcc does not align them (with -g its section headers
+ * start at any offset), so they are never read in place. */
+static void get_shdr(const char *data, const Elf64_Ehdr *eh, unsigned i, Elf64_Shdr *sh)
+{
+    memcpy(sh, data + eh->e_shoff + (size_t)i * sizeof *sh, sizeof *sh);
+}
+
 int nopi_elfsyms_read(const char *path, nopi_elfsym **syms, size_t *n, nop_error *err)
 {
     *syms = NULL;
@@ -23,43 +31,50 @@ int nopi_elfsyms_read(const char *path, nopi_elfsym **syms, size_t *n, nop_error
     size_t len;
     if (nopi_read_file(path, &data, &len) != 0)
         return nopi_fail(err, NOP_EXIT_COMPILE, path, 0, 0, "cannot read object file");
-    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)data;
+    Elf64_Ehdr eh;
     int rc = -1;
-    if (len < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-        eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
-        !in_file(len, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr))) {
-        nopi_fail(err, NOP_EXIT_COMPILE, path, 0, 0, "not an ELF64 object file");
-        goto out;
-    }
-    const Elf64_Shdr *sh = (const Elf64_Shdr *)(data + eh->e_shoff);
-    for (unsigned i = 0; i < eh->e_shnum; i++) {
-        if (sh[i].sh_type != SHT_SYMTAB)
+    if (len < sizeof eh)
+        goto bad;
+    memcpy(&eh, data, sizeof eh);
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_shentsize != sizeof(Elf64_Shdr) ||
+        !in_file(len, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr)))
+        goto bad;
+    for (unsigned i = 0; i < eh.e_shnum; i++) {
+        Elf64_Shdr sh, str;
+        get_shdr(data, &eh, i, &sh);
+        if (sh.sh_type != SHT_SYMTAB)
             continue;
-        if (sh[i].sh_link >= eh->e_shnum || sh[i].sh_entsize != sizeof(Elf64_Sym) ||
-            !in_file(len, sh[i].sh_offset, sh[i].sh_size) ||
-            !in_file(len, sh[sh[i].sh_link].sh_offset, sh[sh[i].sh_link].sh_size)) {
+        if (sh.sh_link >= eh.e_shnum || sh.sh_entsize != sizeof(Elf64_Sym) ||
+            !in_file(len, sh.sh_offset, sh.sh_size)) {
             nopi_fail(err, NOP_EXIT_COMPILE, path, 0, 0, "corrupt symbol table");
             goto out;
         }
-        const Elf64_Sym *sym = (const Elf64_Sym *)(data + sh[i].sh_offset);
-        size_t count = sh[i].sh_size / sizeof *sym;
-        const char *strtab = data + sh[sh[i].sh_link].sh_offset;
-        size_t strsize = sh[sh[i].sh_link].sh_size;
+        get_shdr(data, &eh, sh.sh_link, &str);
+        if (!in_file(len, str.sh_offset, str.sh_size)) {
+            nopi_fail(err, NOP_EXIT_COMPILE, path, 0, 0, "corrupt string table");
+            goto out;
+        }
+        size_t count = sh.sh_size / sizeof(Elf64_Sym);
+        const char *strtab = data + str.sh_offset;
+        size_t strsize = str.sh_size;
         *syms = calloc(count ? count : 1, sizeof **syms);
         if (!*syms) {
             nopi_fail(err, NOP_EXIT_COMPILE, path, 0, 0, "out of memory");
             goto out;
         }
         for (size_t k = 0; k < count; k++) {
-            if (ELF64_ST_BIND(sym[k].st_info) == STB_LOCAL || sym[k].st_name >= strsize)
+            Elf64_Sym sym;
+            memcpy(&sym, data + sh.sh_offset + k * sizeof sym, sizeof sym);
+            if (ELF64_ST_BIND(sym.st_info) == STB_LOCAL || sym.st_name >= strsize)
                 continue;
-            const char *name = strtab + sym[k].st_name;
-            if (!memchr(name, '\0', strsize - sym[k].st_name) || !name[0])
+            const char *name = strtab + sym.st_name;
+            if (!memchr(name, '\0', strsize - sym.st_name) || !name[0])
                 continue;
             nopi_elfsym *s = &(*syms)[(*n)++];
             s->name = strdup(name);
-            s->defined = sym[k].st_shndx != SHN_UNDEF;
-            s->function = ELF64_ST_TYPE(sym[k].st_info) == STT_FUNC;
+            s->defined = sym.st_shndx != SHN_UNDEF;
+            s->function = ELF64_ST_TYPE(sym.st_info) == STT_FUNC;
             if (!s->name) {
                 nopi_fail(err, NOP_EXIT_COMPILE, path, 0, 0, "out of memory");
                 goto out;
@@ -68,6 +83,9 @@ int nopi_elfsyms_read(const char *path, nopi_elfsym **syms, size_t *n, nop_error
         break;
     }
     rc = 0;
+    goto out;
+bad:
+    nopi_fail(err, NOP_EXIT_COMPILE, path, 0, 0, "not an ELF64 object file");
 out:
     if (rc != 0) {
         nopi_elfsyms_free(*syms, *n);

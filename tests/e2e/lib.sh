@@ -8,7 +8,8 @@
 #   expect_status N        the last run exited N
 #   expect_err TEXT        stderr of the last run contains TEXT (a fixed string)
 #   expect_out TEXT        stdout of the last run contains TEXT
-#   copy_example NAME DIR  copies share/neuronop/examples/NAME (without its build/) to DIR
+#   copy_example NAME DIR  copies share/neuronop/examples/NAME (without its build/) to DIR,
+#                          an absolute path
 #   test_done              prints the plan; exits non-zero if any test failed
 set -u
 

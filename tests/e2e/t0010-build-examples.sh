@@ -132,6 +132,17 @@ test_expect "a library built by another neuronop is rebuilt (the key covers neur
     ./np2 build relu_tcm >out 2>err
     grep -q "relu_tcm: built" out'
 
+test_expect "every kind of accepted flag builds and runs (none may crash libtcc)" '
+    copy_example relu_tcm "$WORK/flags"
+    mkdir -p flags/inc
+    echo "#define FROM_INC 1" >flags/inc/x.h
+    sed -i "s|^compute_srcs|extra_cflags: [-g, -O2, -w, -Wall, -Werror, -std=c11, -funsigned-char, \"-DMSG=a b\", -DX=1, -UX, -Iinc]\ncompute_srcs|" flags/neuronop.yaml
+    run build flags
+    expect_status 0
+    expect_out "relu_tcm: built"
+    run run flags relu_forward randn:16
+    expect_status 0'
+
 test_expect "build_directory is honoured" '
     sed -i "1a build_directory: out/lib" relu_tcm/neuronop.yaml
     run build relu_tcm
