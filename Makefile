@@ -53,7 +53,7 @@ TEST_ENV = NEURONOP="$(abspath $(BIN))" NEURONOP_SHARE_DIR="$(abspath share/neur
 	NEURONOP_SRC="$(abspath .)"
 
 .PHONY: all deps test-deps demo demo-run check check-run unit e2e sanitize bench golden \
-	install clean warnings
+	install clean warnings examples-test
 
 all: $(BIN)
 
@@ -91,7 +91,13 @@ check: test-deps
 
 check-run: $(BIN) $(UNIT_BINS)
 	@$(MAKE) --no-print-directory warnings
-	@$(MAKE) --no-print-directory unit e2e
+	@$(MAKE) --no-print-directory unit e2e examples-test
+
+# Every shipped example's own test cases, under every core order and count.
+examples-test: $(BIN)
+	@set -e; for m in share/neuronop/examples/*/neuronop.yaml; do \
+		echo "== neuronop test $$(dirname $$m)"; \
+		$(TEST_ENV) $(TEST_RUN) $(BIN) test $$(dirname $$m); done
 
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do \
@@ -112,7 +118,7 @@ warnings:
 sanitize: test-deps
 	@$(MAKE) --no-print-directory O=out/sanitize BIN=out/sanitize/bin/neuronop \
 		CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" \
-		TEST_RUN="env $(SAN_ENV)" PROVE_FLAGS="" unit e2e-sanitize
+		TEST_RUN="env $(SAN_ENV)" PROVE_FLAGS="" unit e2e-sanitize examples-test
 
 e2e-sanitize: $(BIN)
 	@cd tests/e2e && $(TEST_ENV) $(SAN_ENV) NEURONOP_SANITIZED=1 prove --timer t[0-9]*.sh

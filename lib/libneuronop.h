@@ -95,6 +95,23 @@ typedef struct nop_opinfo {
 /* Fills *out for op i (0-based); -1 when i is out of range. */
 int nop_manifest_op(const nop_manifest *m, int i, nop_opinfo *out);
 
+/* A test case of the manifest (neuronop test).  Pointers stay valid with the manifest. */
+typedef struct nop_testinfo {
+    const char *name;
+    const char *op;
+    int nargs;
+    const char *const *alts[NOP_MAX_ARGS];   /* alts[i]: the values argument i takes in turn */
+    int nalts[NOP_MAX_ARGS];
+    const char *expect;        /* a .npy path, or NULL */
+    double rtol, atol;         /* negative: the expected dtype's default */
+    const int *cores;          /* core counts to run on; ncores 0: the profile's */
+    int ncores;
+    int line;                  /* where the case is in the manifest */
+} nop_testinfo;
+
+int nop_manifest_test_count(const nop_manifest *m);
+int nop_manifest_test(const nop_manifest *m, int i, nop_testinfo *out);
+
 /* The manifest name of an arg type ("tensor", "scalar", "double", "int64"). */
 const char *nop_argtype_name(enum nop_argtype t);
 

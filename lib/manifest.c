@@ -16,9 +16,11 @@
 
 static const char *const top_keys[] = {
     "name", "compute_srcs", "shape_srcs", "build_directory", "multicore", "extra_cflags",
-    "extra_include_paths", "stack_size", "ops", NULL
+    "extra_include_paths", "stack_size", "ops", "tests", NULL
 };
 static const char *const op_keys[] = { "args", "shape", "kernel", NULL };
+static const char *const test_keys[] = { "name", "op", "args", "expect", "rtol", "atol",
+                                          "cores", "reference", NULL };
 
 /* Loading state: the YAML document and the manifest being filled. */
 typedef struct loader {
@@ -274,6 +276,147 @@ static int load_ops(loader *L, const nopi_ynode *ops)
     return 0;
 }
 
+/* One argument entry: a value, or a list of values taken in turn. */
+static int load_test_arg(loader *L, nopi_test *t, int i, const nopi_ynode *n)
+{
+    size_t count = n->kind == NOPI_Y_SEQ ? n->n : 1;
+    if (n->kind == NOPI_Y_MAP || count == 0)
+        return nopi_y_error(L->doc, n, L->err, "argument %d of test '%s' must be a value (a "
+                            "generator, a .npy path or a number) or a list of them", i + 1,
+                            t->name);
+    t->alts[i] = calloc(count + 1, sizeof *t->alts[i]);
+    if (!t->alts[i])
+        return oom(L);
+    for (size_t k = 0; k < count; k++) {
+        const nopi_ynode *v = n->kind == NOPI_Y_SEQ ? n->items[k] : n;
+        const char *str;
+        char what[64];
+        snprintf(what, sizeof what, "args[%d]", i);
+        if (nopi_y_string(L->doc, v, what, &str, L->err) != 0)
+            return -1;
+        /* a .npy path is relative to the manifest; generators and numbers are as written */
+        bool path = strlen(str) > 4 && strcmp(str + strlen(str) - 4, ".npy") == 0;
+        t->alts[i][k] = path ? nopi_path_join(L->m->dir, str) : strdup(str);
+        if (!t->alts[i][k])
+            return oom(L);
+        t->nalts[i] = (int)k + 1;
+    }
+    return 0;
+}
+
+static int load_test(loader *L, nopi_test *t, const nopi_ynode *n)
+{
+    if (nopi_y_expect(L->doc, n, NOPI_Y_MAP, "tests[]", L->err) != 0 ||
+        nopi_y_check_keys(L->doc, n, test_keys, "test", L->err) != 0)
+        return -1;
+    t->pos = pos_of(n);
+    const nopi_ynode *v;
+    const char *s;
+    if (!(v = nopi_y_lookup(n, "name"))) {
+        nopi_fail(L->err, NOP_EXIT_USAGE, L->m->path, n->line, n->col,
+                  "a test lacks required key 'name'");
+        return -1;
+    }
+    if (nopi_y_string(L->doc, v, "name", &s, L->err) != 0)
+        return -1;
+    if (!(t->name = strdup(s)))
+        return oom(L);
+    for (int i = 0; i < L->m->ntests; i++)
+        if (strcmp(L->m->tests[i].name, s) == 0)
+            return nopi_y_error(L->doc, v, L->err, "duplicate test '%s' (first at line %d)", s,
+                                L->m->tests[i].pos.line);
+    if ((v = nopi_y_lookup(n, "reference")))
+        return nopi_y_error(L->doc, v, L->err, "reference functions are not supported yet; "
+                            "give the expected output with 'expect: FILE.npy', or leave it "
+                            "out to check only that every core order and count agrees");
+    if (!(v = nopi_y_lookup(n, "op"))) {
+        nopi_fail(L->err, NOP_EXIT_USAGE, L->m->path, n->line, n->col,
+                  "test '%s' lacks required key 'op'", t->name);
+        return -1;
+    }
+    if (nopi_y_string(L->doc, v, "op", &s, L->err) != 0)
+        return -1;
+    t->op = -1;
+    const char *names[NOP_MAX_OPS];
+    for (int i = 0; i < L->m->nops; i++) {
+        names[i] = L->m->ops[i].name;
+        if (strcmp(names[i], s) == 0)
+            t->op = i;
+    }
+    if (t->op < 0) {
+        const char *hint = nop_closest(s, names, (size_t)L->m->nops);
+        return nopi_y_error(L->doc, v, L->err, "test '%s' names op '%s', which the manifest "
+                            "does not declare%s%s%s", t->name, s, hint ? "; did you mean '" : "",
+                            hint ? hint : "", hint ? "'?" : "");
+    }
+    const nopi_op *op = &L->m->ops[t->op];
+    if (!(v = nopi_y_lookup(n, "args"))) {
+        if (op->nargs) {
+            nopi_fail(L->err, NOP_EXIT_USAGE, L->m->path, n->line, n->col,
+                      "test '%s' lacks required key 'args' (op '%s' takes %d)", t->name,
+                      op->name, op->nargs);
+            return -1;
+        }
+    } else {
+        if (nopi_y_expect(L->doc, v, NOPI_Y_SEQ, "args", L->err) != 0)
+            return -1;
+        if ((int)v->n != op->nargs)
+            return nopi_y_error(L->doc, v, L->err, "test '%s' gives %zu argument%s; op '%s' "
+                                "takes %d", t->name, v->n, v->n == 1 ? "" : "s", op->name,
+                                op->nargs);
+        for (size_t i = 0; i < v->n; i++)
+            if (load_test_arg(L, t, (int)i, v->items[i]) != 0)
+                return -1;
+    }
+    t->nargs = op->nargs;
+    if ((v = nopi_y_lookup(n, "expect"))) {
+        if (nopi_y_string(L->doc, v, "expect", &s, L->err) != 0)
+            return -1;
+        /* checked by neuronop test, not here: a missing test file must not stop a build */
+        if (!(t->expect = nopi_path_join(L->m->dir, s)))
+            return oom(L);
+    }
+    t->rtol = t->atol = -1;
+    if ((v = nopi_y_lookup(n, "rtol")) && nopi_y_double(L->doc, v, "rtol", 0, 1e9, &t->rtol,
+                                                       L->err) != 0)
+        return -1;
+    if ((v = nopi_y_lookup(n, "atol")) && nopi_y_double(L->doc, v, "atol", 0, 1e300, &t->atol,
+                                                       L->err) != 0)
+        return -1;
+    if ((v = nopi_y_lookup(n, "cores"))) {
+        if (!L->m->multicore)
+            return nopi_y_error(L->doc, v, L->err, "'cores' applies to multicore libraries "
+                                "only; this one runs on one core");
+        if (nopi_y_expect(L->doc, v, NOPI_Y_SEQ, "cores", L->err) != 0)
+            return -1;
+        if (v->n == 0 || v->n > 16)
+            return nopi_y_error(L->doc, v, L->err, "'cores' lists 1 to 16 core counts");
+        for (size_t i = 0; i < v->n; i++) {
+            int64_t c;
+            if (nopi_y_int(L->doc, v->items[i], "cores[]", 1, 64, &c, L->err) != 0)
+                return -1;
+            t->cores[t->ncores++] = (int)c;
+        }
+    }
+    return 0;
+}
+
+static int load_tests(loader *L, const nopi_ynode *n)
+{
+    if (nopi_y_expect(L->doc, n, NOPI_Y_SEQ, "tests", L->err) != 0)
+        return -1;
+    L->m->tests = calloc(n->n ? n->n : 1, sizeof *L->m->tests);
+    if (!L->m->tests)
+        return oom(L);
+    for (size_t i = 0; i < n->n; i++) {
+        int rc = load_test(L, &L->m->tests[i], n->items[i]);
+        L->m->ntests = (int)i + 1;
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int load(loader *L)
 {
     const nopi_ynode *root = nopi_yaml_root(L->doc);
@@ -340,7 +483,9 @@ static int load(loader *L)
     }
     if ((n = nopi_y_lookup(root, "extra_cflags")) && load_cflags(L, n) != 0)
         return -1;
-    return load_ops(L, nopi_y_lookup(root, "ops"));
+    if (load_ops(L, nopi_y_lookup(root, "ops")) != 0)
+        return -1;
+    return (n = nopi_y_lookup(root, "tests")) ? load_tests(L, n) : 0;
 }
 
 int nop_manifest_load(nop_manifest **out, const char *path, nop_error *err)
@@ -405,6 +550,17 @@ void nop_manifest_free(nop_manifest *m)
         free(m->ops[i].shape);
         free(m->ops[i].kernel);
     }
+    for (int i = 0; i < m->ntests; i++) {
+        nopi_test *t = &m->tests[i];
+        free(t->name);
+        free(t->expect);
+        for (int a = 0; a < NOP_MAX_ARGS; a++) {
+            for (int k = 0; t->alts[a] && k < t->nalts[a]; k++)
+                free(t->alts[a][k]);
+            free(t->alts[a]);
+        }
+    }
+    free(m->tests);
     free(m);
 }
 
@@ -431,4 +587,28 @@ int nop_manifest_op(const nop_manifest *m, int i, nop_opinfo *out)
 const char *nop_argtype_name(enum nop_argtype t)
 {
     return (unsigned)t < 4 ? nopi_argtype_names[t] : "?";
+}
+
+int nop_manifest_test_count(const nop_manifest *m) { return m->ntests; }
+
+int nop_manifest_test(const nop_manifest *m, int i, nop_testinfo *out)
+{
+    if (i < 0 || i >= m->ntests)
+        return -1;
+    const nopi_test *t = &m->tests[i];
+    memset(out, 0, sizeof *out);
+    out->name = t->name;
+    out->op = m->ops[t->op].name;
+    out->nargs = t->nargs;
+    for (int a = 0; a < t->nargs; a++) {
+        out->alts[a] = (const char *const *)t->alts[a];
+        out->nalts[a] = t->nalts[a];
+    }
+    out->expect = t->expect;
+    out->rtol = t->rtol;
+    out->atol = t->atol;
+    out->cores = t->cores;
+    out->ncores = t->ncores;
+    out->line = t->pos.line;
+    return 0;
 }

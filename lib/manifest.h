@@ -42,6 +42,21 @@ typedef struct nopi_op {
     nopi_pos shape_pos, kernel_pos;
 } nopi_op;
 
+/* One test case (neuronop test): an op, its arguments (each a list of alternatives; every
+ * combination is a sub-case), an optional expected output, tolerances and core counts. */
+typedef struct nopi_test {
+    char *name;
+    nopi_pos pos;
+    int op;                      /* index into ops */
+    int nargs;
+    char **alts[NOP_MAX_ARGS];   /* alts[i][k]: the k-th value of argument i */
+    int nalts[NOP_MAX_ARGS];
+    char *expect;                /* resolved path of a .npy, or NULL */
+    double rtol, atol;           /* < 0: the dtype's default */
+    int cores[16];
+    int ncores;                  /* 0: the profile's count */
+} nopi_test;
+
 struct nop_manifest {
     char *path, *dir;
     char *name;
@@ -59,6 +74,8 @@ struct nop_manifest {
     nopi_pos stack_pos;
     nopi_op ops[NOP_MAX_OPS];
     int nops;
+    nopi_test *tests;
+    int ntests;
 };
 
 /* flags.c: classifies one extra_cflags entry; refuses what libtcc would exit on or what has

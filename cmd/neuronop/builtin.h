@@ -12,6 +12,7 @@
 int cmd_build(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_test(int argc, char **argv);
 
 /* share.c: the share/neuronop folder: $NEURONOP_SHARE_DIR, else ../share/neuronop next to the
  * executable (so an installed and an in-tree neuronop both work). */

@@ -37,17 +37,6 @@ static const struct command_spec spec = {
     options, 2, -1,
 };
 
-/* torch.testing's defaults, by dtype. */
-static void default_tolerances(enum nop_dtype d, double *r, double *a)
-{
-    switch (d) {
-    case NOP_F32: *r = 1.3e-6; *a = 1e-5; break;
-    case NOP_F16: *r = 1e-3; *a = 1e-5; break;
-    case NOP_BF16: *r = 1.6e-2; *a = 1e-5; break;
-    default: *r = 0; *a = 0; break;
-    }
-}
-
 /* "[3, 17]" for flat index i of t. */
 static void index_str(const nop_tensor *t, int64_t i, char *buf, size_t size)
 {

@@ -40,7 +40,27 @@ static int parse_checks(const struct option_list *l, unsigned *bits)
     return 0;
 }
 
-int device_cli_open(const struct device_cli *dc, nop_profile **profile, nop_device **dev)
+int device_cli_checks(struct device_cli *dc)
+{
+    unsigned off = 0, on = 0;
+    int rc;
+    if ((rc = parse_checks(&dc->no_check, &off)) != 0 || (rc = parse_checks(&dc->check, &on)))
+        return rc;
+    dc->disabled = off & ~on;   /* --check wins over --no-check */
+    return 0;
+}
+
+void default_tolerances(enum nop_dtype d, double *r, double *a)
+{
+    switch (d) {
+    case NOP_F32: *r = 1.3e-6; *a = 1e-5; break;
+    case NOP_F16: *r = 1e-3; *a = 1e-5; break;
+    case NOP_BF16: *r = 1.6e-2; *a = 1e-5; break;
+    default: *r = 0; *a = 0; break;
+    }
+}
+
+int device_cli_open(struct device_cli *dc, nop_profile **profile, nop_device **dev)
 {
     static const char *const orders[] = { "parallel", "sequential", "reversed", "shuffle" };
     nop_device_opts o = { 0 };
@@ -59,11 +79,10 @@ int device_cli_open(const struct device_cli *dc, nop_profile **profile, nop_devi
         report_plain_error("--cores, --threads and --timeout take positive numbers");
         return NOP_EXIT_USAGE;
     }
-    unsigned off = 0, on = 0;
-    int rc;
-    if ((rc = parse_checks(&dc->no_check, &off)) != 0 || (rc = parse_checks(&dc->check, &on)))
+    int rc = device_cli_checks(dc);
+    if (rc != 0)
         return rc;
-    o.disabled_checks = off & ~on;   /* --check wins over --no-check */
+    o.disabled_checks = dc->disabled;
     o.schedule = (enum nop_schedule)order;
     o.seed = (uint64_t)dc->seed;
     o.cores = (int)dc->cores;

@@ -16,6 +16,7 @@ struct device_cli {
     long seed;              /* --seed */
     double timeout;         /* --timeout */
     struct option_list check, no_check;   /* --check=LIST, --no-check=LIST */
+    unsigned disabled;      /* the checks they leave off (device_cli_checks) */
 };
 
 /* The option_spec rows for a struct device_cli; put them in a command's option table. */
@@ -30,8 +31,14 @@ struct device_cli {
     { 0, "check", OPT_LIST, &(dc).check, "LIST", "turn device checks on (comma-separated)" }, \
     { 0, "no-check", OPT_LIST, &(dc).no_check, "LIST", "turn device checks off (race, ...)" }
 
+/* Turns --check/--no-check into dc->disabled; prints and returns 2 for an unknown name. */
+int device_cli_checks(struct device_cli *dc);
+
 /* Loads the profile and makes the device; prints errors and returns their exit status. */
-int device_cli_open(const struct device_cli *dc, nop_profile **profile, nop_device **dev);
+int device_cli_open(struct device_cli *dc, nop_profile **profile, nop_device **dev);
+
+/* torch.testing's default tolerances for comparing outputs of dtype d. */
+void default_tolerances(enum nop_dtype d, double *rtol, double *atol);
 
 /* Turns ARG... into values for op `opname` of lib: numbers for scalar, double and int64, a
  * .npy file or a generator for tensors (the i-th generator seeded with seed + i).  *tensors

@@ -19,6 +19,7 @@ static const struct command {
     { "build", cmd_build, "build an op library from its manifest" },
     { "inspect", cmd_inspect, "print the self-description of a built op library" },
     { "run", cmd_run, "run an op on the virtual GPSIMD device" },
+    { "test", cmd_test, "run a manifest's test cases under every core order and count" },
 };
 
 static void usage(FILE *out)

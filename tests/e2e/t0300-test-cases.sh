@@ -1,0 +1,135 @@
+#!/bin/sh
+# neuronop test: cases from the manifest, every sub-case under every core order and count,
+# failures for order and count dependence, broken rules and expected outputs, -k, the
+# summary line and exit statuses.
+. ./lib.sh
+npy() { perl "$NEURONOP_SRC/tests/e2e/npy.pl" "$@"; }
+cp -R "$NEURONOP_SRC/tests/fixtures/checks" "$WORK/c"
+
+# with_tests: the fixture's manifest with the tests section on stdin appended
+with_tests() { cat "$NEURONOP_SRC/tests/fixtures/checks/neuronop.yaml" - >c/neuronop.yaml; }
+
+test_expect "every sub-case runs on every core count and schedule, then a summary" '
+    with_tests <<EOF
+tests:
+  - {name: parts, op: race_fixed, args: [[randn:10, randn:1023]], cores: [1, 3, 8]}
+EOF
+    run test c
+    expect_status 0
+    expect_out "ok    parts[randn:10] (15 executions,"
+    expect_out "ok    parts[randn:1023] (15 executions,"
+    test "$(tail -1 "$WORK/out")" = "2 passed, 0 failed"'
+
+test_expect "--schedules sets the number of shuffled schedules" '
+    run test c --schedules 0
+    expect_status 0
+    expect_out "parts[randn:10] (9 executions,"'
+
+test_expect "a result that depends on core order fails, naming the two executions" '
+    with_tests <<EOF
+tests:
+  - {name: order, op: last_writer, args: [randn:16], cores: [4]}
+EOF
+    run test c --no-check race
+    expect_status 1
+    expect_out "FAIL  order: the result depends on core order: sequential on 4 cores and reversed on 4 cores differ in 16 elements"
+    expect_out "0 passed, 1 failed"'
+
+test_expect "a result that depends on the core count fails" '
+    with_tests <<EOF
+tests:
+  - {name: count, op: by_count, args: [randn:16], cores: [1, 2]}
+EOF
+    run test c
+    expect_status 1
+    expect_out "FAIL  count: the result depends on core count: sequential on 1 core and sequential on 2 cores"'
+
+test_expect "a broken device rule fails the case with the rule'\''s message" '
+    with_tests <<EOF
+tests:
+  - {name: racy, op: race, args: [randn:100]}
+EOF
+    run test c
+    expect_status 1
+    expect_err "neuronop: race: error: output element 12 was written by core 0 and by core 1 (racecheck)"
+    expect_out "FAIL  racy: a device rule was broken under sequential"'
+
+test_expect "the expected output is compared with tolerances, worst elements shown" '
+    npy write c/x.npy "<f4" 8 -1 2 -3 4 -5 6 -7 8
+    npy write c/good.npy "<f4" 8 0 2 0 4 0 6 0 8
+    npy write c/bad.npy "<f4" 8 0 2 0 4 0 6 0 9
+    with_tests <<EOF
+tests:
+  - {name: good, op: race_fixed, args: [x.npy], expect: good.npy, cores: [1, 8]}
+  - {name: bad, op: race_fixed, args: [x.npy], expect: bad.npy}
+  - {name: loose, op: race_fixed, args: [x.npy], expect: bad.npy, atol: 1.5}
+EOF
+    run test c
+    expect_status 1
+    expect_out "ok    good"
+    expect_out "FAIL  bad: 1 element differ from"
+    expect_out "      element 7: got 8, expected 9"
+    expect_out "ok    loose"
+    expect_out "2 passed, 1 failed"'
+
+test_expect "a missing expected file is an error of its case, not of the build" '
+    with_tests <<EOF
+tests:
+  - {name: lost, op: race_fixed, args: [randn:8], expect: nowhere.npy}
+EOF
+    run test c
+    expect_status 1
+    expect_err "cannot read '\''c/nowhere.npy'\''"
+    expect_out "ERROR lost: cannot read its expected output '\''c/nowhere.npy'\''"
+    run build c
+    expect_status 0'
+
+test_expect "-k selects cases; the others are counted as skipped" '
+    with_tests <<EOF
+tests:
+  - {name: good, op: race_fixed, args: [randn:8]}
+  - {name: also_good, op: race_fixed, args: [randn:9]}
+  - {name: other, op: race_fixed, args: [randn:10]}
+EOF
+    run test c -k goo
+    expect_status 0
+    expect_out "2 passed, 0 failed, 1 skipped"'
+
+test_expect "arguments that cannot be made are an error of the case" '
+    with_tests <<EOF
+tests:
+  - {name: broken, op: race_fixed, args: [missing.npy]}
+EOF
+    run test c
+    expect_status 1
+    expect_err "cannot read"
+    expect_out "ERROR broken: its arguments cannot be made"'
+
+test_expect "a manifest without tests says so and passes" '
+    cp "$NEURONOP_SRC/tests/fixtures/checks/neuronop.yaml" c/neuronop.yaml
+    run test c
+    expect_status 0
+    expect_err "declares no tests"
+    expect_out "0 passed, 0 failed"'
+
+test_expect "a bad --schedules value is a usage error" '
+    run test c --schedules 99
+    expect_status 2
+    expect_err "--schedules takes 0 to 37"'
+
+test_expect "a compile error stops the run with status 3" '
+    echo broken >>c/k.c
+    run test c
+    expect_status 3'
+
+test_expect "every shipped example passes its own tests" '
+    for m in "$EXAMPLES"/*/neuronop.yaml; do
+        ex=$(basename "$(dirname "$m")")
+        copy_example "$ex" "$WORK/ex/$ex"
+    done
+    for ex in "$WORK"/ex/*; do
+        run test "$ex"
+        expect_status 0
+    done'
+
+test_done
