@@ -7,26 +7,33 @@
  * combination of argument values) runs on each core count under the sequential, reversed and
  * parallel schedules and --schedules shuffled ones.  It fails when a device rule breaks, when
  * two executions disagree ("depends on core order" / "core count") or when the first differs
- * from the expected output beyond the tolerances.
+ * from the expected output beyond the tolerances.  Results are collected first and then
+ * printed as lines, JSON (--json) and JUnit XML (--junit).
  */
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "builtin.h"
 #include "devopts.h"
 #include "report.h"
 
 static struct device_cli dc;
-static const char *pattern;
+static const char *pattern, *shard, *junit;
 static long shuffles = 2;
-static bool verbose;
+static bool verbose, json;
 
 static const struct option_spec options[] = {
     { 'k', "filter", OPT_STRING, &pattern, "PATTERN",
       "run only the cases whose name contains PATTERN" },
+    { 0, "shard", OPT_STRING, &shard, "I/N", "run the I-th of N deterministic slices" },
     { 0, "schedules", OPT_INT, &shuffles, "N", "shuffled schedules per run (default 2)" },
+    { 0, "junit", OPT_STRING, &junit, "FILE", "also write JUnit XML for CI dashboards" },
+    { 0, "json", OPT_FLAG, &json, NULL, "print the results as JSON" },
     { 0, "device", OPT_STRING, &dc.device, "NAME", "device profile (default trn1)" },
     { 'j', "threads", OPT_INT, &dc.threads, "N", "host threads (default: one per CPU)" },
     { 0, "seed", OPT_INT, &dc.seed, "N", "seed for generators and shuffles (default 0)" },
@@ -44,6 +51,50 @@ static const struct command_spec spec = {
     options, 0, 1,
 };
 
+enum status { PASSED, FAILED, ERRORED, SKIPPED };
+
+/* The outcome of one sub-case. */
+typedef struct result {
+    char label[512];
+    const char *op;
+    enum status status;
+    char message[2048];         /* why it failed: first line a summary */
+    int executions;
+    double seconds;
+} result;
+
+typedef struct results {
+    result *v;
+    int n, cap;
+} results;
+
+static result *add_result(results *r)
+{
+    if (r->n == r->cap) {
+        int cap = r->cap ? r->cap * 2 : 16;
+        result *v = realloc(r->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return NULL;
+        r->v = v;
+        r->cap = cap;
+    }
+    result *x = &r->v[r->n++];
+    memset(x, 0, sizeof *x);
+    return x;
+}
+
+static void note(result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(result *res, const char *fmt, ...)
+{
+    size_t used = strlen(res->message);
+    if (used && used + 1 < sizeof res->message)
+        res->message[used++] = '\n', res->message[used] = '\0';
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->message + used, sizeof res->message - used, fmt, ap);
+    va_end(ap);
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -54,10 +105,35 @@ static double now(void)
 /* One execution: a core count and a schedule. */
 typedef struct execution {
     int cores;                 /* 0: the profile's */
-    const char *schedule;
+    enum nop_schedule schedule;
     long seed;
     char label[64];
 } execution;
+
+/* The executions of a case: each core count under each schedule. */
+static int plan(const nop_testinfo *t, execution *ex, int max)
+{
+    static const char *const fixed[] = { "sequential", "reversed", "parallel" };
+    static const enum nop_schedule kinds[] = { NOP_SCHED_SEQUENTIAL, NOP_SCHED_REVERSED,
+                                               NOP_SCHED_PARALLEL };
+    const int one = 0;
+    const int *counts = t->ncores ? t->cores : &one;
+    int n = 0;
+    for (int c = 0; c < (t->ncores ? t->ncores : 1); c++) {
+        for (int s = 0; s < 3 + (int)shuffles && n < max; s++) {
+            execution *e = &ex[n++];
+            e->cores = counts[c];
+            e->schedule = s < 3 ? kinds[s] : NOP_SCHED_SHUFFLE;
+            e->seed = dc.seed + s - 2;   /* shuffles use seed+1, seed+2, ... */
+            int k = s < 3 ? snprintf(e->label, sizeof e->label, "%s", fixed[s])
+                          : snprintf(e->label, sizeof e->label, "shuffle (seed %ld)", e->seed);
+            if (counts[c])
+                snprintf(e->label + k, sizeof e->label - (size_t)k, " on %d core%s", counts[c],
+                         counts[c] == 1 ? "" : "s");
+        }
+    }
+    return n;
+}
 
 /* The sub-case's label: name[v1, v2] when some argument has alternatives. */
 static void case_label(const nop_testinfo *t, const int *pick, char *buf, size_t size)
@@ -79,85 +155,84 @@ static void case_label(const nop_testinfo *t, const int *pick, char *buf, size_t
         snprintf(buf + used, size - used, "]");
 }
 
-/* Runs one execution; *out receives the output (caller frees).  Prints a failure itself and
- * returns 1 for a broken rule, 2 for an input problem. */
+/* Runs one execution.  *out receives the output (caller frees); a failure is reported on
+ * stderr and noted in res.  Returns 0 when the op ran. */
 static int execute(const nop_library *lib, const nop_profile *profile, const execution *e,
-                   int opi, const nop_value *vals, int nargs, nop_tensor **out)
+                   int opi, const nop_value *vals, int nargs, nop_tensor **out, result *res)
 {
     nop_device *dev;
     nop_error err;
     nop_device_opts o = { .threads = (int)dc.threads, .cores = e->cores,
-                          .seed = (uint64_t)e->seed, .timeout = dc.timeout,
-                          .disabled_checks = dc.disabled, .diag = report_sink };
-    o.schedule = strcmp(e->schedule, "sequential") == 0 ? NOP_SCHED_SEQUENTIAL
-                 : strcmp(e->schedule, "reversed") == 0 ? NOP_SCHED_REVERSED
-                 : strcmp(e->schedule, "shuffle") == 0  ? NOP_SCHED_SHUFFLE
-                                                        : NOP_SCHED_PARALLEL;
-    if (nop_device_new(&dev, profile, &o, &err) != 0)
-        return report_error(&err);
-    nop_run_result res;
-    int rc = nop_device_run(dev, lib, opi, vals, nargs, &res, &err);
-    if (rc != 0) {
-        rc = report_error(&err);
-    } else {
-        *out = res.output;
-        res.output = NULL;
+                          .schedule = e->schedule, .seed = (uint64_t)e->seed,
+                          .timeout = dc.timeout, .disabled_checks = dc.disabled,
+                          .diag = report_sink };
+    if (nop_device_new(&dev, profile, &o, &err) != 0) {
+        report_error(&err);
+        note(res, "cannot make the device: %s", err.diag.msg);
+        return -1;
     }
-    nop_run_result_clear(&res);
+    nop_run_result run;
+    int rc = nop_device_run(dev, lib, opi, vals, nargs, &run, &err);
+    if (rc != 0) {
+        report_error(&err);
+        note(res, "a device rule was broken under %s", e->label);
+        note(res, "%s%s%s", err.diag.where, err.diag.where[0] ? ": " : "", err.diag.msg);
+    } else {
+        *out = run.output;
+        run.output = NULL;
+    }
+    nop_run_result_clear(&run);
     nop_device_free(dev);
     return rc;
 }
 
-/* Runs one sub-case on every execution; prints its line.  Returns 0 when it passed. */
-static int run_case(const nop_library *lib, const nop_profile *profile, const nop_testinfo *t,
-                    const int *pick)
+/* Compares a result with what it must equal; notes the worst elements in res. */
+static bool same(const nop_tensor *got, const nop_tensor *want, double rtol, double atol,
+                 result *res, const char *what)
 {
-    char label[512];
-    case_label(t, pick, label, sizeof label);
-    fflush(stdout);   /* keep case lines and their stderr messages in order in a log */
+    nop_compare cmp;
+    nop_tensor_compare(got, want, rtol, atol, &cmp);
+    if (!cmp.mismatches)
+        return true;
+    note(res, "%s in %lld element%s%s%s", what, (long long)cmp.mismatches,
+         cmp.mismatches == 1 ? "" : "s", cmp.why[0] ? "; " : "", cmp.why);
+    for (int w = 0; w < cmp.nworst && w < 3; w++)
+        note(res, "  element %lld: got %.9g, expected %.9g", (long long)cmp.worst[w].index,
+             cmp.worst[w].got, cmp.worst[w].want);
+    return false;
+}
+
+/* Runs one sub-case on every execution and fills res. */
+static void run_case(const nop_library *lib, const nop_profile *profile, const nop_testinfo *t,
+                     const int *pick, result *res)
+{
+    case_label(t, pick, res->label, sizeof res->label);
+    res->op = t->op;
+    double t0 = now();
     const char *argv[NOP_MAX_ARGS];
     for (int a = 0; a < t->nargs; a++)
         argv[a] = t->alts[a][pick[a]];
     int opi;
     nop_value *vals;
     nop_tensor **tensors;
-    double t0 = now();
-    int rc = parse_op_args(lib, t->op, t->nargs, (char **)argv, (uint64_t)dc.seed, &opi, &vals,
-                           &tensors);
-    if (rc != 0) {
-        printf("ERROR %s: its arguments cannot be made (see above)\n", label);
+    fflush(stdout);   /* keep earlier case lines before this case's stderr in a log */
+    if (parse_op_args(lib, t->op, t->nargs, (char **)argv, (uint64_t)dc.seed, &opi, &vals,
+                      &tensors) != 0) {
+        res->status = ERRORED;
+        note(res, "its arguments cannot be made (see the message above)");
         free_op_args(vals, tensors, t->nargs);
-        return 1;
+        return;
     }
-    /* the executions: each core count, under each schedule */
-    const int one = 0;
-    const int *counts = t->ncores ? t->cores : &one;
-    int ncounts = t->ncores ? t->ncores : 1;
     execution ex[16 * 40];
-    int nex = 0;
-    static const char *const fixed[] = { "sequential", "reversed", "parallel" };
-    for (int c = 0; c < ncounts; c++) {
-        for (int s = 0; s < 3 + (int)shuffles && nex < (int)(sizeof ex / sizeof ex[0]); s++) {
-            execution *e = &ex[nex++];
-            e->cores = counts[c];
-            e->schedule = s < 3 ? fixed[s] : "shuffle";
-            e->seed = dc.seed + s - 2;   /* shuffles use seed+1, seed+2, ... */
-            int n = s < 3 ? snprintf(e->label, sizeof e->label, "%s", e->schedule)
-                          : snprintf(e->label, sizeof e->label, "shuffle (seed %ld)", e->seed);
-            if (counts[c])
-                snprintf(e->label + n, sizeof e->label - (size_t)n, " on %d core%s", counts[c],
-                         counts[c] == 1 ? "" : "s");
-        }
-    }
+    int nex = plan(t, ex, (int)(sizeof ex / sizeof ex[0]));
     nop_tensor *first = NULL;
     int first_ex = -1;
-    rc = 0;
-    for (int i = 0; i < nex && rc == 0; i++) {
+    res->status = PASSED;
+    for (int i = 0; i < nex && res->status == PASSED; i++) {
         nop_tensor *out = NULL;
-        if (execute(lib, profile, &ex[i], opi, vals, t->nargs, &out) != 0) {
-            printf("FAIL  %s: a device rule was broken under %s (see above)\n", label,
-                   ex[i].label);
-            rc = 1;
+        res->executions++;
+        if (execute(lib, profile, &ex[i], opi, vals, t->nargs, &out, res) != 0) {
+            res->status = FAILED;
             break;
         }
         if (!first) {
@@ -165,56 +240,189 @@ static int run_case(const nop_library *lib, const nop_profile *profile, const no
             first_ex = i;
             continue;
         }
-        nop_compare cmp;
-        nop_tensor_compare(out, first, 0, 0, &cmp);
-        if (cmp.mismatches) {
-            bool count = ex[i].cores != ex[first_ex].cores;
-            printf("FAIL  %s: the result depends on core %s: %s and %s differ in %lld "
-                   "element%s\n", label, count ? "count" : "order", ex[first_ex].label,
-                   ex[i].label, (long long)cmp.mismatches, cmp.mismatches == 1 ? "" : "s");
-            for (int w = 0; w < cmp.nworst && w < 3; w++)
-                printf("      element %lld: %.9g vs %.9g\n", (long long)cmp.worst[w].index,
-                       cmp.worst[w].want, cmp.worst[w].got);
-            rc = 1;
-        }
+        char what[256];
+        snprintf(what, sizeof what, "the result depends on core %s: %s and %s differ",
+                 ex[i].cores != ex[first_ex].cores ? "count" : "order", ex[first_ex].label,
+                 ex[i].label);
+        if (!same(out, first, 0, 0, res, what))
+            res->status = FAILED;
         nop_tensor_free(out);
     }
-    if (rc == 0 && t->expect) {
+    if (res->status == PASSED && t->expect) {
         nop_tensor *want;
         nop_error err;
         if (nop_tensor_load_npy(&want, t->expect, &err) != 0) {
             report_error(&err);
-            printf("ERROR %s: cannot read its expected output '%s'\n", label, t->expect);
-            rc = 1;
+            res->status = ERRORED;
+            note(res, "cannot read its expected output '%s'", t->expect);
         } else {
-            double r = t->rtol, a = t->atol;
-            if (r < 0 || a < 0) {
-                double dr, da;
-                default_tolerances(nop_tensor_dtype(want), &dr, &da);
-                r = r < 0 ? dr : r;
-                a = a < 0 ? da : a;
-            }
-            nop_compare cmp;
-            nop_tensor_compare(first, want, r, a, &cmp);
-            if (cmp.mismatches) {
-                printf("FAIL  %s: %lld element%s differ from '%s' beyond rtol=%g atol=%g%s%s\n",
-                       label, (long long)cmp.mismatches, cmp.mismatches == 1 ? "" : "s",
-                       t->expect, r, a, cmp.why[0] ? ": " : "", cmp.why);
-                for (int w = 0; w < cmp.nworst && w < 3; w++)
-                    printf("      element %lld: got %.9g, expected %.9g\n",
-                           (long long)cmp.worst[w].index, cmp.worst[w].got, cmp.worst[w].want);
-                rc = 1;
-            }
+            double r = t->rtol, a = t->atol, dr, da;
+            default_tolerances(nop_tensor_dtype(want), &dr, &da);
+            r = r < 0 ? dr : r;
+            a = a < 0 ? da : a;
+            char what[1200];
+            snprintf(what, sizeof what, "the output differs from '%s' beyond rtol=%g atol=%g",
+                     t->expect, r, a);
+            if (!same(first, want, r, a, res, what))
+                res->status = FAILED;
             nop_tensor_free(want);
         }
     }
-    if (rc == 0)
-        printf("ok    %s (%d execution%s, %.1f ms)\n", label, nex, nex == 1 ? "" : "s",
-               (now() - t0) * 1e3);
-    fflush(stdout);
+    res->seconds = now() - t0;
     nop_tensor_free(first);
     free_op_args(vals, tensors, t->nargs);
-    return rc;
+}
+
+/* ---- reporting -------------------------------------------------------------------------- */
+
+static void print_line(const result *r)
+{
+    static const char *const words[] = { "ok   ", "FAIL ", "ERROR", "skip " };
+    if (r->status == PASSED) {
+        printf("ok    %s (%d execution%s, %.1f ms)\n", r->label, r->executions,
+               r->executions == 1 ? "" : "s", r->seconds * 1e3);
+    } else if (r->status != SKIPPED) {
+        const char *nl = strchr(r->message, '\n');
+        printf("%s %s: %.*s\n", words[r->status], r->label,
+               nl ? (int)(nl - r->message) : (int)strlen(r->message), r->message);
+        for (const char *p = nl; p && *p; p = strchr(p + 1, '\n')) {
+            const char *end = strchr(p + 1, '\n');
+            printf("      %.*s\n", end ? (int)(end - p - 1) : (int)strlen(p + 1), p + 1);
+        }
+    }
+    fflush(stdout);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", f);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void print_json(const char *library, const results *rs, int counts[4])
+{
+    static const char *const words[] = { "passed", "failed", "error", "skipped" };
+    printf("{\"library\": ");
+    json_str(stdout, library);
+    printf(", \"passed\": %d, \"failed\": %d, \"skipped\": %d, \"cases\": [", counts[PASSED],
+           counts[FAILED] + counts[ERRORED], counts[SKIPPED]);
+    for (int i = 0; i < rs->n; i++) {
+        const result *r = &rs->v[i];
+        printf("%s\n  {\"name\": ", i ? "," : "");
+        json_str(stdout, r->label);
+        printf(", \"op\": ");
+        json_str(stdout, r->op ? r->op : "");
+        printf(", \"status\": \"%s\", \"executions\": %d, \"seconds\": %.6f, \"message\": ",
+               words[r->status], r->executions, r->seconds);
+        json_str(stdout, r->message);
+        printf("}");
+    }
+    printf("\n]}\n");
+}
+
+static void xml_str(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
+                fputc(*s, f);
+        }
+    }
+}
+
+/* JUnit XML (the Ant/Jenkins structure CI dashboards read), written through a temporary file
+ * and rename(2). */
+static int write_junit(const char *path, const char *library, const results *rs,
+                       int counts[4], double seconds)
+{
+    char *tmp = NULL;
+    if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
+        return report_plain_error("out of memory"), NOP_EXIT_FAIL;
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        report_plain_error("cannot write '%s': %s", path, strerror(errno));
+        free(tmp);
+        return NOP_EXIT_USAGE;
+    }
+    int total = counts[PASSED] + counts[FAILED] + counts[ERRORED] + counts[SKIPPED];
+    char stamp[32];
+    time_t t = time(NULL);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", gmtime(&t));
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    fprintf(f, "<testsuites name=\"neuronop test\" tests=\"%d\" failures=\"%d\" errors=\"%d\" "
+            "time=\"%.6f\">\n", total, counts[FAILED], counts[ERRORED], seconds);
+    fprintf(f, "  <testsuite name=\"");
+    xml_str(f, library);
+    fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.6f\" "
+            "timestamp=\"%s\">\n", total, counts[FAILED], counts[ERRORED], counts[SKIPPED],
+            seconds, stamp);
+    for (int i = 0; i < rs->n; i++) {
+        const result *r = &rs->v[i];
+        fprintf(f, "    <testcase classname=\"");
+        xml_str(f, library);
+        fprintf(f, ".");
+        xml_str(f, r->op ? r->op : "");
+        fprintf(f, "\" name=\"");
+        xml_str(f, r->label);
+        fprintf(f, "\" time=\"%.6f\"", r->seconds);
+        if (r->status == PASSED) {
+            fprintf(f, "/>\n");
+            continue;
+        }
+        fprintf(f, ">\n");
+        if (r->status == SKIPPED) {
+            fprintf(f, "      <skipped/>\n");
+        } else {
+            const char *tag = r->status == FAILED ? "failure" : "error";
+            const char *nl = strchr(r->message, '\n');
+            char first[512];
+            snprintf(first, sizeof first, "%.*s", nl ? (int)(nl - r->message) : 511, r->message);
+            fprintf(f, "      <%s message=\"", tag);
+            xml_str(f, first);
+            fprintf(f, "\">");
+            xml_str(f, r->message);
+            fprintf(f, "</%s>\n", tag);
+        }
+        fprintf(f, "    </testcase>\n");
+    }
+    fprintf(f, "  </testsuite>\n</testsuites>\n");
+    bool ok = !ferror(f);
+    ok = fclose(f) == 0 && ok && rename(tmp, path) == 0;
+    if (!ok) {
+        report_plain_error("cannot write '%s': %s", path, strerror(errno));
+        unlink(tmp);
+    }
+    free(tmp);
+    return ok ? 0 : NOP_EXIT_USAGE;
+}
+
+/* "I/N" with 1 <= I <= N; -1 for anything else. */
+static int parse_shard(const char *s, long *i, long *n)
+{
+    char *end;
+    *i = strtol(s, &end, 10);
+    if (end == s || *end != '/')
+        return -1;
+    const char *rest = end + 1;
+    *n = strtol(rest, &end, 10);
+    return end == rest || *end || *n < 1 || *i < 1 || *i > *n ? -1 : 0;
 }
 
 int cmd_test(int argc, char **argv)
@@ -230,9 +438,17 @@ int cmd_test(int argc, char **argv)
     nop_manifest *m = NULL;
     nop_library *lib = NULL;
     nop_profile *profile = NULL;
-    int passed = 0, failed = 0, skipped = 0;
+    results rs = { 0 };
+    int counts[4] = { 0 };
+    long shard_i = 1, shard_n = 1;
+    double t0 = now();
     if (shuffles < 0 || shuffles > 37) {
         report_plain_error("--schedules takes 0 to 37 shuffled schedules");
+        rc = NOP_EXIT_USAGE;
+        goto out;
+    }
+    if (shard && parse_shard(shard, &shard_i, &shard_n) != 0) {
+        report_plain_error("--shard takes I/N with 1 <= I <= N, like 2/4, not '%s'", shard);
         rc = NOP_EXIT_USAGE;
         goto out;
     }
@@ -240,8 +456,7 @@ int cmd_test(int argc, char **argv)
         rc = report_error(&err);
         goto out;
     }
-    if ((rc = open_target(target, verbose, &lib)) != 0 ||
-        (rc = device_cli_checks(&dc)) != 0)
+    if ((rc = open_target(target, verbose, &lib)) != 0 || (rc = device_cli_checks(&dc)) != 0)
         goto out;
     if (nop_profile_load(&profile, dc.device ? dc.device : "trn1", share_dir(), &err) != 0) {
         rc = report_error(&err);
@@ -253,17 +468,26 @@ int cmd_test(int argc, char **argv)
     for (int i = 0; i < nop_manifest_test_count(m); i++) {
         nop_testinfo t;
         nop_manifest_test(m, i, &t);
-        if (pattern && !strstr(t.name, pattern)) {
-            skipped++;
-            continue;
-        }
+        bool selected = (!pattern || strstr(t.name, pattern)) && i % shard_n == shard_i - 1;
         /* every combination of the arguments' alternatives, like an odometer */
         int pick[NOP_MAX_ARGS] = { 0 };
         for (;;) {
-            if (run_case(lib, profile, &t, pick) == 0)
-                passed++;
-            else
-                failed++;
+            result *r = add_result(&rs);
+            if (!r) {
+                report_plain_error("out of memory");
+                rc = NOP_EXIT_FAIL;
+                goto out;
+            }
+            if (selected) {
+                run_case(lib, profile, &t, pick, r);
+            } else {
+                case_label(&t, pick, r->label, sizeof r->label);
+                r->op = t.op;
+                r->status = SKIPPED;
+            }
+            counts[r->status]++;
+            if (!json)
+                print_line(r);
             int a = t.nargs - 1;
             while (a >= 0 && ++pick[a] == t.nalts[a])
                 pick[a--] = 0;
@@ -271,12 +495,20 @@ int cmd_test(int argc, char **argv)
                 break;
         }
     }
-    if (skipped)
-        printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    int failed = counts[FAILED] + counts[ERRORED];
+    if (json)
+        print_json(nop_library_name(lib), &rs, counts);
+    else if (counts[SKIPPED])
+        printf("%d passed, %d failed, %d skipped\n", counts[PASSED], failed, counts[SKIPPED]);
     else
-        printf("%d passed, %d failed\n", passed, failed);
+        printf("%d passed, %d failed\n", counts[PASSED], failed);
     rc = failed ? NOP_EXIT_FAIL : 0;
+    if (junit) {
+        int jrc = write_junit(junit, nop_library_name(lib), &rs, counts, now() - t0);
+        rc = jrc ? jrc : rc;
+    }
 out:
+    free(rs.v);
     nop_profile_free(profile);
     nop_library_close(lib);
     nop_manifest_free(m);

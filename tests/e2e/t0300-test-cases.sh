@@ -52,7 +52,8 @@ EOF
     run test c
     expect_status 1
     expect_err "neuronop: race: error: output element 12 was written by core 0 and by core 1 (racecheck)"
-    expect_out "FAIL  racy: a device rule was broken under sequential"'
+    expect_out "FAIL  racy: a device rule was broken under sequential"
+    expect_out "      race: output element 12 was written by core 0 and by core 1 (racecheck)"'
 
 test_expect "the expected output is compared with tolerances, worst elements shown" '
     npy write c/x.npy "<f4" 8 -1 2 -3 4 -5 6 -7 8
@@ -67,8 +68,8 @@ EOF
     run test c
     expect_status 1
     expect_out "ok    good"
-    expect_out "FAIL  bad: 1 element differ from"
-    expect_out "      element 7: got 8, expected 9"
+    expect_out "FAIL  bad: the output differs from '\''c/bad.npy'\'' beyond rtol=1.3e-06 atol=1e-05 in 1 element"
+    expect_out "        element 7: got 8, expected 9"
     expect_out "ok    loose"
     expect_out "2 passed, 1 failed"'
 
@@ -103,7 +104,7 @@ EOF
     run test c
     expect_status 1
     expect_err "cannot read"
-    expect_out "ERROR broken: its arguments cannot be made"'
+    expect_out "ERROR broken: its arguments cannot be made (see the message above)"'
 
 test_expect "a manifest without tests says so and passes" '
     cp "$NEURONOP_SRC/tests/fixtures/checks/neuronop.yaml" c/neuronop.yaml

@@ -1,0 +1,65 @@
+#!/bin/sh
+# neuronop test's machine-readable output and CI helpers: --shard, --json, and --junit XML
+# validated against the structure of JUnit XML (junit.xsd) by xmllint.
+. ./lib.sh
+npy() { perl "$NEURONOP_SRC/tests/e2e/npy.pl" "$@"; }
+cp -R "$NEURONOP_SRC/tests/fixtures/checks" "$WORK/c"
+npy write "$WORK/c/x.npy" "<f4" 4 -1 2 -3 4
+npy write "$WORK/c/bad.npy" "<f4" 4 9 9 9 9
+cat "$NEURONOP_SRC/tests/fixtures/checks/neuronop.yaml" - >"$WORK/c/neuronop.yaml" <<EOF
+tests:
+  - {name: a_sizes, op: race_fixed, args: [[randn:10, randn:20]], cores: [1, 8]}
+  - {name: b_wrong, op: race_fixed, args: [x.npy], expect: bad.npy}
+  - {name: c_racy, op: race, args: [randn:64]}
+  - {name: d_fine, op: race_fixed, args: [randn:5]}
+EOF
+
+test_expect "--shard splits the cases deterministically and completely" '
+    : >all
+    for i in 1 2 3; do
+        run test c --shard $i/3 --schedules 0
+        grep -E "^(ok|FAIL|ERROR)" "$WORK/out" | sed "s/ (.*//; s/: .*//" >>all
+    done
+    test "$(sort all | uniq | wc -l)" = 5
+    test "$(wc -l <all)" = 5
+    run test c --shard 2/3 --schedules 0
+    expect_out "0 passed, 1 failed, 4 skipped"'
+
+test_expect "--shard with a bad value is a usage error" '
+    run test c --shard 4/3
+    expect_status 2
+    expect_err "--shard takes I/N with 1 <= I <= N, like 2/4, not '\''4/3'\''"'
+
+test_expect "--json has every case with its status and message" '
+    run test c --json --schedules 0
+    expect_status 1
+    jq -e ".library == \"checks\" and .passed == 3 and .failed == 2 and
+           (.cases | length) == 5 and
+           (.cases[] | select(.name == \"b_wrong\") | .status == \"failed\" and
+               (.message | test(\"differs from\"))) and
+           (.cases[] | select(.name == \"c_racy\") | .message | test(\"racecheck\"))" "$WORK/out"'
+
+test_expect "--junit writes JUnit XML that validates against its structure" '
+    run test c --junit report.xml --schedules 0
+    expect_status 1
+    expect_out "3 passed, 2 failed"
+    xmllint --noout --schema "$NEURONOP_SRC/tests/e2e/junit.xsd" report.xml
+    test "$(xmllint --xpath "string(/testsuites/testsuite/@tests)" report.xml)" = 5
+    test "$(xmllint --xpath "string(/testsuites/testsuite/@failures)" report.xml)" = 2
+    test "$(xmllint --xpath "count(//testcase[failure])" report.xml)" = 2
+    xmllint --xpath "string(//testcase[@name=\"c_racy\"]/failure/@message)" report.xml |
+        grep -q "a device rule was broken"
+    test "$(xmllint --xpath "string(//testcase[@name=\"d_fine\"]/@classname)" report.xml)" = checks.race_fixed'
+
+test_expect "--junit marks cases left out by -k as skipped" '
+    run test c --junit report.xml -k d_fine
+    expect_status 0
+    xmllint --noout --schema "$NEURONOP_SRC/tests/e2e/junit.xsd" report.xml
+    test "$(xmllint --xpath "count(//testcase[skipped])" report.xml)" = 4'
+
+test_expect "--junit into a folder that does not exist is reported" '
+    run test c --junit no/such/report.xml -k d_fine
+    expect_status 2
+    expect_err "cannot write '\''no/such/report.xml'\''"'
+
+test_done
