@@ -447,6 +447,15 @@ static nopi_cc *new_cc(builder *b, nopi_cc_kind kind, const char *source_dir)
     return cc;
 }
 
+/* The function a source of this role must define for op i (or test i, for references). */
+static const char *role_function(const builder *b, nopi_role role, int i)
+{
+    if (role == NOPI_ROLE_REFERENCE)
+        return i < b->m->ntests ? b->m->tests[i].reference : NULL;
+    return i >= b->m->nops ? NULL : role == NOPI_ROLE_COMPUTE ? b->m->ops[i].kernel
+                                                             : b->m->ops[i].shape;
+}
+
 /* When tcc refuses a definition because the prelude declared it otherwise, say which op
  * declared what. */
 static void explain_signature(builder *b, nopi_role role)
@@ -454,9 +463,13 @@ static void explain_signature(builder *b, nopi_role role)
     const char *msg = b->err ? b->err->diag.msg : "";
     if (!strstr(msg, "redefinition of '"))
         return;
-    for (int i = 0; i < b->m->nops; i++) {
-        const nopi_op *op = &b->m->ops[i];
-        const char *fname = role == NOPI_ROLE_COMPUTE ? op->kernel : op->shape;
+    int n = role == NOPI_ROLE_REFERENCE ? b->m->ntests : b->m->nops;
+    for (int i = 0; i < n; i++) {
+        const char *fname = role_function(b, role, i);
+        if (!fname)
+            continue;
+        const nopi_op *op = role == NOPI_ROLE_REFERENCE ? &b->m->ops[b->m->tests[i].op]
+                                                         : &b->m->ops[i];
         char quoted[300];
         snprintf(quoted, sizeof quoted, "'%s'", fname);
         if (!strstr(msg, quoted))
@@ -467,7 +480,8 @@ static void explain_signature(builder *b, nopi_role role)
             nopi_sb_printf(&args, "%s%s", k ? ", " : "", nopi_argtype_names[op->args[k]]);
         nopi_detail(b->err, "op '%s' declares args [%s] in %s:%d, so its %s function must be:",
                     op->name, args.s ? args.s : "", b->m->path, op->pos.line,
-                    role == NOPI_ROLE_COMPUTE ? "kernel" : "shape");
+                    role == NOPI_ROLE_COMPUTE ? "kernel"
+                    : role == NOPI_ROLE_SHAPE ? "shape" : "reference");
         nopi_detail(b->err, "    %s", sig ? sig : fname);
         nopi_detail(b->err, "fix the definition or the op's args");
         nopi_sb_free(&args);
@@ -521,8 +535,8 @@ static int compile_source(builder *b, const char *path, nopi_role role, int inde
     obj->role = role;
     obj->source = path;
     char name[64];
-    snprintf(name, sizeof name, "%s%d.o", role == NOPI_ROLE_COMPUTE ? "compute" : "shape",
-             index);
+    static const char *const prefix[] = { "compute", "shape", "reference" };
+    snprintf(name, sizeof name, "%s%d.o", prefix[role], index);
     if (!(obj->path = nopi_path_join(b->tmpdir, name)))
         return nopi_fail(b->err, NOP_EXIT_USAGE, NULL, 0, 0, "out of memory");
     char *text;
@@ -538,7 +552,8 @@ static int compile_source(builder *b, const char *path, nopi_role role, int inde
     if (!cc) {
         nopi_fail(b->err, NOP_EXIT_USAGE, NULL, 0, 0, "out of memory");
     } else {
-        note_step(b, role == NOPI_ROLE_COMPUTE ? "compile (device)" : "compile (host)", path);
+        note_step(b, role == NOPI_ROLE_COMPUTE ? "compile (device)"
+                     : role == NOPI_ROLE_SHAPE ? "compile (host)" : "compile (reference)", path);
         rc = nopi_cc_compile(cc, unit, b->err);
         if (rc != 0)
             explain_signature(b, role);
@@ -676,6 +691,30 @@ out:
     return rc;
 }
 
+/* Every reference function a test names is defined, as a function, in reference_srcs. */
+static int check_references(builder *b, const object *objs, int nobjs)
+{
+    for (int i = 0; i < b->m->ntests; i++) {
+        const nopi_test *t = &b->m->tests[i];
+        if (!t->reference)
+            continue;
+        bool found = false, fn = false;
+        for (int j = 0; j < nobjs && !found; j++)
+            if (objs[j].role == NOPI_ROLE_REFERENCE)
+                found = defines(&objs[j], t->reference, &fn);
+        if (found && fn)
+            continue;
+        nopi_fail(b->err, NOP_EXIT_COMPILE, b->m->path, t->reference_pos.line,
+                  t->reference_pos.col, "reference function '%s' of test '%s' is not defined "
+                  "in reference_srcs", t->reference, t->name);
+        char *sig = nopi_gen_signature(&b->m->ops[t->op], t->reference);
+        nopi_detail(b->err, "define it, with its op's signature:\n    %s", sig ? sig : "");
+        free(sig);
+        return -1;
+    }
+    return 0;
+}
+
 static int compile_all(builder *b)
 {
     int nobjs = 0, rc = 0;
@@ -688,6 +727,8 @@ static int compile_all(builder *b)
         rc = check_device_symbols(b, objs, nobjs);
     if (rc == 0)
         rc = check_definitions(b, objs, nobjs);
+    if (rc == 0)
+        rc = check_references(b, objs, nobjs);
     if (rc == 0)
         rc = link_library(b, objs, nobjs);
     if (rc == 0) {
@@ -736,16 +777,22 @@ static int setup(builder *b)
     snprintf(name, sizeof name, "lib%s.so.stamp", m->name);
     b->stamp_path = nopi_path_join(m->build_dir, name);
     b->lock_path = nopi_path_join(m->build_dir, ".neuronop.lock");
-    b->nsources = m->ncompute + m->nshape;
+    b->nsources = m->ncompute + m->nshape + m->nreference;
     b->sources = calloc((size_t)b->nsources, sizeof *b->sources);
     if (!b->lib_path || !b->stamp_path || !b->lock_path || !b->sources)
         return nopi_fail(b->err, NOP_EXIT_USAGE, NULL, 0, 0, "out of memory");
     for (int i = 0; i < b->nsources; i++) {
-        bool compute = i < m->ncompute;
-        const nopi_src *src = compute ? &m->compute[i] : &m->shape[i - m->ncompute];
+        const nopi_src *src;
+        nopi_role role;
+        if (i < m->ncompute)
+            src = &m->compute[i], role = NOPI_ROLE_COMPUTE;
+        else if (i < m->ncompute + m->nshape)
+            src = &m->shape[i - m->ncompute], role = NOPI_ROLE_SHAPE;
+        else
+            src = &m->reference[i - m->ncompute - m->nshape], role = NOPI_ROLE_REFERENCE;
         b->sources[i].path = src->path;
         b->sources[i].file = src->resolved;
-        b->sources[i].role = compute ? NOPI_ROLE_COMPUTE : NOPI_ROLE_SHAPE;
+        b->sources[i].role = role;
     }
     return 0;
 }

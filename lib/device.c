@@ -498,8 +498,11 @@ static int report_failures(nopi_run *run, nop_error *err)
 
 /* ---- a run ------------------------------------------------------------------------------ */
 
-int nop_device_run(nop_device *dev, const nop_library *lib, int opi, const nop_value *args,
-                   int nargs, nop_run_result *res, nop_error *err)
+/* Runs op opi, or (ref >= 0) the reference function ref of it: a reference is host code
+ * held to no device rule, so it runs on one core with the toggleable checks off and a
+ * host-sized stack. */
+static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
+                  const nop_value *args, int nargs, nop_run_result *res, nop_error *err)
 {
     nop_error scratch;
     if (!err)
@@ -515,11 +518,12 @@ int nop_device_run(nop_device *dev, const nop_library *lib, int opi, const nop_v
     run.profile = dev->profile;
     run.lib = lib;
     run.op = op;
-    run.multicore = desc->multicore != 0;
+    run.kernel = ref >= 0 ? desc->refs[ref].call : op->call_kernel;
+    run.multicore = ref < 0 && desc->multicore != 0;
     run.ncores = run.multicore ? (dev->opts.cores ? dev->opts.cores : dev->profile->cores) : 1;
-    run.stack_size = (size_t)desc->stack_size;
+    run.stack_size = ref >= 0 ? SHAPE_STACK : (size_t)desc->stack_size;
     run.timeout = dev->opts.timeout;
-    run.checks = NOP_CHECK_ALL & ~dev->opts.disabled_checks;
+    run.checks = ref >= 0 ? 0 : NOP_CHECK_ALL & ~dev->opts.disabled_checks;
     run.ring_size = (size_t)dev->profile->printf_buffer;
     run.diag = dev->opts.diag;
     run.diag_ctx = dev->opts.diag_ctx;
@@ -542,7 +546,7 @@ int nop_device_run(nop_device *dev, const nop_library *lib, int opi, const nop_v
         nopi_fail(err, NOP_EXIT_FAIL, NULL, 0, 0, "out of memory");
         goto out;
     }
-    if (desc->stack_size > dev->profile->stack_max) {
+    if (ref < 0 && desc->stack_size > dev->profile->stack_max) {
         nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "'%s' declares a %lld-byte stack; device "
                   "'%s' allows at most %lld", desc->name, (long long)desc->stack_size,
                   dev->profile->name, (long long)dev->profile->stack_max);
@@ -607,6 +611,24 @@ out:
     pthread_mutex_unlock(&dev->running);
     res->seconds = nopi_now() - t0;
     return rc;
+}
+
+int nop_device_run(nop_device *dev, const nop_library *lib, int op, const nop_value *args,
+                   int nargs, nop_run_result *res, nop_error *err)
+{
+    return run_op(dev, lib, op, -1, args, nargs, res, err);
+}
+
+int nop_device_run_reference(nop_device *dev, const nop_library *lib, int ref,
+                             const nop_value *args, int nargs, nop_run_result *res,
+                             nop_error *err)
+{
+    if (ref < 0 || ref >= lib->desc->nrefs) {
+        memset(res, 0, sizeof *res);
+        return nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "no reference function %d in '%s'",
+                         ref, lib->desc->name);
+    }
+    return run_op(dev, lib, lib->desc->refs[ref].op, ref, args, nargs, res, err);
 }
 
 void nop_run_result_clear(nop_run_result *res)

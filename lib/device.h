@@ -118,6 +118,7 @@ struct nopi_run {
     const nop_profile *profile;
     const nop_library *lib;
     const nt__op_desc *op;
+    nt__call_fn kernel;         /* what the cores run: the op's kernel, or a reference */
     const nt__arg *args;
     nt_tensor *dst;             /* the output the shape function described */
     nopi_core *cores;

@@ -62,7 +62,16 @@ char *nopi_gen_unit(const nop_manifest *m, nopi_role role, const char *path, con
 {
     nopi_strbuf sb = NOPI_STRBUF_INIT;
     nopi_sb_puts(&sb, "#include <neuronop.h>\n");
-    for (int i = 0; i < m->nops; i++) {
+    if (role == NOPI_ROLE_REFERENCE) {   /* each reference with its op's signature */
+        for (int i = 0; i < m->ntests; i++) {
+            if (!m->tests[i].reference)
+                continue;
+            add_signature(&sb, &m->ops[m->tests[i].op], m->tests[i].reference,
+                          nopi_argtype_ctypes);
+            nopi_sb_puts(&sb, ";\n");
+        }
+    }
+    for (int i = 0; i < m->nops && role != NOPI_ROLE_REFERENCE; i++) {
         const nopi_op *op = &m->ops[i];
         add_signature(&sb, op, role == NOPI_ROLE_COMPUTE ? op->kernel : op->shape,
                       nopi_argtype_ctypes);
@@ -119,7 +128,34 @@ char *nopi_gen_glue(const nopi_gen_info *info)
         nopi_sb_printf(&sb, ", %d, nt__args%d, nt__kernel%d, nt__shape%d },\n", op->nargs, i,
                        i, i);
     }
-    nopi_sb_puts(&sb, "};\n\nstatic const char *const nt__cflags[] = { ");
+    nopi_sb_puts(&sb, "};\n\n");
+    /* reference functions, once each, with their op's shim shape */
+    int nrefs = 0;
+    for (int i = 0; i < m->ntests; i++) {
+        const char *r = m->tests[i].reference;
+        bool seen = false;
+        for (int j = 0; j < i && r; j++)
+            seen |= m->tests[j].reference && strcmp(m->tests[j].reference, r) == 0;
+        if (!r || seen)
+            continue;
+        char shim[32];
+        snprintf(shim, sizeof shim, "nt__ref%d", i);
+        add_shim(&sb, &m->ops[m->tests[i].op], r, shim);
+        nrefs++;
+    }
+    nopi_sb_puts(&sb, "static const nt__ref_desc nt__refs[] = {\n");
+    for (int i = 0; i < m->ntests; i++) {
+        const char *r = m->tests[i].reference;
+        bool seen = false;
+        for (int j = 0; j < i && r; j++)
+            seen |= m->tests[j].reference && strcmp(m->tests[j].reference, r) == 0;
+        if (!r || seen)
+            continue;
+        nopi_sb_puts(&sb, "    { ");
+        nopi_sb_c_string(&sb, r);
+        nopi_sb_printf(&sb, ", %d, nt__ref%d },\n", m->tests[i].op, i);
+    }
+    nopi_sb_puts(&sb, "    { 0, 0, 0 }\n};\n\nstatic const char *const nt__cflags[] = { ");
     for (int i = 0; i < m->nflags; i++) {
         nopi_sb_c_string(&sb, m->flags[i].text);
         nopi_sb_puts(&sb, ", ");
@@ -128,8 +164,8 @@ char *nopi_gen_glue(const nopi_gen_info *info)
     for (int i = 0; i < info->nsources; i++) {
         nopi_sb_puts(&sb, "    { ");
         nopi_sb_c_string(&sb, info->sources[i].path);
-        nopi_sb_printf(&sb, ", \"%s\", \"%s\" },\n",
-                       info->sources[i].role == NOPI_ROLE_COMPUTE ? "compute" : "shape",
+        static const char *const roles[] = { "compute", "shape", "reference" };
+        nopi_sb_printf(&sb, ", \"%s\", \"%s\" },\n", roles[info->sources[i].role],
                        info->sources[i].hash);
     }
     nopi_sb_puts(&sb, "};\n\nconst nt__lib_desc neuronop_library = {\n"
@@ -138,7 +174,8 @@ char *nopi_gen_glue(const nopi_gen_info *info)
     nopi_sb_printf(&sb, ",\n    %d, %d, %lld, \"%s\",\n", m->multicore ? 1 : 0,
                    info->memcheck ? 1 : 0, (long long)m->stack_size,
                    stack_from_names[m->stack_from]);
-    nopi_sb_printf(&sb, "    %d, nt__cflags, %d, nt__sources, %d, nt__ops, &nt__api, \"%s\"\n"
-                   "};\n", m->nflags, info->nsources, m->nops, info->build_key);
+    nopi_sb_printf(&sb, "    %d, nt__cflags, %d, nt__sources, %d, nt__ops, &nt__api, \"%s\",\n"
+                   "    %d, nt__refs\n};\n", m->nflags, info->nsources, m->nops,
+                   info->build_key, nrefs);
     return nopi_sb_take(&sb);
 }

@@ -14,7 +14,7 @@
 
 #include "manifest.h"
 
-typedef enum nopi_role { NOPI_ROLE_COMPUTE, NOPI_ROLE_SHAPE } nopi_role;
+typedef enum nopi_role { NOPI_ROLE_COMPUTE, NOPI_ROLE_SHAPE, NOPI_ROLE_REFERENCE } nopi_role;
 
 /* What the glue records about each source. */
 typedef struct nopi_gen_source {

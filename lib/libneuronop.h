@@ -103,6 +103,7 @@ typedef struct nop_testinfo {
     const char *const *alts[NOP_MAX_ARGS];   /* alts[i]: the values argument i takes in turn */
     int nalts[NOP_MAX_ARGS];
     const char *expect;        /* a .npy path, or NULL */
+    const char *reference;     /* a reference function (reference_srcs), or NULL */
     double rtol, atol;         /* negative: the expected dtype's default */
     const int *cores;          /* core counts to run on; ncores 0: the profile's */
     int ncores;
@@ -323,6 +324,13 @@ int nop_device_run(nop_device *dev, const nop_library *lib, int op, const nop_va
                    int nargs, nop_run_result *res, nop_error *err);
 void nop_run_result_clear(nop_run_result *res);
 
+/* Runs reference function ref of lib (see nop_library_find_reference) with its op's args:
+ * plain host code, on one core, held to no toggleable device rule; its output is the answer
+ * the op's kernel is compared with. */
+int nop_device_run_reference(nop_device *dev, const nop_library *lib, int ref,
+                             const nop_value *args, int nargs, nop_run_result *res,
+                             nop_error *err);
+
 /* ---- built libraries ------------------------------------------------------------------- */
 
 /* Loads a built library and checks its descriptor (magic, ABI version). */
@@ -340,5 +348,7 @@ int nop_library_op_count(const nop_library *lib);
 int nop_library_op(const nop_library *lib, int i, nop_opinfo *out);
 /* Index of the op called name, or -1. */
 int nop_library_find_op(const nop_library *lib, const char *name);
+/* Index of the reference function called name, or -1. */
+int nop_library_find_reference(const nop_library *lib, const char *name);
 
 #endif /* LIBNEURONOP_H */

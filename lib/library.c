@@ -151,7 +151,15 @@ char *nop_library_json(const nop_library *lib)
         nopi_sb_json_string(&sb, op->shape);
         nopi_sb_puts(&sb, "}");
     }
-    nopi_sb_puts(&sb, "\n  ],\n  \"build_key\": ");
+    nopi_sb_puts(&sb, "\n  ],\n  \"references\": [");
+    for (int i = 0; i < d->nrefs; i++) {
+        nopi_sb_puts(&sb, i ? ", {\"name\": " : "{\"name\": ");
+        nopi_sb_json_string(&sb, d->refs[i].name);
+        nopi_sb_puts(&sb, ", \"op\": ");
+        nopi_sb_json_string(&sb, d->ops[d->refs[i].op].name);
+        nopi_sb_puts(&sb, "}");
+    }
+    nopi_sb_puts(&sb, "],\n  \"build_key\": ");
     nopi_sb_json_string(&sb, d->build_key);
     nopi_sb_puts(&sb, "\n}\n");
     return nopi_sb_take(&sb);
@@ -182,6 +190,14 @@ int nop_library_find_op(const nop_library *lib, const char *name)
 {
     for (int i = 0; i < lib->desc->nops; i++)
         if (strcmp(lib->desc->ops[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int nop_library_find_reference(const nop_library *lib, const char *name)
+{
+    for (int i = 0; i < lib->desc->nrefs; i++)
+        if (strcmp(lib->desc->refs[i].name, name) == 0)
             return i;
     return -1;
 }

@@ -16,7 +16,7 @@
 
 static const char *const top_keys[] = {
     "name", "compute_srcs", "shape_srcs", "build_directory", "multicore", "extra_cflags",
-    "extra_include_paths", "stack_size", "ops", "tests", NULL
+    "extra_include_paths", "stack_size", "ops", "reference_srcs", "tests", NULL
 };
 static const char *const op_keys[] = { "args", "shape", "kernel", NULL };
 static const char *const test_keys[] = { "name", "op", "args", "expect", "rtol", "atol",
@@ -325,10 +325,7 @@ static int load_test(loader *L, nopi_test *t, const nopi_ynode *n)
         if (strcmp(L->m->tests[i].name, s) == 0)
             return nopi_y_error(L->doc, v, L->err, "duplicate test '%s' (first at line %d)", s,
                                 L->m->tests[i].pos.line);
-    if ((v = nopi_y_lookup(n, "reference")))
-        return nopi_y_error(L->doc, v, L->err, "reference functions are not supported yet; "
-                            "give the expected output with 'expect: FILE.npy', or leave it "
-                            "out to check only that every core order and count agrees");
+
     if (!(v = nopi_y_lookup(n, "op"))) {
         nopi_fail(L->err, NOP_EXIT_USAGE, L->m->path, n->line, n->col,
                   "test '%s' lacks required key 'op'", t->name);
@@ -375,6 +372,35 @@ static int load_test(loader *L, nopi_test *t, const nopi_ynode *n)
         /* checked by neuronop test, not here: a missing test file must not stop a build */
         if (!(t->expect = nopi_path_join(L->m->dir, s)))
             return oom(L);
+    }
+    if ((v = nopi_y_lookup(n, "reference"))) {
+        if (t->expect)
+            return nopi_y_error(L->doc, v, L->err, "test '%s' gives both 'reference' and "
+                                "'expect'; keep one", t->name);
+        if (nopi_y_string(L->doc, v, "reference", &s, L->err) != 0)
+            return -1;
+        if (!nopi_is_identifier(s))
+            return nopi_y_error(L->doc, v, L->err, "'reference' of test '%s' must name a C "
+                                "function, not '%s'", t->name, s);
+        if (L->m->nreference == 0)
+            return nopi_y_error(L->doc, v, L->err, "test '%s' names reference function '%s', "
+                                "but the manifest has no reference_srcs to define it in",
+                                t->name, s);
+        /* one function, one signature: it may serve several tests of ops with the same args */
+        for (int i = 0; i < L->m->ntests; i++) {
+            const nopi_test *o = &L->m->tests[i];
+            if (o->reference && strcmp(o->reference, s) == 0 &&
+                (L->m->ops[o->op].nargs != L->m->ops[t->op].nargs ||
+                 memcmp(L->m->ops[o->op].args, L->m->ops[t->op].args,
+                        sizeof L->m->ops[t->op].args) != 0))
+                return nopi_y_error(L->doc, v, L->err, "reference '%s' serves op '%s' (line "
+                                    "%d) and op '%s', whose args differ; give each its own "
+                                    "reference function", s, L->m->ops[o->op].name,
+                                    o->reference_pos.line, L->m->ops[t->op].name);
+        }
+        if (!(t->reference = strdup(s)))
+            return oom(L);
+        t->reference_pos = pos_of(v);
     }
     t->rtol = t->atol = -1;
     if ((v = nopi_y_lookup(n, "rtol")) && nopi_y_double(L->doc, v, "rtol", 0, 1e9, &t->rtol,
@@ -457,6 +483,19 @@ static int load(loader *L)
                                  "shape_srcs: kernels run on the device and shape functions "
                                  "on the host, so keep them in separate files",
                                  m->shape[i].path);
+    if ((n = nopi_y_lookup(root, "reference_srcs"))) {
+        if (load_sources(L, n, "reference_srcs", &m->reference, &m->nreference) != 0)
+            return -1;
+        for (int i = 0; i < m->nreference; i++)
+            for (int j = 0; j < m->ncompute + m->nshape; j++) {
+                const nopi_src *o = j < m->ncompute ? &m->compute[j] : &m->shape[j - m->ncompute];
+                if (strcmp(m->reference[i].path, o->path) == 0)
+                    return nopi_fail(L->err, NOP_EXIT_USAGE, m->path, m->reference[i].pos.line,
+                                     m->reference[i].pos.col, "'%s' is a reference source "
+                                     "and a %s source; keep reference functions in files of "
+                                     "their own", o->path, j < m->ncompute ? "compute" : "shape");
+            }
+    }
     const char *bdir = "build";
     if ((n = nopi_y_lookup(root, "build_directory")) &&
         nopi_y_string(L->doc, n, "build_directory", &bdir, L->err) != 0)
@@ -541,6 +580,7 @@ void nop_manifest_free(nop_manifest *m)
     free_srcs(m->compute, m->ncompute);
     free_srcs(m->shape, m->nshape);
     free_srcs(m->includes, m->nincludes);
+    free_srcs(m->reference, m->nreference);
     free(m->build_dir);
     for (int i = 0; i < m->nflags; i++)
         nopi_flag_clear(&m->flags[i]);
@@ -554,6 +594,7 @@ void nop_manifest_free(nop_manifest *m)
         nopi_test *t = &m->tests[i];
         free(t->name);
         free(t->expect);
+        free(t->reference);
         for (int a = 0; a < NOP_MAX_ARGS; a++) {
             for (int k = 0; t->alts[a] && k < t->nalts[a]; k++)
                 free(t->alts[a][k]);
@@ -605,6 +646,7 @@ int nop_manifest_test(const nop_manifest *m, int i, nop_testinfo *out)
         out->nalts[a] = t->nalts[a];
     }
     out->expect = t->expect;
+    out->reference = t->reference;
     out->rtol = t->rtol;
     out->atol = t->atol;
     out->cores = t->cores;

@@ -52,6 +52,8 @@ typedef struct nopi_test {
     char **alts[NOP_MAX_ARGS];   /* alts[i][k]: the k-th value of argument i */
     int nalts[NOP_MAX_ARGS];
     char *expect;                /* resolved path of a .npy, or NULL */
+    char *reference;             /* a reference function (reference_srcs), or NULL */
+    nopi_pos reference_pos;
     double rtol, atol;           /* < 0: the dtype's default */
     int cores[16];
     int ncores;                  /* 0: the profile's count */
@@ -61,8 +63,8 @@ struct nop_manifest {
     char *path, *dir;
     char *name;
     nopi_pos name_pos;
-    nopi_src *compute, *shape;
-    int ncompute, nshape;
+    nopi_src *compute, *shape, *reference;
+    int ncompute, nshape, nreference;
     char *build_dir;
     bool multicore;
     nopi_flag *flags;

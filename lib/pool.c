@@ -50,7 +50,7 @@ static void work_on(job *j, nopi_worker *w)
         if (i >= j->run->ncores)
             break;
         nopi_core *c = &j->run->cores[j->order[i]];
-        nopi_run_core(c, j->run->op->call_kernel);
+        nopi_run_core(c, j->run->kernel);
         if (j->after)
             j->after(c);
     }

@@ -202,6 +202,41 @@ static bool same(const nop_tensor *got, const nop_tensor *want, double rtol, dou
     return false;
 }
 
+/* Compares the kernel's output with its reference function's, run once on the host. */
+static void against_reference(const nop_library *lib, const nop_profile *profile,
+                              const nop_testinfo *t, int opi, const nop_value *vals,
+                              const nop_tensor *got, result *res)
+{
+    (void)opi;
+    int ref = nop_library_find_reference(lib, t->reference);
+    nop_device *dev;
+    nop_error err;
+    nop_device_opts o = { .timeout = dc.timeout, .diag = report_sink };
+    if (ref < 0 || nop_device_new(&dev, profile, &o, &err) != 0) {
+        res->status = ERRORED;
+        note(res, "cannot run reference function '%s'", t->reference);
+        return;
+    }
+    nop_run_result run;
+    if (nop_device_run_reference(dev, lib, ref, vals, t->nargs, &run, &err) != 0) {
+        report_error(&err);
+        res->status = ERRORED;
+        note(res, "its reference function '%s' failed: %s", t->reference, err.diag.msg);
+    } else {
+        double r = t->rtol, a = t->atol, dr, da;
+        default_tolerances(nop_tensor_dtype(run.output), &dr, &da);
+        r = r < 0 ? dr : r;
+        a = a < 0 ? da : a;
+        char what[512];
+        snprintf(what, sizeof what, "the output differs from reference '%s' beyond rtol=%g "
+                 "atol=%g", t->reference, r, a);
+        if (!same(got, run.output, r, a, res, what))
+            res->status = FAILED;
+    }
+    nop_run_result_clear(&run);
+    nop_device_free(dev);
+}
+
 /* Runs one sub-case on every execution and fills res. */
 static void run_case(const nop_library *lib, const nop_profile *profile, const nop_testinfo *t,
                      const int *pick, result *res)
@@ -248,6 +283,8 @@ static void run_case(const nop_library *lib, const nop_profile *profile, const n
             res->status = FAILED;
         nop_tensor_free(out);
     }
+    if (res->status == PASSED && t->reference)
+        against_reference(lib, profile, t, opi, vals, first, res);
     if (res->status == PASSED && t->expect) {
         nop_tensor *want;
         nop_error err;

@@ -85,6 +85,46 @@ EOF
     run build c
     expect_status 0'
 
+test_expect "a reference function is the answer the kernel is held to" '
+    with_tests <<EOF
+reference_srcs: [ref.c]
+tests:
+  - {name: good, op: race_fixed, args: [[randn:10, randn:1023]], reference: relu_ref, cores: [1, 8]}
+  - {name: wrong, op: race_fixed, args: [randn:10], reference: twice_ref}
+EOF
+    run test c --schedules 0
+    expect_status 1
+    expect_out "ok    good[randn:10]"
+    expect_out "ok    good[randn:1023]"
+    expect_out "FAIL  wrong: the output differs from reference '\''twice_ref'\'' beyond rtol=1.3e-06 atol=1e-05 in 3 elements"
+    expect_out "2 passed, 1 failed"
+    run inspect c
+    jq -e ".references == [{\"name\": \"relu_ref\", \"op\": \"race_fixed\"}, {\"name\": \"twice_ref\", \"op\": \"race_fixed\"}]" "$WORK/out"'
+
+test_expect "a reference function that is not defined is a build error" '
+    with_tests <<EOF
+reference_srcs: [ref.c]
+tests:
+  - {name: t, op: race_fixed, args: [randn:4], reference: nowhere_ref}
+EOF
+    run test c
+    expect_status 3
+    line=$(grep -n nowhere_ref c/neuronop.yaml | cut -d: -f1)
+    expect_err "c/neuronop.yaml:$line:59: error: reference function '\''nowhere_ref'\'' of test '\''t'\'' is not defined in reference_srcs"
+    expect_err "    nt_tensor *nowhere_ref(const nt_tensor *)"'
+
+test_expect "a reference function with the wrong signature fails at its definition" '
+    echo "nt_tensor *bad_ref(const nt_tensor *t, double x) { return 0; }" >>c/ref.c
+    with_tests <<EOF
+reference_srcs: [ref.c]
+tests:
+  - {name: t, op: race_fixed, args: [randn:4], reference: bad_ref}
+EOF
+    run test c
+    expect_status 3
+    expect_err "incompatible types for redefinition of '\''bad_ref'\''"
+    expect_err "so its reference function must be:"'
+
 test_expect "-k selects cases; the others are counted as skipped" '
     with_tests <<EOF
 tests:

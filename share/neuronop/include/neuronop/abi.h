@@ -11,7 +11,7 @@
 #ifndef NEURONOP_ABI_H
 #define NEURONOP_ABI_H
 
-#define NT_ABI_VERSION 1
+#define NT_ABI_VERSION 2
 #define NT_LIB_MAGIC 0x4e4f5031u          /* "NOP1" */
 #define NT_LIB_SYMBOL "neuronop_library"  /* the exported descriptor */
 
@@ -48,9 +48,16 @@ typedef struct nt__op_desc {
     nt__call_fn call_shape;
 } nt__op_desc;
 
+/* A reference function of the manifest's tests: host code with its op's signature. */
+typedef struct nt__ref_desc {
+    const char *name;
+    int op;                    /* index into ops: whose signature and shape function it has */
+    nt__call_fn call;
+} nt__ref_desc;
+
 typedef struct nt__source_desc {
     const char *path;          /* as written in the manifest */
-    const char *role;          /* "compute" or "shape" */
+    const char *role;          /* "compute", "shape" or "reference" */
     const char *hash;          /* XXH3-128 of the content, hex */
 } nt__source_desc;
 
@@ -73,6 +80,8 @@ typedef struct nt__lib_desc {
                                   nt__api, lib/api.h) before any call; the library's
                                   trampolines jump through it */
     const char *build_key;     /* hash of everything the build depended on */
+    int nrefs;
+    const nt__ref_desc *refs;
 } nt__lib_desc;
 
 #endif /* NEURONOP_ABI_H */
