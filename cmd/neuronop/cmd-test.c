@@ -256,6 +256,7 @@ static void run_case(const nop_library *lib, const nop_profile *profile, const n
         res->status = ERRORED;
         note(res, "its arguments cannot be made (see the message above)");
         free_op_args(vals, tensors, t->nargs);
+        res->seconds = now() - t0;
         return;
     }
     execution ex[16 * 40];
@@ -320,8 +321,9 @@ static void print_line(const result *r)
                r->executions == 1 ? "" : "s", r->seconds * 1e3);
     } else if (r->status != SKIPPED) {
         const char *nl = strchr(r->message, '\n');
-        printf("%s %s: %.*s\n", words[r->status], r->label,
-               nl ? (int)(nl - r->message) : (int)strlen(r->message), r->message);
+        printf("%s %s: %.*s (%.1f ms)\n", words[r->status], r->label,
+               nl ? (int)(nl - r->message) : (int)strlen(r->message), r->message,
+               r->seconds * 1e3);
         for (const char *p = nl; p && *p; p = strchr(p + 1, '\n')) {
             const char *end = strchr(p + 1, '\n');
             printf("      %.*s\n", end ? (int)(end - p - 1) : (int)strlen(p + 1), p + 1);

@@ -68,7 +68,7 @@ EOF
     run test c
     expect_status 1
     expect_out "ok    good"
-    expect_out "FAIL  bad: the output differs from '\''c/bad.npy'\'' beyond rtol=1.3e-06 atol=1e-05 in 1 element"
+    expect_out "FAIL  bad: the output differs from '\''c/bad.npy'\'' beyond rtol=1.3e-06 atol=1e-05 in 1 element ("
     expect_out "        element 7: got 8, expected 9"
     expect_out "ok    loose"
     expect_out "2 passed, 1 failed"'
@@ -81,7 +81,7 @@ EOF
     run test c
     expect_status 1
     expect_err "cannot read '\''c/nowhere.npy'\''"
-    expect_out "ERROR lost: cannot read its expected output '\''c/nowhere.npy'\''"
+    expect_out "ERROR lost: cannot read its expected output '\''c/nowhere.npy'\'' ("
     run build c
     expect_status 0'
 
@@ -96,7 +96,7 @@ EOF
     expect_status 1
     expect_out "ok    good[randn:10]"
     expect_out "ok    good[randn:1023]"
-    expect_out "FAIL  wrong: the output differs from reference '\''twice_ref'\'' beyond rtol=1.3e-06 atol=1e-05 in 3 elements"
+    expect_out "FAIL  wrong: the output differs from reference '\''twice_ref'\'' beyond rtol=1.3e-06 atol=1e-05 in 3 elements ("
     expect_out "2 passed, 1 failed"
     run inspect c
     jq -e ".references == [{\"name\": \"relu_ref\", \"op\": \"race_fixed\"}, {\"name\": \"twice_ref\", \"op\": \"race_fixed\"}]" "$WORK/out"'
@@ -144,7 +144,7 @@ EOF
     run test c
     expect_status 1
     expect_err "cannot read"
-    expect_out "ERROR broken: its arguments cannot be made (see the message above)"'
+    expect_out "ERROR broken: its arguments cannot be made (see the message above) ("'
 
 test_expect "a manifest without tests says so and passes" '
     cp "$NEURONOP_SRC/tests/fixtures/checks/neuronop.yaml" c/neuronop.yaml
@@ -162,6 +162,50 @@ test_expect "a compile error stops the run with status 3" '
     echo broken >>c/k.c
     run test c
     expect_status 3'
+
+test_expect "the public multicore sample fails its test on 10 elements: core 7 out of range" '
+    cp -R "$NEURONOP_SRC/tests/fixtures/rules_mc" s
+    cat "$NEURONOP_SRC/tests/fixtures/rules_mc/neuronop.yaml" - >s/neuronop.yaml <<EOF
+tests:
+  - {name: sample, op: sample_relu, args: [[randn:16, randn:10]], cores: [8]}
+EOF
+    run test s
+    expect_status 1
+    expect_out "ok    sample[randn:16]"
+    expect_out "FAIL  sample[randn:10]: a device rule was broken under sequential on 8 cores"
+    expect_out "      sample_relu: core 7: nt_tensor_to_tcm(offset=21, n=3): elements 21..23 are outside the tensor, which has 10"
+    expect_err "neuronop: sample_relu: core 7: error: nt_tensor_to_tcm(offset=21, n=3)"'
+
+test_expect "a crash and a timeout fail their cases; the others still run" '
+    cp -R "$NEURONOP_SRC/tests/fixtures/rules" r
+    cat "$NEURONOP_SRC/tests/fixtures/rules/crash.yaml" - >r/neuronop.yaml <<EOF
+tests:
+  - {name: crashes, op: segv, args: [zeros:4]}
+  - {name: hangs, op: spin, args: [zeros:4]}
+  - {name: fine, op: full_stack_printf, args: [zeros:4]}
+EOF
+    run test r --timeout 0.3 --schedules 0
+    expect_status 1
+    expect_out "FAIL  crashes: a device rule was broken under sequential"
+    expect_out "      segv: core 0: kernel crashed: segmentation fault in kernel code"
+    expect_out "FAIL  hangs: a device rule was broken under sequential"
+    expect_out "      spin: core 0: timeout: the kernel ran for more than 0.3 s and was stopped"
+    expect_out "ok    fine"
+    expect_out "1 passed, 2 failed"'
+
+test_expect "--seed, -j and --device are taken, -v shows the build, an unknown device is refused" '
+    cp "$NEURONOP_SRC/tests/fixtures/checks/k.c" c/k.c   # an earlier test broke it
+    with_tests <<EOF
+tests:
+  - {name: seeded, op: race_fixed, args: [randn:64]}
+EOF
+    run test c --seed 7 -j 1 --device trn1 -v --json
+    expect_status 0
+    expect_err "note: compile (device)"
+    jq -e ".passed == 1" "$WORK/out"
+    run test c --device trn9
+    expect_status 2
+    expect_err "no device profile '\''trn9'\''"'
 
 test_expect "every shipped example passes its own tests" '
     for m in "$EXAMPLES"/*/neuronop.yaml; do
