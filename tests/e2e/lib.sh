@@ -8,8 +8,7 @@
 #   expect_status N        the last run exited N
 #   expect_err TEXT        stderr of the last run contains TEXT (a fixed string)
 #   expect_out TEXT        stdout of the last run contains TEXT
-#   copy_example NAME DIR  copies share/neuronop/examples/NAME (without its build/) to DIR,
-#                          an absolute path
+#   copy_example NAME DIR  copies share/neuronop/examples/NAME (without its build/) to DIR
 #   test_done              prints the plan; exits non-zero if any test failed
 set -u
 
@@ -61,9 +60,13 @@ expect_out() {
 }
 
 copy_example() {
-    mkdir -p "$2"
+    case $2 in
+    /*) dest=$2 ;;
+    *) dest=$PWD/$2 ;;   # the copy below runs in the example's folder
+    esac
+    mkdir -p "$dest"
     (cd "$EXAMPLES/$1" && find . -path ./build -prune -o -type f -print | while read -r f; do
-        mkdir -p "$2/$(dirname "$f")"; cp "$f" "$2/$f"; done)
+        mkdir -p "$dest/$(dirname "$f")"; cp "$f" "$dest/$f"; done)
 }
 
 test_done() {
