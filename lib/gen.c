@@ -97,6 +97,16 @@ static void add_shim(nopi_strbuf *sb, const nopi_op *op, const char *fname, cons
     nopi_sb_puts(sb, ");\n}\n");
 }
 
+/* True when test i names a reference function no earlier test named: each gets one shim. */
+static bool first_use_of_reference(const nop_manifest *m, int i)
+{
+    const char *r = m->tests[i].reference;
+    for (int j = 0; j < i && r; j++)
+        if (m->tests[j].reference && strcmp(m->tests[j].reference, r) == 0)
+            return false;
+    return r != NULL;
+}
+
 char *nopi_gen_glue(const nopi_gen_info *info)
 {
     const nop_manifest *m = info->m;
@@ -132,12 +142,9 @@ char *nopi_gen_glue(const nopi_gen_info *info)
     /* reference functions, once each, with their op's shim shape */
     int nrefs = 0;
     for (int i = 0; i < m->ntests; i++) {
-        const char *r = m->tests[i].reference;
-        bool seen = false;
-        for (int j = 0; j < i && r; j++)
-            seen |= m->tests[j].reference && strcmp(m->tests[j].reference, r) == 0;
-        if (!r || seen)
+        if (!first_use_of_reference(m, i))
             continue;
+        const char *r = m->tests[i].reference;
         char shim[32];
         snprintf(shim, sizeof shim, "nt__ref%d", i);
         add_shim(&sb, &m->ops[m->tests[i].op], r, shim);
@@ -145,12 +152,9 @@ char *nopi_gen_glue(const nopi_gen_info *info)
     }
     nopi_sb_puts(&sb, "static const nt__ref_desc nt__refs[] = {\n");
     for (int i = 0; i < m->ntests; i++) {
-        const char *r = m->tests[i].reference;
-        bool seen = false;
-        for (int j = 0; j < i && r; j++)
-            seen |= m->tests[j].reference && strcmp(m->tests[j].reference, r) == 0;
-        if (!r || seen)
+        if (!first_use_of_reference(m, i))
             continue;
+        const char *r = m->tests[i].reference;
         nopi_sb_puts(&sb, "    { ");
         nopi_sb_c_string(&sb, r);
         nopi_sb_printf(&sb, ", %d, nt__ref%d },\n", m->tests[i].op, i);

@@ -109,23 +109,6 @@ static void print_printf(const nop_run_result *res)
         printf("\n");
 }
 
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            printf("\\%c", ch);
-        else if (ch == '\n')
-            printf("\\n");
-        else if (ch < 0x20)
-            printf("\\u%04x", ch);
-        else
-            putchar(ch);
-    }
-    putchar('"');
-}
-
 static void json_number(double v)
 {
     if (isfinite(v))
@@ -138,7 +121,7 @@ static void print_json(const char *opname, const nop_run_result *res, const nop_
                        bool ok)
 {
     printf("{\"op\": ");
-    json_string(opname);
+    print_json_string(stdout, opname);
     printf(", \"ok\": %s, \"seconds\": %.9f, \"stack_size\": %zu", ok ? "true" : "false",
            res->seconds, res->stack_size);
     if (res->output) {
@@ -160,7 +143,7 @@ static void print_json(const char *opname, const nop_run_result *res, const nop_
         printf(", \"mismatches\": %lld, \"max_abs_error\": %.9g", (long long)cmp->mismatches,
                cmp->max_abs_error);
     printf(", \"printf\": ");
-    json_string(res->printf_text ? res->printf_text : "");
+    print_json_string(stdout, res->printf_text ? res->printf_text : "");
     printf(", \"printf_lost\": %s, \"cores\": [", res->printf_lost ? "true" : "false");
     for (int i = 0; i < res->ncores; i++) {
         const nop_core_report *c = &res->cores[i];

@@ -332,39 +332,22 @@ static void print_line(const result *r)
     fflush(stdout);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", f);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static void print_json(const char *library, const results *rs, int counts[4])
 {
     static const char *const words[] = { "passed", "failed", "error", "skipped" };
     printf("{\"library\": ");
-    json_str(stdout, library);
+    print_json_string(stdout, library);
     printf(", \"passed\": %d, \"failed\": %d, \"skipped\": %d, \"cases\": [", counts[PASSED],
            counts[FAILED] + counts[ERRORED], counts[SKIPPED]);
     for (int i = 0; i < rs->n; i++) {
         const result *r = &rs->v[i];
         printf("%s\n  {\"name\": ", i ? "," : "");
-        json_str(stdout, r->label);
+        print_json_string(stdout, r->label);
         printf(", \"op\": ");
-        json_str(stdout, r->op ? r->op : "");
+        print_json_string(stdout, r->op ? r->op : "");
         printf(", \"status\": \"%s\", \"executions\": %d, \"seconds\": %.6f, \"message\": ",
                words[r->status], r->executions, r->seconds);
-        json_str(stdout, r->message);
+        print_json_string(stdout, r->message);
         printf("}");
     }
     printf("\n]}\n");

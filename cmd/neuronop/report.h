@@ -9,6 +9,8 @@
 #ifndef NEURONOP_REPORT_H
 #define NEURONOP_REPORT_H
 
+#include <stdio.h>
+
 #include "libneuronop.h"
 
 #define REPORT_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -25,6 +27,9 @@ void report_plain_error(const char *fmt, ...) REPORT_PRINTF(1, 2);
 void report_warning(const char *fmt, ...) REPORT_PRINTF(1, 2);
 /* "neuronop: WHAT: N errors, M warnings": what was reported so far, compute-sanitizer style. */
 void report_summary(const char *what);
+/* Writes s as a JSON string literal (quoted and escaped) to f. */
+void print_json_string(FILE *f, const char *s);
+
 /* Starts counting afresh (before the device runs, so build warnings are not counted). */
 void report_reset_counts(void);
 
