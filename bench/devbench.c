@@ -96,6 +96,36 @@ int main(int argc, char **argv)
     printf("  launch of an op on 8 cores (1 host thread):    %.1f us\n", launch * 1e6);
     verdict("launch on 8 cores under 50 us of host time", launch < 50e-6);
 
+    /* the bench harness: wall time per run of nop_bench against a bare loop of runs */
+    {
+        enum { N = 3000 };
+        int opi = nop_library_find_op(lib, "noop");
+        double best_bare = 1e9, best_bench = 1e9;
+        for (int rep = 0; rep < 5; rep++) {
+            double t0 = now();
+            for (int i = 0; i < N; i++) {
+                nop_run_result r;
+                if (nop_device_run(launcher, lib, opi, &v1, 1, &r, &err) != 0)
+                    die("noop", &err);
+                nop_run_result_clear(&r);
+            }
+            double bare = (now() - t0) / N;
+            nop_bench_opts bopts = { 0, N, 0, NULL, NULL };
+            nop_bench_result bres;
+            t0 = now();
+            if (nop_bench(launcher, lib, opi, &v1, 1, &bopts, &bres, &err) != 0)
+                die("bench", &err);
+            double bench = (now() - t0) / N;
+            nop_bench_result_clear(&bres);
+            best_bare = bare < best_bare ? bare : best_bare;
+            best_bench = bench < best_bench ? bench : best_bench;
+        }
+        double extra = best_bench - best_bare;
+        printf("  bench harness: %.2f us per run over a bare loop (%.1f us per run)\n",
+               extra * 1e6, best_bare * 1e6);
+        verdict("the timing harness adds under 1 us per timed run", extra < 1e-6);
+    }
+
     /* TCM copies of 4 KB chunks from a 4 MiB tensor (cache-resident, so the copies and not
      * DRAM set the pace), against memcpy of the same chunks */
     nop_tensor *big;

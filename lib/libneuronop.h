@@ -331,6 +331,33 @@ int nop_device_run_reference(nop_device *dev, const nop_library *lib, int ref,
                              const nop_value *args, int nargs, nop_run_result *res,
                              nop_error *err);
 
+/* ---- benchmarking ------------------------------------------------------------------------ */
+
+typedef struct nop_bench_opts {
+    int warmup;               /* untimed runs first */
+    int iters;                /* timed runs; 0: run until `seconds` have passed */
+    double seconds;           /* with iters 0: how long to keep running */
+    /* called after each timed run with how many are done and the total (0: open-ended) */
+    void (*progress)(void *ctx, int done, int total, double elapsed);
+    void *progress_ctx;
+} nop_bench_opts;
+
+typedef struct nop_bench_result {
+    int runs;                 /* timed runs */
+    double *seconds;          /* each timed run's host time, in order (malloc'd) */
+    double mean, sd, median, min, max, p90, p99;   /* over the timed runs, seconds */
+    double total;             /* sum of the timed runs */
+    nop_run_result last;      /* the last timed run's result: cores and counters */
+} nop_bench_result;
+
+/* Runs op `warmup` times untimed, then times `iters` runs (or runs for `seconds`).  A timed
+ * run is one nop_device_run: binding the arguments, the shape function, the kernel on every
+ * core and the output checks; not making the inputs (done once by the caller) nor freeing
+ * the output.  Any failing run stops the benchmark with its error. */
+int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *args,
+              int nargs, const nop_bench_opts *opts, nop_bench_result *res, nop_error *err);
+void nop_bench_result_clear(nop_bench_result *res);
+
 /* ---- built libraries ------------------------------------------------------------------- */
 
 /* Loads a built library and checks its descriptor (magic, ABI version). */

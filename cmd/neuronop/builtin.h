@@ -9,6 +9,7 @@
 
 #include "libneuronop.h"
 
+int cmd_bench(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_run(int argc, char **argv);

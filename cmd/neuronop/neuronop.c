@@ -17,6 +17,7 @@ static const struct command {
     const char *summary;
 } commands[] = {
     { "build", cmd_build, "build an op library from its manifest" },
+    { "bench", cmd_bench, "measure an op's throughput on the virtual device" },
     { "inspect", cmd_inspect, "print the self-description of a built op library" },
     { "run", cmd_run, "run an op on the virtual GPSIMD device" },
     { "test", cmd_test, "run a manifest's test cases under every core order and count" },

@@ -31,7 +31,7 @@ test_expect "a flag given a value is a usage error" '
 test_expect "too many arguments is a usage error" '
     run build a b; expect_status 2; expect_err "too many arguments"'
 
-for cmd in build inspect run test; do
+for cmd in bench build inspect run test; do
     test_expect "$cmd --help documents every option its man page names" '
         run '"$cmd"' --help
         expect_status 0
