@@ -48,7 +48,7 @@ static void incoherent(nopi_core *c, const nt_tensor *t, const char *fn, const c
 
 void nopi_api_set_coherence(const nt_tensor *t, int policy)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_OTHER);
     nopi_check_tensor(c, t, "nt_set_coherence");
     if (policy != NT_COHERENT && policy != NT_INCOHERENT_VERBOSE && policy != NT_INCOHERENT_QUIET)
         nopi_core_fail(c, "nt_set_coherence(policy=%d): the policies are NT_COHERENT, "
@@ -60,7 +60,7 @@ void nopi_api_set_coherence(const nt_tensor *t, int policy)
 
 nt_accessor nopi_api_accessor_of(const nt_tensor *t)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_STD);
     nopi_check_data(c, t, "nt_accessor_of");
     nopi_single_core_only(c, "nt_accessor_of", "a standard accessor");
     nopi_track *tr = track(c, t);
@@ -103,7 +103,7 @@ static int64_t element(nopi_core *c, const nt_accessor *a, nt_dtype want, int ni
 #define GET_SET(sfx, ctype, dt) \
     ctype nopi_api_get_##sfx(const nt_accessor *a, int nidx, const int64_t *idx) \
     { \
-        nopi_core *c = nopi_self(); \
+        NOPI_API(c, NOP_COST_STD); \
         int64_t i = element(c, a, dt, nidx, idx, "nt_get_" #sfx); \
         if (a->t_ == c->run->dst) \
             nopi_out_read(c, i, i + 1, "nt_get_" #sfx); \
@@ -113,7 +113,7 @@ static int64_t element(nopi_core *c, const nt_accessor *a, nt_dtype want, int ni
     } \
     void nopi_api_set_##sfx(const nt_accessor *a, ctype v, int nidx, const int64_t *idx) \
     { \
-        nopi_core *c = nopi_self(); \
+        NOPI_API(c, NOP_COST_STD); \
         int64_t i = element(c, a, dt, nidx, idx, "nt_set_" #sfx); \
         nopi_check_writable(c, a->t_, "nt_set_" #sfx); \
         if (a->t_ == c->run->dst) \
@@ -124,7 +124,7 @@ static int64_t element(nopi_core *c, const nt_accessor *a, nt_dtype want, int ni
 #define GET_SET_16(sfx, dt, conv_in, conv_out) \
     float nopi_api_get_##sfx(const nt_accessor *a, int nidx, const int64_t *idx) \
     { \
-        nopi_core *c = nopi_self(); \
+        NOPI_API(c, NOP_COST_STD); \
         int64_t i = element(c, a, dt, nidx, idx, "nt_get_" #sfx); \
         if (a->t_ == c->run->dst) \
             nopi_out_read(c, i, i + 1, "nt_get_" #sfx); \
@@ -134,7 +134,7 @@ static int64_t element(nopi_core *c, const nt_accessor *a, nt_dtype want, int ni
     } \
     void nopi_api_set_##sfx(const nt_accessor *a, float v, int nidx, const int64_t *idx) \
     { \
-        nopi_core *c = nopi_self(); \
+        NOPI_API(c, NOP_COST_STD); \
         int64_t i = element(c, a, dt, nidx, idx, "nt_set_" #sfx); \
         nopi_check_writable(c, a->t_, "nt_set_" #sfx); \
         if (a->t_ == c->run->dst) \
@@ -155,7 +155,7 @@ GET_SET(u8, uint8_t, NT_U8)
 
 static nt_stream open_stream(const nt_tensor *t, bool write)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_STREAM);
     const char *fn = write ? "nt_write_stream_of" : "nt_read_stream_of";
     if (write)
         nopi_check_writable(c, t, fn);
@@ -219,7 +219,7 @@ static nopi_stream *stream_of(nopi_core *c, const nt_stream *s, const char *fn)
 
 void nopi_api_stream_close(nt_stream *s)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_STREAM);
     nopi_stream *st = stream_of(c, s, "nt_stream_close");
     st->open = false;
     c->open_streams--;
@@ -266,13 +266,13 @@ static int64_t step(nopi_core *c, nt_stream *s, bool write, nt_dtype want, const
 #define STREAM_RW(sfx, ctype, dt, get, set, via) \
     ctype nopi_api_stream_read_##sfx(nt_read_stream *s) \
     { \
-        nopi_core *c = nopi_self(); \
+        NOPI_API(c, NOP_COST_STREAM); \
         int64_t i = step(c, s, false, dt, "nt_stream_read_" #sfx); \
         return (ctype)get(s->t_, i); \
     } \
     void nopi_api_stream_write_##sfx(nt_write_stream *s, ctype v) \
     { \
-        nopi_core *c = nopi_self(); \
+        NOPI_API(c, NOP_COST_STREAM); \
         int64_t i = step(c, s, true, dt, "nt_stream_write_" #sfx); \
         set((nt_tensor *)s->t_, i, (via)v); \
     }
@@ -303,7 +303,7 @@ void nopi_streams_check_closed(nopi_core *c)
 
 nt_tcm_accessor nopi_api_tcm_accessor_of(const nt_tensor *t)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_TCM);
     nopi_check_data(c, t, "nt_tcm_accessor_of");
     nt_tcm_accessor a = { t, 0 };
     return a;
@@ -345,7 +345,7 @@ static size_t copy_check(nopi_core *c, const nt_tcm_accessor *acc, const void *b
 
 void nopi_api_tensor_to_tcm(nt_tcm_accessor *acc, void *buf, int64_t offset, int64_t n)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_TCM);
     size_t bytes = copy_check(c, acc, buf, offset, n, "nt_tensor_to_tcm");
     if (acc->t_ == c->run->dst)
         nopi_out_read(c, offset, offset + n, "nt_tensor_to_tcm");
@@ -355,7 +355,7 @@ void nopi_api_tensor_to_tcm(nt_tcm_accessor *acc, void *buf, int64_t offset, int
 
 void nopi_api_tcm_to_tensor(nt_tcm_accessor *acc, const void *buf, int64_t offset, int64_t n)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_TCM);
     size_t bytes = copy_check(c, acc, buf, offset, n, "nt_tcm_to_tensor");
     nopi_check_writable(c, acc->t_, "nt_tcm_to_tensor");
     if (acc->t_ == c->run->dst)

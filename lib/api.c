@@ -29,6 +29,22 @@ nopi_core *nopi_self(void)
     return c;
 }
 
+nopi_api_timer nopi_api_enter(nopi_core *c, int category)
+{
+    nopi_api_timer t = { c, category, 0 };
+    if (c->run->profiled && c->api_depth++ == 0)
+        t.t0 = nopi_now();
+    return t;
+}
+
+void nopi_api_leave(nopi_api_timer *t)
+{
+    if (!t->c->run->profiled)
+        return;
+    if (--t->c->api_depth == 0 && t->t0 > 0)
+        t->c->api_seconds[t->category] += nopi_now() - t->t0;
+}
+
 void nopi_check_tensor(nopi_core *c, const nt_tensor *t, const char *fn)
 {
     if (!t)
@@ -102,7 +118,7 @@ static int api_dim(const nt_tensor *t)
 
 static int64_t api_size(const nt_tensor *t, int dim)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_OTHER);
     nopi_check_tensor(c, t, "nt_size");
     int d = dim < 0 ? dim + t->ndim : dim;
     if (d < 0 || d >= t->ndim)
@@ -142,31 +158,31 @@ static nt_tensor *fill(nopi_core *c, nt_tensor *t, nt_scalar v)
 
 static nt_tensor *api_empty(int ndim, const int64_t *sizes, nt_dtype d)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_TENSORLIB);
     return nopi_new_tensor(c, d, ndim, sizes, "nt_empty");
 }
 
 static nt_tensor *api_zeros(int ndim, const int64_t *sizes, nt_dtype d)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_TENSORLIB);
     return nopi_new_tensor(c, d, ndim, sizes, "nt_zeros");   /* allocated zeroed */
 }
 
 static nt_tensor *api_ones(int ndim, const int64_t *sizes, nt_dtype d)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_TENSORLIB);
     return fill(c, nopi_new_tensor(c, d, ndim, sizes, "nt_ones"), nt_scalar_i(1));
 }
 
 static nt_tensor *api_full(int ndim, const int64_t *sizes, nt_scalar v, nt_dtype d)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_TENSORLIB);
     return fill(c, nopi_new_tensor(c, d, ndim, sizes, "nt_full"), v);
 }
 
 static nt_tensor *api_eye(int64_t n, int64_t m, nt_dtype d)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_TENSORLIB);
     int64_t sizes[2] = { n, m };
     nt_tensor *t = nopi_new_tensor(c, d, 2, sizes, "nt_eye");
     if (!t->shape_only)
@@ -177,7 +193,7 @@ static nt_tensor *api_eye(int64_t n, int64_t m, nt_dtype d)
 
 static nt_tensor *api_fill_(nt_tensor *t, nt_scalar v)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_TENSORLIB);
     nopi_check_writable(c, t, "nt_fill_");
     if (t == c->run->dst)
         nopi_out_write(c, 0, t->numel);
@@ -188,14 +204,14 @@ static nt_tensor *api_fill_(nt_tensor *t, nt_scalar v)
 
 static void *api_tcm_malloc(size_t nbytes)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_TCM);
     on_device_only(c, "tcm_malloc");
     return nopi_tcm_alloc(c, nbytes, -1);
 }
 
 static void api_tcm_free(void *ptr)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_TCM);
     on_device_only(c, "tcm_free");
     if (!ptr)
         return;
@@ -211,21 +227,21 @@ static void api_tcm_free(void *ptr)
 
 static uint32_t api_get_cpu_id(void)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_OTHER);
     on_device_only(c, "get_cpu_id");
     return c->id;
 }
 
 static uint32_t api_get_cpu_count(void)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_OTHER);
     on_device_only(c, "get_cpu_count");
     return c->count;
 }
 
 static nt_tensor *api_get_dst_tensor(void)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_OTHER);
     on_device_only(c, "get_dst_tensor");
     c->dst_called = true;
     return c->run->dst;
@@ -260,7 +276,7 @@ static void format_into_ring(nopi_core *c, void *arg)
 
 static int api_printf(const char *fmt, ...)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_PRINTF);
     c->n.printf_calls++;   /* printf costs time on the device even when dropped */
     if (!fmt)
         nopi_core_fail(c, "printf: the format is NULL");

@@ -20,6 +20,25 @@
 
 /* The calling core; aborts if there is none (only a neuronop bug can cause that). */
 nopi_core *nopi_self(void);
+
+/*
+ * The entry of a kernel API function: declares `c`, the calling core, and, when the run is
+ * profiled (neuronop bench), charges the call's host time to a category of the cost model
+ * when it returns.  Nested calls count once, in the outermost category.  A call that ends
+ * its core (nopi_core_fail) is not charged: the core's figures no longer matter.
+ */
+typedef struct nopi_api_timer {
+    nopi_core *c;
+    int category;
+    double t0;                  /* 0: not timing this call */
+} nopi_api_timer;
+nopi_api_timer nopi_api_enter(nopi_core *c, int category);
+void nopi_api_leave(nopi_api_timer *t);
+#define NOPI_API(c, category) \
+    nopi_core *c = nopi_self(); \
+    __attribute__((cleanup(nopi_api_leave))) nopi_api_timer nopi_timer_ = \
+        nopi_api_enter(c, category); \
+    (void)nopi_timer_
 /* Each fails the core (does not return) when its rule is broken. */
 void nopi_check_tensor(nopi_core *c, const nt_tensor *t, const char *fn);
 void nopi_check_data(nopi_core *c, const nt_tensor *t, const char *fn);

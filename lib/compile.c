@@ -136,7 +136,8 @@ static void start(nopi_cc *cc)
 {
     if (cc->started)
         return;
-    tcc_set_output_type(cc->s, cc->kind == NOPI_CC_OBJECT ? TCC_OUTPUT_OBJ : TCC_OUTPUT_DLL);
+    tcc_set_output_type(cc->s, cc->kind == NOPI_CC_OBJECT ? TCC_OUTPUT_OBJ
+                               : cc->kind == NOPI_CC_SHARED ? TCC_OUTPUT_DLL : TCC_OUTPUT_MEMORY);
     cc->started = true;
 }
 
@@ -199,4 +200,16 @@ int nopi_cc_output(nopi_cc *cc, const char *path, nop_error *err)
     start(cc);
     cc->err = err;
     return finish(cc, tcc_output_file(cc->s, path), err, "linking");
+}
+
+int nopi_cc_relocate(nopi_cc *cc, nop_error *err)
+{
+    start(cc);
+    cc->err = err;
+    return finish(cc, tcc_relocate(cc->s, TCC_RELOCATE_AUTO), err, "linking in memory");
+}
+
+void *nopi_cc_symbol(nopi_cc *cc, const char *name)
+{
+    return tcc_get_symbol(cc->s, name);
 }

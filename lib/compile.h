@@ -16,7 +16,7 @@
 #include "internal.h"
 
 typedef struct nopi_cc nopi_cc;
-typedef enum nopi_cc_kind { NOPI_CC_OBJECT, NOPI_CC_SHARED } nopi_cc_kind;
+typedef enum nopi_cc_kind { NOPI_CC_OBJECT, NOPI_CC_SHARED, NOPI_CC_MEMORY } nopi_cc_kind;
 
 /* Creates a state; tcc_dir holds libtcc1.a and tcc's include/.  NULL on no memory. */
 nopi_cc *nopi_cc_new(nopi_cc_kind kind, const char *tcc_dir, nop_diag_fn *diag, void *ctx);
@@ -34,5 +34,9 @@ int nopi_cc_compile(nopi_cc *cc, const char *text, nop_error *err);
 int nopi_cc_add_object(nopi_cc *cc, const char *path, nop_error *err);
 /* Writes the output file. */
 int nopi_cc_output(nopi_cc *cc, const char *path, nop_error *err);
+/* NOPI_CC_MEMORY: links the compiled code into memory owned by cc, then looks a symbol up
+ * (NULL when there is none). */
+int nopi_cc_relocate(nopi_cc *cc, nop_error *err);
+void *nopi_cc_symbol(nopi_cc *cc, const char *name);
 
 #endif /* NEURONOP_COMPILE_H */

@@ -524,6 +524,7 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     run.stack_size = ref >= 0 ? SHAPE_STACK : (size_t)desc->stack_size;
     run.timeout = dev->opts.timeout;
     run.checks = ref >= 0 ? 0 : NOP_CHECK_ALL & ~dev->opts.disabled_checks;
+    run.profiled = dev->opts.profile;
     run.ring_size = (size_t)dev->profile->printf_buffer;
     run.diag = dev->opts.diag;
     run.diag_ctx = dev->opts.diag_ctx;
@@ -590,7 +591,16 @@ out:
         for (int i = 0; i < run.ncores; i++) {
             nopi_core *c = &run.cores[i];
             res->cores[i] = (nop_core_report){ i, c->end != NOPI_END_OK, c->stack_high_water,
-                                               c->seconds, c->n };
+                                               c->seconds, c->n, { 0 } };
+            if (run.profiled) {
+                double api = 0;
+                for (int k = 1; k < NOP_COST_CATEGORIES; k++) {
+                    res->cores[i].category_seconds[k] = c->api_seconds[k];
+                    api += c->api_seconds[k];
+                }
+                res->cores[i].category_seconds[NOP_COST_COMPUTE] =
+                    c->seconds > api ? c->seconds - api : 0;
+            }
         }
     }
     for (int i = 0; run.cores && i < run.ncores; i++)

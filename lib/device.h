@@ -97,6 +97,8 @@ typedef struct nopi_core {
     nopi_stream streams[NOPI_MAX_STREAMS];
     int nstreams, open_streams;
     nopi_counters n;
+    double api_seconds[NOP_COST_CATEGORIES];   /* host time in runtime calls (profiled runs) */
+    int api_depth;
     nt_tensor *owned;           /* tensors the kernel made */
     nt_tensor *returned;        /* what the kernel returned */
     bool dst_called;
@@ -128,6 +130,7 @@ struct nopi_run {
     size_t stack_size;          /* the library's STACK_SIZE */
     double timeout;
     unsigned checks;            /* enum nop_check bits on */
+    bool profiled;              /* time runtime calls per category */
     /* printf ring */
     char *ring;
     size_t ring_size, ring_head;

@@ -265,6 +265,7 @@ typedef struct nop_device_opts {
     int cores;                /* cores for multicore ops; 0: the profile's count */
     double timeout;           /* seconds a core may run; 0: the profile's */
     unsigned disabled_checks; /* enum nop_check bits turned off; 0: every check on */
+    bool profile;             /* time runtime calls by category (for the cost model) */
     nop_diag_fn *diag;        /* device warnings, as they happen; may be NULL */
     void *diag_ctx;
 } nop_device_opts;
@@ -296,12 +297,28 @@ typedef struct nop_counters {
     int64_t tcm_peak;           /* most TCM bytes allocated at once */
 } nop_counters;
 
+/* Where a core's host time went, for the cost model: its own code (compute) and each kind of
+ * runtime call. */
+enum nop_cost_category {
+    NOP_COST_COMPUTE,     /* the kernel's own code: the core's time less its runtime calls */
+    NOP_COST_STD,         /* standard accessors */
+    NOP_COST_STREAM,      /* streaming accessors */
+    NOP_COST_TCM,         /* TCM copies, tcm_malloc and tcm_free */
+    NOP_COST_TENSORLIB,   /* the tensor library */
+    NOP_COST_PRINTF,
+    NOP_COST_OTHER,       /* shape queries, get_cpu_id, ... */
+    NOP_COST_CATEGORIES
+};
+
 typedef struct nop_core_report {
     int id;
     bool failed;
     size_t stack_high_water;    /* bytes of its stack the kernel (and its calls) used */
     double seconds;             /* host time, from start to end */
     nop_counters counters;
+    /* with nop_device_opts.profile: host seconds by category (NOP_COST_COMPUTE is seconds
+     * less the rest); all zero otherwise */
+    double category_seconds[NOP_COST_CATEGORIES];
 } nop_core_report;
 
 typedef struct nop_run_result {
@@ -357,6 +374,33 @@ typedef struct nop_bench_result {
 int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *args,
               int nargs, const nop_bench_opts *opts, nop_bench_result *res, nop_error *err);
 void nop_bench_result_clear(nop_bench_result *res);
+
+/* The cost model: a run's per-core counters and host times, turned into device cycles by
+ * the profile's costs (neuronop-bench(1) gives the formula).  Per core:
+ *   compute cycles (host compute time * reference_loop_cycles / host ns per reference
+ *   element, * slow_stack_factor when STACK_SIZE is over the profile's default)
+ *   + std_elems * std_access_cycles
+ *   + stream_elems * stream_access_cycles + stream_slow_elems * std_access_cycles
+ *   + tcm_transfers * tcm_transfer_cycles + tcm_bytes / tcm_bytes_per_cycle
+ *   + tensorlib_elems * tensorlib_elem_cycles + printf_calls * printf_cycles;
+ * the op: launch_cycles + the slowest core. */
+enum { NOP_MODEL_LAUNCH = NOP_COST_CATEGORIES };   /* the extra row of category_cycles */
+typedef struct nop_model {
+    int ncores;
+    double core_cycles[64];
+    double category_cycles[NOP_COST_CATEGORIES + 1];   /* summed over cores, and launch */
+    int slowest;                 /* the core that sets the op's time */
+    double cycles;               /* launch + slowest core */
+    double seconds, throughput;  /* at the profile's clock */
+    double cycles_per_host_ns;   /* the host-speed factor applied to compute */
+} nop_model;
+/* Needs a run made with nop_device_opts.profile. */
+void nop_model_run(const nop_profile *p, const nop_run_result *r, double host_ns_per_element,
+                   nop_model *m);
+
+/* The host's speed at kernel code: nanoseconds per element of a fixed relu loop compiled by
+ * libtcc (the cost model's reference loop).  tcc_dir may be NULL (searched). */
+int nop_host_speed(const char *tcc_dir, double *ns_per_element, nop_error *err);
 
 /* ---- built libraries ------------------------------------------------------------------- */
 

@@ -17,7 +17,7 @@ static const char *const keys[] = {
 static const char *const cost_keys[] = {
     "clock_mhz", "launch_cycles", "std_access_cycles", "stream_access_cycles",
     "tcm_transfer_cycles", "tcm_bytes_per_cycle", "tensorlib_elem_cycles", "printf_cycles",
-    "slow_stack_factor", NULL
+    "slow_stack_factor", "reference_loop_cycles", NULL
 };
 
 /* The cost section: every key required, each a positive number (slow_stack_factor >= 1). */
@@ -34,7 +34,8 @@ static int load_cost(const nopi_ydoc *doc, const nopi_ynode *root, nop_profile *
     double *dest[] = { &p->cost.clock_mhz, &p->cost.launch_cycles, &p->cost.std_access_cycles,
                        &p->cost.stream_access_cycles, &p->cost.tcm_transfer_cycles,
                        &p->cost.tcm_bytes_per_cycle, &p->cost.tensorlib_elem_cycles,
-                       &p->cost.printf_cycles, &p->cost.slow_stack_factor };
+                       &p->cost.printf_cycles, &p->cost.slow_stack_factor,
+                       &p->cost.reference_loop_cycles };
     for (size_t i = 0; cost_keys[i]; i++) {
         const nopi_ynode *n = nopi_y_lookup(cost, cost_keys[i]);
         if (!n)

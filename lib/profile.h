@@ -16,10 +16,10 @@ struct nop_profile {
     int64_t printf_buffer;
     double timeout;
     /* the cost model: cycles per counted action (see trn1.yaml for the derivation) */
-    struct {
+    struct nopi_cost {
         double clock_mhz, launch_cycles, std_access_cycles, stream_access_cycles,
             tcm_transfer_cycles, tcm_bytes_per_cycle, tensorlib_elem_cycles, printf_cycles,
-            slow_stack_factor;
+            slow_stack_factor, reference_loop_cycles;
     } cost;
 };
 

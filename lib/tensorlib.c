@@ -72,7 +72,7 @@ static double f_abs(double x) { return fabs(x); }
 static nt_tensor *unary(nt_tensor *out, const nt_tensor *self, double (*f)(double), kind k,
                         const char *fn)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_TENSORLIB);
     nt_tensor *r = result(c, out, self, k, fn);
     for (int64_t i = 0; i < self->numel; i++)
         nopi_set_f(r, i, f(nopi_get_f(self, i)));
@@ -82,7 +82,7 @@ static nt_tensor *unary(nt_tensor *out, const nt_tensor *self, double (*f)(doubl
 
 static nt_tensor *bitnot(nt_tensor *out, const nt_tensor *self, const char *fn)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_TENSORLIB);
     nt_tensor *r = result(c, out, self, INTEGRAL_ONLY, fn);
     for (int64_t i = 0; i < self->numel; i++)
         nopi_set_i(r, i, ~nopi_get_i(self, i));
@@ -121,7 +121,7 @@ static double scalar_f(nt_scalar s) { return s.is_int ? (double)s.i : s.f; }
 static nt_tensor *binary(nt_tensor *out, const nt_tensor *self, const nt_tensor *other,
                          nt_scalar s, double alpha, binop op, const char *fn)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_TENSORLIB);
     kind k = op == AND || op == OR ? INTEGRAL_ONLY : op == DIV || op == POW ? FLOAT_RESULT
                                                                             : SAME_DTYPE;
     nt_tensor *r = result(c, out, self, k, fn);
@@ -229,7 +229,7 @@ nt_tensor *nopi_api_pow_s_out(nt_tensor *out, nt_scalar self, const nt_tensor *e
 static nt_tensor *clamp(nt_tensor *out, const nt_tensor *self, nt_scalar lo, nt_scalar hi,
                         const char *fn)
 {
-    nopi_core *c = nopi_self();
+    NOPI_API(c, NOP_COST_TENSORLIB);
     nt_tensor *r = result(c, out, self, SAME_DTYPE, fn);
     double l = scalar_f(lo), h = scalar_f(hi);
     for (int64_t i = 0; i < self->numel; i++) {

@@ -29,8 +29,9 @@ static const struct option_spec options[] = {
 
 static const struct command_spec spec = {
     "bench", "[options] LIB.so|DIR OP [ARG...]",
-    "Measure the throughput of op OP on the virtual GPSIMD device: warm-up runs,\n"
-    "then timed runs; arguments as for neuronop run.",
+    "Measure the throughput of op OP on the virtual GPSIMD device, on the host and\n"
+    "as the device profile's cost model predicts it: warm-up runs, then timed runs;\n"
+    "arguments as for neuronop run.",
     options, 2, -1,
 };
 
@@ -52,12 +53,41 @@ static void progress(void *ctx, int done, int total, double elapsed)
     *shown = true;
 }
 
+static const char *const category_names[NOP_COST_CATEGORIES + 1] = {
+    "kernel compute", "standard accessor", "streaming accessor", "TCM copies",
+    "tensor library", "printf", "other calls", "launch"
+};
+
+/* Calls counted per category, over all cores (compute and other: not counted). */
+static long long category_calls(const nop_run_result *r, int cat)
+{
+    long long n = 0;
+    for (int i = 0; i < r->ncores; i++) {
+        const nop_counters *c = &r->cores[i].counters;
+        n += cat == NOP_COST_STD ? c->std_elems
+             : cat == NOP_COST_STREAM ? c->stream_elems + c->stream_slow_elems
+             : cat == NOP_COST_TCM ? c->tcm_transfers
+             : cat == NOP_COST_TENSORLIB ? c->tensorlib_calls
+             : cat == NOP_COST_PRINTF ? c->printf_calls : 0;
+    }
+    return cat == NOP_MODEL_LAUNCH ? 1 : n;
+}
+
+static double category_host(const nop_run_result *r, int cat)
+{
+    double t = 0;
+    for (int i = 0; cat < NOP_COST_CATEGORIES && i < r->ncores; i++)
+        t += r->cores[i].category_seconds[cat];
+    return t;
+}
+
 static void print_ms(const char *label, double s)
 {
     printf("%s %.3f ms", label, s * 1e3);
 }
 
-static void print_human(const char *opname, const nop_profile *p, const nop_bench_result *b)
+static void print_human(const char *opname, const nop_profile *p, const nop_bench_result *b,
+                        const nop_model *m)
 {
     const nop_run_result *r = &b->last;
     printf("%s on %s: %d core%s (%s, %d host thread%s), %ld warm-up and %d timed runs\n",
@@ -75,21 +105,52 @@ static void print_human(const char *opname, const nop_profile *p, const nop_benc
     print_ms("  p99", b->p99);
     printf("\n");
     printf("host throughput (iter/sec): %.2f\n", 1.0 / b->mean);
+    printf("modeled device time per run: %.3f us (launch %.0f cycles + slowest core %d: %.0f "
+           "cycles, at %.0f MHz)\n", m->seconds * 1e6, m->category_cycles[NOP_MODEL_LAUNCH],
+           m->slowest, m->core_cycles[m->slowest], m->seconds > 0 ? m->cycles / m->seconds / 1e6 : 0);
+    printf("modeled throughput (iter/sec): %.2f\n", m->throughput);
+    double total = 0;
+    for (int k = 0; k <= NOP_MODEL_LAUNCH; k++)
+        total += m->category_cycles[k];
+    printf("(the modeled figures count every access and copy exactly; kernel compute, %.0f%% of "
+           "them, scales host time, so it varies with the machine's load)\n",
+           total > 0 ? 100 * m->category_cycles[NOP_COST_COMPUTE] / total : 0);
+    double host = 0;
+    for (int k = 0; k < NOP_COST_CATEGORIES; k++)
+        host += category_host(r, k);
+    printf("profile by category, all cores, last run:\n");
+    printf("  %-20s %12s %12s %7s %16s\n", "category", "calls", "host ms", "host %",
+           "modeled cycles");
+    for (int k = 0; k <= NOP_MODEL_LAUNCH; k++) {
+        long long calls = category_calls(r, k);
+        double h = category_host(r, k);
+        if (k == NOP_COST_COMPUTE || k == NOP_COST_OTHER)
+            printf("  %-20s %12s", category_names[k], "-");
+        else
+            printf("  %-20s %12lld", category_names[k], calls);
+        if (k == NOP_MODEL_LAUNCH)
+            printf(" %12s %7s", "-", "-");
+        else
+            printf(" %12.3f %6.1f%%", h * 1e3, host > 0 ? 100 * h / host : 0);
+        printf(" %16.0f\n", m->category_cycles[k]);
+    }
     printf("per core, last run:\n");
-    printf("  %4s %10s %10s %10s %9s %9s %10s %6s %9s\n", "core", "std elems", "stream",
-           "TCM bytes", "transfers", "streams", "tensorlib", "stack", "host ms");
+    printf("  %4s %10s %10s %10s %9s %9s %10s %6s %9s %14s\n", "core", "std elems", "stream",
+           "TCM bytes", "transfers", "streams", "tensorlib", "stack", "host ms",
+           "modeled cycles");
     for (int i = 0; i < r->ncores; i++) {
         const nop_core_report *c = &r->cores[i];
-        printf("  %4d %10lld %10lld %10lld %9lld %9lld %10lld %6zu %9.3f\n", c->id,
+        printf("  %4d %10lld %10lld %10lld %9lld %9lld %10lld %6zu %9.3f %14.0f\n", c->id,
                (long long)c->counters.std_elems,
                (long long)(c->counters.stream_elems + c->counters.stream_slow_elems),
                (long long)c->counters.tcm_bytes, (long long)c->counters.tcm_transfers,
                (long long)c->counters.streams_opened, (long long)c->counters.tensorlib_elems,
-               c->stack_high_water, c->seconds * 1e3);
+               c->stack_high_water, c->seconds * 1e3, m->core_cycles[i]);
     }
 }
 
-static void print_json(const char *opname, const nop_profile *p, const nop_bench_result *b)
+static void print_json(const char *opname, const nop_profile *p, const nop_bench_result *b,
+                       const nop_model *m, double host_ns)
 {
     const nop_run_result *r = &b->last;
     printf("{\"op\": ");
@@ -101,14 +162,25 @@ static void print_json(const char *opname, const nop_profile *p, const nop_bench
     printf(" \"host\": {\"mean\": %.9f, \"sd\": %.9f, \"median\": %.9f, \"min\": %.9f, "
            "\"max\": %.9f, \"p90\": %.9f, \"p99\": %.9f, \"throughput\": %.6f},\n", b->mean,
            b->sd, b->median, b->min, b->max, b->p90, b->p99, 1.0 / b->mean);
+    printf(" \"modeled\": {\"cycles\": %.1f, \"seconds\": %.12f, \"throughput\": %.6f, "
+           "\"slowest_core\": %d, \"cycles_per_host_ns\": %.6f, "
+           "\"host_ns_per_reference_element\": %.6f, \"categories\": {", m->cycles, m->seconds,
+           m->throughput, m->slowest, m->cycles_per_host_ns, host_ns);
+    static const char *const keys[] = { "compute", "standard_accessor", "streaming_accessor",
+                                         "tcm", "tensor_library", "printf", "other", "launch" };
+    for (int k = 0; k <= NOP_MODEL_LAUNCH; k++)
+        printf("%s\"%s\": %.1f", k ? ", " : "", keys[k], m->category_cycles[k]);
+    printf("}},\n");
     printf(" \"per_core\": [");
     for (int i = 0; i < r->ncores; i++) {
         const nop_core_report *c = &r->cores[i];
-        printf("%s\n  {\"id\": %d, \"seconds\": %.9f, \"stack_high_water\": %zu, "
+        printf("%s\n  {\"id\": %d, \"modeled_cycles\": %.1f, \"seconds\": %.9f, "
+               "\"compute_seconds\": %.9f, \"stack_high_water\": %zu, "
                "\"std_elems\": %lld, \"stream_elems\": %lld, \"stream_slow_elems\": %lld, "
                "\"tcm_bytes\": %lld, \"tcm_transfers\": %lld, \"streams_opened\": %lld, "
                "\"tensorlib_calls\": %lld, \"tensorlib_elems\": %lld, \"printf_calls\": %lld}",
-               i ? "," : "", c->id, c->seconds, c->stack_high_water,
+               i ? "," : "", c->id, m->core_cycles[i], c->seconds,
+               c->category_seconds[NOP_COST_COMPUTE], c->stack_high_water,
                (long long)c->counters.std_elems, (long long)c->counters.stream_elems,
                (long long)c->counters.stream_slow_elems, (long long)c->counters.tcm_bytes,
                (long long)c->counters.tcm_transfers, (long long)c->counters.streams_opened,
@@ -139,6 +211,13 @@ int cmd_bench(int argc, char **argv)
         rc = NOP_EXIT_USAGE;
         goto out;
     }
+    dc.profile = true;
+    double host_ns;
+    nop_error err;
+    if (nop_host_speed(NULL, &host_ns, &err) != 0) {
+        rc = report_error(&err);
+        goto out;
+    }
     if ((rc = open_target(args[0], verbose, &lib)) != 0 ||
         (rc = parse_op_args(lib, args[1], nargs - 2, args + 2, (uint64_t)dc.seed, &opi, &vals,
                             &tensors)) != 0 ||
@@ -147,7 +226,6 @@ int cmd_bench(int argc, char **argv)
     bool shown = false;
     nop_bench_opts o = { (int)warmup, seconds > 0 ? 0 : iters > 0 ? (int)iters : 100, seconds,
                          progress, &shown };
-    nop_error err;
     int brc = nop_bench(dev, lib, opi, vals, nargs - 2, &o, &b, &err);
     if (shown)
         fprintf(stderr, "\r%60s\r", "");
@@ -155,10 +233,12 @@ int cmd_bench(int argc, char **argv)
         rc = report_error(&err);
         goto out;
     }
+    nop_model m;
+    nop_model_run(profile, &b.last, host_ns, &m);
     if (json)
-        print_json(args[1], profile, &b);
+        print_json(args[1], profile, &b, &m, host_ns);
     else
-        print_human(args[1], profile, &b);
+        print_human(args[1], profile, &b, &m);
     fflush(stdout);   /* results first, then any warning about them */
     /* hyperfine's rule of thumb: a spread this large means the machine was busy */
     if (b.runs > 2 && (b.sd > 0.1 * b.mean || b.max > 3 * b.median))

@@ -83,6 +83,7 @@ int device_cli_open(struct device_cli *dc, nop_profile **profile, nop_device **d
     if (rc != 0)
         return rc;
     o.disabled_checks = dc->disabled;
+    o.profile = dc->profile;
     o.schedule = (enum nop_schedule)order;
     o.seed = (uint64_t)dc->seed;
     o.cores = (int)dc->cores;

@@ -17,6 +17,7 @@ struct device_cli {
     double timeout;         /* --timeout */
     struct option_list check, no_check;   /* --check=LIST, --no-check=LIST */
     unsigned disabled;      /* the checks they leave off (device_cli_checks) */
+    bool profile;           /* time runtime calls for the cost model (bench) */
 };
 
 /* The option_spec rows for a struct device_cli; put them in a command's option table. */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # demo.sh - what `make demo` shows: build the three relu variants of the seed tutorial, run
-# them on the same input, and run the multicore one on a size the cores cannot split evenly
-# (the size on which the public sample's version reads past the end).
+# them on the same input, run the multicore one on a size the cores cannot split evenly (the
+# size on which the public sample's version reads past the end), and bench all three.
 # Usage: demo.sh NEURONOP
 set -eu
 neuronop=${1:-neuronop}
@@ -18,3 +18,12 @@ for ex in relu relu_tcm relu_multicore; do
 done
 echo "== relu_multicore on 10 elements: 8 cores cannot split them evenly"
 "$neuronop" run "$here/relu_multicore" relu_forward randn:10
+echo
+echo "== the seed tutorial's three relu variants, benched side by side (randn:32x4096)"
+printf "%-16s %28s %32s\n" variant "host throughput (iter/sec)" "modeled throughput (iter/sec)"
+for ex in relu relu_tcm relu_multicore; do
+    out=$("$neuronop" bench "$here/$ex" relu_forward randn:32x4096 --iters 20 2>/dev/null)
+    host=$(printf "%s\n" "$out" | sed -n "s/^host throughput (iter\/sec): //p")
+    model=$(printf "%s\n" "$out" | sed -n "s/^modeled throughput (iter\/sec): //p")
+    printf "%-16s %28s %32s\n" "$ex" "$host" "$model"
+done

@@ -1,0 +1,62 @@
+#!/bin/sh
+# The cost model: its arithmetic from the profile's costs, and the default trn1 profile
+# reproducing the seed tutorial's relu figures on the shipped examples (about 610 ns per
+# element with the standard accessor, 4.8 ns through TCM on one core, close to 1/8 of that
+# on 8 cores): per-element costs within 1.5x and the ratio within 2x.
+. ./lib.sh
+for ex in relu relu_tcm relu_multicore; do copy_example $ex "$WORK/$ex"; done
+
+# per_element EX: modeled ns per element of relu_forward over 32x4096 on example EX
+per_element() {
+    "$NEURONOP" bench "$1" relu_forward randn:32x4096 --iters 3 --warmup 1 --json >"$1.json"
+    jq ".modeled.seconds * 1e9 / 131072" "$1.json"
+}
+within() {   # within VALUE TARGET FACTOR
+    awk -v v="$1" -v t="$2" -v f="$3" 'BEGIN { exit !(v >= t / f && v <= t * f) }' ||
+        { echo "$1 is not within ${3}x of $2"; return 1; }
+}
+
+test_expect "the model adds up: counted actions times the profile's costs" '
+    per_element relu_tcm >/dev/null
+    jq -e "(.per_core[0].tcm_transfers * 700 + .per_core[0].tcm_bytes / 1.75) as \$tcm |
+           (.modeled.categories.tcm - \$tcm | fabs) < 1 and
+           .modeled.categories.launch == 14000 and
+           (.modeled.cycles - (14000 + .per_core[0].modeled_cycles) | fabs) < 1 and
+           (.modeled.seconds * 1.4e9 / .modeled.cycles - 1 | fabs) < 1e-6" relu_tcm.json
+    per_element relu >/dev/null
+    jq -e ".modeled.categories.standard_accessor == .per_core[0].std_elems * 427" relu.json'
+
+test_expect "standard accessor relu: about 610 ns per element (within 1.5x)" '
+    std=$(per_element relu)
+    within "$std" 610 1.5'
+
+test_expect "TCM relu: about 4.8 ns per element (within 1.5x); the ratio near 127 (within 2x)" '
+    std=$(per_element relu)
+    tcm=$(per_element relu_tcm)
+    within "$tcm" 4.8 1.5
+    within "$(awk -v a="$std" -v b="$tcm" "BEGIN { print a / b }")" 127 2'
+
+test_expect "8 cores: close to 1/8 of the TCM figure (within 1.5x)" '
+    mc=$(per_element relu_multicore)
+    within "$mc" 0.6 1.5'
+
+test_expect "modeled order: standard < TCM < multicore in throughput" '
+    per_element relu >/dev/null
+    per_element relu_tcm >/dev/null
+    per_element relu_multicore >/dev/null
+    a=$(jq .modeled.throughput relu.json)
+    b=$(jq .modeled.throughput relu_tcm.json)
+    c=$(jq .modeled.throughput relu_multicore.json)
+    awk -v a="$a" -v b="$b" -v c="$c" "BEGIN { exit !(a < b && b < c) }"'
+
+test_expect "the human output has the modeled line, the category table and the stability note" '
+    run bench relu_tcm relu_forward randn:4096 --iters 3
+    expect_status 0
+    grep -Eq "^modeled throughput \(iter/sec\): [0-9]+\.[0-9]+$" "$WORK/out"
+    expect_out "modeled device time per run:"
+    expect_out "(the modeled figures count every access and copy exactly; kernel compute,"
+    expect_out "profile by category, all cores, last run:"
+    expect_out "  TCM copies                      8"
+    expect_out "  launch                          1"'
+
+test_done
