@@ -17,7 +17,7 @@ O ?= out
 BIN ?= bin/neuronop
 
 WARNINGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
-PKGS = yaml-0.1 libxxhash
+PKGS = yaml-0.1 libxxhash jansson
 # tcc's runtime folder on this machine: compiled in as the first place to look at run time
 TCC_DIR := $(patsubst %/libtcc1.a,%,$(firstword $(wildcard /usr/lib/*/tcc/libtcc1.a \
 	/usr/lib/tcc/libtcc1.a /usr/local/lib/tcc/libtcc1.a)))
@@ -29,7 +29,7 @@ ALL_CFLAGS = -std=c11 $(WARNINGS) $(CFLAGS)
 # libyaml and libxxhash are linked statically (like libtcc, which Debian ships only as .a):
 # fewer shared objects to load is 0.2 ms off every command's start, which matters for the
 # few-millisecond up-to-date check of `neuronop build`.
-LIBS = -Wl,-Bstatic -lyaml -lxxhash -Wl,-Bdynamic -ltcc -ldl -lpthread -lm
+LIBS = -Wl,-Bstatic -lyaml -lxxhash -ljansson -Wl,-Bdynamic -ltcc -ldl -lpthread -lm
 # Bind every symbol at start-up: glibc's lazy-binding resolver would otherwise run on a
 # kernel's small stack the first time the runtime calls into libc, and use 3 KB of it.
 ALL_LDFLAGS = -Wl,-z,now $(LDFLAGS)

@@ -398,6 +398,17 @@ typedef struct nop_model {
 void nop_model_run(const nop_profile *p, const nop_run_result *r, double host_ns_per_element,
                    nop_model *m);
 
+/* Reads host.throughput and modeled.throughput from an earlier `neuronop bench --json`. */
+int nop_bench_baseline_load(const char *path, double *host_throughput,
+                            double *modeled_throughput, nop_error *err);
+
+/* What nop_tensor_hugepages did. */
+enum nop_hugepages { NOP_HUGEPAGES_SMALL, NOP_HUGEPAGES_REFUSED, NOP_HUGEPAGES_GRANTED };
+/* Moves a tensor's data, when 2 MiB or more, to memory advised for transparent huge pages.
+ * *state says whether the tensor was too small, or whether the kernel gave any huge page
+ * (madvise is only a request).  Returns 0, or -1 (out of memory) with err filled. */
+int nop_tensor_hugepages(nop_tensor *t, enum nop_hugepages *state, nop_error *err);
+
 /* The host's speed at kernel code: nanoseconds per element of a fixed relu loop compiled by
  * libtcc (the cost model's reference loop).  tcc_dir may be NULL (searched). */
 int nop_host_speed(const char *tcc_dir, double *ns_per_element, nop_error *err);

@@ -14,13 +14,20 @@
 
 static struct device_cli dc;
 static long warmup = 10, iters = -1;
-static double seconds;
-static bool json, verbose;
+static double seconds, max_regression = 5;
+static const char *baseline;
+static bool json, verbose, hugepages;
 
 static const struct option_spec options[] = {
     { 0, "warmup", OPT_INT, &warmup, "N", "untimed runs first (default 10)" },
     { 0, "iters", OPT_INT, &iters, "N", "timed runs (default 100)" },
     { 0, "time", OPT_DOUBLE, &seconds, "SECONDS", "time runs for this long instead of --iters" },
+    { 0, "baseline", OPT_STRING, &baseline, "FILE",
+      "compare with an earlier --json report; exit 1 on a modeled regression" },
+    { 0, "max-regression", OPT_DOUBLE, &max_regression, "PCT",
+      "modeled throughput loss allowed against --baseline (default 5)" },
+    { 0, "hugepages", OPT_FLAG, &hugepages, NULL,
+      "back input tensors of 2 MiB or more with transparent huge pages" },
     DEVICE_OPTIONS(dc),
     { 0, "json", OPT_FLAG, &json, NULL, "print every figure as JSON" },
     { 'v', "verbose", OPT_FLAG, &verbose, NULL, "show the build steps of a DIR" },
@@ -149,8 +156,31 @@ static void print_human(const char *opname, const nop_profile *p, const nop_benc
     }
 }
 
+/* The comparison with --baseline, when given. */
+typedef struct comparison {
+    bool done, regressed;
+    double old_host, old_model, host_change, model_change;   /* changes in percent */
+} comparison;
+
+/* What --hugepages got: of the input tensors of 2 MiB or more, how many the kernel backed. */
+typedef struct hugepage_report {
+    int large, granted;
+} hugepage_report;
+
+static const char *hugepage_summary(const hugepage_report *h)
+{
+    if (h->large == 0)
+        return "no input tensor is 2 MiB or more; nothing to back";
+    if (h->granted == h->large)
+        return "granted for every input tensor of 2 MiB or more";
+    if (h->granted)
+        return "granted for some input tensors of 2 MiB or more, not all";
+    return "requested but not granted (see /sys/kernel/mm/transparent_hugepage/enabled)";
+}
+
 static void print_json(const char *opname, const nop_profile *p, const nop_bench_result *b,
-                       const nop_model *m, double host_ns)
+                       const nop_model *m, double host_ns, const comparison *cmp,
+                       const hugepage_report *hp)
 {
     const nop_run_result *r = &b->last;
     printf("{\"op\": ");
@@ -171,6 +201,14 @@ static void print_json(const char *opname, const nop_profile *p, const nop_bench
     for (int k = 0; k <= NOP_MODEL_LAUNCH; k++)
         printf("%s\"%s\": %.1f", k ? ", " : "", keys[k], m->category_cycles[k]);
     printf("}},\n");
+    if (cmp->done)
+        printf(" \"baseline\": {\"host_throughput\": %.6f, \"modeled_throughput\": %.6f, "
+               "\"host_change_percent\": %.3f, \"modeled_change_percent\": %.3f, "
+               "\"regressed\": %s},\n", cmp->old_host, cmp->old_model, cmp->host_change,
+               cmp->model_change, cmp->regressed ? "true" : "false");
+    if (hugepages)
+        printf(" \"hugepages\": {\"large_tensors\": %d, \"granted\": %d},\n", hp->large,
+               hp->granted);
     printf(" \"per_core\": [");
     for (int i = 0; i < r->ncores; i++) {
         const nop_core_report *c = &r->cores[i];
@@ -218,11 +256,33 @@ int cmd_bench(int argc, char **argv)
         rc = report_error(&err);
         goto out;
     }
+    if (max_regression < 0) {
+        report_plain_error("--max-regression takes a percentage of 0 or more");
+        rc = NOP_EXIT_USAGE;
+        goto out;
+    }
+    comparison cmp = { 0 };
+    if (baseline && nop_bench_baseline_load(baseline, &cmp.old_host, &cmp.old_model, &err)) {
+        rc = report_error(&err);
+        goto out;
+    }
     if ((rc = open_target(args[0], verbose, &lib)) != 0 ||
         (rc = parse_op_args(lib, args[1], nargs - 2, args + 2, (uint64_t)dc.seed, &opi, &vals,
                             &tensors)) != 0 ||
         (rc = device_cli_open(&dc, &profile, &dev)) != 0)
         goto out;
+    hugepage_report hp = { 0, 0 };
+    for (int i = 0; hugepages && i < nargs - 2; i++) {
+        enum nop_hugepages state;
+        if (!tensors[i])
+            continue;   /* a scalar argument */
+        if (nop_tensor_hugepages(tensors[i], &state, &err) != 0) {
+            rc = report_error(&err);
+            goto out;
+        }
+        hp.large += state != NOP_HUGEPAGES_SMALL;
+        hp.granted += state == NOP_HUGEPAGES_GRANTED;
+    }
     bool shown = false;
     nop_bench_opts o = { (int)warmup, seconds > 0 ? 0 : iters > 0 ? (int)iters : 100, seconds,
                          progress, &shown };
@@ -235,16 +295,33 @@ int cmd_bench(int argc, char **argv)
     }
     nop_model m;
     nop_model_run(profile, &b.last, host_ns, &m);
+    if (baseline) {
+        cmp.done = true;
+        cmp.host_change = 100 * (1.0 / b.mean - cmp.old_host) / cmp.old_host;
+        cmp.model_change = 100 * (m.throughput - cmp.old_model) / cmp.old_model;
+        cmp.regressed = cmp.model_change < -max_regression;
+    }
     if (json)
-        print_json(args[1], profile, &b, &m, host_ns);
+        print_json(args[1], profile, &b, &m, host_ns, &cmp, &hp);
     else
         print_human(args[1], profile, &b, &m);
+    if (hugepages && !json)
+        printf("huge pages: %s\n", hugepage_summary(&hp));
+    if (cmp.done && !json)
+        printf("against '%s': modeled throughput %.2f -> %.2f iter/sec (%+.1f%%), host %.2f "
+               "-> %.2f iter/sec (%+.1f%%)\n", baseline, cmp.old_model, m.throughput,
+               cmp.model_change, cmp.old_host, 1.0 / b.mean, cmp.host_change);
     fflush(stdout);   /* results first, then any warning about them */
     /* hyperfine's rule of thumb: a spread this large means the machine was busy */
     if (b.runs > 2 && (b.sd > 0.1 * b.mean || b.max > 3 * b.median))
         report_warning("the runs' times spread widely (sd %.0f%% of the mean, max %.1fx the "
                        "median): other work on this machine disturbed them; close it or raise "
                        "--iters", 100 * b.sd / b.mean, b.max / b.median);
+    if (cmp.regressed) {
+        report_plain_error("modeled throughput fell %.1f%% against '%s', more than "
+                           "--max-regression %g%%", -cmp.model_change, baseline, max_regression);
+        rc = NOP_EXIT_FAIL;
+    }
 out:
     nop_bench_result_clear(&b);
     free_op_args(vals, tensors, nargs - 2);

@@ -1,0 +1,65 @@
+#!/bin/sh
+# neuronop bench --baseline and --max-regression (a CI gate on the modeled throughput, which
+# does not move with the machine's load), the baseline file's errors, and --hugepages.
+. ./lib.sh
+copy_example relu "$WORK/std"
+copy_example relu_tcm "$WORK/tcm"
+
+test_expect "an unchanged kernel passes against its own baseline" '
+    run bench tcm relu_forward randn:32x4096 --iters 3 --warmup 1 --json
+    expect_status 0
+    mv out base.json
+    run bench tcm relu_forward randn:32x4096 --iters 3 --warmup 1 --baseline base.json
+    expect_status 0
+    grep -Eq "^against '\''base.json'\'': modeled throughput [0-9.]+ -> [0-9.]+ iter/sec \([-+][0-9.]+%\), host " out'
+
+test_expect "--json reports the comparison" '
+    run bench tcm relu_forward randn:32x4096 --iters 3 --warmup 1 --baseline base.json --json
+    expect_status 0
+    jq -e ".baseline.regressed == false and .baseline.modeled_throughput > 0 and
+           (.baseline.modeled_change_percent | fabs) < 5" out'
+
+test_expect "a slower kernel fails the gate with exit 1, after printing its figures" '
+    run bench std relu_forward randn:32x4096 --iters 2 --warmup 0 --baseline base.json
+    expect_status 1
+    expect_out "modeled throughput (iter/sec):"
+    expect_err "neuronop: error: modeled throughput fell 99."
+    expect_err "% against '\''base.json'\'', more than --max-regression 5%"
+    run bench std relu_forward randn:32x4096 --iters 2 --warmup 0 --baseline base.json --json
+    expect_status 1
+    jq -e ".baseline.regressed == true and .baseline.modeled_change_percent < -90" out'
+
+test_expect "--max-regression widens the gate" '
+    run bench std relu_forward randn:32x4096 --iters 2 --warmup 0 --baseline base.json --max-regression 100
+    expect_status 0'
+
+test_expect "a negative --max-regression is a usage error" '
+    run bench tcm relu_forward randn:64 --baseline base.json --max-regression -1
+    expect_status 2
+    expect_err "neuronop: error: --max-regression takes a percentage of 0 or more"'
+
+test_expect "a baseline that is not JSON names its file and line" '
+    printf "{\"host\": {\n" >broken.json
+    run bench tcm relu_forward randn:64 --baseline broken.json
+    expect_status 2
+    expect_err "broken.json:2: error: cannot read the baseline:"'
+
+test_expect "a JSON file that is not a bench report says how to make one" '
+    echo "{\"host\": {\"throughput\": 3}}" >other.json
+    run bench tcm relu_forward randn:64 --baseline other.json
+    expect_status 2
+    expect_err "other.json: error: not a neuronop bench report: it lacks host.throughput or modeled.throughput"
+    expect_err "make one with '\''neuronop bench ... --json > other.json'\''"
+    run bench tcm relu_forward randn:64 --baseline missing.json
+    expect_status 2
+    expect_err "missing.json: error: cannot read the baseline: unable to open missing.json"'
+
+test_expect "--hugepages: small inputs are left alone, large ones are backed when the kernel agrees" '
+    run bench tcm relu_forward randn:64 --iters 2 --hugepages
+    expect_status 0
+    expect_out "huge pages: no input tensor is 2 MiB or more; nothing to back"
+    run bench tcm relu_forward randn:1024x1024 --iters 2 --warmup 0 --hugepages --json
+    expect_status 0
+    jq -e ".hugepages.large_tensors == 1 and .hugepages.granted <= 1" out'
+
+test_done
