@@ -173,7 +173,7 @@ static nt_stream open_stream(const nt_tensor *t, bool write)
         nopi_core_fail(c, "%s: more than %d streams opened in one kernel", fn, NOPI_MAX_STREAMS);
     int id = c->nstreams++;
     nopi_stream *s = &c->streams[id];
-    *s = (nopi_stream){ t, 0, write, true, -1 };
+    *s = (nopi_stream){ t, 0, write, true, -1, { 0, 0, 0 } };
     /* The first fast_streams open streams each hold 4 KB of TCM and run fast; a stream that
      * gets none (more are open, or the pool is full) runs at standard-accessor speed. */
     size_t need = (size_t)c->run->profile->stream_tcm_bytes;
@@ -187,6 +187,8 @@ static nt_stream open_stream(const nt_tensor *t, bool write)
         tr->read_streams++;
     c->open_streams++;
     c->n.streams_opened++;
+    if (c->run->traced)
+        s->opened = nopi_trace_at(c, nopi_now());
     if (s->block < 0 && !c->warned_streams && (c->run->checks & NOP_CHECK_STREAMS)) {
         c->warned_streams = true;
         if (c->open_streams > c->run->profile->fast_streams)
@@ -222,6 +224,8 @@ void nopi_api_stream_close(nt_stream *s)
     NOPI_API(c, NOP_COST_STREAM);
     nopi_stream *st = stream_of(c, s, "nt_stream_close");
     st->open = false;
+    if (c->run->traced)
+        nopi_trace_span_end(c, NOPI_SPAN_STREAM, (int)s->id_, st->opened, nopi_now());
     c->open_streams--;
     nopi_track *tr = track(c, st->t);
     if (st->write)

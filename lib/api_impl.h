@@ -31,6 +31,7 @@ typedef struct nopi_api_timer {
     nopi_core *c;
     int category;
     double t0;                  /* 0: not timing this call */
+    nopi_trace_point start;     /* traced runs, drawn categories: where the span starts */
 } nopi_api_timer;
 nopi_api_timer nopi_api_enter(nopi_core *c, int category);
 void nopi_api_leave(nopi_api_timer *t);

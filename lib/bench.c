@@ -88,9 +88,16 @@ int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *
             nop_run_result_clear(&r);
             return -1;
         }
+        /* counters are the same every run; host times are not, and the least disturbed
+         * run says best what the kernel's own code costs */
+        if (res->runs == 0 || t < res->min) {
+            nop_run_result_clear(&res->fastest);
+            res->fastest = r;
+            res->min = t;
+        } else {
+            nop_run_result_clear(&r);
+        }
         res->seconds[res->runs++] = t;
-        nop_run_result_clear(&res->last);
-        res->last = r;
         if (opts->progress)
             opts->progress(opts->progress_ctx, res->runs, opts->iters, nopi_now() - start);
     }
@@ -101,6 +108,6 @@ int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *
 void nop_bench_result_clear(nop_bench_result *res)
 {
     free(res->seconds);
-    nop_run_result_clear(&res->last);
+    nop_run_result_clear(&res->fastest);
     memset(res, 0, sizeof *res);
 }

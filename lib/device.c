@@ -309,6 +309,8 @@ static void core_release(nop_device *dev, nopi_core *c)
     c->owned = NULL;
     free(c->written.v);
     c->written = (nopi_ranges){ 0 };
+    free(c->trace.spans);   /* NULL once take_traces has moved them */
+    c->trace.spans = NULL;
     if (!c->shape_mode)
         dev->slots[c->id].dirty = c->stack_high_water;
 }
@@ -498,6 +500,24 @@ static int report_failures(nopi_run *run, nop_error *err)
 
 /* ---- a run ------------------------------------------------------------------------------ */
 
+/* Moves the cores' recordings of a traced run into a nop_trace; NULL on no memory. */
+static nop_trace *take_traces(nopi_run *run, const nop_run_result *res)
+{
+    nop_trace *t = calloc(1, sizeof *t);
+    if (t && !(t->cores = calloc((size_t)run->ncores, sizeof *t->cores))) {
+        free(t);
+        t = NULL;
+    }
+    for (int i = 0; t && i < run->ncores; i++) {
+        nopi_core *c = &run->cores[i];
+        nopi_trace_finish(c, res->cores[i].category_seconds[NOP_COST_COMPUTE]);
+        t->cores[i] = c->trace;
+        c->trace.spans = NULL;
+        t->ncores = i + 1;
+    }
+    return t;
+}
+
 /* Runs op opi, or (ref >= 0) the reference function ref of it: a reference is host code
  * held to no device rule, so it runs on one core with the toggleable checks off and a
  * host-sized stack. */
@@ -524,7 +544,9 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     run.stack_size = ref >= 0 ? SHAPE_STACK : (size_t)desc->stack_size;
     run.timeout = dev->opts.timeout;
     run.checks = ref >= 0 ? 0 : NOP_CHECK_ALL & ~dev->opts.disabled_checks;
-    run.profiled = dev->opts.profile;
+    run.traced = dev->opts.trace && ref < 0;
+    run.profiled = dev->opts.profile || run.traced;
+    run.t0 = t0;
     run.ring_size = (size_t)dev->profile->printf_buffer;
     run.diag = dev->opts.diag;
     run.diag_ctx = dev->opts.diag_ctx;
@@ -602,6 +624,8 @@ out:
                     c->seconds > api ? c->seconds - api : 0;
             }
         }
+        if (run.traced)
+            res->trace = take_traces(&run, res);
     }
     for (int i = 0; run.cores && i < run.ncores; i++)
         if (run.cores[i].run)
@@ -644,6 +668,7 @@ int nop_device_run_reference(nop_device *dev, const nop_library *lib, int ref,
 void nop_run_result_clear(nop_run_result *res)
 {
     nopi_tensor_free(res->output);
+    nopi_trace_free(res->trace);
     free(res->printf_text);
     free(res->cores);
     memset(res, 0, sizeof *res);

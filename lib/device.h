@@ -26,6 +26,7 @@
 #include "library.h"
 #include "profile.h"
 #include "tensor.h"
+#include "trace.h"
 
 #define NOPI_MAX_TCM_BLOCKS 128
 #define NOPI_MAX_STREAMS 64
@@ -58,6 +59,7 @@ typedef struct nopi_stream {
     int64_t pos;
     bool write, open;
     int block;                  /* its 4 KB of TCM, or -1 when the pool had none */
+    nopi_trace_point opened;    /* traced runs: where its lifetime span starts */
 } nopi_stream;
 
 /* Per tensor, per run: which accessors touched it (for the coherence rules). */
@@ -106,7 +108,9 @@ typedef struct nopi_core {
     bool finished;              /* under run->diag_lock: its writes are final */
     bool warned_streams;
     size_t stack_high_water;
+    double started;             /* nopi_now() when the kernel began on it */
     double seconds;
+    nopi_trace trace;           /* traced runs: its spans */
     /* a service the kernel asked for, run on the host stack (printf formatting) */
     void (*service)(struct nopi_core *c, void *arg);
     void *service_arg;
@@ -131,6 +135,8 @@ struct nopi_run {
     double timeout;
     unsigned checks;            /* enum nop_check bits on */
     bool profiled;              /* time runtime calls per category */
+    bool traced;                /* record spans (nopi_core.trace); implies profiled */
+    double t0;                  /* nopi_now() when the run began: the host trace's zero */
     /* printf ring */
     char *ring;
     size_t ring_size, ring_head;

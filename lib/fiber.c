@@ -253,6 +253,7 @@ void nopi_run_core(nopi_core *c, nt__call_fn fn)
     makecontext(&c->fiber, fiber_main, 0);
     size_t size = (size_t)(c->stack.hi - c->stack.lo);
     int64_t t0 = now_ns();
+    c->started = nopi_now();
     if (c->run->timeout > 0)
         atomic_store(&w->deadline_ns, t0 + (int64_t)(c->run->timeout * 1e9));
     if (sigsetjmp(w->escape, 0) == 0) {

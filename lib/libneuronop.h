@@ -266,6 +266,8 @@ typedef struct nop_device_opts {
     double timeout;           /* seconds a core may run; 0: the profile's */
     unsigned disabled_checks; /* enum nop_check bits turned off; 0: every check on */
     bool profile;             /* time runtime calls by category (for the cost model) */
+    bool trace;               /* record each core's timeline (nop_run_result.trace); implies
+                               * profile */
     nop_diag_fn *diag;        /* device warnings, as they happen; may be NULL */
     void *diag_ctx;
 } nop_device_opts;
@@ -321,6 +323,8 @@ typedef struct nop_core_report {
     double category_seconds[NOP_COST_CATEGORIES];
 } nop_core_report;
 
+typedef struct nop_trace nop_trace;   /* a traced run's recording: nop_trace_save */
+
 typedef struct nop_run_result {
     nop_tensor *output;         /* NULL when the run failed */
     char *printf_text;          /* kernel printf output, in order; "" when none */
@@ -330,6 +334,7 @@ typedef struct nop_run_result {
     size_t stack_size;          /* the library's STACK_SIZE */
     int threads;                /* host threads that ran the cores */
     double seconds;             /* host time of the whole run */
+    nop_trace *trace;           /* with nop_device_opts.trace: the cores' timelines */
 } nop_run_result;
 
 /* Runs op (an index into lib's ops) with args on the device.  Arguments that do not match
@@ -364,7 +369,9 @@ typedef struct nop_bench_result {
     double *seconds;          /* each timed run's host time, in order (malloc'd) */
     double mean, sd, median, min, max, p90, p99;   /* over the timed runs, seconds */
     double total;             /* sum of the timed runs */
-    nop_run_result last;      /* the last timed run's result: cores and counters */
+    nop_run_result fastest;   /* the fastest timed run's result: its cores, counters and
+                               * host times, the least disturbed by other work on the host,
+                               * so the cost model's compute term is scaled from it */
 } nop_bench_result;
 
 /* Runs op `warmup` times untimed, then times `iters` runs (or runs for `seconds`).  A timed
@@ -397,6 +404,25 @@ typedef struct nop_model {
 /* Needs a run made with nop_device_opts.profile. */
 void nop_model_run(const nop_profile *p, const nop_run_result *r, double host_ns_per_element,
                    nop_model *m);
+
+/* ---- traces (neuronop bench --trace) ------------------------------------------------------ */
+
+enum nop_trace_clock { NOP_TRACE_MODELED, NOP_TRACE_HOST };
+
+typedef struct nop_trace_info {
+    int64_t spans;              /* spans the cores made */
+    int64_t drawn;              /* of them, written as events (each core keeps its first 2000) */
+} nop_trace_info;
+
+/* Writes r's trace (a run with nop_device_opts.trace) to path as Chrome trace-event JSON,
+ * which Perfetto and chrome://tracing load: one track per core with its kernel run, TCM
+ * copies, tensor-library calls, printf calls and stream lifetimes, on the device clock of
+ * model m (made from r by nop_model_run) or on the host clock.  Spans past each core's limit
+ * are counted in its kernel span's args.  The file appears whole or not at all.  Returns 0
+ * with *info filled, or -1 with err filled (status 2: cannot write). */
+int nop_trace_save(const nop_run_result *r, const nop_profile *p, const nop_model *m,
+                   enum nop_trace_clock clock, const char *opname, const char *path,
+                   nop_trace_info *info, nop_error *err);
 
 /* Reads host.throughput and modeled.throughput from an earlier `neuronop bench --json`. */
 int nop_bench_baseline_load(const char *path, double *host_throughput,

@@ -23,4 +23,11 @@ struct nop_profile {
     } cost;
 };
 
+/* model.c: the cycles of a core's counted actions (everything but compute), and the cycles
+ * of `seconds` of host compute in run r under model m (the host-speed factor and the stack
+ * penalty).  Their sum over a core is its modeled cycles. */
+double nopi_model_counted(const nop_profile *p, const nop_counters *n);
+double nopi_model_compute(const nop_profile *p, const nop_run_result *r, const nop_model *m,
+                          double seconds);
+
 #endif /* NEURONOP_PROFILE_H */

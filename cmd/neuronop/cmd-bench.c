@@ -15,7 +15,7 @@
 static struct device_cli dc;
 static long warmup = 10, iters = -1;
 static double seconds, max_regression = 5;
-static const char *baseline;
+static const char *baseline, *trace, *trace_clock;
 static bool json, verbose, hugepages;
 
 static const struct option_spec options[] = {
@@ -26,6 +26,10 @@ static const struct option_spec options[] = {
       "compare with an earlier --json report; exit 1 on a modeled regression" },
     { 0, "max-regression", OPT_DOUBLE, &max_regression, "PCT",
       "modeled throughput loss allowed against --baseline (default 5)" },
+    { 0, "trace", OPT_STRING, &trace, "FILE",
+      "write a Chrome trace of one more run, a track per core (Perfetto, chrome://tracing)" },
+    { 0, "trace-clock", OPT_STRING, &trace_clock, "CLOCK",
+      "the trace's time axis: modeled (the default) or host" },
     { 0, "hugepages", OPT_FLAG, &hugepages, NULL,
       "back input tensors of 2 MiB or more with transparent huge pages" },
     DEVICE_OPTIONS(dc),
@@ -96,7 +100,7 @@ static void print_ms(const char *label, double s)
 static void print_human(const char *opname, const nop_profile *p, const nop_bench_result *b,
                         const nop_model *m)
 {
-    const nop_run_result *r = &b->last;
+    const nop_run_result *r = &b->fastest;
     printf("%s on %s: %d core%s (%s, %d host thread%s), %ld warm-up and %d timed runs\n",
            opname, nop_profile_name(p), r->ncores, r->ncores == 1 ? "" : "s",
            dc.schedule ? dc.schedule : "parallel", r->threads, r->threads == 1 ? "" : "s",
@@ -125,7 +129,7 @@ static void print_human(const char *opname, const nop_profile *p, const nop_benc
     double host = 0;
     for (int k = 0; k < NOP_COST_CATEGORIES; k++)
         host += category_host(r, k);
-    printf("profile by category, all cores, last run:\n");
+    printf("profile by category, all cores, fastest run:\n");
     printf("  %-20s %12s %12s %7s %16s\n", "category", "calls", "host ms", "host %",
            "modeled cycles");
     for (int k = 0; k <= NOP_MODEL_LAUNCH; k++) {
@@ -141,7 +145,7 @@ static void print_human(const char *opname, const nop_profile *p, const nop_benc
             printf(" %12.3f %6.1f%%", h * 1e3, host > 0 ? 100 * h / host : 0);
         printf(" %16.0f\n", m->category_cycles[k]);
     }
-    printf("per core, last run:\n");
+    printf("per core, fastest run:\n");
     printf("  %4s %10s %10s %10s %9s %9s %10s %6s %9s %14s\n", "core", "std elems", "stream",
            "TCM bytes", "transfers", "streams", "tensorlib", "stack", "host ms",
            "modeled cycles");
@@ -178,11 +182,46 @@ static const char *hugepage_summary(const hugepage_report *h)
     return "requested but not granted (see /sys/kernel/mm/transparent_hugepage/enabled)";
 }
 
+/* What --trace wrote. */
+typedef struct trace_report {
+    bool done;
+    nop_trace_info info;
+} trace_report;
+
+/* Runs the op once more on a device that records, and writes its trace to --trace.  An extra
+ * run, because recording slows the runs it watches; its modeled figures use the benchmark's
+ * host-speed factor.  Prints errors; returns their exit status. */
+static int write_trace(const nop_profile *profile, const nop_library *lib, int opi,
+                       const char *opname, const nop_value *vals, int nvals, double host_ns,
+                       trace_report *t)
+{
+    nop_device *dev = NULL;
+    nop_run_result r = { 0 };
+    nop_error err;
+    int rc = device_cli_tracer(&dc, profile, &dev);
+    if (rc != 0)
+        return rc;
+    if (nop_device_run(dev, lib, opi, vals, nvals, &r, &err) != 0) {
+        rc = report_error(&err);
+    } else {
+        nop_model m;
+        nop_model_run(profile, &r, host_ns, &m);
+        enum nop_trace_clock clock = trace_clock && strcmp(trace_clock, "host") == 0
+                                         ? NOP_TRACE_HOST : NOP_TRACE_MODELED;
+        if (nop_trace_save(&r, profile, &m, clock, opname, trace, &t->info, &err) != 0)
+            rc = report_error(&err);
+        t->done = rc == 0;
+    }
+    nop_run_result_clear(&r);
+    nop_device_free(dev);
+    return rc;
+}
+
 static void print_json(const char *opname, const nop_profile *p, const nop_bench_result *b,
                        const nop_model *m, double host_ns, const comparison *cmp,
-                       const hugepage_report *hp)
+                       const hugepage_report *hp, const trace_report *tr)
 {
-    const nop_run_result *r = &b->last;
+    const nop_run_result *r = &b->fastest;
     printf("{\"op\": ");
     print_json_string(stdout, opname);
     printf(", \"device\": ");
@@ -209,6 +248,13 @@ static void print_json(const char *opname, const nop_profile *p, const nop_bench
     if (hugepages)
         printf(" \"hugepages\": {\"large_tensors\": %d, \"granted\": %d},\n", hp->large,
                hp->granted);
+    if (tr->done) {
+        printf(" \"trace\": {\"file\": ");
+        print_json_string(stdout, trace);
+        printf(", \"clock\": \"%s\", \"spans\": %lld, \"drawn\": %lld},\n",
+               trace_clock ? trace_clock : "modeled", (long long)tr->info.spans,
+               (long long)tr->info.drawn);
+    }
     printf(" \"per_core\": [");
     for (int i = 0; i < r->ncores; i++) {
         const nop_core_report *c = &r->cores[i];
@@ -256,6 +302,13 @@ int cmd_bench(int argc, char **argv)
         rc = report_error(&err);
         goto out;
     }
+    if (trace_clock && (!trace || (strcmp(trace_clock, "modeled") != 0 &&
+                                   strcmp(trace_clock, "host") != 0))) {
+        report_plain_error(trace ? "unknown --trace-clock '%s'; use modeled or host"
+                                 : "--trace-clock '%s' needs --trace FILE", trace_clock);
+        rc = NOP_EXIT_USAGE;
+        goto out;
+    }
     if (max_regression < 0) {
         report_plain_error("--max-regression takes a percentage of 0 or more");
         rc = NOP_EXIT_USAGE;
@@ -294,19 +347,27 @@ int cmd_bench(int argc, char **argv)
         goto out;
     }
     nop_model m;
-    nop_model_run(profile, &b.last, host_ns, &m);
+    nop_model_run(profile, &b.fastest, host_ns, &m);
     if (baseline) {
         cmp.done = true;
         cmp.host_change = 100 * (1.0 / b.mean - cmp.old_host) / cmp.old_host;
         cmp.model_change = 100 * (m.throughput - cmp.old_model) / cmp.old_model;
         cmp.regressed = cmp.model_change < -max_regression;
     }
+    trace_report tr = { false, { 0, 0 } };
+    if (trace && (rc = write_trace(profile, lib, opi, args[1], vals, nargs - 2, host_ns, &tr)))
+        goto out;
     if (json)
-        print_json(args[1], profile, &b, &m, host_ns, &cmp, &hp);
+        print_json(args[1], profile, &b, &m, host_ns, &cmp, &hp, &tr);
     else
         print_human(args[1], profile, &b, &m);
     if (hugepages && !json)
         printf("huge pages: %s\n", hugepage_summary(&hp));
+    if (tr.done && !json)
+        printf("trace: '%s' (%s clock): %lld spans%s\n", trace,
+               trace_clock ? trace_clock : "modeled", (long long)tr.info.spans,
+               tr.info.drawn < tr.info.spans ? "; past 2000 on a core they are only counted, "
+                                              "in the core's kernel span" : "");
     if (cmp.done && !json)
         printf("against '%s': modeled throughput %.2f -> %.2f iter/sec (%+.1f%%), host %.2f "
                "-> %.2f iter/sec (%+.1f%%)\n", baseline, cmp.old_model, m.throughput,

@@ -60,10 +60,10 @@ void default_tolerances(enum nop_dtype d, double *r, double *a)
     }
 }
 
-int device_cli_open(struct device_cli *dc, nop_profile **profile, nop_device **dev)
+/* Turns dc into device options; prints and returns 2 for a bad one. */
+static int device_opts_of(struct device_cli *dc, nop_device_opts *o)
 {
     static const char *const orders[] = { "parallel", "sequential", "reversed", "shuffle" };
-    nop_device_opts o = { 0 };
     int order = -1;
     for (int i = 0; i < 4; i++)
         if (strcmp(dc->schedule ? dc->schedule : "parallel", orders[i]) == 0)
@@ -82,14 +82,24 @@ int device_cli_open(struct device_cli *dc, nop_profile **profile, nop_device **d
     int rc = device_cli_checks(dc);
     if (rc != 0)
         return rc;
-    o.disabled_checks = dc->disabled;
-    o.profile = dc->profile;
-    o.schedule = (enum nop_schedule)order;
-    o.seed = (uint64_t)dc->seed;
-    o.cores = (int)dc->cores;
-    o.threads = (int)dc->threads;
-    o.timeout = dc->timeout;
-    o.diag = report_sink;
+    *o = (nop_device_opts){ 0 };
+    o->disabled_checks = dc->disabled;
+    o->profile = dc->profile;
+    o->schedule = (enum nop_schedule)order;
+    o->seed = (uint64_t)dc->seed;
+    o->cores = (int)dc->cores;
+    o->threads = (int)dc->threads;
+    o->timeout = dc->timeout;
+    o->diag = report_sink;
+    return 0;
+}
+
+int device_cli_open(struct device_cli *dc, nop_profile **profile, nop_device **dev)
+{
+    nop_device_opts o;
+    int rc = device_opts_of(dc, &o);
+    if (rc != 0)
+        return rc;
     nop_error err;
     if (nop_profile_load(profile, dc->device ? dc->device : "trn1", share_dir(), &err) != 0)
         return report_error(&err);
@@ -98,6 +108,19 @@ int device_cli_open(struct device_cli *dc, nop_profile **profile, nop_device **d
         *profile = NULL;
         return report_error(&err);
     }
+    return 0;
+}
+
+int device_cli_tracer(struct device_cli *dc, const nop_profile *profile, nop_device **dev)
+{
+    nop_device_opts o;
+    int rc = device_opts_of(dc, &o);
+    if (rc != 0)
+        return rc;
+    o.trace = true;
+    nop_error err;
+    if (nop_device_new(dev, profile, &o, &err) != 0)
+        return report_error(&err);
     return 0;
 }
 

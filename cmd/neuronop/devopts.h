@@ -38,6 +38,10 @@ int device_cli_checks(struct device_cli *dc);
 /* Loads the profile and makes the device; prints errors and returns their exit status. */
 int device_cli_open(struct device_cli *dc, nop_profile **profile, nop_device **dev);
 
+/* Makes a second device like device_cli_open's, on its profile, that records traces (a run
+ * on it is slower: keep it out of timed runs).  Prints errors; returns their exit status. */
+int device_cli_tracer(struct device_cli *dc, const nop_profile *profile, nop_device **dev);
+
 /* torch.testing's default tolerances for comparing outputs of dtype d. */
 void default_tolerances(enum nop_dtype d, double *rtol, double *atol);
 

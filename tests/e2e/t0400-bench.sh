@@ -16,7 +16,7 @@ test_expect "bench prints the host figures, the grep-able line and a table per c
     expect_out "p90"
     expect_out "p99"
     grep -Eq "^host throughput \(iter/sec\): [0-9]+\.[0-9]+$" "$WORK/out"
-    expect_out "per core, last run:"
+    expect_out "per core, fastest run:"
     grep -Eq "^ +0 +0 +0 +32768 +8 " "$WORK/out"'
 
 test_expect "--json has every figure; --iters sets the runs" '
@@ -36,6 +36,17 @@ test_expect "multicore: every core in the table; --cores and -j are taken" '
     run bench mc relu_forward randn:1000 --iters 5 --cores 3 -j 1 --json
     expect_status 0
     jq -e ".cores == 3 and .threads == 1 and (.per_core | length) == 3" "$WORK/out"'
+
+test_expect "the device options of run are taken, and -v shows the build" '
+    rm -rf mc/build
+    run bench mc relu_forward randn:1000 --iters 2 --schedule reversed --seed 3 --timeout 5 --no-check race --check streams -v
+    expect_status 0
+    expect_err "neuronop: note: compile (device)"
+    run bench mc relu_forward randn:1000 --schedule backwards
+    expect_status 2
+    expect_err "unknown schedule '\''backwards'\''"
+    run bench mc relu_forward randn:1000 --no-check rase
+    expect_status 2'
 
 test_expect "a kernel that breaks a rule stops the benchmark with its message" '
     run bench rules_mc sample_relu randn:10 --iters 5

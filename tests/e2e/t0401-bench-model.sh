@@ -55,7 +55,7 @@ test_expect "the human output has the modeled line, the category table and the s
     grep -Eq "^modeled throughput \(iter/sec\): [0-9]+\.[0-9]+$" "$WORK/out"
     expect_out "modeled device time per run:"
     expect_out "(the modeled figures count every access and copy exactly; kernel compute,"
-    expect_out "profile by category, all cores, last run:"
+    expect_out "profile by category, all cores, fastest run:"
     expect_out "  TCM copies                      8"
     expect_out "  launch                          1"'
 

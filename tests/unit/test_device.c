@@ -92,6 +92,43 @@ static void arguments_must_match(void **state)
     nop_device_free(dev);
 }
 
+/* A traced device records spans (pool's 33 tcm_malloc and tcm_free calls, on its one core) and
+ * saves them; an untraced one, alongside, records nothing. */
+static void only_a_traced_device_records(void **state)
+{
+    nop_device *plain, *traced;
+    nop_error err;
+    nop_device_opts o = { .trace = true };
+    assert_int_equal(nop_device_new(&plain, profile, NULL, &err), 0);
+    assert_int_equal(nop_device_new(&traced, profile, &o, &err), 0);
+    nop_tensor *t;
+    assert_int_equal(nop_tensor_generate(&t, "zeros:1", 0, &err), 0);
+    nop_value v = { .type = NOP_ARG_TENSOR, .tensor = t };
+    nop_run_result a, b;
+    int op = nop_library_find_op(lib, "pool");
+    assert_int_equal(nop_device_run(traced, lib, op, &v, 1, &b, &err), 0);
+    assert_int_equal(nop_device_run(plain, lib, op, &v, 1, &a, &err), 0);
+    assert_null(a.trace);
+    assert_non_null(b.trace);
+    nop_model m;
+    nop_model_run(profile, &b, 1.0, &m);
+    nop_trace_info info;
+    char path[512];
+    snprintf(path, sizeof path, "%s/trace.json", dir);
+    assert_int_equal(nop_trace_save(&b, profile, &m, NOP_TRACE_MODELED, "pool", path, &info,
+                                    &err), 0);
+    assert_int_equal(info.spans, 33);   /* 16 tcm_malloc that succeed, 1 that fails, 16 frees */
+    assert_int_equal(info.drawn, info.spans);
+    assert_int_equal(nop_trace_save(&a, profile, &m, NOP_TRACE_HOST, "pool", path, &info,
+                                    &err), -1);
+    assert_non_null(strstr(err.diag.msg, "not traced"));
+    nop_run_result_clear(&a);
+    nop_run_result_clear(&b);
+    nop_tensor_free(t);
+    nop_device_free(plain);
+    nop_device_free(traced);
+}
+
 typedef struct job {
     int64_t k;
     int failures;
@@ -140,6 +177,7 @@ int main(void)
         cmocka_unit_test(tcm_pool_holds_16_kb),
         cmocka_unit_test(arguments_must_match),
         cmocka_unit_test(two_devices_do_not_interfere),
+        cmocka_unit_test(only_a_traced_device_records),
     };
     return cmocka_run_group_tests_name("device", tests, setup, teardown);
 }
