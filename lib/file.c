@@ -1,5 +1,6 @@
 /*
- * file.c - whole-file reads, path joining, mkdir -p and the monotonic clock.
+ * file.c - whole-file reads and writes (a write appears whole or not at all), path joining,
+ * mkdir -p and the monotonic clock.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -94,4 +96,28 @@ double nopi_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int nopi_write_whole(const char *path, const void *const *bufs, const size_t *lens, int n,
+                     nop_error *err)
+{
+    char *tmp = NULL;
+    if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
+        return nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "out of memory");
+    FILE *f = fopen(tmp, "wb");
+    bool ok = f != NULL;
+    for (int i = 0; ok && i < n; i++)
+        ok = lens[i] == 0 || fwrite(bufs[i], 1, lens[i], f) == lens[i];
+    ok = f && fclose(f) == 0 && ok;
+    int saved = errno;
+    ok = ok && rename(tmp, path) == 0;
+    if (!ok)
+        saved = saved ? saved : errno;
+    if (!ok)
+        unlink(tmp);
+    free(tmp);
+    if (!ok)
+        return nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "cannot write '%s': %s", path,
+                         strerror(saved));
+    return 0;
 }

@@ -61,6 +61,10 @@ char *nopi_dirname(const char *path);
 int nopi_mkdirs(const char *path);
 /* Monotonic clock in seconds. */
 double nopi_now(void);
+/* Writes the n buffers, in order, to path through a temporary file beside it and rename(2),
+ * so path appears whole or not at all.  0, or -1 with err filled (status 2: cannot write). */
+int nopi_write_whole(const char *path, const void *const *bufs, const size_t *lens, int n,
+                     nop_error *err);
 
 /* ---- hashing (hash.c): XXH3-128 as 32 hex digits ---- */
 typedef struct nopi_hasher nopi_hasher;

@@ -224,32 +224,15 @@ int nop_tensor_save_npy(const nop_tensor *t, const char *path, nop_error *err)
     while ((10 + hdr.len + 1) % 64)   /* pad so the data starts on a 64-byte boundary */
         nopi_sb_puts(&hdr, " ");
     nopi_sb_puts(&hdr, "\n");
-    char *tmp = NULL;
-    if (hdr.oom || hdr.len > 65535 || asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
+    if (hdr.oom || hdr.len > 65535) {
         nopi_sb_free(&hdr);
         return nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "out of memory");
     }
-    FILE *f = fopen(tmp, "wb");
-    bool ok = f != NULL;
-    if (ok) {
-        unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
-                                  (unsigned char)(hdr.len & 0xff),
-                                  (unsigned char)(hdr.len >> 8) };
-        size_t n = (size_t)t->numel * t->itemsize;
-        ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr.s, 1, hdr.len, f) == hdr.len &&
-             (n == 0 || fwrite(t->data, 1, n, f) == n);
-        ok = fclose(f) == 0 && ok;
-    }
-    int saved = errno;
-    ok = ok && rename(tmp, path) == 0;
-    if (!ok)
-        saved = saved ? saved : errno;
-    if (!ok)
-        unlink(tmp);
-    free(tmp);
+    unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                              (unsigned char)(hdr.len & 0xff), (unsigned char)(hdr.len >> 8) };
+    const void *bufs[] = { pre, hdr.s, t->data };
+    size_t lens[] = { sizeof pre, hdr.len, (size_t)t->numel * t->itemsize };
+    int rc = nopi_write_whole(path, bufs, lens, 3, err);
     nopi_sb_free(&hdr);
-    if (!ok)
-        return nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "cannot write '%s': %s", path,
-                         strerror(saved));
-    return 0;
+    return rc;
 }

@@ -7,11 +7,9 @@
  * core's thread, properly nested; stream lifetimes, which overlap one another, are nestable
  * async events ("b"/"e"), which viewers draw on tracks of their own.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "device.h"
 
@@ -168,29 +166,6 @@ static void write_core(writer *w, int i, int64_t *spans, int64_t *drawn)
     }
 }
 
-/* Writes data to path through a temporary file beside it, so path appears whole or not at
- * all. */
-static int write_whole(const char *path, const char *data, size_t len, nop_error *err)
-{
-    char *tmp = NULL;
-    if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
-        return nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "out of memory");
-    FILE *f = fopen(tmp, "w");
-    bool ok = f && fwrite(data, 1, len, f) == len;
-    ok = f && fclose(f) == 0 && ok;
-    int saved = errno;
-    ok = ok && rename(tmp, path) == 0;
-    if (!ok)
-        saved = saved ? saved : errno;
-    if (!ok)
-        unlink(tmp);
-    free(tmp);
-    if (!ok)
-        return nopi_fail(err, NOP_EXIT_USAGE, NULL, 0, 0, "cannot write '%s': %s", path,
-                         strerror(saved));
-    return 0;
-}
-
 int nop_trace_save(const nop_run_result *r, const nop_profile *p, const nop_model *m,
                    enum nop_trace_clock clock, const char *opname, const char *path,
                    nop_trace_info *info, nop_error *err)
@@ -232,7 +207,8 @@ int nop_trace_save(const nop_run_result *r, const nop_profile *p, const nop_mode
         nopi_sb_free(&w.sb);
         return nopi_fail(err, NOP_EXIT_FAIL, NULL, 0, 0, "out of memory for the trace");
     }
-    int rc = write_whole(path, w.sb.s, w.sb.len, err);
+    const void *bufs[] = { w.sb.s };
+    int rc = nopi_write_whole(path, bufs, &w.sb.len, 1, err);
     nopi_sb_free(&w.sb);
     return rc;
 }
