@@ -40,30 +40,48 @@ static nop_device *device(const nop_profile *p, int threads, unsigned disabled_c
     return device_opts(p, o);
 }
 
-/* Median seconds of `reps` runs of op on dev. */
-static double time_op(nop_device *dev, const nop_library *lib, const char *op,
-                      const nop_value *args, int nargs, int reps)
+static double median(double *t, int n)
 {
-    double *t = calloc((size_t)reps, sizeof *t);
-    int opi = nop_library_find_op(lib, op);
-    for (int r = -2; r < reps; r++) {   /* two warm-up runs */
-        nop_run_result res;
-        nop_error err;
-        double t0 = now();
-        if (nop_device_run(dev, lib, opi, args, nargs, &res, &err) != 0)
-            die(op, &err);
-        if (r >= 0)
-            t[r] = now() - t0;
-        nop_run_result_clear(&res);
-    }
-    for (int i = 1; i < reps; i++)   /* insertion sort: reps is small */
+    for (int i = 1; i < n; i++)   /* insertion sort: n is small */
         for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
             double x = t[j];
             t[j] = t[j - 1];
             t[j - 1] = x;
         }
-    double m = t[reps / 2];
+    return t[n / 2];
+}
+
+/* Median seconds of `reps` runs of op on each of the ndev devices, their runs interleaved
+ * (one on each, then again), so a shift in the machine's speed during the measurement (a
+ * busy neighbour on a VM) touches every device alike instead of skewing their ratio. */
+static void time_ops(nop_device *const *devs, double *medians, int ndev,
+                     const nop_library *lib, const char *op, const nop_value *args, int nargs,
+                     int reps)
+{
+    double *t = calloc((size_t)(reps * ndev), sizeof *t);
+    int opi = nop_library_find_op(lib, op);
+    for (int r = -2; r < reps; r++)   /* two warm-up rounds */
+        for (int d = 0; d < ndev; d++) {
+            nop_run_result res;
+            nop_error err;
+            double t0 = now();
+            if (nop_device_run(devs[d], lib, opi, args, nargs, &res, &err) != 0)
+                die(op, &err);
+            if (r >= 0)
+                t[d * reps + r] = now() - t0;
+            nop_run_result_clear(&res);
+        }
+    for (int d = 0; d < ndev; d++)
+        medians[d] = median(t + d * reps, reps);
     free(t);
+}
+
+/* Median seconds of `reps` runs of op on dev. */
+static double time_op(nop_device *dev, const nop_library *lib, const char *op,
+                      const nop_value *args, int nargs, int reps)
+{
+    double m;
+    time_ops(&dev, &m, 1, lib, op, args, nargs, reps);
     return m;
 }
 
@@ -164,27 +182,29 @@ int main(int argc, char **argv)
     nop_tensor_generate(&x, "randn:4194304", 0, &err);
     nop_value v3 = { .type = NOP_ARG_TENSOR, .tensor = x };
     nop_device *dev2 = device(p, 2, 0);
-    double t1 = time_op(dev1, lib, "relu", &v3, 1, 11);
-    double t2 = time_op(dev2, lib, "relu", &v3, 1, 11);
+    nop_device *scaling[2] = { dev1, dev2 };
+    double ts[2];
+    time_ops(scaling, ts, 2, lib, "relu", &v3, 1, 11);
+    double t1 = ts[0], t2 = ts[1];
     printf("  multicore relu over 16 MiB: 1 host thread %.2f ms, 2 threads %.2f ms; "
            "speed-up %.2fx\n", t1 * 1e3, t2 * 1e3, t1 / t2);
     verdict("a memory-bound multicore kernel at least 1.6x faster on 2 threads than on 1",
             t1 / t2 >= 1.6);
 
-    /* the device checks that can be turned off, on the TCM relu: their whole cost */
+    /* on the TCM relu, one thread: the device checks that can be turned off (their whole
+     * cost), and the cost model's accounting (neuronop bench times every runtime call) */
     nop_device *bare = device(p, 1, NOP_CHECK_ALL);
-    double checked = time_op(dev1, lib, "relu", &v3, 1, 11);
-    double unchecked = time_op(bare, lib, "relu", &v3, 1, 11);
+    nop_device *profiled = device_opts(p, (nop_device_opts){ .threads = 1, .profile = true });
+    nop_device *trio[3] = { dev1, bare, profiled };
+    double tt[3];
+    time_ops(trio, tt, 3, lib, "relu", &v3, 1, 15);
+    double checked = tt[0], unchecked = tt[1], with_profile = tt[2];
     printf("  TCM relu on 8 cores, 1 thread: all checks %.2f ms, --no-check=all %.2f ms; "
            "checks cost %.1f%%\n", checked * 1e3, unchecked * 1e3,
            100 * (checked - unchecked) / unchecked);
     verdict("device checks cost at most 10% host time on the TCM relu",
             checked <= unchecked * 1.10);
     nop_device_free(bare);
-
-    /* the cost model's accounting (neuronop bench times every runtime call) on the same */
-    nop_device *profiled = device_opts(p, (nop_device_opts){ .threads = 1, .profile = true });
-    double with_profile = time_op(profiled, lib, "relu", &v3, 1, 11);
     printf("  TCM relu, 1 thread: counted for the cost model %.2f ms, plain %.2f ms; "
            "counting costs %.1f%%\n", with_profile * 1e3, checked * 1e3,
            100 * (with_profile - checked) / checked);
