@@ -1,6 +1,8 @@
 /*
  * cmd-bench.c - `neuronop bench LIB|DIR OP ARG...`: throughput of an op on the virtual
- * device, with warm-up, timed runs, the spread of the host times and what each core did.
+ * device, with warm-up, timed runs, the spread of the host times and what each core did;
+ * the cost model's figures, a trace of one more run (--trace), the comparison with an
+ * earlier report (--baseline) and huge pages for large inputs (--hugepages).
  */
 #include <math.h>
 #include <stdio.h>
