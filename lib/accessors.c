@@ -100,47 +100,56 @@ static int64_t element(nopi_core *c, const nt_accessor *a, nt_dtype want, int ni
     return flat;
 }
 
+/* Where element idx of the accessor's tensor lives, after every check of a read (or of a
+ * write) of one element of size bytes, and with the read or write noted for the output
+ * rules when the tensor is the op's output. */
+static unsigned char *element_to_read(nopi_core *c, const nt_accessor *a, nt_dtype want,
+                                      int nidx, const int64_t *idx, const char *fn, size_t size)
+{
+    int64_t i = element(c, a, want, nidx, idx, fn);
+    if (a->t_ == c->run->dst)
+        nopi_out_read(c, i, i + 1, fn);
+    return a->t_->data + (size_t)i * size;
+}
+
+static unsigned char *element_to_write(nopi_core *c, const nt_accessor *a, nt_dtype want,
+                                       int nidx, const int64_t *idx, const char *fn,
+                                       size_t size)
+{
+    int64_t i = element(c, a, want, nidx, idx, fn);
+    nopi_check_writable(c, a->t_, fn);
+    if (a->t_ == c->run->dst)
+        nopi_out_write(c, i, i + 1);
+    return a->t_->data + (size_t)i * size;
+}
+
+/* The accessors of each dtype; 16-bit floats are read and written as float. */
 #define GET_SET(sfx, ctype, dt) \
     ctype nopi_api_get_##sfx(const nt_accessor *a, int nidx, const int64_t *idx) \
     { \
         NOPI_API(c, NOP_COST_STD); \
-        int64_t i = element(c, a, dt, nidx, idx, "nt_get_" #sfx); \
-        if (a->t_ == c->run->dst) \
-            nopi_out_read(c, i, i + 1, "nt_get_" #sfx); \
         ctype v; \
-        memcpy(&v, a->t_->data + (size_t)i * sizeof v, sizeof v); \
+        memcpy(&v, element_to_read(c, a, dt, nidx, idx, "nt_get_" #sfx, sizeof v), sizeof v); \
         return v; \
     } \
     void nopi_api_set_##sfx(const nt_accessor *a, ctype v, int nidx, const int64_t *idx) \
     { \
         NOPI_API(c, NOP_COST_STD); \
-        int64_t i = element(c, a, dt, nidx, idx, "nt_set_" #sfx); \
-        nopi_check_writable(c, a->t_, "nt_set_" #sfx); \
-        if (a->t_ == c->run->dst) \
-            nopi_out_write(c, i, i + 1); \
-        memcpy(a->t_->data + (size_t)i * sizeof v, &v, sizeof v); \
+        memcpy(element_to_write(c, a, dt, nidx, idx, "nt_set_" #sfx, sizeof v), &v, sizeof v); \
     }
-/* 16-bit floats are read and written as float */
 #define GET_SET_16(sfx, dt, conv_in, conv_out) \
     float nopi_api_get_##sfx(const nt_accessor *a, int nidx, const int64_t *idx) \
     { \
         NOPI_API(c, NOP_COST_STD); \
-        int64_t i = element(c, a, dt, nidx, idx, "nt_get_" #sfx); \
-        if (a->t_ == c->run->dst) \
-            nopi_out_read(c, i, i + 1, "nt_get_" #sfx); \
         uint16_t v; \
-        memcpy(&v, a->t_->data + (size_t)i * 2, 2); \
+        memcpy(&v, element_to_read(c, a, dt, nidx, idx, "nt_get_" #sfx, 2), 2); \
         return conv_out(v); \
     } \
     void nopi_api_set_##sfx(const nt_accessor *a, float v, int nidx, const int64_t *idx) \
     { \
         NOPI_API(c, NOP_COST_STD); \
-        int64_t i = element(c, a, dt, nidx, idx, "nt_set_" #sfx); \
-        nopi_check_writable(c, a->t_, "nt_set_" #sfx); \
-        if (a->t_ == c->run->dst) \
-            nopi_out_write(c, i, i + 1); \
         uint16_t h = conv_in(v); \
-        memcpy(a->t_->data + (size_t)i * 2, &h, 2); \
+        memcpy(element_to_write(c, a, dt, nidx, idx, "nt_set_" #sfx, 2), &h, 2); \
     }
 GET_SET(f32, float, NT_F32)
 GET_SET_16(bf16, NT_BF16, nopi_f32_to_bf16, nopi_bf16_to_f32)

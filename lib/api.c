@@ -31,10 +31,10 @@ nopi_core *nopi_self(void)
 
 nopi_api_timer nopi_api_enter(nopi_core *c, int category)
 {
-    nopi_api_timer t = { c, category, 0, { 0, 0, 0 } };
+    nopi_api_timer t = { c, category, 0, -1, { 0, 0, 0 } };
     if (c->run->profiled && c->api_depth++ == 0) {
         t.t0 = nopi_now();
-        if (c->run->traced && !c->shape_mode && nopi_trace_kind_of(category) >= 0)
+        if (c->run->traced && !c->shape_mode && (t.span = nopi_trace_kind_of(category)) >= 0)
             t.start = nopi_trace_at(c, t.t0);
     }
     return t;
@@ -47,9 +47,8 @@ void nopi_api_leave(nopi_api_timer *t)
     if (--t->c->api_depth == 0 && t->t0 > 0) {
         double now = nopi_now();
         t->c->api_seconds[t->category] += now - t->t0;
-        int kind = nopi_trace_kind_of(t->category);
-        if (t->c->run->traced && !t->c->shape_mode && kind >= 0)
-            nopi_trace_span_end(t->c, kind, -1, t->start, now);
+        if (t->span >= 0)
+            nopi_trace_span_end(t->c, t->span, -1, t->start, now);
     }
 }
 

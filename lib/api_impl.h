@@ -24,14 +24,16 @@ nopi_core *nopi_self(void);
 /*
  * The entry of a kernel API function: declares `c`, the calling core, and, when the run is
  * profiled (neuronop bench), charges the call's host time to a category of the cost model
- * when it returns.  Nested calls count once, in the outermost category.  A call that ends
+ * when it returns (and, in a traced run, records a span for the drawn categories: trace.h).
+ * Nested calls count once, in the outermost category.  A call that ends
  * its core (nopi_core_fail) is not charged: the core's figures no longer matter.
  */
 typedef struct nopi_api_timer {
     nopi_core *c;
     int category;
     double t0;                  /* 0: not timing this call */
-    nopi_trace_point start;     /* traced runs, drawn categories: where the span starts */
+    int span;                   /* the kind of trace span this call draws, or -1 */
+    nopi_trace_point start;     /* ... and where it starts */
 } nopi_api_timer;
 nopi_api_timer nopi_api_enter(nopi_core *c, int category);
 void nopi_api_leave(nopi_api_timer *t);

@@ -193,24 +193,22 @@ typedef struct trace_report {
 /* Runs the op once more on a device that records, and writes its trace to --trace.  An extra
  * run, because recording slows the runs it watches; its modeled figures use the benchmark's
  * host-speed factor.  Prints errors; returns their exit status. */
-static int write_trace(const nop_profile *profile, const nop_library *lib, int opi,
-                       const char *opname, const nop_value *vals, int nvals, double host_ns,
-                       trace_report *t)
+static int write_trace(const struct op_call *oc, double host_ns, trace_report *t)
 {
     nop_device *dev = NULL;
     nop_run_result r = { 0 };
     nop_error err;
-    int rc = device_cli_tracer(&dc, profile, &dev);
+    int rc = device_cli_tracer(&dc, oc->profile, &dev);
     if (rc != 0)
         return rc;
-    if (nop_device_run(dev, lib, opi, vals, nvals, &r, &err) != 0) {
+    if (nop_device_run(dev, oc->lib, oc->op, oc->vals, oc->nvals, &r, &err) != 0) {
         rc = report_error(&err);
     } else {
         nop_model m;
-        nop_model_run(profile, &r, host_ns, &m);
+        nop_model_run(oc->profile, &r, host_ns, &m);
         enum nop_trace_clock clock = trace_clock && strcmp(trace_clock, "host") == 0
                                          ? NOP_TRACE_HOST : NOP_TRACE_MODELED;
-        if (nop_trace_save(&r, profile, &m, clock, opname, trace, &t->info, &err) != 0)
+        if (nop_trace_save(&r, oc->profile, &m, clock, oc->name, trace, &t->info, &err) != 0)
             rc = report_error(&err);
         t->done = rc == 0;
     }
@@ -276,6 +274,24 @@ static void print_json(const char *opname, const nop_profile *p, const nop_bench
     printf("\n]}\n");
 }
 
+/* The checks of option values that parse_options cannot make.  Prints; returns 0 or 2. */
+static int check_options(void)
+{
+    if (warmup < 0 || iters == 0 || iters < -1 || seconds < 0 || (seconds > 0 && iters > 0))
+        report_plain_error("--warmup takes 0 or more runs, --iters 1 or more, --time a "
+                           "positive number of seconds; give --iters or --time, not both");
+    else if (trace_clock && !trace)
+        report_plain_error("--trace-clock '%s' needs --trace FILE", trace_clock);
+    else if (trace_clock && strcmp(trace_clock, "modeled") != 0 &&
+             strcmp(trace_clock, "host") != 0)
+        report_plain_error("unknown --trace-clock '%s'; use modeled or host", trace_clock);
+    else if (max_regression < 0)
+        report_plain_error("--max-regression takes a percentage of 0 or more");
+    else
+        return 0;
+    return NOP_EXIT_USAGE;
+}
+
 int cmd_bench(int argc, char **argv)
 {
     char **args;
@@ -284,54 +300,30 @@ int cmd_bench(int argc, char **argv)
     int rc = parse_options(&spec, argc, argv, &args, &nargs);
     if (rc != 0)
         return rc > 0 ? 0 : NOP_EXIT_USAGE;
-    nop_library *lib = NULL;
-    nop_profile *profile = NULL;
-    nop_device *dev = NULL;
-    nop_value *vals = NULL;
-    nop_tensor **tensors = NULL;
+    struct op_call oc = { 0 };
     nop_bench_result b = { 0 };
-    int opi;
-    if (warmup < 0 || iters == 0 || iters < -1 || seconds < 0 || (seconds > 0 && iters > 0)) {
-        report_plain_error("--warmup takes 0 or more runs, --iters 1 or more, --time a "
-                           "positive number of seconds; give --iters or --time, not both");
-        rc = NOP_EXIT_USAGE;
+    if ((rc = check_options()) != 0)
         goto out;
-    }
-    dc.profile = true;
-    double host_ns;
     nop_error err;
-    if (nop_host_speed(NULL, &host_ns, &err) != 0) {
-        rc = report_error(&err);
-        goto out;
-    }
-    if (trace_clock && (!trace || (strcmp(trace_clock, "modeled") != 0 &&
-                                   strcmp(trace_clock, "host") != 0))) {
-        report_plain_error(trace ? "unknown --trace-clock '%s'; use modeled or host"
-                                 : "--trace-clock '%s' needs --trace FILE", trace_clock);
-        rc = NOP_EXIT_USAGE;
-        goto out;
-    }
-    if (max_regression < 0) {
-        report_plain_error("--max-regression takes a percentage of 0 or more");
-        rc = NOP_EXIT_USAGE;
-        goto out;
-    }
     comparison cmp = { 0 };
     if (baseline && nop_bench_baseline_load(baseline, &cmp.old_host, &cmp.old_model, &err)) {
         rc = report_error(&err);
         goto out;
     }
-    if ((rc = open_target(args[0], verbose, &lib)) != 0 ||
-        (rc = parse_op_args(lib, args[1], nargs - 2, args + 2, (uint64_t)dc.seed, &opi, &vals,
-                            &tensors)) != 0 ||
-        (rc = device_cli_open(&dc, &profile, &dev)) != 0)
+    double host_ns;
+    if (nop_host_speed(NULL, &host_ns, &err) != 0) {
+        rc = report_error(&err);
+        goto out;
+    }
+    dc.profile = true;
+    if ((rc = op_call_open(&oc, &dc, args, nargs, verbose)) != 0)
         goto out;
     hugepage_report hp = { 0, 0 };
-    for (int i = 0; hugepages && i < nargs - 2; i++) {
+    for (int i = 0; hugepages && i < oc.nvals; i++) {
         enum nop_hugepages state;
-        if (!tensors[i])
+        if (!oc.tensors[i])
             continue;   /* a scalar argument */
-        if (nop_tensor_hugepages(tensors[i], &state, &err) != 0) {
+        if (nop_tensor_hugepages(oc.tensors[i], &state, &err) != 0) {
             rc = report_error(&err);
             goto out;
         }
@@ -341,7 +333,7 @@ int cmd_bench(int argc, char **argv)
     bool shown = false;
     nop_bench_opts o = { (int)warmup, seconds > 0 ? 0 : iters > 0 ? (int)iters : 100, seconds,
                          progress, &shown };
-    int brc = nop_bench(dev, lib, opi, vals, nargs - 2, &o, &b, &err);
+    int brc = nop_bench(oc.dev, oc.lib, oc.op, oc.vals, oc.nvals, &o, &b, &err);
     if (shown)
         fprintf(stderr, "\r%60s\r", "");
     if (brc != 0) {
@@ -349,7 +341,7 @@ int cmd_bench(int argc, char **argv)
         goto out;
     }
     nop_model m;
-    nop_model_run(profile, &b.fastest, host_ns, &m);
+    nop_model_run(oc.profile, &b.fastest, host_ns, &m);
     if (baseline) {
         cmp.done = true;
         cmp.host_change = 100 * (1.0 / b.mean - cmp.old_host) / cmp.old_host;
@@ -357,12 +349,12 @@ int cmd_bench(int argc, char **argv)
         cmp.regressed = cmp.model_change < -max_regression;
     }
     trace_report tr = { false, { 0, 0 } };
-    if (trace && (rc = write_trace(profile, lib, opi, args[1], vals, nargs - 2, host_ns, &tr)))
+    if (trace && (rc = write_trace(&oc, host_ns, &tr)) != 0)
         goto out;
     if (json)
-        print_json(args[1], profile, &b, &m, host_ns, &cmp, &hp, &tr);
+        print_json(oc.name, oc.profile, &b, &m, host_ns, &cmp, &hp, &tr);
     else
-        print_human(args[1], profile, &b, &m);
+        print_human(oc.name, oc.profile, &b, &m);
     if (hugepages && !json)
         printf("huge pages: %s\n", hugepage_summary(&hp));
     if (tr.done && !json)
@@ -387,10 +379,7 @@ int cmd_bench(int argc, char **argv)
     }
 out:
     nop_bench_result_clear(&b);
-    free_op_args(vals, tensors, nargs - 2);
-    nop_device_free(dev);
-    nop_profile_free(profile);
-    nop_library_close(lib);
+    op_call_close(&oc);
     free_option_lists(&spec);
     free(args);
     return rc;

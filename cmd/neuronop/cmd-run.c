@@ -207,21 +207,13 @@ int cmd_run(int argc, char **argv)
     int rc = parse_options(&spec, argc, argv, &args, &nargs);
     if (rc != 0)
         return rc > 0 ? 0 : NOP_EXIT_USAGE;
-    nop_library *lib = NULL;
-    nop_profile *profile = NULL;
-    nop_device *dev = NULL;
-    nop_value *vals = NULL;
-    nop_tensor **tensors = NULL;
+    struct op_call oc;
     nop_run_result res = { 0 };
-    int opi;
-    if ((rc = open_target(args[0], verbose, &lib)) != 0 ||
-        (rc = parse_op_args(lib, args[1], nargs - 2, args + 2, (uint64_t)dc.seed, &opi, &vals,
-                            &tensors)) != 0 ||
-        (rc = device_cli_open(&dc, &profile, &dev)) != 0)
+    if ((rc = op_call_open(&oc, &dc, args, nargs, verbose)) != 0)
         goto out;
     nop_error err;
     report_reset_counts();
-    bool ok = nop_device_run(dev, lib, opi, vals, nargs - 2, &res, &err) == 0;
+    bool ok = nop_device_run(oc.dev, oc.lib, oc.op, oc.vals, oc.nvals, &res, &err) == 0;
     nop_compare cmp;
     bool compared = false;
     if (!ok) {
@@ -247,11 +239,8 @@ int cmd_run(int argc, char **argv)
     report_summary("device checks");
 out:
     nop_run_result_clear(&res);
-    free_op_args(vals, tensors, nargs - 2);
+    op_call_close(&oc);
     free_option_lists(&spec);
-    nop_device_free(dev);
-    nop_profile_free(profile);
-    nop_library_close(lib);
     free(args);
     return rc;
 }

@@ -241,3 +241,25 @@ void free_op_args(nop_value *vals, nop_tensor **tensors, int n)
     free(tensors);
     free(vals);
 }
+
+int op_call_open(struct op_call *oc, struct device_cli *dc, char **args, int nargs,
+                 bool verbose)
+{
+    *oc = (struct op_call){ .name = args[1], .nvals = nargs - 2 };
+    int rc = open_target(args[0], verbose, &oc->lib);
+    if (rc == 0)
+        rc = parse_op_args(oc->lib, oc->name, oc->nvals, args + 2, (uint64_t)dc->seed, &oc->op,
+                           &oc->vals, &oc->tensors);
+    if (rc == 0)
+        rc = device_cli_open(dc, &oc->profile, &oc->dev);
+    return rc;
+}
+
+void op_call_close(struct op_call *oc)
+{
+    free_op_args(oc->vals, oc->tensors, oc->nvals);
+    nop_device_free(oc->dev);   /* before its profile */
+    nop_profile_free(oc->profile);
+    nop_library_close(oc->lib);
+    *oc = (struct op_call){ 0 };
+}

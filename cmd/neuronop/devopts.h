@@ -52,4 +52,23 @@ int parse_op_args(const nop_library *lib, const char *opname, int argc, char **a
                   uint64_t seed, int *op, nop_value **vals, nop_tensor ***tensors);
 void free_op_args(nop_value *vals, nop_tensor **tensors, int n);
 
+/* An op ready to run from the command line (`LIB|DIR OP ARG...`): its library opened or
+ * built, its arguments made, its device and profile loaded. */
+struct op_call {
+    nop_library *lib;
+    int op;
+    const char *name;           /* OP, as given */
+    nop_value *vals;
+    nop_tensor **tensors;       /* the tensors made for vals (NULL for scalars) */
+    int nvals;
+    nop_profile *profile;
+    nop_device *dev;
+};
+
+/* Fills oc from args (LIB|DIR, OP, then ARG...; nargs >= 2) and dc.  Prints errors and
+ * returns their exit status; release oc with op_call_close either way (it starts zeroed). */
+int op_call_open(struct op_call *oc, struct device_cli *dc, char **args, int nargs,
+                 bool verbose);
+void op_call_close(struct op_call *oc);
+
 #endif /* NEURONOP_DEVOPTS_H */
