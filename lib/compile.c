@@ -21,29 +21,12 @@ struct nopi_cc {
 /* Appends "  N | text" for line `line` of `file`, when the file can be read. */
 static void add_excerpt(nop_diag *d)
 {
-    if (!d->file[0] || d->line <= 0)
+    char text[512];
+    if (!d->file[0] || d->line <= 0 || nopi_read_line(d->file, d->line, text, sizeof text) != 0)
         return;
-    FILE *f = fopen(d->file, "r");
-    if (!f)
-        return;
-    char buf[512];
-    int n = 0;
-    while (fgets(buf, sizeof buf, f)) {
-        size_t len = strlen(buf);
-        bool whole = len > 0 && buf[len - 1] == '\n';
-        if (++n == d->line) {
-            buf[strcspn(buf, "\n")] = '\0';
-            size_t used = strlen(d->detail);
-            snprintf(d->detail + used, sizeof d->detail - used, "%s%5d | %s",
-                     used ? "\n" : "", n, buf);
-            break;
-        }
-        while (!whole && fgets(buf, sizeof buf, f)) {   /* skip the rest of a long line */
-            len = strlen(buf);
-            whole = len > 0 && buf[len - 1] == '\n';
-        }
-    }
-    fclose(f);
+    size_t used = strlen(d->detail);
+    snprintf(d->detail + used, sizeof d->detail - used, "%s%5d | %s", used ? "\n" : "",
+             d->line, text);
 }
 
 /*

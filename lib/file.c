@@ -40,6 +40,29 @@ int nopi_read_file(const char *path, char **data, size_t *len)
     return 0;
 }
 
+int nopi_read_line(const char *path, int line, char *buf, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int n = 0, rc = -1;
+    while (fgets(buf, (int)size, f)) {
+        size_t len = strlen(buf);
+        bool whole = len > 0 && buf[len - 1] == '\n';
+        if (++n == line) {
+            buf[strcspn(buf, "\n")] = '\0';
+            rc = 0;
+            break;
+        }
+        while (!whole && fgets(buf, (int)size, f)) {   /* skip the rest of a long line */
+            len = strlen(buf);
+            whole = len > 0 && buf[len - 1] == '\n';
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
 char *nopi_path_join(const char *dir, const char *rel)
 {
     if (rel[0] == '/' || !dir || !dir[0] || strcmp(dir, ".") == 0)

@@ -53,6 +53,9 @@ void nopi_sb_free(nopi_strbuf *sb);
 /* ---- files and paths (file.c) ---- */
 /* Reads a whole file into a malloc'd NUL-terminated buffer.  -1 with errno set on failure. */
 int nopi_read_file(const char *path, char **data, size_t *len);
+/* Line `line` (1-based) of a text file, without its newline, cut to fit buf.  -1 when the
+ * file cannot be read or is shorter. */
+int nopi_read_line(const char *path, int line, char *buf, size_t size);
 /* Joins dir and rel unless rel is absolute; malloc'd; NULL on no memory. */
 char *nopi_path_join(const char *dir, const char *rel);
 /* The directory part of path ("." when none); malloc'd. */

@@ -32,22 +32,13 @@ static nop_profile *profile;
 static int setup(void **state)
 {
     dir = unit_tmpdir();
-    unit_write(dir, "neuronop.yaml", "name: dev\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\n"
-               "ops:\n  pool: {args: [tensor], shape: one, kernel: pool}\n"
-               "  twice: {args: [tensor, int64], shape: same, kernel: twice}\n");
-    unit_write(dir, "k.c", kernels);
-    unit_write(dir, "s.c", shapes);
-    nop_manifest *m;
+    lib = unit_build(dir, "name: dev\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\n"
+                     "ops:\n  pool: {args: [tensor], shape: one, kernel: pool}\n"
+                     "  twice: {args: [tensor, int64], shape: same, kernel: twice}\n",
+                     kernels, shapes, false);
     nop_error err;
-    nop_build_result res;
-    nop_build_opts o = { .share_dir = unit_share_dir() };
-    if (nop_manifest_load(&m, dir, &err) != 0 || nop_build(m, &o, &res, &err) != 0 ||
-        nop_library_open(&lib, res.lib_path, &err) != 0 ||
-        nop_profile_load(&profile, "trn1", unit_share_dir(), &err) != 0) {
-        fprintf(stderr, "setup: %s\n", err.diag.msg);
+    if (!lib || nop_profile_load(&profile, "trn1", unit_share_dir(), &err) != 0)
         return -1;
-    }
-    nop_manifest_free(m);
     return 0;
 }
 

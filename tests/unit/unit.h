@@ -53,4 +53,24 @@ static inline const char *unit_share_dir(void)
     return d ? d : "share/neuronop";
 }
 
+/* Writes a library into dir (neuronop.yaml, and its sources k.c and s.c), builds it, with
+ * memcheck if asked, and opens it.  NULL, after printing why, when a step fails. */
+static inline nop_library *unit_build(const char *dir, const char *manifest,
+                                      const char *kernels, const char *shapes, bool memcheck)
+{
+    unit_write(dir, "neuronop.yaml", manifest);
+    unit_write(dir, "k.c", kernels);
+    unit_write(dir, "s.c", shapes);
+    nop_manifest *m = NULL;
+    nop_library *lib = NULL;
+    nop_error err;
+    nop_build_result res;
+    nop_build_opts o = { .share_dir = unit_share_dir(), .memcheck = memcheck };
+    if (nop_manifest_load(&m, dir, &err) != 0 || nop_build(m, &o, &res, &err) != 0 ||
+        nop_library_open(&lib, res.lib_path, &err) != 0)
+        fprintf(stderr, "building %s: %s\n", dir, err.diag.msg);
+    nop_manifest_free(m);
+    return lib;
+}
+
 #endif /* NEURONOP_UNIT_H */
