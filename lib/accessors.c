@@ -186,7 +186,8 @@ static nt_stream open_stream(const nt_tensor *t, bool write)
     /* The first fast_streams open streams each hold 4 KB of TCM and run fast; a stream that
      * gets none (more are open, or the pool is full) runs at standard-accessor speed. */
     size_t need = (size_t)c->run->profile->stream_tcm_bytes;
-    if (c->open_streams < c->run->profile->fast_streams && nopi_tcm_alloc(c, need ? need : 1, id))
+    if (c->open_streams < c->run->profile->fast_streams &&
+        nopi_tcm_alloc(c, need ? need : 1, id, NULL))
         for (int b = 0; b < c->nblocks; b++)
             if (c->blocks[b].stream == id)
                 s->block = b;

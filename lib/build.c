@@ -392,7 +392,7 @@ static int write_atomically(builder *b, const char *path, const char *data)
 
 /* ---- compiling -------------------------------------------------------------------------- */
 
-static void note_step(builder *b, const char *what, const char *path)
+static void note_step(builder *b, const char *what, const char *path, bool instrument)
 {
     if (!b->o->verbose)
         return;
@@ -402,14 +402,17 @@ static void note_step(builder *b, const char *what, const char *path)
         nopi_sb_printf(&sb, " -I%s", b->m->includes[i].resolved);
     for (int i = 0; i < b->m->nflags; i++)
         nopi_sb_printf(&sb, " %s", b->m->flags[i].text);
-    if (b->o->memcheck)
-        nopi_sb_puts(&sb, " -b");
+    if (instrument)
+        nopi_sb_puts(&sb, " -b -g");
     nopi_emit(b->o->diag, b->o->diag_ctx, NOP_SEV_NOTE, NULL, 0, 0, "%s",
               sb.s ? sb.s : what);
     nopi_sb_free(&sb);
 }
 
-static nopi_cc *new_cc(builder *b, nopi_cc_kind kind, const char *source_dir)
+/* instrument: compile with libtcc's bounds checking and the debug info that maps an access
+ * back to its line (memcheck builds, kernel sources only: shape functions and references
+ * are host code, and the glue must stay uninstrumented). */
+static nopi_cc *new_cc(builder *b, nopi_cc_kind kind, const char *source_dir, bool instrument)
 {
     nopi_cc *cc = nopi_cc_new(kind, b->tcc_dir, b->o->diag, b->o->diag_ctx);
     if (!cc)
@@ -433,8 +436,8 @@ static nopi_cc *new_cc(builder *b, nopi_cc_kind kind, const char *source_dir)
         snprintf(v, sizeof v, "%lld", (long long)b->m->stack_size);
         nopi_cc_define(cc, "STACK_SIZE", v);
     }
-    if (b->o->memcheck)
-        nopi_cc_option(cc, "-b");
+    if (instrument)
+        nopi_cc_option(cc, "-b -g");
     if (kind == NOPI_CC_SHARED) {
         /* A library's own definitions (its trampolines) bind before any same-named symbol
          * in the process: kernel calls reach the device, never the host's libc by accident. */
@@ -546,14 +549,16 @@ static int compile_source(builder *b, const char *path, nopi_role role, int inde
     char *unit = nopi_gen_unit(b->m, role, path, text);
     free(text);
     char *dir = nopi_dirname(path);
-    nopi_cc *cc = unit && dir ? new_cc(b, NOPI_CC_OBJECT, dir) : NULL;
+    bool instrument = b->o->memcheck && role == NOPI_ROLE_COMPUTE;
+    nopi_cc *cc = unit && dir ? new_cc(b, NOPI_CC_OBJECT, dir, instrument) : NULL;
     free(dir);
     int rc = -1;
     if (!cc) {
         nopi_fail(b->err, NOP_EXIT_USAGE, NULL, 0, 0, "out of memory");
     } else {
         note_step(b, role == NOPI_ROLE_COMPUTE ? "compile (device)"
-                     : role == NOPI_ROLE_SHAPE ? "compile (host)" : "compile (reference)", path);
+                     : role == NOPI_ROLE_SHAPE ? "compile (host)" : "compile (reference)", path,
+                  instrument);
         rc = nopi_cc_compile(cc, unit, b->err);
         if (rc != 0)
             explain_signature(b, role);
@@ -656,14 +661,14 @@ static int link_library(builder *b, const object *objs, int nobjs)
 {
     nopi_gen_info info = { b->m, b->sources, b->nsources, b->key, b->o->memcheck };
     char *glue = nopi_gen_glue(&info);
-    nopi_cc *cc = glue ? new_cc(b, NOPI_CC_SHARED, NULL) : NULL;
+    nopi_cc *cc = glue ? new_cc(b, NOPI_CC_SHARED, NULL, false) : NULL;
     char *tmp = nopi_path_join(b->tmpdir, "library.so");
     int rc = -1;
     if (!cc || !tmp) {
         nopi_fail(b->err, NOP_EXIT_USAGE, NULL, 0, 0, "out of memory");
         goto out;
     }
-    note_step(b, "link", b->lib_path);
+    note_step(b, "link", b->lib_path, false);
     if (nopi_cc_compile(cc, glue, b->err) != 0) {
         nopi_detail(b->err, "(in the glue neuronop generates; this is a neuronop bug, "
                     "please report it)");
@@ -772,9 +777,11 @@ static int setup(builder *b)
     else if (nop_find_tcc_dir(b->tcc_dir, sizeof b->tcc_dir, b->err) != 0)
         return -1;
     char name[300];
-    snprintf(name, sizeof name, "lib%s.so", m->name);
+    /* a memcheck build sits next to the plain one, so switching does not rebuild either */
+    const char *variant = b->o->memcheck ? ".memcheck" : "";
+    snprintf(name, sizeof name, "lib%s%s.so", m->name, variant);
     b->lib_path = nopi_path_join(m->build_dir, name);
-    snprintf(name, sizeof name, "lib%s.so.stamp", m->name);
+    snprintf(name, sizeof name, "lib%s%s.so.stamp", m->name, variant);
     b->stamp_path = nopi_path_join(m->build_dir, name);
     b->lock_path = nopi_path_join(m->build_dir, ".neuronop.lock");
     b->nsources = m->ncompute + m->nshape + m->nreference;

@@ -284,7 +284,7 @@ static int core_init(nop_device *dev, nopi_core *c, nopi_run *run, uint32_t id,
     c->tcm = s->tcm;
     c->fiber = s->context;
     c->fiber_ready = true;
-    return 0;
+    return run->memcheck ? nopi_memcheck_start(c) : 0;
 }
 
 static int shape_core_init(nop_device *dev, nopi_core *c, nopi_run *run)
@@ -311,6 +311,7 @@ static void core_release(nop_device *dev, nopi_core *c)
     c->written = (nopi_ranges){ 0 };
     free(c->trace.spans);   /* NULL once take_traces has moved them */
     c->trace.spans = NULL;
+    nopi_memcheck_end(c);
     if (!c->shape_mode)
         dev->slots[c->id].dirty = c->stack_high_water;
 }
@@ -544,6 +545,7 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     run.stack_size = ref >= 0 ? SHAPE_STACK : (size_t)desc->stack_size;
     run.timeout = dev->opts.timeout;
     run.checks = ref >= 0 ? 0 : NOP_CHECK_ALL & ~dev->opts.disabled_checks;
+    run.memcheck = ref < 0 && desc->memcheck != 0;   /* references are not instrumented */
     run.traced = dev->opts.trace && ref < 0;
     run.profiled = dev->opts.profile || run.traced;
     run.t0 = t0;

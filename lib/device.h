@@ -52,7 +52,29 @@ typedef struct nopi_tcm_block {
     uint32_t offset, size;      /* size: as allocated (aligned) */
     uint32_t req;               /* as requested: what the kernel may touch */
     int stream;                 /* -1: tcm_malloc; otherwise the stream holding it */
+    const void *site;           /* tcm_malloc: where the kernel called it */
 } nopi_tcm_block;
+
+/* memcheck (memcheck.c): memory a kernel's pointer may point into. */
+typedef enum nopi_mc_kind { NOPI_MC_TCM, NOPI_MC_LOCAL, NOPI_MC_ALLOCA } nopi_mc_kind;
+typedef struct nopi_mc_region {
+    uintptr_t start, size;
+    nopi_mc_kind kind;
+    const void *site;           /* TCM: tcm_malloc's caller; local, alloca: its function */
+    long frame_off;             /* local: its offset from the frame pointer */
+    uintptr_t fp;               /* local, alloca: the frame it lives in */
+} nopi_mc_region;
+
+/* A core's memcheck state: its live locals, innermost frame last, and the last few pointers
+ * that arithmetic moved out of their region (a later access through one is reported
+ * against the region it left). */
+#define NOPI_MC_ESCAPES 8
+typedef struct nopi_memcheck {
+    nopi_mc_region *locals;
+    size_t nlocals, cap;
+    struct { uintptr_t value; nopi_mc_region from; } escapes[NOPI_MC_ESCAPES];
+    unsigned next_escape;
+} nopi_memcheck;
 
 typedef struct nopi_stream {
     const nt_tensor *t;
@@ -111,6 +133,7 @@ typedef struct nopi_core {
     double started;             /* nopi_now() when the kernel began on it */
     double seconds;
     nopi_trace trace;           /* traced runs: its spans */
+    nopi_memcheck mc;           /* memcheck libraries */
     /* a service the kernel asked for, run on the host stack (printf formatting) */
     void (*service)(struct nopi_core *c, void *arg);
     void *service_arg;
@@ -134,6 +157,7 @@ struct nopi_run {
     size_t stack_size;          /* the library's STACK_SIZE */
     double timeout;
     unsigned checks;            /* enum nop_check bits on */
+    bool memcheck;              /* the library is a memcheck build: its kernels are checked */
     bool profiled;              /* time runtime calls per category */
     bool traced;                /* record spans (nopi_core.trace); implies profiled */
     double t0;                  /* nopi_now() when the run began: the host trace's zero */
@@ -156,11 +180,17 @@ nopi_core *nopi_current(void);
 void nopi_run_core(nopi_core *c, nt__call_fn fn);
 /* Ends the current core with an error: records it and leaves the kernel (does not return). */
 _Noreturn void nopi_core_fail(nopi_core *c, const char *fmt, ...) NOPI_PRINTF(2, 3);
+/* The same, for an error already written into c->diag's msg (and detail). */
+_Noreturn void nopi_core_fail_diag(nopi_core *c);
 /* Runs fn on the host thread's own stack (for calls, like formatting, that need more stack
  * than a kernel has); returns when fn has. */
 void nopi_on_host_stack(nopi_core *c, void (*fn)(nopi_core *, void *), void *arg);
 /* A warning from the device, with op and core. */
 void nopi_core_warn(nopi_core *c, const char *fmt, ...) NOPI_PRINTF(2, 3);
+
+/* memcheck.c: a core's memcheck state, made before its kernel runs and freed after. */
+int nopi_memcheck_start(nopi_core *c);
+void nopi_memcheck_end(nopi_core *c);
 
 /* api.c: the runtime's table and the printf ring. */
 extern const struct nt__api nopi_api_table;

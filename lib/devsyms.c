@@ -47,6 +47,7 @@ static const char *const libc_names[] = {
     /* libtcc's runtime helpers (libtcc1.a) */
     "__fixsfdi", "__fixdfdi", "__fixxfdi", "__fixunssfdi", "__fixunsdfdi", "__fixunsxfdi",
     "__floatundisf", "__floatundidf", "__floatundixf", "__va_arg", "alloca",
+    "__bound_alloca",   /* alloca and variable-length arrays under memcheck */
 };
 
 /* math.h: each name also comes with an "f" (float) variant. */
@@ -71,7 +72,7 @@ bool nopi_device_symbol_allowed(const char *name)
 {
     if (in_list(name, api_names, NOPI_ARRAY_LEN(api_names)) ||
         in_list(name, libc_names, NOPI_ARRAY_LEN(libc_names)) ||
-        strncmp(name, "__bound_", 8) == 0)   /* memcheck's instrumentation */
+        nopi_gen_is_bound_hook(name))   /* memcheck's instrumentation */
         return true;
     size_t len = strlen(name);
     for (size_t i = 0; i < NOPI_ARRAY_LEN(math_names); i++) {

@@ -1,5 +1,5 @@
 /*
- * elfsyms.c - reads the symbol table of an ELF64 object file (see elfsyms.h).
+ * elfsyms.c - reads the symbol table and named sections of an ELF64 file (see elfsyms.h).
  *
  * Every offset read from the file is checked against its size before use, and every header
  * is copied out rather than read in place, so a truncated, foreign or unaligned file gives an
@@ -101,4 +101,34 @@ void nopi_elfsyms_free(nopi_elfsym *syms, size_t n)
     for (size_t i = 0; i < n; i++)
         free(syms[i].name);
     free(syms);
+}
+
+int nopi_elf_section(const char *data, size_t len, const char *name, size_t *off, size_t *size)
+{
+    Elf64_Ehdr eh;
+    if (len < sizeof eh)
+        return -1;
+    memcpy(&eh, data, sizeof eh);
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shstrndx >= eh.e_shnum ||
+        !in_file(len, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr)))
+        return -1;
+    Elf64_Shdr names;
+    get_shdr(data, &eh, eh.e_shstrndx, &names);
+    if (!in_file(len, names.sh_offset, names.sh_size))
+        return -1;
+    size_t want = strlen(name) + 1;
+    for (unsigned i = 0; i < eh.e_shnum; i++) {
+        Elf64_Shdr sh;
+        get_shdr(data, &eh, i, &sh);
+        if (sh.sh_name >= names.sh_size || names.sh_size - sh.sh_name < want ||
+            memcmp(data + names.sh_offset + sh.sh_name, name, want) != 0)
+            continue;
+        if (sh.sh_type == SHT_NOBITS || !in_file(len, sh.sh_offset, sh.sh_size))
+            return -1;
+        *off = (size_t)sh.sh_offset;
+        *size = (size_t)sh.sh_size;
+        return 0;
+    }
+    return -1;
 }

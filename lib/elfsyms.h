@@ -1,9 +1,10 @@
 /*
- * elfsyms.h - global symbols of an ELF64 relocatable object (internal).
+ * elfsyms.h - global symbols of an ELF64 relocatable object, and named sections (internal).
  *
  * libtcc lists the symbols it defines but not the ones an object leaves undefined, and the
  * device check ("kernels call only the device API and the device's libc") needs exactly
- * those.  So build.c reads the objects libtcc wrote back with this small reader.
+ * those.  So build.c reads the objects libtcc wrote back with this small reader.  lines.c
+ * uses it to find the debug sections of a built library.
  */
 #ifndef NEURONOP_ELFSYMS_H
 #define NEURONOP_ELFSYMS_H
@@ -20,5 +21,10 @@ typedef struct nopi_elfsym {
  * nopi_elfsyms_free).  -1 with an error when the file is not a readable ELF64 object. */
 int nopi_elfsyms_read(const char *path, nopi_elfsym **syms, size_t *n, nop_error *err);
 void nopi_elfsyms_free(nopi_elfsym *syms, size_t n);
+
+/* Finds the section called `name` in the ELF64 file image data[0, len): its offset in the
+ * image and its size, both checked to lie inside it.  -1 when there is no such section or
+ * the image is not ELF64. */
+int nopi_elf_section(const char *data, size_t len, const char *name, size_t *off, size_t *size);
 
 #endif /* NEURONOP_ELFSYMS_H */

@@ -294,18 +294,23 @@ void nopi_on_host_stack(nopi_core *c, void (*fn)(nopi_core *, void *), void *arg
     switch_finish(fake, NULL, NULL);
 }
 
-void nopi_core_fail(nopi_core *c, const char *fmt, ...)
+void nopi_core_fail_diag(nopi_core *c)
 {
     nopi_worker *w = tls_worker;
     c->end = NOPI_END_ERROR;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->diag.msg, sizeof c->diag.msg, fmt, ap);
-    va_end(ap);
     c->diag.severity = NOP_SEV_ERROR;
     w->end = NOPI_END_ERROR;
     switch_start(NULL, w->sched_bottom, w->sched_size);
     siglongjmp(w->escape, 1);
+}
+
+void nopi_core_fail(nopi_core *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->diag.msg, sizeof c->diag.msg, fmt, ap);
+    va_end(ap);
+    nopi_core_fail_diag(c);
 }
 
 int64_t nopi_worker_deadline(nopi_worker *w)

@@ -43,5 +43,8 @@ char *nopi_gen_signature(const nopi_op *op, const char *fname);
 /* True when a compute object may leave `name` undefined: the kernel API or the device's libc
  * subset (memory, string, math functions) and the compiler's runtime helpers. */
 bool nopi_device_symbol_allowed(const char *name);
+/* True when `name` is one of libtcc's bounds-checking functions that a --memcheck library's
+ * glue provides (gen.c). */
+bool nopi_gen_is_bound_hook(const char *name);
 
 #endif /* NEURONOP_GEN_H */

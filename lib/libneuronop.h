@@ -130,7 +130,7 @@ typedef struct nop_build_opts {
     const char *share_dir;     /* share/neuronop: holds include/neuronop.h (required) */
     const char *tcc_dir;       /* tcc's lib dir (libtcc1.a, include/); NULL: search */
     bool force;                /* rebuild even when up to date */
-    bool memcheck;             /* compile with libtcc's bounds checking (reserved) */
+    bool memcheck;             /* instrument kernels for memcheck: builds libNAME.memcheck.so */
     double lock_timeout;       /* seconds to wait for another build of the same dir; 0: 60 */
     nop_diag_fn *diag;         /* warnings and, with verbose, each compile step; may be NULL */
     void *diag_ctx;
@@ -451,6 +451,8 @@ char *nop_library_json(const nop_library *lib);
 const char *nop_library_name(const nop_library *lib);
 const char *nop_library_path(const nop_library *lib);
 bool nop_library_multicore(const nop_library *lib);
+/* Built with --memcheck: its kernels report their own out-of-bounds accesses when run. */
+bool nop_library_memcheck(const nop_library *lib);
 int64_t nop_library_stack_size(const nop_library *lib);
 int nop_library_op_count(const nop_library *lib);
 int nop_library_op(const nop_library *lib, int i, nop_opinfo *out);

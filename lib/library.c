@@ -28,6 +28,7 @@ static int text_of(struct dl_phdr_info *info, size_t size, void *arg)
     }
     if (!mine)
         return 0;
+    lib->base = base;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
@@ -91,6 +92,8 @@ int nop_library_open(nop_library **out, const char *path, nop_error *err)
     /* bind the library's trampolines to the runtime, once, before any call */
     *d->api = &nopi_api_table;
     find_text(lib);
+    if (d->memcheck)   /* memcheck names lines when it can; without them it still checks */
+        lib->lines = nopi_lines_read(full, lib->base);
     *out = lib;
     return 0;
 }
@@ -100,6 +103,7 @@ void nop_library_close(nop_library *lib)
     if (!lib)
         return;
     dlclose(lib->handle);
+    nopi_lines_free(lib->lines);
     free(lib->path);
     free(lib);
 }
@@ -168,6 +172,7 @@ char *nop_library_json(const nop_library *lib)
 const char *nop_library_name(const nop_library *lib) { return lib->desc->name; }
 const char *nop_library_path(const nop_library *lib) { return lib->path; }
 bool nop_library_multicore(const nop_library *lib) { return lib->desc->multicore != 0; }
+bool nop_library_memcheck(const nop_library *lib) { return lib->desc->memcheck != 0; }
 int64_t nop_library_stack_size(const nop_library *lib) { return lib->desc->stack_size; }
 int nop_library_op_count(const nop_library *lib) { return lib->desc->nops; }
 

@@ -11,26 +11,42 @@
 
 #define ALIGN 16
 
-void *nopi_tcm_alloc(nopi_core *c, size_t nbytes, int stream)
+/* First fit for `size` bytes that keeps `gap` free bytes after the block before it: sets
+ * *index (where the block goes in the sorted table) and *at; false when nothing fits. */
+static bool first_fit(const nopi_core *c, size_t size, size_t gap, int *index, size_t *at)
+{
+    size_t pool = (size_t)c->run->profile->tcm_bytes;
+    size_t start = 0;
+    for (int i = 0; i <= c->nblocks; i++) {
+        size_t end = i < c->nblocks ? c->blocks[i].offset : pool;
+        if (end >= start && end - start >= size) {
+            *index = i;
+            *at = start;
+            return true;
+        }
+        if (i < c->nblocks)
+            start = c->blocks[i].offset + c->blocks[i].size + gap;
+    }
+    return false;
+}
+
+void *nopi_tcm_alloc(nopi_core *c, size_t nbytes, int stream, const void *site)
 {
     size_t pool = (size_t)c->run->profile->tcm_bytes;
     if (nbytes == 0 || nbytes > pool || c->nblocks == NOPI_MAX_TCM_BLOCKS)
         return NULL;
     size_t size = (nbytes + ALIGN - 1) / ALIGN * ALIGN;
-    /* blocks are kept sorted by offset: try each gap in turn */
-    size_t at = 0;
-    int i = 0;
-    for (; i <= c->nblocks; i++) {
-        size_t end = i < c->nblocks ? c->blocks[i].offset : pool;
-        if (end >= at && end - at >= size)
-            break;
-        if (i < c->nblocks)
-            at = c->blocks[i].offset + c->blocks[i].size;
-    }
-    if (i > c->nblocks)
+    /* memcheck: a gap between blocks where there is room, so a pointer just past one
+     * block does not point into the next (the access through it is reported, not taken for
+     * the neighbour's); a pool too full for gaps packs blocks as without memcheck */
+    int i;
+    size_t at;
+    if (!(c->run->memcheck && first_fit(c, size, ALIGN, &i, &at)) &&
+        !first_fit(c, size, 0, &i, &at))
         return NULL;
     memmove(&c->blocks[i + 1], &c->blocks[i], (size_t)(c->nblocks - i) * sizeof c->blocks[0]);
-    c->blocks[i] = (nopi_tcm_block){ (uint32_t)at, (uint32_t)size, (uint32_t)nbytes, stream };
+    c->blocks[i] = (nopi_tcm_block){ (uint32_t)at, (uint32_t)size, (uint32_t)nbytes, stream,
+                                     site };
     c->nblocks++;
     c->tcm_used += (int64_t)size;
     if (c->tcm_used > c->n.tcm_peak)

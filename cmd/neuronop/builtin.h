@@ -21,8 +21,9 @@ const char *share_dir(void);
 
 /* target.c: LIB|DIR|MANIFEST as commands take it.  A .so is opened as it is; a folder or a
  * manifest is built first (saying nothing when it is up to date, unless verbose) and its
- * library opened.  Prints any error; returns 0 or the exit status to return. */
-int open_target(const char *arg, bool verbose, nop_library **out);
+ * library opened.  memcheck: build the memcheck variant, or insist a .so is one.  Prints any
+ * error; returns 0 or the exit status to return. */
+int open_target(const char *arg, bool verbose, bool memcheck, nop_library **out);
 
 /* Fills build options with the CLI's defaults (share dir, printing sink). */
 void default_build_opts(nop_build_opts *o);

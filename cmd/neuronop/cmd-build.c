@@ -9,12 +9,14 @@
 #include "options.h"
 #include "report.h"
 
-static bool force, verbose, json;
+static bool force, verbose, json, memcheck;
 
 static const struct option_spec options[] = {
     { 'f', "force", OPT_FLAG, &force, NULL, "rebuild even when the library is up to date" },
     { 'v', "verbose", OPT_FLAG, &verbose, NULL, "show each compile step and its flags" },
     { 0, "json", OPT_FLAG, &json, NULL, "print the result and the library's metadata as JSON" },
+    { 0, "memcheck", OPT_FLAG, &memcheck, NULL,
+      "instrument the kernels for memcheck, into libNAME.memcheck.so" },
     { 0, NULL, 0, NULL, NULL, NULL },
 };
 
@@ -90,6 +92,7 @@ int cmd_build(int argc, char **argv)
     default_build_opts(&o);
     o.force = force;
     o.verbose = verbose;
+    o.memcheck = memcheck;
     nop_build_result res;
     rc = 0;
     if (nop_build(m, &o, &res, &err) != 0)

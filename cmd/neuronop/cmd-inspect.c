@@ -27,7 +27,7 @@ int cmd_inspect(int argc, char **argv)
     if (rc != 0)
         return rc > 0 ? 0 : NOP_EXIT_USAGE;
     nop_library *lib;
-    rc = open_target(args[0], false, &lib);
+    rc = open_target(args[0], false, false, &lib);
     free(args);
     if (rc != 0)
         return rc;

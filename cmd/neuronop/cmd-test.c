@@ -38,8 +38,7 @@ static const struct option_spec options[] = {
     { 'j', "threads", OPT_INT, &dc.threads, "N", "host threads (default: one per CPU)" },
     { 0, "seed", OPT_INT, &dc.seed, "N", "seed for generators and shuffles (default 0)" },
     { 0, "timeout", OPT_DOUBLE, &dc.timeout, "SECONDS", "stop a kernel after this long" },
-    { 0, "check", OPT_LIST, &dc.check, "LIST", "turn device checks on (comma-separated)" },
-    { 0, "no-check", OPT_LIST, &dc.no_check, "LIST", "turn device checks off (race, ...)" },
+    DEVICE_CHECK_OPTIONS(dc),
     { 'v', "verbose", OPT_FLAG, &verbose, NULL, "show the build steps" },
     { 0, NULL, 0, NULL, NULL, NULL },
 };
@@ -478,7 +477,7 @@ int cmd_test(int argc, char **argv)
         rc = report_error(&err);
         goto out;
     }
-    if ((rc = open_target(target, verbose, &lib)) != 0 || (rc = device_cli_checks(&dc)) != 0)
+    if ((rc = open_target(target, verbose, dc.memcheck, &lib)) != 0 || (rc = device_cli_checks(&dc)) != 0)
         goto out;
     if (nop_profile_load(&profile, dc.device ? dc.device : "trn1", share_dir(), &err) != 0) {
         rc = report_error(&err);

@@ -246,7 +246,7 @@ int op_call_open(struct op_call *oc, struct device_cli *dc, char **args, int nar
                  bool verbose)
 {
     *oc = (struct op_call){ .name = args[1], .nvals = nargs - 2 };
-    int rc = open_target(args[0], verbose, &oc->lib);
+    int rc = open_target(args[0], verbose, dc->memcheck, &oc->lib);
     if (rc == 0)
         rc = parse_op_args(oc->lib, oc->name, oc->nvals, args + 2, (uint64_t)dc->seed, &oc->op,
                            &oc->vals, &oc->tensors);

@@ -17,6 +17,7 @@ struct device_cli {
     double timeout;         /* --timeout */
     struct option_list check, no_check;   /* --check=LIST, --no-check=LIST */
     unsigned disabled;      /* the checks they leave off (device_cli_checks) */
+    bool memcheck;          /* --memcheck: run the memcheck build (target.c) */
     bool profile;           /* time runtime calls for the cost model (bench) */
 };
 
@@ -29,8 +30,15 @@ struct device_cli {
       "parallel, sequential, reversed or shuffle" }, \
     { 0, "seed", OPT_INT, &(dc).seed, "N", "seed for generators and shuffle (default 0)" }, \
     { 0, "timeout", OPT_DOUBLE, &(dc).timeout, "SECONDS", "stop a kernel after this long" }, \
+    DEVICE_CHECK_OPTIONS(dc)
+
+/* The rows that choose the device's checks (test takes these but not every DEVICE_OPTIONS
+ * row). */
+#define DEVICE_CHECK_OPTIONS(dc) \
     { 0, "check", OPT_LIST, &(dc).check, "LIST", "turn device checks on (comma-separated)" }, \
-    { 0, "no-check", OPT_LIST, &(dc).no_check, "LIST", "turn device checks off (race, ...)" }
+    { 0, "no-check", OPT_LIST, &(dc).no_check, "LIST", "turn device checks off (race, ...)" }, \
+    { 0, "memcheck", OPT_FLAG, &(dc).memcheck, NULL, \
+      "check the kernel's own pointer accesses (builds DIR with --memcheck)" }
 
 /* Turns --check/--no-check into dc->disabled; prints and returns 2 for an unknown name. */
 int device_cli_checks(struct device_cli *dc);

@@ -17,18 +17,34 @@ static bool is_shared_object(const char *arg)
             !(n > 5 && (strcmp(arg + n - 5, ".yaml") == 0 || strcmp(arg + n - 4, ".yml") == 0)));
 }
 
-int open_target(const char *arg, bool verbose, nop_library **out)
+/* A library given as a file must already be what --memcheck asks for. */
+static int check_memcheck(nop_library **lib, const char *arg)
+{
+    if (nop_library_memcheck(*lib))
+        return 0;
+    report_plain_error("'%s' was built without --memcheck", arg);
+    fprintf(stderr, "build it with 'neuronop build --memcheck', or give its folder instead\n");
+    nop_library_close(*lib);
+    *lib = NULL;
+    return NOP_EXIT_USAGE;
+}
+
+int open_target(const char *arg, bool verbose, bool memcheck, nop_library **out)
 {
     nop_error err;
     *out = NULL;
-    if (is_shared_object(arg))
-        return nop_library_open(out, arg, &err) == 0 ? 0 : report_error(&err);
+    if (is_shared_object(arg)) {
+        if (nop_library_open(out, arg, &err) != 0)
+            return report_error(&err);
+        return memcheck ? check_memcheck(out, arg) : 0;
+    }
     nop_manifest *m;
     if (nop_manifest_load(&m, arg, &err) != 0)
         return report_error(&err);
     nop_build_opts o;
     default_build_opts(&o);
     o.verbose = verbose;
+    o.memcheck = memcheck;
     nop_build_result res;
     int rc = 0;
     if (nop_build(m, &o, &res, &err) != 0)
