@@ -51,21 +51,21 @@ static double median(double *t, int n)
     return t[n / 2];
 }
 
-/* Median seconds of `reps` runs of op on each of the ndev devices, their runs interleaved
+/* Median seconds of `reps` runs of op on each of the ndev devices, devs[d] running libs[d]'s
+ * op, their runs interleaved
  * (one on each, then again), so a shift in the machine's speed during the measurement (a
  * busy neighbour on a VM) touches every device alike instead of skewing their ratio. */
-static void time_ops(nop_device *const *devs, double *medians, int ndev,
-                     const nop_library *lib, const char *op, const nop_value *args, int nargs,
-                     int reps)
+static void time_runs(nop_device *const *devs, const nop_library *const *libs, double *medians,
+                      int ndev, const char *op, const nop_value *args, int nargs, int reps)
 {
     double *t = calloc((size_t)(reps * ndev), sizeof *t);
-    int opi = nop_library_find_op(lib, op);
     for (int r = -2; r < reps; r++)   /* two warm-up rounds */
         for (int d = 0; d < ndev; d++) {
             nop_run_result res;
             nop_error err;
+            int opi = nop_library_find_op(libs[d], op);
             double t0 = now();
-            if (nop_device_run(devs[d], lib, opi, args, nargs, &res, &err) != 0)
+            if (nop_device_run(devs[d], libs[d], opi, args, nargs, &res, &err) != 0)
                 die(op, &err);
             if (r >= 0)
                 t[d * reps + r] = now() - t0;
@@ -74,6 +74,17 @@ static void time_ops(nop_device *const *devs, double *medians, int ndev,
     for (int d = 0; d < ndev; d++)
         medians[d] = median(t + d * reps, reps);
     free(t);
+}
+
+/* time_runs with one library for every device (at most 8). */
+static void time_ops(nop_device *const *devs, double *medians, int ndev,
+                     const nop_library *lib, const char *op, const nop_value *args, int nargs,
+                     int reps)
+{
+    const nop_library *libs[8];
+    for (int d = 0; d < ndev && d < 8; d++)
+        libs[d] = lib;
+    time_runs(devs, libs, medians, ndev < 8 ? ndev : 8, op, args, nargs, reps);
 }
 
 /* Median seconds of `reps` runs of op on dev. */
@@ -106,6 +117,10 @@ int main(int argc, char **argv)
         nop_library_open(&lib, br.lib_path, &err) != 0 ||
         nop_profile_load(&p, "trn1", argv[1], &err) != 0)
         die("setup", &err);
+    nop_library *mclib;   /* the same kernels built with --memcheck */
+    bo.memcheck = true;
+    if (nop_build(m, &bo, &br, &err) != 0 || nop_library_open(&mclib, br.lib_path, &err) != 0)
+        die("memcheck setup", &err);
     nop_manifest_free(m);
 
     printf("== neuronop run: launch, TCM copies, host-thread scaling\n");
@@ -211,6 +226,16 @@ int main(int argc, char **argv)
     verdict("counting for the cost model slows a TCM kernel by at most 10%",
             with_profile <= checked * 1.10);
     nop_device_free(profiled);
+
+    /* memcheck: every pointer access of the kernel goes through a check (no target: it is
+     * a debugging mode; the figure says what it costs) */
+    nop_device *const pair[2] = { dev1, dev1 };
+    const nop_library *libs[2] = { lib, mclib };
+    double tm[2];
+    time_runs(pair, libs, tm, 2, "relu", &v3, 1, 7);
+    printf("  TCM relu, 1 thread: --memcheck %.2f ms, plain %.2f ms; memcheck slows it %.1fx\n",
+           tm[1] * 1e3, tm[0] * 1e3, tm[1] / tm[0]);
+    nop_library_close(mclib);
 
     nop_device_free(launcher);
     nop_tensor_free(one);
