@@ -229,6 +229,42 @@ static int load_args(loader *L, nopi_op *op, const nopi_ynode *opnode)
     return 0;
 }
 
+static void args_text(const nopi_op *op, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < op->nargs && used < size; k++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", k ? ", " : "",
+                                 nopi_argtype_names[op->args[k]]);
+}
+
+/* Ops may share a kernel or a shape function only if they give it the same args: the
+ * prelude declares each function with its op's signature, and C allows one. */
+static int check_shared_function(loader *L, int i, bool shape)
+{
+    const nopi_op *op = &L->m->ops[i];
+    const char *fname = shape ? op->shape : op->kernel;
+    for (int j = 0; j < i; j++) {
+        const nopi_op *other = &L->m->ops[j];
+        if (strcmp(fname, shape ? other->shape : other->kernel) != 0 ||
+            (other->nargs == op->nargs &&
+             memcmp(other->args, op->args, (size_t)op->nargs * sizeof op->args[0]) == 0))
+            continue;
+        char mine[160], theirs[160];
+        args_text(op, mine, sizeof mine);
+        args_text(other, theirs, sizeof theirs);
+        nopi_pos at = shape ? op->shape_pos : op->kernel_pos;
+        nopi_fail(L->err, NOP_EXIT_USAGE, L->m->path, at.line, at.col, "%s function '%s' of "
+                  "op '%s' would take [%s], but op '%s' (line %d) gives it [%s]",
+                  shape ? "shape" : "kernel", fname, op->name, mine, other->name,
+                  other->pos.line, theirs);
+        nopi_detail(L->err, "a C function has one signature: give op '%s' a %s function of "
+                    "its own", op->name, shape ? "shape" : "kernel");
+        return -1;
+    }
+    return 0;
+}
+
 static int load_ops(loader *L, const nopi_ynode *ops)
 {
     if (nopi_y_expect(L->doc, ops, NOPI_Y_MAP, "ops", L->err) != 0) {
@@ -270,7 +306,9 @@ static int load_ops(loader *L, const nopi_ynode *ops)
             nopi_y_check_keys(L->doc, val, op_keys, what, L->err) != 0 ||
             load_args(L, op, val) != 0 ||
             load_function_name(L, val, op->name, "shape", &op->shape, &op->shape_pos) != 0 ||
-            load_function_name(L, val, op->name, "kernel", &op->kernel, &op->kernel_pos) != 0)
+            load_function_name(L, val, op->name, "kernel", &op->kernel, &op->kernel_pos) != 0 ||
+            check_shared_function(L, (int)i, true) != 0 ||
+            check_shared_function(L, (int)i, false) != 0)
             return -1;
     }
     return 0;
