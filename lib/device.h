@@ -56,7 +56,9 @@ typedef struct nopi_tcm_block {
 } nopi_tcm_block;
 
 /* memcheck (memcheck.c): memory a kernel's pointer may point into. */
-typedef enum nopi_mc_kind { NOPI_MC_TCM, NOPI_MC_LOCAL, NOPI_MC_ALLOCA } nopi_mc_kind;
+typedef enum nopi_mc_kind {
+    NOPI_MC_TCM, NOPI_MC_LOCAL, NOPI_MC_ALLOCA, NOPI_MC_GLOBAL
+} nopi_mc_kind;
 typedef struct nopi_mc_region {
     uintptr_t start, size;
     nopi_mc_kind kind;
@@ -65,15 +67,10 @@ typedef struct nopi_mc_region {
     uintptr_t fp;               /* local, alloca: the frame it lives in */
 } nopi_mc_region;
 
-/* A core's memcheck state: its live locals, innermost frame last, and the last few pointers
- * that arithmetic moved out of their region (a later access through one is reported
- * against the region it left). */
-#define NOPI_MC_ESCAPES 8
+/* A core's memcheck state: its kernel's live locals, innermost frame last. */
 typedef struct nopi_memcheck {
     nopi_mc_region *locals;
     size_t nlocals, cap;
-    struct { uintptr_t value; nopi_mc_region from; } escapes[NOPI_MC_ESCAPES];
-    unsigned next_escape;
 } nopi_memcheck;
 
 typedef struct nopi_stream {

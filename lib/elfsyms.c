@@ -103,7 +103,8 @@ void nopi_elfsyms_free(nopi_elfsym *syms, size_t n)
     free(syms);
 }
 
-int nopi_elf_section(const char *data, size_t len, const char *name, size_t *off, size_t *size)
+int nopi_elf_section(const char *data, size_t len, const char *name, size_t *off, size_t *size,
+                     uint64_t *addr)
 {
     Elf64_Ehdr eh;
     if (len < sizeof eh)
@@ -128,6 +129,8 @@ int nopi_elf_section(const char *data, size_t len, const char *name, size_t *off
             return -1;
         *off = (size_t)sh.sh_offset;
         *size = (size_t)sh.sh_size;
+        if (addr)
+            *addr = sh.sh_addr;
         return 0;
     }
     return -1;

@@ -23,8 +23,10 @@ int nopi_elfsyms_read(const char *path, nopi_elfsym **syms, size_t *n, nop_error
 void nopi_elfsyms_free(nopi_elfsym *syms, size_t n);
 
 /* Finds the section called `name` in the ELF64 file image data[0, len): its offset in the
- * image and its size, both checked to lie inside it.  -1 when there is no such section or
- * the image is not ELF64. */
-int nopi_elf_section(const char *data, size_t len, const char *name, size_t *off, size_t *size);
+ * image and its size, both checked to lie inside it, and (addr may be NULL) its address in
+ * memory relative to the load address.  -1 when there is no such section or the image is
+ * not ELF64. */
+int nopi_elf_section(const char *data, size_t len, const char *name, size_t *off, size_t *size,
+                     uint64_t *addr);
 
 #endif /* NEURONOP_ELFSYMS_H */

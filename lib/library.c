@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "device.h"
+#include "elfsyms.h"
 #include "library.h"
 
 /* The address range of the library's code, where the device may stop a kernel (fiber.c). */
@@ -29,6 +30,16 @@ static int text_of(struct dl_phdr_info *info, size_t size, void *arg)
     if (!mine)
         return 0;
     lib->base = base;
+    lib->map_lo = UINTPTR_MAX;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        if (base + ph->p_vaddr < lib->map_lo)
+            lib->map_lo = base + ph->p_vaddr;
+        if (base + ph->p_vaddr + ph->p_memsz > lib->map_hi)
+            lib->map_hi = base + ph->p_vaddr + ph->p_memsz;
+    }
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
@@ -42,6 +53,38 @@ static int text_of(struct dl_phdr_info *info, size_t size, void *arg)
 static void find_text(nop_library *lib)
 {
     dl_iterate_phdr(text_of, lib);
+}
+
+static int cmp_global(const void *a, const void *b)
+{
+    const nopi_global *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* memcheck: the library's global and static arrays.  libtcc's -b lists them in .bounds as
+ * (address, size) pairs, which the loader has relocated; read them in memory, sorted.
+ * Without them memcheck still checks TCM and locals. */
+static void find_globals(nop_library *lib)
+{
+    char *data;
+    size_t len, off, size;
+    uint64_t addr = 0;
+    if (nopi_read_file(lib->path, &data, &len) != 0)
+        return;
+    int found = nopi_elf_section(data, len, ".bounds", &off, &size, &addr);
+    free(data);
+    uintptr_t at = lib->base + (uintptr_t)addr;
+    if (found != 0 || at < lib->map_lo || at > lib->map_hi || size > lib->map_hi - at ||
+        at % sizeof(uintptr_t) != 0)
+        return;
+    const uintptr_t *pairs = (const uintptr_t *)at;
+    size_t n = size / (2 * sizeof *pairs);
+    if (!(lib->globals = calloc(n ? n : 1, sizeof *lib->globals)))
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (pairs[2 * i] && pairs[2 * i + 1])
+            lib->globals[lib->nglobals++] = (nopi_global){ pairs[2 * i], pairs[2 * i + 1] };
+    qsort(lib->globals, lib->nglobals, sizeof *lib->globals, cmp_global);
 }
 
 int nop_library_open(nop_library **out, const char *path, nop_error *err)
@@ -92,8 +135,10 @@ int nop_library_open(nop_library **out, const char *path, nop_error *err)
     /* bind the library's trampolines to the runtime, once, before any call */
     *d->api = &nopi_api_table;
     find_text(lib);
-    if (d->memcheck)   /* memcheck names lines when it can; without them it still checks */
+    if (d->memcheck) {   /* memcheck names lines when it can; without them it still checks */
         lib->lines = nopi_lines_read(full, lib->base);
+        find_globals(lib);
+    }
     *out = lib;
     return 0;
 }
@@ -104,6 +149,7 @@ void nop_library_close(nop_library *lib)
         return;
     dlclose(lib->handle);
     nopi_lines_free(lib->lines);
+    free(lib->globals);
     free(lib->path);
     free(lib);
 }

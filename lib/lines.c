@@ -10,6 +10,8 @@
  *   N_SLINE a line: desc the line number, value its offset from the function's address
  *   N_LSYM  inside a function, a local: "name:<type>", value its offset from the frame
  *           pointer (a 32-bit two's complement number); outside one, a type
+ *   N_STSYM, N_LCSYM  a static variable (initialised or not): "name:S<type>", value its
+ *           address (globals, N_GSYM, carry no address: the dynamic symbol table has them)
  * Values are addresses in the file; the table adds the library's load address.
  */
 #include <stdlib.h>
@@ -18,7 +20,10 @@
 #include "elfsyms.h"
 #include "lines.h"
 
-enum { N_FUN = 0x24, N_SLINE = 0x44, N_LSYM = 0x80, N_SO = 0x64, N_SOL = 0x84 };
+enum {
+    N_FUN = 0x24, N_STSYM = 0x26, N_LCSYM = 0x28, N_SLINE = 0x44, N_LSYM = 0x80, N_SO = 0x64,
+    N_SOL = 0x84
+};
 
 struct stab {
     uint32_t strx;
@@ -44,6 +49,11 @@ typedef struct local {
     const char *name;
 } local;
 
+typedef struct named {
+    uintptr_t addr;
+    const char *name;
+} named;
+
 struct nopi_lines {
     char *strs;                 /* a copy of .stabstr; names are cut at their ':' in place */
     size_t strsize;
@@ -53,6 +63,8 @@ struct nopi_lines {
     size_t nlines;
     local *locals;
     size_t nlocals;
+    named *statics;
+    size_t nstatics;
 };
 
 /* The string at strx, or NULL when strx is out of range or the string runs off the end. */
@@ -85,7 +97,8 @@ static int parse(nopi_lines *l, const char *data, size_t n, uintptr_t base)
     l->fns = calloc(n ? n : 1, sizeof *l->fns);
     l->lines = calloc(n ? n : 1, sizeof *l->lines);
     l->locals = calloc(n ? n : 1, sizeof *l->locals);
-    if (!l->fns || !l->lines || !l->locals)
+    l->statics = calloc(n ? n : 1, sizeof *l->statics);
+    if (!l->fns || !l->lines || !l->locals || !l->statics)
         return -1;
     const char *dir = NULL, *file = NULL;
     fn *cur = NULL;
@@ -130,6 +143,13 @@ static int parse(nopi_lines *l, const char *data, size_t n, uintptr_t base)
                 cur->nlocals = l->nlocals - cur->first_local;
             }
             break;
+        case N_STSYM:
+        case N_LCSYM:
+            if (s && s[0]) {
+                cut_name(s);
+                l->statics[l->nstatics++] = (named){ base + st.value, s };
+            }
+            break;
         default:
             break;
         }
@@ -148,8 +168,8 @@ nopi_lines *nopi_lines_read(const char *path, uintptr_t base)
     if (nopi_read_file(path, &data, &len) != 0)
         return NULL;
     nopi_lines *l = NULL;
-    if (nopi_elf_section(data, len, ".stab", &stab_off, &stab_size) != 0 ||
-        nopi_elf_section(data, len, ".stabstr", &str_off, &str_size) != 0 ||
+    if (nopi_elf_section(data, len, ".stab", &stab_off, &stab_size, NULL) != 0 ||
+        nopi_elf_section(data, len, ".stabstr", &str_off, &str_size, NULL) != 0 ||
         !(l = calloc(1, sizeof *l)) || !(l->strs = malloc(str_size + 1)))
         goto fail;
     memcpy(l->strs, data + str_off, str_size);
@@ -173,6 +193,7 @@ void nopi_lines_free(nopi_lines *l)
     free(l->fns);
     free(l->lines);
     free(l->locals);
+    free(l->statics);
     free(l);
 }
 
@@ -222,5 +243,13 @@ const char *nopi_lines_local(const nopi_lines *l, uintptr_t pc, long off)
     for (size_t i = 0; f && i < f->nlocals; i++)
         if (l->locals[f->first_local + i].off == off)
             return l->locals[f->first_local + i].name;
+    return NULL;
+}
+
+const char *nopi_lines_static(const nopi_lines *l, uintptr_t addr)
+{
+    for (size_t i = 0; l && i < l->nstatics; i++)
+        if (l->statics[i].addr == addr)
+            return l->statics[i].name;
     return NULL;
 }

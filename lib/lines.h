@@ -3,7 +3,7 @@
  * local variables, read from the stabs debug info libtcc writes with -g.
  *
  * memcheck uses it to name the line that made a bad access, the function whose local array
- * it overran, and the line that allocated a TCM buffer.  Debug info is a nicety: a library
+ * it overran, the static array it overran, and the line that allocated a TCM buffer.  Debug info is a nicety: a library
  * without it gives a NULL table, and every lookup on a NULL table finds nothing.
  */
 #ifndef NEURONOP_LINES_H
@@ -30,5 +30,9 @@ bool nopi_lines_find(const nopi_lines *l, uintptr_t pc, nopi_where *w);
 /* The name of the local variable at frame offset `off` in the function holding pc; NULL
  * when unknown.  The string lives as long as the table. */
 const char *nopi_lines_local(const nopi_lines *l, uintptr_t pc, long off);
+
+/* The name of the static variable at addr; NULL when unknown.  The string lives as long as
+ * the table. */
+const char *nopi_lines_static(const nopi_lines *l, uintptr_t addr);
 
 #endif /* NEURONOP_LINES_H */

@@ -9,18 +9,23 @@
  * libtcc's own implementation of those (bcheck.o) keeps one process-wide tree under a
  * spinlock, replaces malloc and exits the process on an error.  neuronop implements the
  * same entry points here instead, per core, against what the device knows: the core's live
- * tcm_malloc buffers and the kernel's live locals.  A bad access ends that core with a report
+ * tcm_malloc buffers, the kernel's live locals and the library's global and static arrays.  A bad access ends that core with a report
  * naming the line, and cores check in parallel.
  *
  * The rules: an access through a pointer into a live region must stay inside it; any access
  * to the core's TCM pool must be inside a live tcm_malloc buffer (this catches use after
- * tcm_free); a pointer that arithmetic moved out of its region is checked, when used,
- * against the region it left.  Pointers into anything else (host memory the API returned,
- * such as nt_sizes) are not checked here: the API checks its own arguments.
+ * tcm_free); pointer arithmetic on a pointer into a region must stay inside it or one past
+ * its end (C leaves anything further undefined).  The last rule matters more than it seems:
+ * tcc folds a float or double read into an arithmetic instruction (sum += buf[i]) after
+ * checking only the arithmetic, so such a read is caught when its index is past the end by
+ * more than one element, and not at exactly one past.  Pointers into anything else (host
+ * memory the API returned, such as nt_sizes) are not checked here: the API checks its own
+ * arguments.
  *
  * Hooks run on the kernel's stack, so they use little of it; a report is written on the
  * host's stack (nopi_on_host_stack), where reading the source line is safe.
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +63,27 @@ static bool holds(const nopi_mc_region *r, uintptr_t a, bool end_ok)
     return a >= r->start && (a - r->start < r->size || (end_ok && a - r->start == r->size));
 }
 
+/* The library's global or static array holding a (shared by every core, read-only). */
+static bool find_global(const nop_library *lib, uintptr_t a, bool end_ok, nopi_mc_region *r)
+{
+    size_t lo = 0, hi = lib->nglobals;   /* the last array starting at or before a */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (lib->globals[mid].start <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return false;
+    nopi_mc_region g = { lib->globals[lo - 1].start, lib->globals[lo - 1].size,
+                         NOPI_MC_GLOBAL, NULL, 0, 0 };
+    if (!holds(&g, a, end_ok))
+        return false;
+    *r = g;
+    return true;
+}
+
 /* The region holding a, innermost local first; end_ok also accepts a region ending at a (a
  * pointer one past the end, from which code may index backwards). */
 static bool find_in(nopi_core *c, uintptr_t a, bool end_ok, nopi_mc_region *r)
@@ -69,7 +95,7 @@ static bool find_in(nopi_core *c, uintptr_t a, bool end_ok, nopi_mc_region *r)
         }
     uintptr_t pool = (uintptr_t)c->tcm, pool_size = (uintptr_t)c->run->profile->tcm_bytes;
     if (a < pool || a - pool > pool_size)
-        return false;
+        return find_global(c->run->lib, a, end_ok, r);
     for (int i = 0; i < c->nblocks; i++) {
         const nopi_tcm_block *b = &c->blocks[i];
         nopi_mc_region t = { pool + b->offset, b->req, NOPI_MC_TCM, b->site, 0, 0 };
@@ -125,7 +151,7 @@ static void pop_frames(nopi_core *c, uintptr_t fp)
 /* ---- reports ----------------------------------------------------------------------------- */
 
 typedef struct report {
-    const char *op;             /* "access", or the libc function */
+    const char *op;             /* "access", "pointer arithmetic" or the libc function */
     const char *verb;           /* "", "reads " or "writes " */
     uintptr_t a;
     size_t n;
@@ -178,6 +204,18 @@ static void describe_region(const nopi_core *c, const nopi_mc_region *r, char *b
     case NOPI_MC_ALLOCA:
         snprintf(buf, size, "a %zu-byte variable-length array", (size_t)r->size);
         break;
+    case NOPI_MC_GLOBAL: {
+        const char *name = nopi_lines_static(lines, r->start);
+        Dl_info info;
+        if (name)
+            snprintf(buf, size, "the %zu-byte static '%s'", (size_t)r->size, name);
+        else if (dladdr((void *)r->start, &info) && info.dli_sname &&
+                 (uintptr_t)info.dli_saddr == r->start)
+            snprintf(buf, size, "the %zu-byte global '%s'", (size_t)r->size, info.dli_sname);
+        else
+            snprintf(buf, size, "a %zu-byte global or static array", (size_t)r->size);
+        break;
+    }
     }
 }
 
@@ -189,7 +227,12 @@ static void write_report(nopi_core *c, void *arg)
     char at[200], region[400];
     describe_code(c, rep->pc, at, sizeof at, &w);
     const char *plural = rep->n == 1 ? "" : "s";
-    if (rep->r) {
+    if (rep->r && rep->n == 0) {   /* arithmetic: no bytes touched yet */
+        describe_region(c, rep->r, region, sizeof region);
+        snprintf(c->diag.msg, sizeof c->diag.msg, "out-of-bounds %s at %s (memcheck): "
+                 "makes a pointer to offset %lld of %s", rep->op, at,
+                 (long long)(rep->a - rep->r->start), region);
+    } else if (rep->r) {
         describe_region(c, rep->r, region, sizeof region);
         snprintf(c->diag.msg, sizeof c->diag.msg, "out-of-bounds %s at %s (memcheck): %s%zu "
                  "byte%s at offset %lld of %s", rep->op, at, rep->verb, rep->n, plural,
@@ -208,7 +251,11 @@ static void write_report(nopi_core *c, void *arg)
     free(path);
     if (used >= sizeof c->diag.detail)
         used = sizeof c->diag.detail - 1;
-    if (rep->r)
+    if (rep->r && rep->n == 0)
+        snprintf(c->diag.detail + used, sizeof c->diag.detail - used, "a pointer may point "
+                 "at bytes [0, %zu] of it (the last just past its end); C leaves anything "
+                 "further undefined", (size_t)rep->r->size);
+    else if (rep->r)
         snprintf(c->diag.detail + used, sizeof c->diag.detail - used, "only bytes [0, %zu) "
                  "of it may be touched: check the index or the loop bound", (size_t)rep->r->size);
     else
@@ -233,11 +280,6 @@ static void check(nopi_core *c, uintptr_t base, uintptr_t a, size_t n, const voi
         return;
     nopi_mc_region r;
     bool known = find_region(c, base, &r);
-    for (unsigned i = 0; !known && i < NOPI_MC_ESCAPES; i++)
-        if (c->mc.escapes[i].value == base && c->mc.escapes[i].from.size) {
-            r = c->mc.escapes[i].from;
-            known = true;
-        }
     if (known && (a < r.start || a - r.start > r.size || n > r.size - (a - r.start)))
         fail(c, &(report){ op, verb, a, n, &r, pc });
     if (!known && (in_tcm(c, a) || in_tcm(c, a + n - 1)))
@@ -267,16 +309,11 @@ static size_t checked_strlen(nopi_core *c, const char *s, size_t max, const void
 
 void *nopi_mc_ptr_add(char *p, size_t off, const void *pc)
 {
-    (void)pc;
     uintptr_t a = (uintptr_t)p + off;   /* in integers: the result may leave its object */
     nopi_core *c = checked_core();
     nopi_mc_region r;
-    if (c && find_region(c, (uintptr_t)p, &r) && !holds(&r, a, true)) {
-        nopi_memcheck *mc = &c->mc;
-        mc->escapes[mc->next_escape].value = a;
-        mc->escapes[mc->next_escape].from = r;
-        mc->next_escape = (mc->next_escape + 1) % NOPI_MC_ESCAPES;
-    }
+    if (c && find_region(c, (uintptr_t)p, &r) && !holds(&r, a, true))
+        fail(c, &(report){ "pointer arithmetic", "", a, 0, &r, pc });
     return (void *)a;
 }
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # memcheck: a kernel's own out-of-bounds pointer accesses, each reported with the op, the
-# core, the line and the region it left; the fixed twin of each kernel passes, and computes
-# the same values with and without memcheck.
+# core, the line and the region it left; each kernel in bounds passes, and computes the same
+# values with and without memcheck.
 . ./lib.sh
 cp -R "$NEURONOP_SRC/tests/fixtures/memcheck" "$WORK/mc"
 
@@ -19,52 +19,68 @@ test_expect "build --memcheck makes a second library beside the plain one" '
     expect_out "up to date"'
 
 test_expect "an index past a tcm_malloc buffer is reported at its line" '
-    run run --memcheck mc tcm_over randn:10
+    run run --memcheck mc tcm randn:10 1
     expect_status 1
-    expect_err "neuronop: tcm_over: core 0: error: out-of-bounds access at mc/k.c:13 in '\''through_tcm'\'' (memcheck): 4 bytes at offset 40 of the 40-byte TCM buffer from tcm_malloc at mc/k.c:10 in '\''through_tcm'\''"
+    expect_err "neuronop: tcm: core 0: error: out-of-bounds access at mc/k.c:13 in '\''tcm'\'' (memcheck): 4 bytes at offset 40 of the 40-byte TCM buffer from tcm_malloc at mc/k.c:10 in '\''tcm'\''"
     expect_err "   13 |         buf[i] = buf[i] + 0.0f;"
     expect_err "only bytes [0, 40) of it may be touched: check the index or the loop bound"
     expect_err "neuronop: device checks: 1 error, 0 warnings"'
 
 test_expect "... which without memcheck goes unnoticed, as on the device" '
-    run run mc tcm_over randn:10
+    run run mc tcm randn:10 1
     expect_status 0'
 
 test_expect "a local array overrun names the local and its function" '
-    run run --memcheck mc local_over randn:10
+    run run --memcheck mc local randn:10 1
     expect_status 1
-    expect_err "error: out-of-bounds access at mc/k.c:40 in '\''through_window'\'' (memcheck): 4 bytes at offset 16 of the 16-byte local '\''window'\'' of '\''through_window'\''"'
+    expect_err "error: out-of-bounds access at mc/k.c:37 in '\''local'\'' (memcheck): 4 bytes at offset 16 of the 16-byte local '\''window'\'' of '\''local'\''"'
+
+test_expect "global and static arrays are checked and named" '
+    run run --memcheck mc global randn:10 1
+    expect_status 1
+    expect_err "error: out-of-bounds access at mc/k.c:60 in '\''global'\'' (memcheck): 4 bytes at offset 16 of the 16-byte global '\''weights'\''"
+    run run --memcheck mc global randn:10 2
+    expect_status 1
+    expect_err "error: out-of-bounds access at mc/k.c:62 in '\''global'\'' (memcheck): 4 bytes at offset 32 of the 32-byte static '\''history'\''"'
 
 test_expect "TCM used after tcm_free is reported" '
     run run --memcheck mc after_free randn:10
     expect_status 1
-    expect_err "error: invalid TCM access at mc/k.c:53 in '\''after_free'\'' (memcheck): 4 bytes at TCM offset 0, in no live tcm_malloc buffer"
+    expect_err "error: invalid TCM access at mc/k.c:86 in '\''after_free'\'' (memcheck): 4 bytes at TCM offset 0, in no live tcm_malloc buffer"
     expect_err "the buffer was freed with tcm_free, or the pointer was never one tcm_malloc returned"'
 
-test_expect "a pointer moved out of its array is reported against that array" '
+test_expect "pointer arithmetic past one beyond the end is reported" '
     run run --memcheck mc escape randn:10
     expect_status 1
-    expect_err "error: out-of-bounds access at mc/k.c:61 in '\''escape'\'' (memcheck): 4 bytes at offset 24 of the 16-byte local '\''counts'\'' of '\''escape'\''"'
+    expect_err "error: out-of-bounds pointer arithmetic at mc/k.c:93 in '\''escape'\'' (memcheck): makes a pointer to offset 24 of the 16-byte local '\''counts'\'' of '\''escape'\''"
+    expect_err "a pointer may point at bytes [0, 16] of it (the last just past its end); C leaves anything further undefined"'
+
+test_expect "a float read tcc folds into arithmetic: two past the end reported, one not" '
+    run run --memcheck mc sum randn:10 2
+    expect_status 1
+    expect_err "error: out-of-bounds pointer arithmetic at mc/k.c:77 in '\''sum'\'' (memcheck): makes a pointer to offset 44 of the 40-byte TCM buffer"
+    run run --memcheck mc sum randn:10 1
+    expect_status 0'
 
 test_expect "memcpy and strlen are checked over the bytes they touch" '
-    run run --memcheck mc memcpy_over randn:10
+    run run --memcheck mc copy randn:10 1
     expect_status 1
-    expect_err "error: out-of-bounds memcpy at mc/k.c:69 in '\''copy_name'\'' (memcheck): writes 15 bytes at offset 0 of the 8-byte local '\''name'\'' of '\''copy_name'\''"
+    expect_err "error: out-of-bounds memcpy at mc/k.c:48 in '\''copy'\'' (memcheck): writes 15 bytes at offset 0 of the 8-byte local '\''name'\'' of '\''copy'\''"
     run run --memcheck mc strlen_over randn:10
     expect_status 1
-    expect_err "error: out-of-bounds strlen at mc/k.c:79 in '\''strlen_over'\'' (memcheck): reads 5 bytes at offset 0 of the 4-byte local '\''tag'\'' of '\''strlen_over'\''"'
+    expect_err "error: out-of-bounds strlen at mc/k.c:101 in '\''strlen_over'\'' (memcheck): reads 5 bytes at offset 0 of the 4-byte local '\''tag'\'' of '\''strlen_over'\''"'
 
 test_expect "a variable-length array overrun is reported" '
     run run --memcheck mc vla_over randn:10
     expect_status 1
-    expect_err "error: out-of-bounds access at mc/k.c:86 in '\''vla_over'\'' (memcheck): 4 bytes at offset 40 of a 40-byte variable-length array"'
+    expect_err "error: out-of-bounds access at mc/k.c:108 in '\''vla_over'\'' (memcheck): 4 bytes at offset 40 of a 40-byte variable-length array"'
 
-test_expect "the fixed kernels pass and compute what they do without memcheck" '
-    for op in tcm_fixed local_fixed memcpy_fixed; do
-        run run --memcheck mc $op randn:64 -o $op.mc.npy
+test_expect "in bounds, the kernels pass and compute what they do without memcheck" '
+    for op in tcm local copy global sum; do
+        run run --memcheck mc $op randn:64 0 -o $op.mc.npy
         expect_status 0
         expect_err "neuronop: device checks: 0 errors, 0 warnings"
-        run run mc $op randn:64 -o $op.npy
+        run run mc $op randn:64 0 -o $op.npy
         expect_status 0
         cmp $op.mc.npy $op.npy
     done
@@ -83,11 +99,11 @@ test_expect "the examples pass under memcheck, the multicore relu on 1, 3 and 8 
     expect_status 0'
 
 test_expect "--memcheck with a library built without it is a usage error" '
-    run run --memcheck mc/build/libmc.so tcm_fixed randn:10
+    run run --memcheck mc/build/libmc.so tcm randn:10 0
     expect_status 2
     expect_err "neuronop: error: '\''mc/build/libmc.so'\'' was built without --memcheck"
     expect_err "build it with '\''neuronop build --memcheck'\'', or give its folder instead"
-    run run mc/build/libmc.memcheck.so tcm_over randn:10
+    run run mc/build/libmc.memcheck.so tcm randn:10 1
     expect_status 1
     expect_err "(memcheck)"'
 
