@@ -100,7 +100,7 @@ static void print_ms(const char *label, double s)
 }
 
 static void print_human(const char *opname, const nop_profile *p, const nop_bench_result *b,
-                        const nop_model *m)
+                        const nop_model *m, bool memcheck)
 {
     const nop_run_result *r = &b->fastest;
     printf("%s on %s: %d core%s (%s, %d host thread%s), %ld warm-up and %d timed runs\n",
@@ -108,6 +108,9 @@ static void print_human(const char *opname, const nop_profile *p, const nop_benc
            dc.schedule ? dc.schedule : "parallel", r->threads, r->threads == 1 ? "" : "s",
            warmup, b->runs);
     printf("(%s)\n", what_a_run_is);
+    if (memcheck)
+        printf("(a memcheck build: every pointer access of the kernel is checked, so the "
+               "figures are the instrumented kernel's, not the device's)\n");
     print_ms("host time per run:", b->mean);
     print_ms(" \xc2\xb1", b->sd);
     print_ms(" (mean \xc2\xb1 sd), median", b->median);
@@ -354,7 +357,7 @@ int cmd_bench(int argc, char **argv)
     if (json)
         print_json(oc.name, oc.profile, &b, &m, host_ns, &cmp, &hp, &tr);
     else
-        print_human(oc.name, oc.profile, &b, &m);
+        print_human(oc.name, oc.profile, &b, &m, nop_library_memcheck(oc.lib));
     if (hugepages && !json)
         printf("huge pages: %s\n", hugepage_summary(&hp));
     if (tr.done && !json)

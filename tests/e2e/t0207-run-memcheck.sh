@@ -88,6 +88,15 @@ test_expect "in bounds, the kernels pass and compute what they do without memche
     expect_status 0
     expect_out "6 passed, 0 failed"'
 
+test_expect "bench --memcheck measures the memcheck build, and stops at a bad access" '
+    run bench --memcheck mc tcm randn:64 0 --warmup 1 --iters 3
+    expect_status 0
+    expect_out "tcm on trn1: 1 core"
+    expect_out "(a memcheck build: every pointer access of the kernel is checked, so the figures are the instrumented kernel'\''s, not the device'\''s)"
+    run bench --memcheck mc tcm randn:64 1 --warmup 1 --iters 3
+    expect_status 1
+    expect_err "error: out-of-bounds access at mc/k.c:13 in '\''tcm'\'' (memcheck)"'
+
 test_expect "the examples pass under memcheck, the multicore relu on 1, 3 and 8 cores" '
     copy_example relu_multicore relu
     for cores in 1 3 8; do
