@@ -185,7 +185,8 @@ void nopi_on_host_stack(nopi_core *c, void (*fn)(nopi_core *, void *), void *arg
 /* A warning from the device, with op and core. */
 void nopi_core_warn(nopi_core *c, const char *fmt, ...) NOPI_PRINTF(2, 3);
 
-/* memcheck.c: a core's memcheck state, made before its kernel runs and freed after. */
+/* memcheck.c: a core's memcheck state, made before its kernel runs (0, or -1 on no memory)
+ * and freed after (end is safe on a core that never started one). */
 int nopi_memcheck_start(nopi_core *c);
 void nopi_memcheck_end(nopi_core *c);
 
