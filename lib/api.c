@@ -361,13 +361,9 @@ const struct nt__api nopi_api_table = {
     .nt_stream_write_##sfx = nopi_api_stream_write_##sfx,
     NOPI_DTYPES(ACCESS)
 #undef ACCESS
-    .mc_ptr_add = nopi_mc_ptr_add, .mc_ptr_indir = nopi_mc_ptr_indir,
-    .mc_local_new = nopi_mc_local_new, .mc_local_delete = nopi_mc_local_delete,
-    .mc_new_region = nopi_mc_new_region, .mc_memcpy = nopi_mc_memcpy,
-    .mc_memmove = nopi_mc_memmove, .mc_memset = nopi_mc_memset, .mc_memcmp = nopi_mc_memcmp,
-    .mc_strlen = nopi_mc_strlen, .mc_strcpy = nopi_mc_strcpy, .mc_strncpy = nopi_mc_strncpy,
-    .mc_strcmp = nopi_mc_strcmp, .mc_strncmp = nopi_mc_strncmp, .mc_strcat = nopi_mc_strcat,
-    .mc_strchr = nopi_mc_strchr,
+#define HOOK(ret, name, params) .name = nopi_##name,
+    NT__MEMCHECK_HOOKS(HOOK)
+#undef HOOK
 };
 
 void nopi_single_core_only(nopi_core *c, const char *fn, const char *what)

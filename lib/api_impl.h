@@ -58,23 +58,11 @@ void *nopi_tcm_alloc(nopi_core *c, size_t nbytes, int stream, const void *site);
 int nopi_tcm_find(nopi_core *c, const void *p, size_t n);
 void nopi_tcm_release(nopi_core *c, int block);
 
-/* memcheck.c: the hooks of struct nt__api (api.h has what each argument is). */
-void *nopi_mc_ptr_add(char *p, size_t off, const void *pc);
-void *nopi_mc_ptr_indir(char *p, size_t off, size_t size, const void *pc);
-void nopi_mc_local_new(const size_t *table, char *fp, const void *pc);
-void nopi_mc_local_delete(const size_t *table, char *fp);
-void nopi_mc_new_region(void *p, size_t size, char *fp);
-void *nopi_mc_memcpy(void *d, const void *s, size_t n, const void *pc);
-void *nopi_mc_memmove(void *d, const void *s, size_t n, const void *pc);
-void *nopi_mc_memset(void *d, int v, size_t n, const void *pc);
-int nopi_mc_memcmp(const void *a, const void *b, size_t n, const void *pc);
-size_t nopi_mc_strlen(const char *s, const void *pc);
-char *nopi_mc_strcpy(char *d, const char *s, const void *pc);
-char *nopi_mc_strncpy(char *d, const char *s, size_t n, const void *pc);
-int nopi_mc_strcmp(const char *a, const char *b, const void *pc);
-int nopi_mc_strncmp(const char *a, const char *b, size_t n, const void *pc);
-char *nopi_mc_strcat(char *d, const char *s, const void *pc);
-char *nopi_mc_strchr(const char *s, int ch, const void *pc);
+/* memcheck.c: the hooks of struct nt__api, nopi_mc_ptr_add and so on (api.h says what each
+ * argument is). */
+#define NOPI_DECL_HOOK(ret, name, params) ret nopi_##name params;
+NT__MEMCHECK_HOOKS(NOPI_DECL_HOOK)
+#undef NOPI_DECL_HOOK
 
 /* tensorlib.c */
 #define NOPI_DECL_UNARY(n) nt_tensor *nopi_api_##n(const nt_tensor *self); \

@@ -63,16 +63,12 @@ static int cmp_global(const void *a, const void *b)
 
 /* memcheck: the library's global and static arrays.  libtcc's -b lists them in .bounds as
  * (address, size) pairs, which the loader has relocated; read them in memory, sorted.
- * Without them memcheck still checks TCM and locals. */
-static void find_globals(nop_library *lib)
+ * Without them memcheck still checks TCM and locals.  image: the library file's bytes. */
+static void find_globals(nop_library *lib, const char *image, size_t len)
 {
-    char *data;
-    size_t len, off, size;
+    size_t off, size;
     uint64_t addr = 0;
-    if (nopi_read_file(lib->path, &data, &len) != 0)
-        return;
-    int found = nopi_elf_section(data, len, ".bounds", &off, &size, &addr);
-    free(data);
+    int found = nopi_elf_section(image, len, ".bounds", &off, &size, &addr);
     uintptr_t at = lib->base + (uintptr_t)addr;
     if (found != 0 || at < lib->map_lo || at > lib->map_hi || size > lib->map_hi - at ||
         at % sizeof(uintptr_t) != 0)
@@ -85,6 +81,19 @@ static void find_globals(nop_library *lib)
         if (pairs[2 * i] && pairs[2 * i + 1])
             lib->globals[lib->nglobals++] = (nopi_global){ pairs[2 * i], pairs[2 * i + 1] };
     qsort(lib->globals, lib->nglobals, sizeof *lib->globals, cmp_global);
+}
+
+/* memcheck: what its reports need, from one read of the library file: the source lines and
+ * the global arrays.  Either may be missing; memcheck then says less or checks less. */
+static void load_memcheck_info(nop_library *lib)
+{
+    char *image;
+    size_t len;
+    if (nopi_read_file(lib->path, &image, &len) != 0)
+        return;
+    lib->lines = nopi_lines_parse(image, len, lib->base);
+    find_globals(lib, image, len);
+    free(image);
 }
 
 int nop_library_open(nop_library **out, const char *path, nop_error *err)
@@ -135,10 +144,8 @@ int nop_library_open(nop_library **out, const char *path, nop_error *err)
     /* bind the library's trampolines to the runtime, once, before any call */
     *d->api = &nopi_api_table;
     find_text(lib);
-    if (d->memcheck) {   /* memcheck names lines when it can; without them it still checks */
-        lib->lines = nopi_lines_read(full, lib->base);
-        find_globals(lib);
-    }
+    if (d->memcheck)
+        load_memcheck_info(lib);
     *out = lib;
     return 0;
 }

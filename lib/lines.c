@@ -161,28 +161,34 @@ static int parse(nopi_lines *l, const char *data, size_t n, uintptr_t base)
     return 0;
 }
 
+nopi_lines *nopi_lines_parse(const char *image, size_t len, uintptr_t base)
+{
+    size_t stab_off, stab_size, str_off, str_size;
+    nopi_lines *l = NULL;
+    if (nopi_elf_section(image, len, ".stab", &stab_off, &stab_size, NULL) != 0 ||
+        nopi_elf_section(image, len, ".stabstr", &str_off, &str_size, NULL) != 0 ||
+        !(l = calloc(1, sizeof *l)) || !(l->strs = malloc(str_size + 1)))
+        goto fail;
+    memcpy(l->strs, image + str_off, str_size);
+    l->strs[str_size] = '\0';
+    l->strsize = str_size + 1;
+    if (parse(l, image + stab_off, stab_size / sizeof(struct stab), base) != 0)
+        goto fail;
+    return l;
+fail:
+    nopi_lines_free(l);
+    return NULL;
+}
+
 nopi_lines *nopi_lines_read(const char *path, uintptr_t base)
 {
     char *data;
-    size_t len, stab_off, stab_size, str_off, str_size;
+    size_t len;
     if (nopi_read_file(path, &data, &len) != 0)
         return NULL;
-    nopi_lines *l = NULL;
-    if (nopi_elf_section(data, len, ".stab", &stab_off, &stab_size, NULL) != 0 ||
-        nopi_elf_section(data, len, ".stabstr", &str_off, &str_size, NULL) != 0 ||
-        !(l = calloc(1, sizeof *l)) || !(l->strs = malloc(str_size + 1)))
-        goto fail;
-    memcpy(l->strs, data + str_off, str_size);
-    l->strs[str_size] = '\0';
-    l->strsize = str_size + 1;
-    if (parse(l, data + stab_off, stab_size / sizeof(struct stab), base) != 0)
-        goto fail;
+    nopi_lines *l = nopi_lines_parse(data, len, base);
     free(data);
     return l;
-fail:
-    free(data);
-    nopi_lines_free(l);
-    return NULL;
 }
 
 void nopi_lines_free(nopi_lines *l)

@@ -13,8 +13,11 @@
 
 typedef struct nopi_lines nopi_lines;
 
-/* Reads the stabs of the library file at `path`, loaded at address `base`.  NULL when it has
- * none, cannot be read, or memory runs out.  Free with nopi_lines_free. */
+/* Reads the stabs of a library from its file image (the file's bytes; the table copies what
+ * it keeps), the library being loaded at address `base`.  NULL when it has none or memory
+ * runs out.  Free with nopi_lines_free. */
+nopi_lines *nopi_lines_parse(const char *image, size_t len, uintptr_t base);
+/* The same, from the file at `path`; NULL also when it cannot be read. */
 nopi_lines *nopi_lines_read(const char *path, uintptr_t base);
 void nopi_lines_free(nopi_lines *l);
 

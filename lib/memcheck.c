@@ -63,6 +63,12 @@ static bool holds(const nopi_mc_region *r, uintptr_t a, bool end_ok)
     return a >= r->start && (a - r->start < r->size || (end_ok && a - r->start == r->size));
 }
 
+static bool in_tcm(const nopi_core *c, uintptr_t a)
+{
+    uintptr_t pool = (uintptr_t)c->tcm;
+    return a >= pool && a - pool < (uintptr_t)c->run->profile->tcm_bytes;
+}
+
 /* The library's global or static array holding a (shared by every core, read-only). */
 static bool find_global(const nop_library *lib, uintptr_t a, bool end_ok, nopi_mc_region *r)
 {
@@ -93,29 +99,23 @@ static bool find_in(nopi_core *c, uintptr_t a, bool end_ok, nopi_mc_region *r)
             *r = c->mc.locals[i];
             return true;
         }
-    uintptr_t pool = (uintptr_t)c->tcm, pool_size = (uintptr_t)c->run->profile->tcm_bytes;
-    if (a < pool || a - pool > pool_size)
-        return find_global(c->run->lib, a, end_ok, r);
-    for (int i = 0; i < c->nblocks; i++) {
-        const nopi_tcm_block *b = &c->blocks[i];
-        nopi_mc_region t = { pool + b->offset, b->req, NOPI_MC_TCM, b->site, 0, 0 };
-        if (b->stream < 0 && holds(&t, a, end_ok)) {   /* a stream's TCM is the runtime's */
-            *r = t;
-            return true;
-        }
-    }
-    return false;
+    /* a TCM block: the one holding a, or (end_ok) the byte before it */
+    int b = nopi_tcm_find(c, (const void *)a, 0);
+    if (b < 0 && end_ok)
+        b = nopi_tcm_find(c, (const void *)(a - 1), 0);
+    if (b < 0)
+        return !in_tcm(c, a) && find_global(c->run->lib, a, end_ok, r);
+    const nopi_tcm_block *blk = &c->blocks[b];
+    if (blk->stream >= 0)   /* a stream's TCM is the runtime's, never the kernel's */
+        return false;
+    *r = (nopi_mc_region){ (uintptr_t)c->tcm + blk->offset, blk->req, NOPI_MC_TCM, blk->site,
+                           0, 0 };
+    return true;
 }
 
 static bool find_region(nopi_core *c, uintptr_t a, nopi_mc_region *r)
 {
     return find_in(c, a, false, r) || find_in(c, a, true, r);
-}
-
-static bool in_tcm(const nopi_core *c, uintptr_t a)
-{
-    uintptr_t pool = (uintptr_t)c->tcm;
-    return a >= pool && a - pool < (uintptr_t)c->run->profile->tcm_bytes;
 }
 
 static void grow_locals(nopi_core *c, void *arg)
@@ -157,6 +157,7 @@ typedef struct report {
     size_t n;
     const nopi_mc_region *r;    /* the region it left, or NULL: TCM outside every buffer */
     const void *pc;             /* the return address of the instrumented call */
+    bool arithmetic;            /* pointer arithmetic, not an access: n is 0 */
 } report;
 
 /* "k.c:14 in 'f'", as much of it as the library's debug info knows. */
@@ -227,7 +228,7 @@ static void write_report(nopi_core *c, void *arg)
     char at[200], region[400];
     describe_code(c, rep->pc, at, sizeof at, &w);
     const char *plural = rep->n == 1 ? "" : "s";
-    if (rep->r && rep->n == 0) {   /* arithmetic: no bytes touched yet */
+    if (rep->arithmetic) {
         describe_region(c, rep->r, region, sizeof region);
         snprintf(c->diag.msg, sizeof c->diag.msg, "out-of-bounds %s at %s (memcheck): "
                  "makes a pointer to offset %lld of %s", rep->op, at,
@@ -251,7 +252,7 @@ static void write_report(nopi_core *c, void *arg)
     free(path);
     if (used >= sizeof c->diag.detail)
         used = sizeof c->diag.detail - 1;
-    if (rep->r && rep->n == 0)
+    if (rep->arithmetic)
         snprintf(c->diag.detail + used, sizeof c->diag.detail - used, "a pointer may point "
                  "at bytes [0, %zu] of it (the last just past its end); C leaves anything "
                  "further undefined", (size_t)rep->r->size);
@@ -281,9 +282,9 @@ static void check(nopi_core *c, uintptr_t base, uintptr_t a, size_t n, const voi
     nopi_mc_region r;
     bool known = find_region(c, base, &r);
     if (known && (a < r.start || a - r.start > r.size || n > r.size - (a - r.start)))
-        fail(c, &(report){ op, verb, a, n, &r, pc });
+        fail(c, &(report){ op, verb, a, n, &r, pc, false });
     if (!known && (in_tcm(c, a) || in_tcm(c, a + n - 1)))
-        fail(c, &(report){ op, verb, a, n, NULL, pc });
+        fail(c, &(report){ op, verb, a, n, NULL, pc, false });
 }
 
 /* The length of the string at s, checked to end inside its region: reading a string is
@@ -301,7 +302,7 @@ static size_t checked_strlen(nopi_core *c, const char *s, size_t max, const void
     size_t room = r.size - (a - r.start);
     size_t len = strnlen(s, room < max ? room : max);
     if (len == room && room < max)   /* no '\0' before the region ends */
-        fail(c, &(report){ op, "reads ", a, room + 1, &r, pc });
+        fail(c, &(report){ op, "reads ", a, room + 1, &r, pc, false });
     return len;
 }
 
@@ -313,7 +314,7 @@ void *nopi_mc_ptr_add(char *p, size_t off, const void *pc)
     nopi_core *c = checked_core();
     nopi_mc_region r;
     if (c && find_region(c, (uintptr_t)p, &r) && !holds(&r, a, true))
-        fail(c, &(report){ "pointer arithmetic", "", a, 0, &r, pc });
+        fail(c, &(report){ "pointer arithmetic", "", a, 0, &r, pc, true });
     return (void *)a;
 }
 
