@@ -22,9 +22,13 @@ PKGS = yaml-0.1 libxxhash jansson
 TCC_DIR := $(patsubst %/libtcc1.a,%,$(firstword $(wildcard /usr/lib/*/tcc/libtcc1.a \
 	/usr/lib/tcc/libtcc1.a /usr/local/lib/tcc/libtcc1.a)))
 
-ALL_CPPFLAGS = -D_GNU_SOURCE -Ilib -Ishare/neuronop/include \
+# lib/ sees its own subsystems (lib/base, lib/build, lib/device, lib/measure: each one's
+# README says what it owns), the public header and the kernel API; cmd/ sees only the public
+# header, because the CLI is a client of the library like any other.
+LIB_CPPFLAGS = -D_GNU_SOURCE -Iinclude -Ilib -Ishare/neuronop/include \
 	$(if $(TCC_DIR),-DNOP_TCC_DIR='"$(TCC_DIR)"') \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CPPFLAGS)
+CMD_CPPFLAGS = -D_GNU_SOURCE -Iinclude $(CPPFLAGS)
 ALL_CFLAGS = -std=c11 $(WARNINGS) $(CFLAGS)
 # libyaml and libxxhash are linked statically (like libtcc, which Debian ships only as .a):
 # fewer shared objects to load is 0.2 ms off every command's start, which matters for the
@@ -34,15 +38,15 @@ LIBS = -Wl,-Bstatic -lyaml -lxxhash -ljansson -Wl,-Bdynamic -ltcc -ldl -lpthread
 # kernel's small stack the first time the runtime calls into libc, and use 3 KB of it.
 ALL_LDFLAGS = -Wl,-z,now $(LDFLAGS)
 
-LIB_SRCS = $(sort $(wildcard lib/*.c))
+LIB_SRCS = $(sort $(wildcard lib/*/*.c))
 CMD_SRCS = $(sort $(wildcard cmd/neuronop/*.c))
 UNIT_SRCS = $(sort $(wildcard tests/unit/test_*.c))
 LIB_OBJS = $(LIB_SRCS:%.c=$(O)/%.o)
 CMD_OBJS = $(CMD_SRCS:%.c=$(O)/%.o)
 UNIT_BINS = $(UNIT_SRCS:%.c=$(O)/%)
 LIBA = $(O)/libneuronop.a
-HEADERS = $(wildcard lib/*.h cmd/neuronop/*.h share/neuronop/include/*.h \
-	share/neuronop/include/neuronop/*)
+HEADERS = $(wildcard include/*.h lib/*/*.h lib/*/*.def cmd/neuronop/*.h \
+	share/neuronop/include/*.h share/neuronop/include/neuronop/*)
 
 # Sanitizer runs: AddressSanitizer must let neuronop handle SIGSEGV from kernels itself.
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -65,13 +69,17 @@ $(LIBA): $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(O)/%.o: %.c $(HEADERS)
+$(O)/lib/%.o: lib/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(LIB_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(O)/cmd/%.o: cmd/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CMD_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
 $(O)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) -Ilib $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBA) $(LIBS) -lcmocka
+	$(CC) $(LIB_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBA) $(LIBS) -lcmocka
 
 deps:
 	@sh mk/deps.sh build
@@ -110,8 +118,11 @@ e2e: $(BIN)
 warnings:
 	@if command -v clang >/dev/null 2>&1; then \
 		echo "== clang -Wall -Wextra -Werror (syntax only)"; \
-		for f in $(LIB_SRCS) $(CMD_SRCS); do \
-			clang -fsyntax-only $(ALL_CPPFLAGS) -std=c11 $(WARNINGS) -Werror $$f || exit 1; \
+		for f in $(LIB_SRCS); do \
+			clang -fsyntax-only $(LIB_CPPFLAGS) -std=c11 $(WARNINGS) -Werror $$f || exit 1; \
+		done; \
+		for f in $(CMD_SRCS); do \
+			clang -fsyntax-only $(CMD_CPPFLAGS) -std=c11 $(WARNINGS) -Werror $$f || exit 1; \
 		done; \
 	fi
 
@@ -125,7 +136,7 @@ e2e-sanitize: $(BIN)
 
 $(O)/bench/devbench: bench/devbench.c $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
+	$(CC) $(CMD_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
 
 bench: deps $(BIN) $(O)/bench/devbench
 	@sh bench/run.sh "$(abspath $(BIN))"

@@ -292,7 +292,7 @@ static int check_options(void)
         report_plain_error("--max-regression takes a percentage of 0 or more");
     else
         return 0;
-    return NOP_EXIT_USAGE;
+    return STATUS_USAGE;
 }
 
 int cmd_bench(int argc, char **argv)
@@ -302,7 +302,7 @@ int cmd_bench(int argc, char **argv)
     dc.timeout = 0;
     int rc = parse_options(&spec, argc, argv, &args, &nargs);
     if (rc != 0)
-        return rc > 0 ? 0 : NOP_EXIT_USAGE;
+        return rc > 0 ? 0 : STATUS_USAGE;
     struct op_call oc = { 0 };
     nop_bench_result b = { 0 };
     if ((rc = check_options()) != 0)
@@ -378,7 +378,7 @@ int cmd_bench(int argc, char **argv)
     if (cmp.regressed) {
         report_plain_error("modeled throughput fell %.1f%% against '%s', more than "
                            "--max-regression %g%%", -cmp.model_change, baseline, max_regression);
-        rc = NOP_EXIT_FAIL;
+        rc = STATUS_FAIL;
     }
 out:
     nop_bench_result_clear(&b);

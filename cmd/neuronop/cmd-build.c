@@ -65,8 +65,7 @@ static int print_json(const nop_build_result *res)
     char *meta = nop_library_json(lib);
     nop_library_close(lib);
     if (!meta) {
-        report_plain_error("out of memory");
-        return NOP_EXIT_FAIL;
+        return report_nomem();
     }
     printf("{\n\"status\": \"%s\",\n\"seconds\": %.6f,\n\"compiled\": %d,\n\"library\": %s}\n",
            res->up_to_date ? "up to date" : "built", res->seconds, res->compiled, meta);
@@ -80,7 +79,7 @@ int cmd_build(int argc, char **argv)
     int nargs;
     int rc = parse_options(&spec, argc, argv, &args, &nargs);
     if (rc != 0)
-        return rc > 0 ? 0 : NOP_EXIT_USAGE;
+        return rc > 0 ? 0 : STATUS_USAGE;
     const char *target = nargs ? args[0] : ".";
     free(args);
 

@@ -25,7 +25,7 @@ int cmd_inspect(int argc, char **argv)
     int nargs;
     int rc = parse_options(&spec, argc, argv, &args, &nargs);
     if (rc != 0)
-        return rc > 0 ? 0 : NOP_EXIT_USAGE;
+        return rc > 0 ? 0 : STATUS_USAGE;
     nop_library *lib;
     rc = open_target(args[0], false, false, &lib);
     free(args);
@@ -34,8 +34,7 @@ int cmd_inspect(int argc, char **argv)
     char *json = nop_library_json(lib);
     nop_library_close(lib);
     if (!json) {
-        report_plain_error("out of memory");
-        return NOP_EXIT_FAIL;
+        return report_nomem();
     }
     fputs(json, stdout);
     free(json);

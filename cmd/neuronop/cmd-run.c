@@ -178,7 +178,7 @@ static int compare(const nop_tensor *out, nop_compare *cmp)
     nop_tensor_compare(out, want, r, a, cmp);
     int rc = 0;
     if (cmp->mismatches) {
-        rc = NOP_EXIT_FAIL;
+        rc = STATUS_FAIL;
         if (cmp->why[0])
             report_plain_error("output differs from '%s': %s", expect, cmp->why);
         if (cmp->nworst)
@@ -206,7 +206,7 @@ int cmd_run(int argc, char **argv)
     dc.timeout = 0;
     int rc = parse_options(&spec, argc, argv, &args, &nargs);
     if (rc != 0)
-        return rc > 0 ? 0 : NOP_EXIT_USAGE;
+        return rc > 0 ? 0 : STATUS_USAGE;
     struct op_call oc;
     nop_run_result res = { 0 };
     if ((rc = op_call_open(&oc, &dc, args, nargs, verbose)) != 0)

@@ -375,12 +375,12 @@ static int write_junit(const char *path, const char *library, const results *rs,
 {
     char *tmp = NULL;
     if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
-        return report_plain_error("out of memory"), NOP_EXIT_FAIL;
+        return report_nomem();
     FILE *f = fopen(tmp, "w");
     if (!f) {
         report_plain_error("cannot write '%s': %s", path, strerror(errno));
         free(tmp);
-        return NOP_EXIT_USAGE;
+        return STATUS_USAGE;
     }
     int total = counts[PASSED] + counts[FAILED] + counts[ERRORED] + counts[SKIPPED];
     char stamp[32];
@@ -431,7 +431,7 @@ static int write_junit(const char *path, const char *library, const results *rs,
         unlink(tmp);
     }
     free(tmp);
-    return ok ? 0 : NOP_EXIT_USAGE;
+    return ok ? 0 : STATUS_USAGE;
 }
 
 /* "I/N" with 1 <= I <= N; -1 for anything else. */
@@ -453,7 +453,7 @@ int cmd_test(int argc, char **argv)
     dc.timeout = 0;
     int rc = parse_options(&spec, argc, argv, &args, &nargs);
     if (rc != 0)
-        return rc > 0 ? 0 : NOP_EXIT_USAGE;
+        return rc > 0 ? 0 : STATUS_USAGE;
     const char *target = nargs ? args[0] : ".";
     nop_error err;
     nop_manifest *m = NULL;
@@ -465,12 +465,12 @@ int cmd_test(int argc, char **argv)
     double t0 = now();
     if (shuffles < 0 || shuffles > 37) {
         report_plain_error("--schedules takes 0 to 37 shuffled schedules");
-        rc = NOP_EXIT_USAGE;
+        rc = STATUS_USAGE;
         goto out;
     }
     if (shard && parse_shard(shard, &shard_i, &shard_n) != 0) {
         report_plain_error("--shard takes I/N with 1 <= I <= N, like 2/4, not '%s'", shard);
-        rc = NOP_EXIT_USAGE;
+        rc = STATUS_USAGE;
         goto out;
     }
     if (nop_manifest_load(&m, target, &err) != 0) {
@@ -495,8 +495,7 @@ int cmd_test(int argc, char **argv)
         for (;;) {
             result *r = add_result(&rs);
             if (!r) {
-                report_plain_error("out of memory");
-                rc = NOP_EXIT_FAIL;
+                rc = report_nomem();
                 goto out;
             }
             if (selected) {
@@ -523,7 +522,7 @@ int cmd_test(int argc, char **argv)
         printf("%d passed, %d failed, %d skipped\n", counts[PASSED], failed, counts[SKIPPED]);
     else
         printf("%d passed, %d failed\n", counts[PASSED], failed);
-    rc = failed ? NOP_EXIT_FAIL : 0;
+    rc = failed ? STATUS_FAIL : 0;
     if (junit) {
         int jrc = write_junit(junit, nop_library_name(lib), &rs, counts, now() - t0);
         rc = jrc ? jrc : rc;

@@ -31,7 +31,7 @@ static int parse_checks(const struct option_list *l, unsigned *bits)
                     fprintf(stderr, " %s", nop_check_names[k]);
                 fprintf(stderr, ", or all\n");
                 free(copy);
-                return NOP_EXIT_USAGE;
+                return STATUS_USAGE;
             }
             *bits |= b;
         }
@@ -73,11 +73,11 @@ static int device_opts_of(struct device_cli *dc, nop_device_opts *o)
         report_plain_error("unknown schedule '%s'%s%s%s; use parallel, sequential, reversed "
                            "or shuffle", dc->schedule, hint ? " (did you mean '" : "",
                            hint ? hint : "", hint ? "'?)" : "");
-        return NOP_EXIT_USAGE;
+        return STATUS_USAGE;
     }
     if (dc->cores < 0 || dc->threads < 0 || dc->timeout < 0) {
         report_plain_error("--cores, --threads and --timeout take positive numbers");
-        return NOP_EXIT_USAGE;
+        return STATUS_USAGE;
     }
     int rc = device_cli_checks(dc);
     if (rc != 0)
@@ -141,7 +141,7 @@ static int bad_arg(const nop_opinfo *op, int i, const char *arg, const char *wha
     fprintf(stderr, "signature: ");
     print_signature(stderr, op);
     fprintf(stderr, "\n");
-    return NOP_EXIT_USAGE;
+    return STATUS_USAGE;
 }
 
 int parse_op_args(const nop_library *lib, const char *opname, int argc, char **argv,
@@ -172,7 +172,7 @@ int parse_op_args(const nop_library *lib, const char *opname, int argc, char **a
             print_signature(stderr, &o);
         }
         fprintf(stderr, "\n");
-        return NOP_EXIT_USAGE;
+        return STATUS_USAGE;
     }
     nop_opinfo op;
     nop_library_op(lib, *opi, &op);
@@ -182,13 +182,12 @@ int parse_op_args(const nop_library *lib, const char *opname, int argc, char **a
         fprintf(stderr, "signature: ");
         print_signature(stderr, &op);
         fprintf(stderr, "\n");
-        return NOP_EXIT_USAGE;
+        return STATUS_USAGE;
     }
     *vals = calloc((size_t)(argc ? argc : 1), sizeof **vals);
     *tensors = calloc((size_t)(argc ? argc : 1), sizeof **tensors);
     if (!*vals || !*tensors) {
-        report_plain_error("out of memory");
-        return NOP_EXIT_FAIL;
+        return report_nomem();
     }
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];

@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
-        return NOP_EXIT_USAGE;
+        return STATUS_USAGE;
     }
     const char *name = argv[1];
     if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
@@ -60,5 +60,5 @@ int main(int argc, char **argv)
     else
         report_plain_error("'%s' is not a neuronop command", name);
     fprintf(stderr, "see 'neuronop --help'\n");
-    return NOP_EXIT_USAGE;
+    return STATUS_USAGE;
 }

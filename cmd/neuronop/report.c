@@ -48,10 +48,29 @@ void report_diag(const nop_diag *d)
         fprintf(stderr, "%s\n", d->detail);
 }
 
+int exit_status_of(enum nop_errkind k)
+{
+    static const enum exit_status status[] = {
+        [NOP_ERR_NONE] = STATUS_FAIL,       /* a failure that did not say: not a success */
+        [NOP_ERR_NOMEM] = STATUS_INTERNAL,
+        [NOP_ERR_INPUT] = STATUS_USAGE,
+        [NOP_ERR_COMPILE] = STATUS_COMPILE,
+        [NOP_ERR_DEVICE] = STATUS_FAIL,
+        [NOP_ERR_TEST] = STATUS_FAIL,
+    };
+    return (unsigned)k < sizeof status / sizeof status[0] ? (int)status[k] : STATUS_FAIL;
+}
+
 int report_error(const nop_error *err)
 {
     report_diag(&err->diag);
-    return err->status == NOP_EXIT_OK ? NOP_EXIT_FAIL : (int)err->status;
+    return exit_status_of(err->kind);
+}
+
+int report_nomem(void)
+{
+    report_plain_error("out of memory");
+    return STATUS_INTERNAL;
 }
 
 void report_sink(void *ctx, const nop_diag *d)

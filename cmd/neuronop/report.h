@@ -15,10 +15,24 @@
 
 #define REPORT_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
+/* The exit statuses of neuronop (the table in neuronop(1)). */
+enum exit_status {
+    STATUS_OK = 0,        /* success */
+    STATUS_FAIL = 1,      /* the op or a test failed: device rule, crash, timeout, mismatch */
+    STATUS_USAGE = 2,     /* usage, manifest or input error */
+    STATUS_COMPILE = 3,   /* the user's sources did not compile or link */
+    STATUS_INTERNAL = 4,  /* neuronop itself could not go on: out of memory */
+};
+
+/* The exit status for an error of kind k: the one place errors become statuses. */
+int exit_status_of(enum nop_errkind k);
+
 /* Prints one diagnostic. */
 void report_diag(const nop_diag *d);
 /* Prints a failed call's error and returns the exit status it maps to. */
 int report_error(const nop_error *err);
+/* Prints "neuronop: error: out of memory" and returns STATUS_INTERNAL. */
+int report_nomem(void);
 /* A nop_diag_fn that prints warnings and notes as they come (ctx unused). */
 void report_sink(void *ctx, const nop_diag *d);
 /* "neuronop: error: ..." for problems found by the CLI itself; the message starts with its

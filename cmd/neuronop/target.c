@@ -26,7 +26,7 @@ static int check_memcheck(nop_library **lib, const char *arg)
     fprintf(stderr, "build it with 'neuronop build --memcheck', or give its folder instead\n");
     nop_library_close(*lib);
     *lib = NULL;
-    return NOP_EXIT_USAGE;
+    return STATUS_USAGE;
 }
 
 int open_target(const char *arg, bool verbose, bool memcheck, nop_library **out)

@@ -2,10 +2,10 @@
 #include <sys/stat.h>
 
 #include "unit.h"
-#include "elfsyms.h"
-#include "gen.h"
-#include "internal.h"
-#include "manifest.h"
+#include "base/elfsyms.h"
+#include "build/gen.h"
+#include "base/internal.h"
+#include "build/manifest.h"
 
 static const char *const manifest =
     "name: unit\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\nextra_cflags: [-DSTACK_SIZE=12000]\n"
@@ -76,7 +76,7 @@ static void failed_build_keeps_old_library_and_is_retried(void **state)
     unit_write(dir, "k.c", "nt_tensor *scale(const nt_tensor *t, double f) { return 0 }\n");
     for (int attempt = 0; attempt < 2; attempt++) {
         assert_int_equal(build(dir, false, &res, &err), -1);
-        assert_int_equal(err.status, NOP_EXIT_COMPILE);
+        assert_int_equal(err.kind, NOP_ERR_COMPILE);
         assert_int_equal(res.compiled, 1);   /* never cached: compiled again */
         assert_non_null(strstr(err.diag.file, "k.c"));
         assert_int_equal(err.diag.line, 1);
@@ -129,7 +129,7 @@ static void open_refuses_other_files(void **state)
     nop_library *lib;
     nop_error err;
     assert_int_equal(nop_library_open(&lib, path, &err), -1);
-    assert_int_equal(err.status, NOP_EXIT_USAGE);
+    assert_int_equal(err.kind, NOP_ERR_INPUT);
     snprintf(path, sizeof path, "%s/missing.so", dir);
     assert_int_equal(nop_library_open(&lib, path, &err), -1);
     assert_non_null(strstr(err.diag.msg, "cannot read"));

@@ -77,7 +77,7 @@ static void arguments_must_match(void **state)
     nop_run_result res;
     assert_int_equal(nop_device_run(dev, lib, nop_library_find_op(lib, "pool"), &v, 1, &res,
                                     &err), -1);
-    assert_int_equal(err.status, NOP_EXIT_USAGE);
+    assert_int_equal(err.kind, NOP_ERR_INPUT);
     assert_non_null(strstr(err.diag.msg, "must be a tensor, not a double"));
     nop_run_result_clear(&res);
     nop_device_free(dev);

@@ -1,6 +1,6 @@
 /* Unit tests of manifest loading (lib/manifest.c, lib/yaml.c, lib/flags.c). */
 #include "unit.h"
-#include "manifest.h"
+#include "build/manifest.h"
 
 static const char *const kernel_src =
     "#include <neuronop.h>\nnt_tensor *k(const nt_tensor *t) { return get_dst_tensor(); }\n";
@@ -82,7 +82,7 @@ static void errors_carry_file_line_column(void **state)
     const char *dir;
     nop_manifest *m = load_text(BASE OP "multicroe: true\n", &err, &dir);
     assert_null(m);
-    assert_int_equal(err.status, NOP_EXIT_USAGE);
+    assert_int_equal(err.kind, NOP_ERR_INPUT);
     assert_int_equal(err.diag.line, 9);
     assert_int_equal(err.diag.col, 1);
     assert_non_null(strstr(err.diag.file, "neuronop.yaml"));
@@ -97,7 +97,7 @@ static void missing_manifest_in_folder(void **state)
     nop_error err;
     assert_int_equal(nop_manifest_load(&m, dir, &err), -1);
     assert_null(m);
-    assert_int_equal(err.status, NOP_EXIT_USAGE);
+    assert_int_equal(err.kind, NOP_ERR_INPUT);
     assert_non_null(strstr(err.diag.msg, "no neuronop.yaml"));
     unit_cleanup(dir);
 }

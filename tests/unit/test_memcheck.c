@@ -3,8 +3,8 @@
 #include <dlfcn.h>
 
 #include "unit.h"
-#include "internal.h"
-#include "library.h"
+#include "base/internal.h"
+#include "device/library.h"
 
 /* Line numbers below count from the first line of this text. */
 static const char *const kernels =
@@ -97,7 +97,7 @@ static void an_overrun_is_reported_at_its_line(void **state)
     nop_run_result res;
     nop_error err;
     assert_int_equal(run_pool(1, &res, &err), -1);
-    assert_int_equal(err.status, NOP_EXIT_FAIL);
+    assert_int_equal(err.kind, NOP_ERR_DEVICE);
     assert_string_equal(err.diag.where, "pool: core 0");
     assert_non_null(strstr(err.diag.msg, "out-of-bounds access at "));
     assert_non_null(strstr(err.diag.msg, "k.c:4 in 'fill' (memcheck): 4 bytes at offset 8192 "

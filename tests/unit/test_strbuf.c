@@ -1,6 +1,6 @@
 /* Unit tests of the string buffer and its C and JSON quoting (lib/strbuf.c). */
 #include "unit.h"
-#include "internal.h"
+#include "base/internal.h"
 
 static void appends_and_formats(void **state)
 {

@@ -2,7 +2,7 @@
 #include <math.h>
 
 #include "unit.h"
-#include "tensor.h"
+#include "base/tensor.h"
 
 static void bf16_rounds_to_nearest_even(void **state)
 {
@@ -77,7 +77,7 @@ static void npy_round_trip(void **state)
     nop_error err;
     assert_int_equal(nop_tensor_load_npy(&t, path, &err), -1);
     assert_null(t);
-    assert_int_equal(err.status, NOP_EXIT_USAGE);
+    assert_int_equal(err.kind, NOP_ERR_INPUT);
     unit_cleanup(dir);
 }
 

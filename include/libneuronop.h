@@ -1,0 +1,470 @@
+/*
+ * libneuronop.h - the one public header of libneuronop.
+ *
+ * libneuronop loads manifests, builds op libraries with libtcc, loads built libraries and runs
+ * their ops on a virtual GPSIMD core array.  The neuronop command is a thin client of it.
+ *
+ * Conventions (libtcc and libyaml are the models):
+ *   - Public names start with nop_ (internal ones, in lib/internal.h, with nopi_).
+ *   - Objects are opaque and come in pairs: nop_X_new/nop_X_load/nop_X_open creates,
+ *     nop_X_free/nop_X_close destroys; *_free(NULL) is a no-op.
+ *   - Functions that can fail return 0 on success and -1 on failure, filling the caller's
+ *     nop_error (which may be NULL when the caller does not care).
+ *   - The library never prints, never calls exit() and keeps no process-wide mutable state:
+ *     warnings and progress go to a caller-supplied nop_diag_fn.
+ */
+#ifndef LIBNEURONOP_H
+#define LIBNEURONOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NOP_VERSION "0.1.0"
+
+/* ---- errors and diagnostics ------------------------------------------------------------ */
+
+/*
+ * What kind of failure an error record describes.  The library says what went wrong; how a
+ * program reports it is the program's business (the neuronop command maps each kind to an
+ * exit status in one table, cmd/neuronop/report.c).
+ */
+enum nop_errkind {
+    NOP_ERR_NONE = 0,   /* no error (a zeroed record) */
+    NOP_ERR_NOMEM,      /* out of memory, or a system resource (a thread, a mapping) */
+    NOP_ERR_INPUT,      /* a bad input: argument, manifest, profile, .npy file, generator */
+    NOP_ERR_COMPILE,    /* the user's sources did not compile or link */
+    NOP_ERR_DEVICE,     /* the op failed on the device: a broken rule, a crash, a timeout */
+    NOP_ERR_TEST,       /* a test failed: the values are not the expected ones */
+};
+
+enum nop_severity { NOP_SEV_ERROR, NOP_SEV_WARNING, NOP_SEV_NOTE };
+
+/*
+ * One message about one place.  `file` (with 1-based `line` and `col`, 0 when unknown) names
+ * an input file; `where` names a device context ("relu_forward: core 7"); both may be empty.
+ * `detail` holds further lines shown under the message (a source excerpt, a hint).
+ */
+typedef struct nop_diag {
+    enum nop_severity severity;
+    char file[1024];
+    int line, col;
+    char where[256];
+    char msg[1024];
+    char detail[2048];
+} nop_diag;
+
+/* The error record filled by a failing call: what kind of failure, and the diagnostic. */
+typedef struct nop_error {
+    enum nop_errkind kind;
+    nop_diag diag;
+} nop_error;
+
+/* Receives warnings, notes and progress lines; `d` is valid only during the call. */
+typedef void nop_diag_fn(void *ctx, const nop_diag *d);
+
+/* ---- manifests ------------------------------------------------------------------------- */
+
+typedef struct nop_manifest nop_manifest;
+
+enum nop_argtype { NOP_ARG_TENSOR, NOP_ARG_SCALAR, NOP_ARG_DOUBLE, NOP_ARG_INT64 };
+#define NOP_MAX_OPS 10
+#define NOP_MAX_ARGS 16
+
+/* Where the library's stack size came from. */
+enum nop_stack_from { NOP_STACK_DEFAULT, NOP_STACK_CFLAGS, NOP_STACK_KEY };
+
+/*
+ * Loads and validates a manifest.  `path` is a neuronop.yaml file or a directory holding one.
+ * On success *out owns the manifest (free with nop_manifest_free).  Every problem is reported
+ * with file, line and column, and what to write instead.
+ */
+int nop_manifest_load(nop_manifest **out, const char *path, nop_error *err);
+void nop_manifest_free(nop_manifest *m);
+
+const char *nop_manifest_path(const nop_manifest *m);     /* the manifest file */
+const char *nop_manifest_name(const nop_manifest *m);     /* library name */
+const char *nop_manifest_build_dir(const nop_manifest *m); /* absolute-or-relative to cwd */
+bool nop_manifest_multicore(const nop_manifest *m);
+int64_t nop_manifest_stack_size(const nop_manifest *m);
+enum nop_stack_from nop_manifest_stack_from(const nop_manifest *m);
+int nop_manifest_op_count(const nop_manifest *m);
+
+/* An op's declaration: pointers stay valid as long as the manifest or library they came
+ * from. */
+typedef struct nop_opinfo {
+    const char *name, *kernel, *shape;
+    int nargs;
+    enum nop_argtype args[NOP_MAX_ARGS];
+} nop_opinfo;
+
+/* Fills *out for op i (0-based); -1 when i is out of range. */
+int nop_manifest_op(const nop_manifest *m, int i, nop_opinfo *out);
+
+/* A test case of the manifest (neuronop test).  Pointers stay valid with the manifest. */
+typedef struct nop_testinfo {
+    const char *name;
+    const char *op;
+    int nargs;
+    const char *const *alts[NOP_MAX_ARGS];   /* alts[i]: the values argument i takes in turn */
+    int nalts[NOP_MAX_ARGS];
+    const char *expect;        /* a .npy path, or NULL */
+    const char *reference;     /* a reference function (reference_srcs), or NULL */
+    double rtol, atol;         /* negative: the expected dtype's default */
+    const int *cores;          /* core counts to run on; ncores 0: the profile's */
+    int ncores;
+    int line;                  /* where the case is in the manifest */
+} nop_testinfo;
+
+int nop_manifest_test_count(const nop_manifest *m);
+int nop_manifest_test(const nop_manifest *m, int i, nop_testinfo *out);
+
+/* The manifest name of an arg type ("tensor", "scalar", "double", "int64"). */
+const char *nop_argtype_name(enum nop_argtype t);
+
+/* The candidate closest to word by edit distance, or NULL when none is close enough to
+ * suggest ("did you mean"). */
+const char *nop_closest(const char *word, const char *const *candidates, size_t n);
+
+/* Default and limits of STACK_SIZE (gpsimd.md). */
+#define NOP_STACK_DEFAULT_BYTES 6144
+#define NOP_STACK_MAX_BYTES 409600
+
+/* ---- building -------------------------------------------------------------------------- */
+
+typedef struct nop_build_opts {
+    const char *share_dir;     /* share/neuronop: holds include/neuronop.h (required) */
+    const char *tcc_dir;       /* tcc's lib dir (libtcc1.a, include/); NULL: search */
+    bool force;                /* rebuild even when up to date */
+    bool memcheck;             /* instrument kernels for memcheck: builds libNAME.memcheck.so */
+    double lock_timeout;       /* seconds to wait for another build of the same dir; 0: 60 */
+    nop_diag_fn *diag;         /* warnings and, with verbose, each compile step; may be NULL */
+    void *diag_ctx;
+    bool verbose;              /* report each compile step as a NOP_SEV_NOTE */
+} nop_build_opts;
+
+typedef struct nop_build_result {
+    char lib_path[1024];       /* the built (or up-to-date) library */
+    bool up_to_date;           /* nothing was compiled */
+    double seconds;            /* wall time of the whole build call */
+    int compiled;              /* translation units compiled */
+} nop_build_result;
+
+/* Builds the manifest's library, or finds it up to date. */
+int nop_build(const nop_manifest *m, const nop_build_opts *opts, nop_build_result *res,
+              nop_error *err);
+
+/* Finds tcc's runtime directory (libtcc1.a): NEURONOP_TCC_DIR, then the usual places.
+ * Writes it to buf; -1 with an error naming the package to install when absent. */
+int nop_find_tcc_dir(char *buf, size_t size, nop_error *err);
+
+/* ---- tensors ----------------------------------------------------------------------------- */
+
+/* A host tensor: the kernel API's nt_tensor as libneuronop's callers see it. */
+typedef struct nt_tensor nop_tensor;
+
+/* Element types; the same values as the kernel API's nt_dtype. */
+enum nop_dtype { NOP_F32, NOP_BF16, NOP_F16, NOP_I32, NOP_I8, NOP_I64, NOP_I16, NOP_U8 };
+
+void nop_tensor_free(nop_tensor *t);
+enum nop_dtype nop_tensor_dtype(const nop_tensor *t);
+int nop_tensor_ndim(const nop_tensor *t);
+const int64_t *nop_tensor_sizes(const nop_tensor *t);
+int64_t nop_tensor_numel(const nop_tensor *t);
+/* Element i of the flattened tensor, as a double. */
+double nop_tensor_get(const nop_tensor *t, int64_t i);
+/* "float32", "bfloat16", ...; and "32x4096" (a buffer of at least 96 bytes). */
+const char *nop_dtype_name(enum nop_dtype d);
+void nop_tensor_shape_str(const nop_tensor *t, char *buf, size_t size);
+
+/* Reads a .npy file: versions 1-3, C or Fortran order, little-endian, the 8 device dtypes
+ * (bfloat16 as ml_dtypes saves it: a 2-byte void, '<V2', or 'bfloat16').  Every problem is an
+ * input error naming the file. */
+int nop_tensor_load_npy(nop_tensor **out, const char *path, nop_error *err);
+/* Writes a .npy file (version 1.0, C order) through a temporary file and rename(2), so a
+ * reader never sees half of it. */
+int nop_tensor_save_npy(const nop_tensor *t, const char *path, nop_error *err);
+
+/* Makes a tensor from a generator spec: KIND:SHAPE[:DTYPE], with KIND randn, rand, zeros,
+ * ones or arange (arange:N), or full:SHAPE:VALUE[:DTYPE]; SHAPE like 32x4096; DTYPE a name or
+ * suffix, default float32 (int64 for arange of integers is not implied: give :i64).  Random
+ * kinds draw from a generator seeded with seed, so a seed repeats a tensor exactly. */
+int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_error *err);
+/* True when spec looks like a generator (KIND: with a known KIND) rather than a file name. */
+bool nop_is_generator(const char *spec);
+
+/* Summary statistics over finite elements; nonfinite counts the others. */
+typedef struct nop_tensor_stats {
+    double min, max, mean;
+    int64_t nonfinite;
+} nop_tensor_stats;
+void nop_tensor_stats_of(const nop_tensor *t, nop_tensor_stats *st);
+
+/* Compares got with want elementwise: |got - want| <= atol + rtol * |want|.  Fills the number
+ * of mismatches and up to `nworst` worst elements (flat indices, largest error first).  Shape
+ * or dtype differences are reported in why (and count as a mismatch). */
+typedef struct nop_mismatch {
+    int64_t index;
+    double got, want, error;
+} nop_mismatch;
+typedef struct nop_compare {
+    int64_t mismatches;
+    double max_abs_error;
+    int nworst;
+    nop_mismatch worst[8];
+    char why[256];
+} nop_compare;
+void nop_tensor_compare(const nop_tensor *got, const nop_tensor *want, double rtol, double atol,
+                        nop_compare *res);
+
+/* ---- device profiles --------------------------------------------------------------------- */
+
+typedef struct nop_profile nop_profile;
+
+/* Loads a profile by name (share_dir/devices/NAME.yaml) or path.  Problems are reported at
+ * file:line:col like manifest problems. */
+int nop_profile_load(nop_profile **out, const char *name, const char *share_dir,
+                     nop_error *err);
+void nop_profile_free(nop_profile *p);
+const char *nop_profile_name(const nop_profile *p);
+int nop_profile_cores(const nop_profile *p);
+
+/* ---- the virtual device ------------------------------------------------------------------ */
+
+typedef struct nop_device nop_device;
+typedef struct nop_library nop_library;   /* a built op library, below */
+
+/* In which order virtual cores run.  Real cores never synchronise, so every order is legal;
+ * all but parallel run one core at a time in a fixed order, so a failing order replays. */
+enum nop_schedule {
+    NOP_SCHED_PARALLEL,    /* cores spread over the host threads, in any order */
+    NOP_SCHED_SEQUENTIAL,  /* core 0, 1, 2, ... */
+    NOP_SCHED_REVERSED,    /* the last core first */
+    NOP_SCHED_SHUFFLE,     /* an order drawn from the seed */
+};
+
+/* Device checks that can be turned off (--no-check).  The others - tensor and TCM bounds,
+ * dtypes, shape functions touching data, stacks, crashes, time - are always on: without them
+ * a kernel could corrupt neuronop's own memory. */
+enum nop_check {
+    NOP_CHECK_RACE = 1 << 0,       /* output elements written by two cores (an error) */
+    NOP_CHECK_UNWRITTEN = 1 << 1,  /* output elements written by no core (an error) */
+    NOP_CHECK_INIT = 1 << 2,       /* output read before it was written (an error) */
+    NOP_CHECK_DST = 1 << 3,        /* a multicore kernel never calls get_dst_tensor (error) */
+    NOP_CHECK_MULTICORE = 1 << 4,  /* standard or streaming accessors in multicore (error) */
+    NOP_CHECK_COHERENCE = 1 << 5,  /* possibly incoherent access, per the tensor's policy */
+    NOP_CHECK_READONLY = 1 << 6,   /* writes to an input (an error) */
+    NOP_CHECK_LEAK = 1 << 7,       /* TCM still allocated at kernel exit (a warning) */
+    NOP_CHECK_STREAMS = 1 << 8,    /* more streams open than are fast (a warning) */
+    NOP_CHECK_PRINTF = 1 << 9,     /* printf from a core other than 0 in multicore (warning) */
+    NOP_CHECK_ALL = (1 << 10) - 1,
+};
+/* The check called name ("race", ..., or "all"), or 0 when there is none. */
+unsigned nop_check_parse(const char *name);
+/* Names of the checks, NULL-terminated, in bit order. */
+extern const char *const nop_check_names[];
+
+typedef struct nop_device_opts {
+    int threads;              /* host threads for parallel runs; 0: one per host CPU */
+    enum nop_schedule schedule;
+    uint64_t seed;            /* for NOP_SCHED_SHUFFLE */
+    int cores;                /* cores for multicore ops; 0: the profile's count */
+    double timeout;           /* seconds a core may run; 0: the profile's */
+    unsigned disabled_checks; /* enum nop_check bits turned off; 0: every check on */
+    bool profile;             /* time runtime calls by category (for the cost model) */
+    bool trace;               /* record each core's timeline (nop_run_result.trace); implies
+                               * profile */
+    nop_diag_fn *diag;        /* device warnings, as they happen; may be NULL */
+    void *diag_ctx;
+} nop_device_opts;
+
+/* The device keeps the profile pointer: free the profile after the device. */
+int nop_device_new(nop_device **out, const nop_profile *profile, const nop_device_opts *opts,
+                   nop_error *err);
+void nop_device_free(nop_device *dev);
+
+/* One op argument. */
+typedef struct nop_value {
+    enum nop_argtype type;
+    const nop_tensor *tensor;  /* NOP_ARG_TENSOR */
+    double d;                  /* NOP_ARG_DOUBLE, or NOP_ARG_SCALAR when !is_int */
+    int64_t i;                 /* NOP_ARG_INT64, or NOP_ARG_SCALAR when is_int */
+    bool is_int;
+} nop_value;
+
+/* What one core did (the cost model's inputs). */
+typedef struct nop_counters {
+    int64_t std_elems;          /* elements through standard accessors */
+    int64_t stream_elems;       /* through streams while at most fast_streams were open */
+    int64_t stream_slow_elems;  /* ... while more were open (standard-accessor speed) */
+    int64_t tcm_bytes;          /* bytes copied between tensors and TCM */
+    int64_t tcm_transfers;
+    int64_t streams_opened;
+    int64_t tensorlib_calls, tensorlib_elems;
+    int64_t printf_calls;
+    int64_t tcm_peak;           /* most TCM bytes allocated at once */
+} nop_counters;
+
+/* Where a core's host time went, for the cost model: its own code (compute) and each kind of
+ * runtime call. */
+enum nop_cost_category {
+    NOP_COST_COMPUTE,     /* the kernel's own code: the core's time less its runtime calls */
+    NOP_COST_STD,         /* standard accessors */
+    NOP_COST_STREAM,      /* streaming accessors */
+    NOP_COST_TCM,         /* TCM copies, tcm_malloc and tcm_free */
+    NOP_COST_TENSORLIB,   /* the tensor library */
+    NOP_COST_PRINTF,
+    NOP_COST_OTHER,       /* shape queries, get_cpu_id, ... */
+    NOP_COST_CATEGORIES
+};
+
+typedef struct nop_core_report {
+    int id;
+    bool failed;
+    size_t stack_high_water;    /* bytes of its stack the kernel (and its calls) used */
+    double seconds;             /* host time, from start to end */
+    nop_counters counters;
+    /* with nop_device_opts.profile: host seconds by category (NOP_COST_COMPUTE is seconds
+     * less the rest); all zero otherwise */
+    double category_seconds[NOP_COST_CATEGORIES];
+} nop_core_report;
+
+typedef struct nop_trace nop_trace;   /* a traced run's recording: nop_trace_save */
+
+typedef struct nop_run_result {
+    nop_tensor *output;         /* NULL when the run failed */
+    char *printf_text;          /* kernel printf output, in order; "" when none */
+    bool printf_lost;           /* the ring overflowed: the oldest output was overwritten */
+    int ncores;
+    nop_core_report *cores;
+    size_t stack_size;          /* the library's STACK_SIZE */
+    int threads;                /* host threads that ran the cores */
+    double seconds;             /* host time of the whole run */
+    nop_trace *trace;           /* with nop_device_opts.trace: the cores' timelines */
+} nop_run_result;
+
+/* Runs op (an index into lib's ops) with args on the device.  Arguments that do not match
+ * the op's signature are an input error (NOP_ERR_INPUT); a broken device rule, a crash or a
+ * timeout fails the run (NOP_ERR_DEVICE) with the op and core in err->diag.where, after
+ * reporting any other failing cores through the diag sink.  res is filled either way (printf output and per-core
+ * reports are worth showing after a failure); release it with nop_run_result_clear. */
+int nop_device_run(nop_device *dev, const nop_library *lib, int op, const nop_value *args,
+                   int nargs, nop_run_result *res, nop_error *err);
+void nop_run_result_clear(nop_run_result *res);
+
+/* Runs reference function ref of lib (see nop_library_find_reference) with its op's args:
+ * plain host code, on one core, held to no toggleable device rule; its output is the answer
+ * the op's kernel is compared with. */
+int nop_device_run_reference(nop_device *dev, const nop_library *lib, int ref,
+                             const nop_value *args, int nargs, nop_run_result *res,
+                             nop_error *err);
+
+/* ---- benchmarking ------------------------------------------------------------------------ */
+
+typedef struct nop_bench_opts {
+    int warmup;               /* untimed runs first */
+    int iters;                /* timed runs; 0: run until `seconds` have passed */
+    double seconds;           /* with iters 0: how long to keep running */
+    /* called after each timed run with how many are done and the total (0: open-ended) */
+    void (*progress)(void *ctx, int done, int total, double elapsed);
+    void *progress_ctx;
+} nop_bench_opts;
+
+typedef struct nop_bench_result {
+    int runs;                 /* timed runs */
+    double *seconds;          /* each timed run's host time, in order (malloc'd) */
+    double mean, sd, median, min, max, p90, p99;   /* over the timed runs, seconds */
+    double total;             /* sum of the timed runs */
+    nop_run_result fastest;   /* the fastest timed run's result: its cores, counters and
+                               * host times, the least disturbed by other work on the host,
+                               * so the cost model's compute term is scaled from it */
+} nop_bench_result;
+
+/* Runs op `warmup` times untimed, then times `iters` runs (or runs for `seconds`).  A timed
+ * run is one nop_device_run: binding the arguments, the shape function, the kernel on every
+ * core and the output checks; not making the inputs (done once by the caller) nor freeing
+ * the output.  Any failing run stops the benchmark with its error. */
+int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *args,
+              int nargs, const nop_bench_opts *opts, nop_bench_result *res, nop_error *err);
+void nop_bench_result_clear(nop_bench_result *res);
+
+/* The cost model: a run's per-core counters and host times, turned into device cycles by
+ * the profile's costs (neuronop-bench(1) gives the formula).  Per core:
+ *   compute cycles (host compute time * reference_loop_cycles / host ns per reference
+ *   element, * slow_stack_factor when STACK_SIZE is over the profile's default)
+ *   + std_elems * std_access_cycles
+ *   + stream_elems * stream_access_cycles + stream_slow_elems * std_access_cycles
+ *   + tcm_transfers * tcm_transfer_cycles + tcm_bytes / tcm_bytes_per_cycle
+ *   + tensorlib_elems * tensorlib_elem_cycles + printf_calls * printf_cycles;
+ * the op: launch_cycles + the slowest core. */
+enum { NOP_MODEL_LAUNCH = NOP_COST_CATEGORIES };   /* the extra row of category_cycles */
+typedef struct nop_model {
+    int ncores;
+    double core_cycles[64];
+    double category_cycles[NOP_COST_CATEGORIES + 1];   /* summed over cores, and launch */
+    int slowest;                 /* the core that sets the op's time */
+    double cycles;               /* launch + slowest core */
+    double seconds, throughput;  /* at the profile's clock */
+    double cycles_per_host_ns;   /* the host-speed factor applied to compute */
+} nop_model;
+/* Needs a run made with nop_device_opts.profile. */
+void nop_model_run(const nop_profile *p, const nop_run_result *r, double host_ns_per_element,
+                   nop_model *m);
+
+/* ---- traces (neuronop bench --trace) ------------------------------------------------------ */
+
+enum nop_trace_clock { NOP_TRACE_MODELED, NOP_TRACE_HOST };
+
+typedef struct nop_trace_info {
+    int64_t spans;              /* spans the cores made */
+    int64_t drawn;              /* of them, written as events (each core keeps its first 2000) */
+} nop_trace_info;
+
+/* Writes r's trace (a run with nop_device_opts.trace) to path as Chrome trace-event JSON,
+ * which Perfetto and chrome://tracing load: one track per core with its kernel run, TCM
+ * copies, tensor-library calls, printf calls and stream lifetimes, on the device clock of
+ * model m (made from r by nop_model_run) or on the host clock.  Spans past each core's limit
+ * are counted in its kernel span's args.  The file appears whole or not at all.  Returns 0
+ * with *info filled, or -1 with err filled (NOP_ERR_INPUT: cannot write). */
+int nop_trace_save(const nop_run_result *r, const nop_profile *p, const nop_model *m,
+                   enum nop_trace_clock clock, const char *opname, const char *path,
+                   nop_trace_info *info, nop_error *err);
+
+/* Reads host.throughput and modeled.throughput from an earlier `neuronop bench --json`. */
+int nop_bench_baseline_load(const char *path, double *host_throughput,
+                            double *modeled_throughput, nop_error *err);
+
+/* What nop_tensor_hugepages did. */
+enum nop_hugepages { NOP_HUGEPAGES_SMALL, NOP_HUGEPAGES_REFUSED, NOP_HUGEPAGES_GRANTED };
+/* Moves a tensor's data, when 2 MiB or more, to memory advised for transparent huge pages.
+ * *state says whether the tensor was too small, or whether the kernel gave any huge page
+ * (madvise is only a request).  Returns 0, or -1 (out of memory) with err filled. */
+int nop_tensor_hugepages(nop_tensor *t, enum nop_hugepages *state, nop_error *err);
+
+/* The host's speed at kernel code: nanoseconds per element of a fixed relu loop compiled by
+ * libtcc (the cost model's reference loop).  tcc_dir may be NULL (searched). */
+int nop_host_speed(const char *tcc_dir, double *ns_per_element, nop_error *err);
+
+/* ---- built libraries ------------------------------------------------------------------- */
+
+/* Loads a built library and checks its descriptor (magic, ABI version). */
+int nop_library_open(nop_library **out, const char *path, nop_error *err);
+void nop_library_close(nop_library *lib);
+
+/* The library's metadata as a JSON object (malloc'd, caller frees); NULL on no memory. */
+char *nop_library_json(const nop_library *lib);
+
+const char *nop_library_name(const nop_library *lib);
+const char *nop_library_path(const nop_library *lib);
+bool nop_library_multicore(const nop_library *lib);
+/* Built with --memcheck: its kernels report their own out-of-bounds accesses when run. */
+bool nop_library_memcheck(const nop_library *lib);
+int64_t nop_library_stack_size(const nop_library *lib);
+int nop_library_op_count(const nop_library *lib);
+int nop_library_op(const nop_library *lib, int i, nop_opinfo *out);
+/* Index of the op called name, or -1. */
+int nop_library_find_op(const nop_library *lib, const char *name);
+/* Index of the reference function called name, or -1. */
+int nop_library_find_reference(const nop_library *lib, const char *name);
+
+#endif /* LIBNEURONOP_H */

@@ -1,0 +1,137 @@
+/*
+ * elfsyms.c - reads the symbol table and named sections of an ELF64 file (see elfsyms.h).
+ *
+ * Every offset read from the file is checked against its size before use, and every header
+ * is copied out rather than read in place, so a truncated, foreign or unaligned file gives an
+ * error or its symbols, never an out-of-bounds or misaligned read.
+ */
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elfsyms.h"
+
+static bool in_file(size_t len, uint64_t off, uint64_t size)
+{
+    return off <= len && size <= len - off;
+}
+
+/* Copies a header out of the file: tcc does not align them (with -g its section headers
+ * start at any offset), so they are never read in place. */
+static void get_shdr(const char *data, const Elf64_Ehdr *eh, unsigned i, Elf64_Shdr *sh)
+{
+    memcpy(sh, data + eh->e_shoff + (size_t)i * sizeof *sh, sizeof *sh);
+}
+
+int nopi_elfsyms_read(const char *path, nopi_elfsym **syms, size_t *n, nop_error *err)
+{
+    *syms = NULL;
+    *n = 0;
+    char *data;
+    size_t len;
+    if (nopi_read_file(path, &data, &len) != 0)
+        return nopi_fail(err, NOP_ERR_COMPILE, path, 0, 0, "cannot read object file");
+    Elf64_Ehdr eh;
+    int rc = -1;
+    if (len < sizeof eh)
+        goto bad;
+    memcpy(&eh, data, sizeof eh);
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_shentsize != sizeof(Elf64_Shdr) ||
+        !in_file(len, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr)))
+        goto bad;
+    for (unsigned i = 0; i < eh.e_shnum; i++) {
+        Elf64_Shdr sh, str;
+        get_shdr(data, &eh, i, &sh);
+        if (sh.sh_type != SHT_SYMTAB)
+            continue;
+        if (sh.sh_link >= eh.e_shnum || sh.sh_entsize != sizeof(Elf64_Sym) ||
+            !in_file(len, sh.sh_offset, sh.sh_size)) {
+            nopi_fail(err, NOP_ERR_COMPILE, path, 0, 0, "corrupt symbol table");
+            goto out;
+        }
+        get_shdr(data, &eh, sh.sh_link, &str);
+        if (!in_file(len, str.sh_offset, str.sh_size)) {
+            nopi_fail(err, NOP_ERR_COMPILE, path, 0, 0, "corrupt string table");
+            goto out;
+        }
+        size_t count = sh.sh_size / sizeof(Elf64_Sym);
+        const char *strtab = data + str.sh_offset;
+        size_t strsize = str.sh_size;
+        *syms = calloc(count ? count : 1, sizeof **syms);
+        if (!*syms) {
+            nopi_nomem(err);
+            goto out;
+        }
+        for (size_t k = 0; k < count; k++) {
+            Elf64_Sym sym;
+            memcpy(&sym, data + sh.sh_offset + k * sizeof sym, sizeof sym);
+            if (ELF64_ST_BIND(sym.st_info) == STB_LOCAL || sym.st_name >= strsize)
+                continue;
+            const char *name = strtab + sym.st_name;
+            if (!memchr(name, '\0', strsize - sym.st_name) || !name[0])
+                continue;
+            nopi_elfsym *s = &(*syms)[(*n)++];
+            s->name = strdup(name);
+            s->defined = sym.st_shndx != SHN_UNDEF;
+            s->function = ELF64_ST_TYPE(sym.st_info) == STT_FUNC;
+            if (!s->name) {
+                nopi_nomem(err);
+                goto out;
+            }
+        }
+        break;
+    }
+    rc = 0;
+    goto out;
+bad:
+    nopi_fail(err, NOP_ERR_COMPILE, path, 0, 0, "not an ELF64 object file");
+out:
+    if (rc != 0) {
+        nopi_elfsyms_free(*syms, *n);
+        *syms = NULL;
+        *n = 0;
+    }
+    free(data);
+    return rc;
+}
+
+void nopi_elfsyms_free(nopi_elfsym *syms, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(syms[i].name);
+    free(syms);
+}
+
+int nopi_elf_section(const char *data, size_t len, const char *name, size_t *off, size_t *size,
+                     uint64_t *addr)
+{
+    Elf64_Ehdr eh;
+    if (len < sizeof eh)
+        return -1;
+    memcpy(&eh, data, sizeof eh);
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shstrndx >= eh.e_shnum ||
+        !in_file(len, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr)))
+        return -1;
+    Elf64_Shdr names;
+    get_shdr(data, &eh, eh.e_shstrndx, &names);
+    if (!in_file(len, names.sh_offset, names.sh_size))
+        return -1;
+    size_t want = strlen(name) + 1;
+    for (unsigned i = 0; i < eh.e_shnum; i++) {
+        Elf64_Shdr sh;
+        get_shdr(data, &eh, i, &sh);
+        if (sh.sh_name >= names.sh_size || names.sh_size - sh.sh_name < want ||
+            memcmp(data + names.sh_offset + sh.sh_name, name, want) != 0)
+            continue;
+        if (sh.sh_type == SHT_NOBITS || !in_file(len, sh.sh_offset, sh.sh_size))
+            return -1;
+        *off = (size_t)sh.sh_offset;
+        *size = (size_t)sh.sh_size;
+        if (addr)
+            *addr = sh.sh_addr;
+        return 0;
+    }
+    return -1;
+}

@@ -1,0 +1,86 @@
+/*
+ * error.c - filling nop_error records and sending diagnostics to a caller's sink.
+ *
+ * Every failing path in lib/ ends in nopi_fail(), so there is one place that decides how an
+ * error record is laid out.  Nothing here prints.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+void nopi_strlcpy(char *dst, const char *src, size_t size)
+{
+    if (size == 0)
+        return;
+    size_t n = strlen(src);
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static void fill_diag(nop_diag *d, enum nop_severity sev, const char *file, int line, int col,
+                      const char *fmt, va_list ap)
+{
+    memset(d, 0, sizeof *d);
+    d->severity = sev;
+    nopi_strlcpy(d->file, file ? file : "", sizeof d->file);
+    d->line = line;
+    d->col = col;
+    vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+}
+
+int nopi_vfail(nop_error *err, enum nop_errkind kind, const char *file, int line, int col,
+               const char *fmt, va_list ap)
+{
+    if (err) {
+        err->kind = kind;
+        fill_diag(&err->diag, NOP_SEV_ERROR, file, line, col, fmt, ap);
+    }
+    return -1;
+}
+
+int nopi_fail(nop_error *err, enum nop_errkind kind, const char *file, int line, int col,
+              const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    nopi_vfail(err, kind, file, line, col, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int nopi_nomem(nop_error *err)
+{
+    return nopi_fail(err, NOP_ERR_NOMEM, NULL, 0, 0, "out of memory");
+}
+
+void nopi_detail(nop_error *err, const char *fmt, ...)
+{
+    if (!err)
+        return;
+    char *d = err->diag.detail;
+    size_t used = strlen(d), cap = sizeof err->diag.detail;
+    if (used && used + 1 < cap)
+        d[used++] = '\n', d[used] = '\0';
+    if (used + 1 >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d + used, cap - used, fmt, ap);
+    va_end(ap);
+}
+
+void nopi_emit(nop_diag_fn *fn, void *ctx, enum nop_severity sev, const char *file, int line,
+               int col, const char *fmt, ...)
+{
+    if (!fn)
+        return;
+    nop_diag d;
+    va_list ap;
+    va_start(ap, fmt);
+    fill_diag(&d, sev, file, line, col, fmt, ap);
+    va_end(ap);
+    fn(ctx, &d);
+}

@@ -1,0 +1,146 @@
+/*
+ * file.c - whole-file reads and writes (a write appears whole or not at all), path joining,
+ * mkdir -p and the monotonic clock.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int nopi_read_file(const char *path, char **data, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    nopi_strbuf sb = NOPI_STRBUF_INIT;
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        nopi_sb_add(&sb, chunk, n);
+    int failed = ferror(f);
+    fclose(f);
+    if (failed || sb.oom) {
+        nopi_sb_free(&sb);
+        errno = failed ? EIO : ENOMEM;
+        return -1;
+    }
+    size_t length = sb.len;
+    *data = nopi_sb_take(&sb);
+    if (!*data) {
+        errno = ENOMEM;
+        return -1;
+    }
+    if (len)
+        *len = length;
+    return 0;
+}
+
+int nopi_read_line(const char *path, int line, char *buf, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int n = 0, rc = -1;
+    while (fgets(buf, (int)size, f)) {
+        size_t len = strlen(buf);
+        bool whole = len > 0 && buf[len - 1] == '\n';
+        if (++n == line) {
+            buf[strcspn(buf, "\n")] = '\0';
+            rc = 0;
+            break;
+        }
+        while (!whole && fgets(buf, (int)size, f)) {   /* skip the rest of a long line */
+            len = strlen(buf);
+            whole = len > 0 && buf[len - 1] == '\n';
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+char *nopi_path_join(const char *dir, const char *rel)
+{
+    if (rel[0] == '/' || !dir || !dir[0] || strcmp(dir, ".") == 0)
+        return strdup(rel);
+    nopi_strbuf sb = NOPI_STRBUF_INIT;
+    nopi_sb_puts(&sb, dir);
+    if (dir[strlen(dir) - 1] != '/')
+        nopi_sb_puts(&sb, "/");
+    nopi_sb_puts(&sb, rel);
+    return nopi_sb_take(&sb);
+}
+
+char *nopi_dirname(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return strdup(".");
+    if (slash == path)
+        return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
+int nopi_mkdirs(const char *path)
+{
+    char *p = strdup(path);
+    if (!p)
+        return -1;
+    for (char *s = p + 1; ; s++) {
+        if (*s == '/' || *s == '\0') {
+            char c = *s;
+            *s = '\0';
+            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+                free(p);
+                return -1;
+            }
+            *s = c;
+            if (!c)
+                break;
+        }
+    }
+    free(p);
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
+
+double nopi_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int nopi_write_whole(const char *path, const void *const *bufs, const size_t *lens, int n,
+                     nop_error *err)
+{
+    char *tmp = NULL;
+    if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
+        return nopi_nomem(err);
+    FILE *f = fopen(tmp, "wb");
+    bool ok = f != NULL;
+    for (int i = 0; ok && i < n; i++)
+        ok = lens[i] == 0 || fwrite(bufs[i], 1, lens[i], f) == lens[i];
+    ok = f && fclose(f) == 0 && ok;
+    int saved = errno;
+    ok = ok && rename(tmp, path) == 0;
+    if (!ok)
+        saved = saved ? saved : errno;
+    if (!ok)
+        unlink(tmp);
+    free(tmp);
+    if (!ok)
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot write '%s': %s", path,
+                         strerror(saved));
+    return 0;
+}

@@ -1,0 +1,90 @@
+/*
+ * internal.h - helpers shared inside libneuronop (prefix nopi_).  Not installed.
+ *
+ * Owns: error-record filling, "did you mean", the growable string buffer, whole-file I/O and
+ * path helpers, content hashing.  Each lib/ file that wraps a foreign library (base/yaml.c:
+ * libyaml, build/compile.c: libtcc) has its own internal header; this one depends on nothing
+ * but libc.
+ */
+#ifndef NEURONOP_INTERNAL_H
+#define NEURONOP_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libneuronop.h"
+
+#define NOPI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define NOPI_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- error records (error.c) ----
+ * Each fills *err (when err is not NULL) and returns -1, so a failing path reads
+ * `return nopi_fail(err, ...);`.  file may be NULL; line and col are 1-based, 0 if unknown. */
+int nopi_fail(nop_error *err, enum nop_errkind kind, const char *file, int line, int col,
+              const char *fmt, ...) NOPI_PRINTF(6, 7);
+int nopi_vfail(nop_error *err, enum nop_errkind kind, const char *file, int line, int col,
+               const char *fmt, va_list ap);
+/* nopi_fail(err, NOP_ERR_NOMEM, ..., "out of memory"): the one wording of that error. */
+int nopi_nomem(nop_error *err);
+/* Appends a line to err->diag.detail (a hint or an excerpt shown under the message). */
+void nopi_detail(nop_error *err, const char *fmt, ...) NOPI_PRINTF(2, 3);
+/* Sends a diagnostic to a sink if there is one. */
+void nopi_emit(nop_diag_fn *fn, void *ctx, enum nop_severity sev, const char *file, int line,
+               int col, const char *fmt, ...) NOPI_PRINTF(7, 8);
+/* Bounded copy that always terminates. */
+void nopi_strlcpy(char *dst, const char *src, size_t size);
+
+/* ---- did you mean (closest.c) ----
+ * Edit distance, for "did you mean" suggestions (nop_closest is the public form). */
+size_t nopi_edit_distance(const char *a, const char *b);
+
+/* ---- growable string (strbuf.c) ----
+ * s is always NUL-terminated once initialised with NOPI_STRBUF_INIT.  On out-of-memory the
+ * buffer is marked failed and further appends are ignored; check sb.oom before using it. */
+typedef struct nopi_strbuf {
+    char *s;
+    size_t len, cap;
+    bool oom;
+} nopi_strbuf;
+#define NOPI_STRBUF_INIT { NULL, 0, 0, false }
+void nopi_sb_add(nopi_strbuf *sb, const char *s, size_t n);
+void nopi_sb_puts(nopi_strbuf *sb, const char *s);
+void nopi_sb_printf(nopi_strbuf *sb, const char *fmt, ...) NOPI_PRINTF(2, 3);
+void nopi_sb_c_string(nopi_strbuf *sb, const char *s);    /* as a C string literal */
+void nopi_sb_json_string(nopi_strbuf *sb, const char *s); /* as a JSON string */
+char *nopi_sb_take(nopi_strbuf *sb);   /* caller owns the result; sb is reset; NULL if oom */
+void nopi_sb_free(nopi_strbuf *sb);
+
+/* ---- files and paths (file.c) ---- */
+/* Reads a whole file into a malloc'd NUL-terminated buffer.  -1 with errno set on failure. */
+int nopi_read_file(const char *path, char **data, size_t *len);
+/* Line `line` (1-based) of a text file, without its newline, cut to fit buf.  -1 when the
+ * file cannot be read or is shorter. */
+int nopi_read_line(const char *path, int line, char *buf, size_t size);
+/* Joins dir and rel unless rel is absolute; malloc'd; NULL on no memory. */
+char *nopi_path_join(const char *dir, const char *rel);
+/* The directory part of path ("." when none); malloc'd. */
+char *nopi_dirname(const char *path);
+/* mkdir -p.  -1 with errno set on failure. */
+int nopi_mkdirs(const char *path);
+/* Monotonic clock in seconds. */
+double nopi_now(void);
+/* Writes the n buffers, in order, to path through a temporary file beside it and rename(2),
+ * so path appears whole or not at all.  0, or -1 with err filled (an input error: cannot write). */
+int nopi_write_whole(const char *path, const void *const *bufs, const size_t *lens, int n,
+                     nop_error *err);
+
+/* ---- hashing (hash.c): XXH3-128 as 32 hex digits ---- */
+typedef struct nopi_hasher nopi_hasher;
+nopi_hasher *nopi_hasher_new(void);
+void nopi_hasher_add(nopi_hasher *h, const void *data, size_t len);
+void nopi_hasher_add_str(nopi_hasher *h, const char *s);   /* includes the terminating NUL */
+void nopi_hasher_hex(nopi_hasher *h, char out[33]);
+void nopi_hasher_free(nopi_hasher *h);
+void nopi_hash_hex(const void *data, size_t len, char out[33]);
+/* Hashes a file's content; -1 with errno set when it cannot be read. */
+int nopi_hash_file(const char *path, char out[33]);
+
+#endif /* NEURONOP_INTERNAL_H */

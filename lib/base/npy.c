@@ -1,0 +1,238 @@
+/*
+ * npy.c - reads and writes NumPy .npy files (the format of numpy.lib.format).
+ *
+ * A file is: the magic "\x93NUMPY", a version (1, 2 or 3), the header length (2 bytes in
+ * version 1, 4 after), a Python dict literal with 'descr', 'fortran_order' and 'shape', padded
+ * so the data starts on a 64-byte boundary, then the raw little-endian data.  Everything read
+ * from the file is checked before use: a truncated, oversized or malformed file is an input
+ * error that says which and where, never a crash.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tensor.h"
+
+static int bad(nop_error *err, const char *path, const char *fmt, const char *what)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, what);
+    return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' is not a valid .npy file: %s",
+                     path, msg);
+}
+
+/* The value of 'key' in the header dict: a pointer just past "'key':" and spaces. */
+static const char *dict_value(const char *hdr, const char *key)
+{
+    char pat[32];
+    snprintf(pat, sizeof pat, "'%s'", key);
+    const char *p = strstr(hdr, pat);
+    if (!p) {
+        snprintf(pat, sizeof pat, "\"%s\"", key);
+        p = strstr(hdr, pat);
+    }
+    if (!p)
+        return NULL;
+    p += strlen(pat);
+    while (*p == ' ')
+        p++;
+    if (*p != ':')
+        return NULL;
+    p++;
+    while (*p == ' ')
+        p++;
+    return p;
+}
+
+/* Maps a descr to a dtype; bf16 comes as '<V2' (np.save of an ml_dtypes array) or
+ * 'bfloat16' (written with ml_dtypes' name). */
+static int parse_descr(const char *v, char *shown, size_t size)
+{
+    char q = *v;
+    if (q != '\'' && q != '"')
+        return -1;
+    const char *end = strchr(v + 1, q);
+    if (!end || (size_t)(end - v - 1) >= size)
+        return -1;
+    memcpy(shown, v + 1, (size_t)(end - v - 1));
+    shown[end - v - 1] = '\0';
+    static const struct { const char *descr; nt_dtype d; } known[] = {
+        { "<f4", NT_F32 }, { "<f2", NT_F16 }, { "<i4", NT_I32 }, { "|i1", NT_I8 },
+        { "<i8", NT_I64 }, { "<i2", NT_I16 }, { "|u1", NT_U8 }, { "<V2", NT_BF16 },
+        { "|V2", NT_BF16 }, { "bfloat16", NT_BF16 }, { "<i1", NT_I8 }, { "<u1", NT_U8 },
+        { "i1", NT_I8 }, { "u1", NT_U8 },
+    };
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(known); i++)
+        if (strcmp(shown, known[i].descr) == 0)
+            return (int)known[i].d;
+    return -1;
+}
+
+static int parse_shape(const char *v, int *ndim, int64_t *sizes)
+{
+    if (*v != '(')
+        return -1;
+    v++;
+    *ndim = 0;
+    for (;;) {
+        while (*v == ' ')
+            v++;
+        if (*v == ')')
+            return 0;
+        if (!isdigit((unsigned char)*v) || *ndim >= NOPI_MAX_DIMS)
+            return -1;
+        char *end;
+        errno = 0;
+        long long n = strtoll(v, &end, 10);
+        if (errno)
+            return -1;
+        while (*end == 'L')   /* Python 2 long literals */
+            end++;
+        sizes[(*ndim)++] = n;
+        v = end;
+        while (*v == ' ')
+            v++;
+        if (*v == ',')
+            v++;
+        else if (*v != ')')
+            return -1;
+    }
+}
+
+/* Fortran order stores the first index fastest: permute into C order. */
+static void fortran_to_c(nt_tensor *t, const unsigned char *src)
+{
+    int64_t idx[NOPI_MAX_DIMS] = { 0 };
+    for (int64_t c = 0; c < t->numel; c++) {
+        int64_t f = 0, stride = 1;
+        for (int d = 0; d < t->ndim; d++) {
+            f += idx[d] * stride;
+            stride *= t->sizes[d];
+        }
+        memcpy(t->data + (size_t)c * t->itemsize, src + (size_t)f * t->itemsize, t->itemsize);
+        for (int d = t->ndim - 1; d >= 0; d--) {   /* next C-order index */
+            if (++idx[d] < t->sizes[d])
+                break;
+            idx[d] = 0;
+        }
+    }
+}
+
+int nop_tensor_load_npy(nop_tensor **out, const char *path, nop_error *err)
+{
+    *out = NULL;
+    char *data;
+    size_t len;
+    if (nopi_read_file(path, &data, &len) != 0)
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read '%s': %s", path,
+                         strerror(errno));
+    int rc = -1;
+    const unsigned char *u = (const unsigned char *)data;
+    if (len < 10 || memcmp(data, "\x93NUMPY", 6) != 0) {
+        bad(err, path, "%s", "it does not start with the .npy magic \\x93NUMPY");
+        goto out;
+    }
+    unsigned major = u[6];
+    size_t hlen, hstart;
+    if (major == 1) {
+        hlen = (size_t)u[8] | (size_t)u[9] << 8;
+        hstart = 10;
+    } else if (major == 2 || major == 3) {
+        if (len < 12) {
+            bad(err, path, "%s", "truncated header");
+            goto out;
+        }
+        hlen = (size_t)u[8] | (size_t)u[9] << 8 | (size_t)u[10] << 16 | (size_t)u[11] << 24;
+        hstart = 12;
+    } else {
+        char v[16];
+        snprintf(v, sizeof v, "%u", major);
+        bad(err, path, "unsupported format version %s", v);
+        goto out;
+    }
+    if (hlen > len - hstart) {
+        bad(err, path, "%s", "truncated header");
+        goto out;
+    }
+    char *hdr = strndup(data + hstart, hlen);
+    if (!hdr) {
+        nopi_nomem(err);
+        goto out;
+    }
+    const char *dv = dict_value(hdr, "descr"), *fv = dict_value(hdr, "fortran_order");
+    const char *sv = dict_value(hdr, "shape");
+    char descr[64] = "";
+    int dtype = dv ? parse_descr(dv, descr, sizeof descr) : -1;
+    int ndim = 0;
+    int64_t sizes[NOPI_MAX_DIMS];
+    char why[256];
+    if (!dv || !fv || !sv) {
+        bad(err, path, "%s", "its header lacks 'descr', 'fortran_order' or 'shape'");
+    } else if (dtype < 0) {
+        nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' has dtype '%s', which the device "
+                  "does not have", path, descr);
+        nopi_detail(err, "device dtypes: float32, bfloat16, float16, int32, int8, int64, "
+                    "int16, uint8 (little-endian)");
+    } else if (strncmp(fv, "True", 4) != 0 && strncmp(fv, "False", 5) != 0) {
+        bad(err, path, "%s", "'fortran_order' is neither True nor False");
+    } else if (parse_shape(sv, &ndim, sizes) != 0) {
+        bad(err, path, "%s", "its 'shape' is not a tuple of at most 8 sizes");
+    } else if (!nopi_shape_ok(ndim, sizes, why, sizeof why)) {
+        nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' has a shape the device cannot hold: "
+                  "%s", path, why);
+    } else {
+        nt_tensor *t = nopi_tensor_alloc((nt_dtype)dtype, ndim, sizes, false);
+        size_t need = t ? (size_t)t->numel * t->itemsize : 0, have = len - hstart - hlen;
+        if (!t) {
+            nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' is too large to load", path);
+        } else if (have != need) {
+            char msg[128];
+            snprintf(msg, sizeof msg, "its shape needs %zu bytes of data, the file has %zu%s",
+                     need, have, have < need ? " (truncated)" : " (extra bytes at the end)");
+            bad(err, path, "%s", msg);
+            nopi_tensor_free(t);
+        } else {
+            const unsigned char *src = u + hstart + hlen;
+            if (strncmp(fv, "True", 4) == 0)
+                fortran_to_c(t, src);
+            else if (need)
+                memcpy(t->data, src, need);
+            *out = t;
+            rc = 0;
+        }
+    }
+    free(hdr);
+out:
+    free(data);
+    return rc;
+}
+
+int nop_tensor_save_npy(const nop_tensor *t, const char *path, nop_error *err)
+{
+    static const char *const descr[] = {
+        [NT_F32] = "<f4", [NT_BF16] = "<V2", [NT_F16] = "<f2", [NT_I32] = "<i4",
+        [NT_I8] = "|i1", [NT_I64] = "<i8", [NT_I16] = "<i2", [NT_U8] = "|u1",
+    };
+    nopi_strbuf hdr = NOPI_STRBUF_INIT;
+    nopi_sb_printf(&hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr[t->dtype]);
+    for (int i = 0; i < t->ndim; i++)
+        nopi_sb_printf(&hdr, "%lld,%s", (long long)t->sizes[i], i + 1 < t->ndim ? " " : "");
+    nopi_sb_puts(&hdr, "), }");
+    while ((10 + hdr.len + 1) % 64)   /* pad so the data starts on a 64-byte boundary */
+        nopi_sb_puts(&hdr, " ");
+    nopi_sb_puts(&hdr, "\n");
+    if (hdr.oom || hdr.len > 65535) {
+        nopi_sb_free(&hdr);
+        return nopi_nomem(err);
+    }
+    unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                              (unsigned char)(hdr.len & 0xff), (unsigned char)(hdr.len >> 8) };
+    const void *bufs[] = { pre, hdr.s, t->data };
+    size_t lens[] = { sizeof pre, hdr.len, (size_t)t->numel * t->itemsize };
+    int rc = nopi_write_whole(path, bufs, lens, 3, err);
+    nopi_sb_free(&hdr);
+    return rc;
+}

@@ -1,0 +1,224 @@
+/*
+ * tensor_host.c - host-side tensor services for the CLI and tests: generators, summaries,
+ * comparison with tolerances, and the public accessors of nop_tensor.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tensor.h"
+
+_Static_assert((int)NOP_BF16 == (int)NT_BF16 && (int)NOP_U8 == (int)NT_U8,
+               "nop_dtype and nt_dtype must agree");
+
+void nop_tensor_free(nop_tensor *t) { nopi_tensor_free(t); }
+enum nop_dtype nop_tensor_dtype(const nop_tensor *t) { return (enum nop_dtype)t->dtype; }
+int nop_tensor_ndim(const nop_tensor *t) { return t->ndim; }
+const int64_t *nop_tensor_sizes(const nop_tensor *t) { return t->sizes; }
+int64_t nop_tensor_numel(const nop_tensor *t) { return t->numel; }
+double nop_tensor_get(const nop_tensor *t, int64_t i) { return nopi_get_f(t, i); }
+const char *nop_dtype_name(enum nop_dtype d) { return nopi_dtype_name((nt_dtype)d); }
+void nop_tensor_shape_str(const nop_tensor *t, char *buf, size_t size)
+{
+    nopi_shape_str(t, buf, size);
+}
+
+static const char *const kinds[] = { "randn", "rand", "zeros", "ones", "full", "arange" };
+
+bool nop_is_generator(const char *spec)
+{
+    const char *colon = strchr(spec, ':');
+    if (!colon)
+        return false;
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(kinds); i++)
+        if (strlen(kinds[i]) == (size_t)(colon - spec) && strncmp(spec, kinds[i], (size_t)(colon - spec)) == 0)
+            return true;
+    return false;
+}
+
+static int parse_shape(const char *s, int *ndim, int64_t *sizes)
+{
+    *ndim = 0;
+    if (strcmp(s, "scalar") == 0)
+        return 0;
+    while (*s) {
+        if (!isdigit((unsigned char)*s) || *ndim >= NOPI_MAX_DIMS)
+            return -1;
+        char *end;
+        errno = 0;
+        long long n = strtoll(s, &end, 10);
+        if (errno)
+            return -1;
+        sizes[(*ndim)++] = n;
+        s = end;
+        if (*s == 'x')
+            s++;
+        else if (*s)
+            return -1;
+    }
+    return *ndim ? 0 : -1;
+}
+
+static int gen_error(nop_error *err, const char *spec, const char *what)
+{
+    nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "bad tensor generator '%s': %s", spec, what);
+    nopi_detail(err, "write KIND:SHAPE[:DTYPE] (KIND randn, rand, zeros or ones), "
+                "full:SHAPE:VALUE[:DTYPE] or arange:N[:DTYPE]; SHAPE like 32x4096");
+    return -1;
+}
+
+int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_error *err)
+{
+    *out = NULL;
+    char buf[256];
+    if (strlen(spec) >= sizeof buf)
+        return gen_error(err, spec, "too long");
+    strcpy(buf, spec);
+    char *parts[4] = { NULL };
+    int nparts = 0;
+    for (char *p = buf; nparts < 4; nparts++) {
+        parts[nparts] = p;
+        char *colon = strchr(p, ':');
+        if (!colon) {
+            nparts++;
+            break;
+        }
+        *colon = '\0';
+        p = colon + 1;
+    }
+    const char *kind = parts[0];
+    bool full = strcmp(kind, "full") == 0, arange = strcmp(kind, "arange") == 0;
+    int want = full ? 3 : 2;
+    if (nparts < want || nparts > want + 1)
+        return gen_error(err, spec, full ? "full needs a shape and a value"
+                                         : "expected KIND:SHAPE with an optional :DTYPE");
+    int dtype = NT_F32;
+    if (nparts == want + 1 && (dtype = nopi_dtype_parse(parts[want])) < 0) {
+        char what[128];
+        snprintf(what, sizeof what, "unknown dtype '%s'", parts[want]);
+        return gen_error(err, spec, what);
+    }
+    int ndim;
+    int64_t sizes[NOPI_MAX_DIMS];
+    if (parse_shape(parts[1], &ndim, sizes) != 0 || (arange && ndim != 1))
+        return gen_error(err, spec, arange ? "arange takes a count: arange:N"
+                                           : "a shape is sizes joined by x, like 32x4096");
+    char why[256];
+    if (!nopi_shape_ok(ndim, sizes, why, sizeof why)) {
+        nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "tensor '%s' is over the device's limits: "
+                  "%s", spec, why);
+        return -1;
+    }
+    double value = 0;
+    if (full) {
+        char *end;
+        value = strtod(parts[2], &end);
+        if (end == parts[2] || *end)
+            return gen_error(err, spec, "the value of full is not a number");
+    }
+    nt_tensor *t = nopi_tensor_alloc((nt_dtype)dtype, ndim, sizes, false);
+    if (!t)
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "tensor '%s' is too large", spec);
+    /* erand48 keeps its state here, not in libc: two generators never share a stream.  The
+     * seed is mixed first (splitmix64), so small seeds give unrelated, non-zero states. */
+    uint64_t z = seed + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    unsigned short state[3] = { (unsigned short)z, (unsigned short)(z >> 16),
+                                (unsigned short)(z >> 32) };
+    for (int64_t i = 0; i < t->numel; i++) {
+        double v;
+        if (strcmp(kind, "randn") == 0) {   /* Box-Muller */
+            double u1 = erand48(state), u2 = erand48(state);
+            v = sqrt(-2.0 * log(u1 > 0 ? u1 : 1e-300)) * cos(2 * M_PI * u2);
+        } else if (strcmp(kind, "rand") == 0) {
+            v = erand48(state);
+        } else if (strcmp(kind, "ones") == 0) {
+            v = 1;
+        } else if (full) {
+            v = value;
+        } else if (arange) {
+            v = (double)i;
+        } else if (strcmp(kind, "zeros") == 0) {
+            v = 0;
+        } else {
+            nopi_tensor_free(t);
+            char what[128];
+            snprintf(what, sizeof what, "unknown kind '%s'", kind);
+            return gen_error(err, spec, what);
+        }
+        nopi_set_f(t, i, v);
+    }
+    *out = t;
+    return 0;
+}
+
+void nop_tensor_stats_of(const nop_tensor *t, nop_tensor_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    double sum = 0;
+    int64_t n = 0;
+    for (int64_t i = 0; i < t->numel; i++) {
+        double v = nopi_get_f(t, i);
+        if (!isfinite(v)) {
+            st->nonfinite++;
+            continue;
+        }
+        if (n == 0 || v < st->min)
+            st->min = v;
+        if (n == 0 || v > st->max)
+            st->max = v;
+        sum += v;
+        n++;
+    }
+    st->mean = n ? sum / (double)n : 0;
+}
+
+void nop_tensor_compare(const nop_tensor *got, const nop_tensor *want, double rtol, double atol,
+                        nop_compare *res)
+{
+    memset(res, 0, sizeof *res);
+    if (!nopi_same_shape(got, want)) {
+        char a[96], b[96];
+        nopi_shape_str(got, a, sizeof a);
+        nopi_shape_str(want, b, sizeof b);
+        snprintf(res->why, sizeof res->why, "shape %s differs from the expected %s", a, b);
+        res->mismatches = got->numel > want->numel ? got->numel : want->numel;
+        return;
+    }
+    if (got->dtype != want->dtype)
+        snprintf(res->why, sizeof res->why, "dtype %s differs from the expected %s",
+                 nopi_dtype_name(got->dtype), nopi_dtype_name(want->dtype));
+    for (int64_t i = 0; i < got->numel; i++) {
+        double g = nopi_get_f(got, i), w = nopi_get_f(want, i);
+        double e = fabs(g - w);
+        bool same = (isnan(g) && isnan(w)) || g == w;
+        if (same)
+            continue;
+        if (isnan(e))
+            e = INFINITY;
+        if (e > res->max_abs_error)
+            res->max_abs_error = e;
+        if (e <= atol + rtol * fabs(w))
+            continue;
+        res->mismatches++;
+        /* keep the worst few, largest error first (insertion into a short sorted list) */
+        int n = res->nworst < 8 ? res->nworst : 7;
+        int k = n;
+        while (k > 0 && res->worst[k - 1].error < e) {
+            res->worst[k] = res->worst[k - 1];
+            k--;
+        }
+        if (k < 8) {
+            res->worst[k] = (nop_mismatch){ i, g, w, e };
+            if (res->nworst < 8)
+                res->nworst++;
+        }
+    }
+    if (res->why[0] && res->mismatches == 0)
+        res->mismatches = 1;   /* a dtype difference alone is a mismatch */
+}

@@ -1,0 +1,371 @@
+/*
+ * yaml.c - the libyaml boundary (see ydoc.h).  libyaml's document API parses; this file copies
+ * its node graph into nopi_ynode trees with 1-based positions and frees libyaml's state at
+ * once, so no libyaml type or 0-based mark leaves this file.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "ydoc.h"
+
+/* Deeper nesting than any manifest needs; also stops alias cycles. */
+#define MAX_DEPTH 64
+
+struct nopi_ydoc {
+    char *path;
+    nopi_ynode *root;
+    /* every node and string is owned by these arenas-by-list */
+    nopi_ynode **nodes;
+    size_t nnodes, capnodes;
+};
+
+static nopi_ynode *new_node(nopi_ydoc *doc)
+{
+    if (doc->nnodes == doc->capnodes) {
+        size_t cap = doc->capnodes ? doc->capnodes * 2 : 32;
+        nopi_ynode **nodes = realloc(doc->nodes, cap * sizeof *nodes);
+        if (!nodes)
+            return NULL;
+        doc->nodes = nodes;
+        doc->capnodes = cap;
+    }
+    nopi_ynode *n = calloc(1, sizeof *n);
+    if (n)
+        doc->nodes[doc->nnodes++] = n;
+    return n;
+}
+
+static nopi_ynode *convert(nopi_ydoc *doc, yaml_document_t *ydoc, yaml_node_t *y, int depth,
+                           nop_error *err)
+{
+    if (depth > MAX_DEPTH) {
+        nopi_fail(err, NOP_ERR_INPUT, doc->path, (int)y->start_mark.line + 1,
+                  (int)y->start_mark.column + 1,
+                  "nesting deeper than %d levels (or a recursive alias)", MAX_DEPTH);
+        return NULL;
+    }
+    nopi_ynode *n = new_node(doc);
+    if (!n) {
+        nopi_fail(err, NOP_ERR_NOMEM, doc->path, 0, 0, "out of memory reading YAML");
+        return NULL;
+    }
+    n->line = (int)y->start_mark.line + 1;
+    n->col = (int)y->start_mark.column + 1;
+    switch (y->type) {
+    case YAML_SCALAR_NODE:
+        n->kind = NOPI_Y_SCALAR;
+        n->plain = y->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+        n->str = strndup((const char *)y->data.scalar.value, y->data.scalar.length);
+        if (!n->str)
+            return nopi_nomem(err), NULL;
+        return n;
+    case YAML_SEQUENCE_NODE: {
+        n->kind = NOPI_Y_SEQ;
+        yaml_node_item_t *it = y->data.sequence.items.start;
+        n->n = (size_t)(y->data.sequence.items.top - it);
+        n->items = calloc(n->n ? n->n : 1, sizeof *n->items);
+        if (!n->items)
+            return nopi_nomem(err), NULL;
+        for (size_t i = 0; i < n->n; i++) {
+            n->items[i] = convert(doc, ydoc, yaml_document_get_node(ydoc, it[i]), depth + 1, err);
+            if (!n->items[i])
+                return NULL;
+        }
+        return n;
+    }
+    case YAML_MAPPING_NODE: {
+        n->kind = NOPI_Y_MAP;
+        yaml_node_pair_t *p = y->data.mapping.pairs.start;
+        n->n = (size_t)(y->data.mapping.pairs.top - p);
+        n->items = calloc(n->n ? 2 * n->n : 1, sizeof *n->items);
+        if (!n->items)
+            return nopi_nomem(err), NULL;
+        for (size_t i = 0; i < n->n; i++) {
+            n->items[2 * i] = convert(doc, ydoc, yaml_document_get_node(ydoc, p[i].key),
+                                      depth + 1, err);
+            if (!n->items[2 * i])
+                return NULL;
+            n->items[2 * i + 1] = convert(doc, ydoc, yaml_document_get_node(ydoc, p[i].value),
+                                          depth + 1, err);
+            if (!n->items[2 * i + 1])
+                return NULL;
+        }
+        return n;
+    }
+    default:
+        return nopi_fail(err, NOP_ERR_INPUT, doc->path, n->line, n->col,
+                         "unsupported YAML node"), NULL;
+    }
+}
+
+int nopi_yaml_load(nopi_ydoc **out, const char *path, nop_error *err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read '%s': %s", path,
+                         strerror(errno));
+    nopi_ydoc *doc = calloc(1, sizeof *doc);
+    if (!doc || !(doc->path = strdup(path))) {
+        fclose(f);
+        free(doc);
+        return nopi_nomem(err);
+    }
+    yaml_parser_t parser;
+    yaml_document_t ydoc;
+    int rc = -1;
+    if (!yaml_parser_initialize(&parser)) {
+        nopi_nomem(err);
+        goto out_file;
+    }
+    yaml_parser_set_input_file(&parser, f);
+    if (!yaml_parser_load(&parser, &ydoc)) {
+        /* libyaml marks are 0-based; problem_mark is where it noticed */
+        yaml_mark_t m = parser.problem_mark;
+        if (parser.context)
+            nopi_fail(err, NOP_ERR_INPUT, path, (int)m.line + 1, (int)m.column + 1,
+                      "invalid YAML: %s %s", parser.problem, parser.context);
+        else
+            nopi_fail(err, NOP_ERR_INPUT, path, (int)m.line + 1, (int)m.column + 1,
+                      "invalid YAML: %s", parser.problem ? parser.problem : "parse error");
+        goto out_parser;
+    }
+    yaml_node_t *root = yaml_document_get_root_node(&ydoc);
+    rc = 0;
+    if (root && !(doc->root = convert(doc, &ydoc, root, 0, err)))
+        rc = -1;
+    yaml_document_delete(&ydoc);
+out_parser:
+    yaml_parser_delete(&parser);
+out_file:
+    fclose(f);
+    if (rc == 0)
+        *out = doc;
+    else
+        nopi_yaml_free(doc);
+    return rc;
+}
+
+void nopi_yaml_free(nopi_ydoc *doc)
+{
+    if (!doc)
+        return;
+    for (size_t i = 0; i < doc->nnodes; i++) {
+        free((char *)doc->nodes[i]->str);
+        free(doc->nodes[i]->items);
+        free(doc->nodes[i]);
+    }
+    free(doc->nodes);
+    free(doc->path);
+    free(doc);
+}
+
+const nopi_ynode *nopi_yaml_root(const nopi_ydoc *doc)
+{
+    return doc->root;
+}
+
+const char *nopi_yaml_path(const nopi_ydoc *doc)
+{
+    return doc->path;
+}
+
+const nopi_ynode *nopi_y_key(const nopi_ynode *map, size_t i)
+{
+    return map->items[2 * i];
+}
+
+const nopi_ynode *nopi_y_value(const nopi_ynode *map, size_t i)
+{
+    return map->items[2 * i + 1];
+}
+
+const nopi_ynode *nopi_y_lookup(const nopi_ynode *map, const char *key)
+{
+    if (!map || map->kind != NOPI_Y_MAP)
+        return NULL;
+    for (size_t i = 0; i < map->n; i++) {
+        const nopi_ynode *k = nopi_y_key(map, i);
+        if (k->kind == NOPI_Y_SCALAR && strcmp(k->str, key) == 0)
+            return nopi_y_value(map, i);
+    }
+    return NULL;
+}
+
+int nopi_y_error(const nopi_ydoc *doc, const nopi_ynode *node, nop_error *err,
+                 const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    nopi_vfail(err, NOP_ERR_INPUT, doc->path, node ? node->line : 0, node ? node->col : 0,
+               fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static const char *kind_name(nopi_ykind k)
+{
+    return k == NOPI_Y_SEQ ? "a list" : k == NOPI_Y_MAP ? "a mapping" : "a scalar";
+}
+
+/* What the user wrote, for "must be X, not Y" messages. */
+static void describe(const nopi_ynode *n, char *buf, size_t size)
+{
+    if (n->kind != NOPI_Y_SCALAR)
+        snprintf(buf, size, "%s", kind_name(n->kind));
+    else if (n->plain)
+        snprintf(buf, size, "'%s'", n->str);
+    else
+        snprintf(buf, size, "the string \"%s\"", n->str);
+}
+
+int nopi_y_check_keys(const nopi_ydoc *doc, const nopi_ynode *map, const char *const *allowed,
+                      const char *what, nop_error *err)
+{
+    size_t nallowed = 0;
+    while (allowed[nallowed])
+        nallowed++;
+    for (size_t i = 0; i < map->n; i++) {
+        const nopi_ynode *k = nopi_y_key(map, i);
+        if (k->kind != NOPI_Y_SCALAR)
+            return nopi_y_error(doc, k, err, "keys of the %s must be names, not %s", what,
+                                kind_name(k->kind));
+        for (size_t j = 0; j < i; j++) {
+            const nopi_ynode *prev = nopi_y_key(map, j);
+            if (prev->kind == NOPI_Y_SCALAR && strcmp(prev->str, k->str) == 0) {
+                nopi_y_error(doc, k, err, "duplicate key '%s' in the %s", k->str, what);
+                nopi_detail(err, "first given at line %d; keep one of the two", prev->line);
+                return -1;
+            }
+        }
+        bool known = false;
+        for (size_t j = 0; j < nallowed && !known; j++)
+            known = strcmp(allowed[j], k->str) == 0;
+        if (!known) {
+            const char *hint = nopi_closest(k->str, allowed, nallowed);
+            if (hint)
+                return nopi_y_error(doc, k, err, "unknown key '%s' in the %s; did you mean '%s'?",
+                                    k->str, what, hint);
+            nopi_y_error(doc, k, err, "unknown key '%s' in the %s", k->str, what);
+            nopi_strbuf sb = NOPI_STRBUF_INIT;
+            for (size_t j = 0; j < nallowed; j++)
+                nopi_sb_printf(&sb, "%s%s", j ? ", " : "", allowed[j]);
+            nopi_detail(err, "known keys: %s", sb.s ? sb.s : "");
+            nopi_sb_free(&sb);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int nopi_y_expect(const nopi_ydoc *doc, const nopi_ynode *node, nopi_ykind kind,
+                  const char *key, nop_error *err)
+{
+    if (node->kind == kind)
+        return 0;
+    char got[128];
+    describe(node, got, sizeof got);
+    return nopi_y_error(doc, node, err, "'%s' must be %s, not %s", key, kind_name(kind), got);
+}
+
+int nopi_y_string(const nopi_ydoc *doc, const nopi_ynode *node, const char *key,
+                  const char **out, nop_error *err)
+{
+    if (nopi_y_expect(doc, node, NOPI_Y_SCALAR, key, err) != 0)
+        return -1;
+    if (node->plain && node->str[0] == '\0')
+        return nopi_y_error(doc, node, err, "'%s' must not be empty", key);
+    *out = node->str;
+    return 0;
+}
+
+int nopi_y_bool(const nopi_ydoc *doc, const nopi_ynode *node, const char *key, bool *out,
+                nop_error *err)
+{
+    if (node->kind == NOPI_Y_SCALAR && node->plain) {
+        static const char *const yes[] = { "true", "True", "TRUE", "yes", "on" };
+        static const char *const no[] = { "false", "False", "FALSE", "no", "off" };
+        for (size_t i = 0; i < NOPI_ARRAY_LEN(yes); i++) {
+            if (strcmp(node->str, yes[i]) == 0)
+                return *out = true, 0;
+            if (strcmp(node->str, no[i]) == 0)
+                return *out = false, 0;
+        }
+    }
+    char got[128];
+    describe(node, got, sizeof got);
+    return nopi_y_error(doc, node, err, "'%s' must be true or false, not %s", key, got);
+}
+
+int nopi_y_int(const nopi_ydoc *doc, const nopi_ynode *node, const char *key, int64_t min,
+               int64_t max, int64_t *out, nop_error *err)
+{
+    if (node->kind == NOPI_Y_SCALAR && node->plain && node->str[0]) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(node->str, &end, 0);
+        if (*end == '\0' && errno == 0) {
+            if (v < min || v > max)
+                return nopi_y_error(doc, node, err,
+                                    "'%s' is %lld, outside %lld..%lld", key, v,
+                                    (long long)min, (long long)max);
+            *out = v;
+            return 0;
+        }
+    }
+    char got[128];
+    describe(node, got, sizeof got);
+    return nopi_y_error(doc, node, err, "'%s' must be a whole number, not %s", key, got);
+}
+
+int nopi_y_double(const nopi_ydoc *doc, const nopi_ynode *node, const char *key, double min,
+                  double max, double *out, nop_error *err)
+{
+    if (node->kind == NOPI_Y_SCALAR && node->plain && node->str[0]) {
+        char *end;
+        errno = 0;
+        double v = strtod(node->str, &end);
+        if (*end == '\0' && errno == 0 && isfinite(v)) {
+            if (v < min || v > max)
+                return nopi_y_error(doc, node, err, "'%s' is %g, outside %g..%g", key, v,
+                                    min, max);
+            *out = v;
+            return 0;
+        }
+    }
+    char got[128];
+    describe(node, got, sizeof got);
+    return nopi_y_error(doc, node, err, "'%s' must be a number, not %s", key, got);
+}
+
+int nopi_y_strings(const nopi_ydoc *doc, const nopi_ynode *node, const char *key,
+                   const nopi_ynode ***items, size_t *n, nop_error *err)
+{
+    if (node->kind == NOPI_Y_SCALAR && !(node->plain && node->str[0] == '\0')) {
+        nopi_y_error(doc, node, err, "'%s' must be a list, not '%s'", key, node->str);
+        nopi_detail(err, "write %s: [%s]", key, node->str);
+        return -1;
+    }
+    if (node->kind == NOPI_Y_SCALAR) {      /* `key:` with nothing after it: an empty list */
+        *items = NULL;
+        *n = 0;
+        return 0;
+    }
+    if (nopi_y_expect(doc, node, NOPI_Y_SEQ, key, err) != 0)
+        return -1;
+    for (size_t i = 0; i < node->n; i++) {
+        char what[128];
+        snprintf(what, sizeof what, "%s[%zu]", key, i);
+        const char *s;
+        if (nopi_y_string(doc, node->items[i], what, &s, err) != 0)
+            return -1;
+    }
+    *items = (const nopi_ynode **)node->items;
+    *n = node->n;
+    return 0;
+}

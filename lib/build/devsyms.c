@@ -1,0 +1,85 @@
+/*
+ * devsyms.c - which undefined symbols a compute (device) object may have.
+ *
+ * The device runs kernels against the neuronop runtime and a small libc: printf (through
+ * nt_printf), memory and string functions, and math.h.  Anything else - fopen, malloc, threads,
+ * errno - does not exist there, so `neuronop build` refuses a kernel that needs it rather than
+ * letting it work on the host and fail on hardware.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/api.h"
+#include "gen.h"
+
+/* The kernel API: every name in api.def. */
+static const char *const api_names[] = {
+#define NT_API(ret, name, params) #name,
+#include "base/api.def"
+#undef NT_API
+
+};
+
+/* Each api.def entry must have the type neuronop.h declares for it: the trampolines forward
+ * calls made against those declarations, so a mismatch would be a silent ABI break. */
+#define NT_API(ret, name, params) \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(&name), ret (*) params), \
+                   "api.def and neuronop.h disagree about " #name);
+#define NT_API_LIBC(ret, name, params)
+#include "base/api.def"
+#undef NT_API
+#undef NT_API_LIBC
+
+/* abi.h's twin of nt_scalar must have its layout. */
+_Static_assert(sizeof(struct nt__scalar_abi) == sizeof(nt_scalar) &&
+               offsetof(struct nt__scalar_abi, i) == offsetof(nt_scalar, i) &&
+               offsetof(struct nt__scalar_abi, is_int) == offsetof(nt_scalar, is_int),
+               "abi.h's nt__scalar_abi and neuronop.h's nt_scalar differ");
+
+static const char *const libc_names[] = {
+    /* memory and strings */
+    "memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strnlen", "strcmp",
+    "strncmp", "strcpy", "strncpy", "strcat", "strncat", "strchr", "strrchr", "strstr",
+    "strspn", "strcspn", "strpbrk",
+    /* integer helpers from stdlib.h that need no state */
+    "abs", "labs", "llabs",
+    /* libtcc's runtime helpers (libtcc1.a) */
+    "__fixsfdi", "__fixdfdi", "__fixxfdi", "__fixunssfdi", "__fixunsdfdi", "__fixunsxfdi",
+    "__floatundisf", "__floatundidf", "__floatundixf", "__va_arg", "alloca",
+    "__bound_alloca",   /* alloca and variable-length arrays under memcheck */
+};
+
+/* math.h: each name also comes with an "f" (float) variant. */
+static const char *const math_names[] = {
+    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh",
+    "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "logb", "pow",
+    "sqrt", "cbrt", "hypot", "fabs", "floor", "ceil", "round", "trunc", "rint", "nearbyint",
+    "lround", "llround", "lrint", "llrint", "fmod", "remainder", "fmin", "fmax", "fdim", "fma",
+    "erf", "erfc", "tgamma", "lgamma", "copysign", "frexp", "ldexp", "modf", "scalbn",
+    "ilogb", "nextafter",
+};
+
+static bool in_list(const char *name, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(name, list[i]) == 0)
+            return true;
+    return false;
+}
+
+bool nopi_device_symbol_allowed(const char *name)
+{
+    if (in_list(name, api_names, NOPI_ARRAY_LEN(api_names)) ||
+        in_list(name, libc_names, NOPI_ARRAY_LEN(libc_names)) ||
+        nopi_gen_is_bound_hook(name))   /* memcheck's instrumentation */
+        return true;
+    size_t len = strlen(name);
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(math_names); i++) {
+        size_t n = strlen(math_names[i]);
+        if (strncmp(name, math_names[i], n) == 0 &&
+            (len == n || (len == n + 1 && name[n] == 'f')))
+            return true;
+    }
+    return false;
+}

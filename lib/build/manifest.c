@@ -1,0 +1,694 @@
+/*
+ * manifest.c - loads neuronop.yaml into a validated nop_manifest (see manifest.h).
+ *
+ * Validation happens here, once, so later stages can trust the manifest: every key known,
+ * every type right, names usable as C identifiers, sources present, flags safe for libtcc,
+ * one STACK_SIZE.  Each error points at the offending node and says what to write instead.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "manifest.h"
+#include "base/ydoc.h"
+
+static const char *const top_keys[] = {
+    "name", "compute_srcs", "shape_srcs", "build_directory", "multicore", "extra_cflags",
+    "extra_include_paths", "stack_size", "ops", "reference_srcs", "tests", NULL
+};
+static const char *const op_keys[] = { "args", "shape", "kernel", NULL };
+static const char *const test_keys[] = { "name", "op", "args", "expect", "rtol", "atol",
+                                          "cores", "reference", NULL };
+
+/* Loading state: the YAML document and the manifest being filled. */
+typedef struct loader {
+    nopi_ydoc *doc;
+    nop_manifest *m;
+    nop_error *err;
+} loader;
+
+static int oom(loader *L)
+{
+    return nopi_nomem(L->err);
+}
+
+static nopi_pos pos_of(const nopi_ynode *n)
+{
+    nopi_pos p = { n->line, n->col };
+    return p;
+}
+
+static int require(loader *L, const nopi_ynode *root, const char *key, const char *example)
+{
+    if (nopi_y_lookup(root, key))
+        return 0;
+    nopi_fail(L->err, NOP_ERR_INPUT, L->m->path, root->line, root->col,
+              "missing required key '%s'", key);
+    nopi_detail(L->err, "add, for example: %s", example);
+    return -1;
+}
+
+static int load_name(loader *L, const nopi_ynode *n)
+{
+    const char *name;
+    if (nopi_y_string(L->doc, n, "name", &name, L->err) != 0)
+        return -1;
+    if (!nopi_is_identifier(name))
+        return nopi_y_error(L->doc, n, L->err, "library name '%s' is not a C identifier "
+                            "(letters, digits and '_', not starting with a digit)", name);
+    if (strcmp(name, "builtin") == 0)
+        return nopi_y_error(L->doc, n, L->err, "library name 'builtin' is reserved by the "
+                            "Neuron runtime; choose another name");
+    L->m->name = strdup(name);
+    L->m->name_pos = pos_of(n);
+    return L->m->name ? 0 : oom(L);
+}
+
+static int load_sources(loader *L, const nopi_ynode *n, const char *key, nopi_src **out,
+                        int *count)
+{
+    const nopi_ynode **items;
+    size_t nitems;
+    if (nopi_y_strings(L->doc, n, key, &items, &nitems, L->err) != 0)
+        return -1;
+    *out = calloc(nitems ? nitems : 1, sizeof **out);
+    if (!*out)
+        return oom(L);
+    for (size_t i = 0; i < nitems; i++) {
+        nopi_src *s = &(*out)[i];
+        s->path = strdup(items[i]->str);
+        s->resolved = nopi_path_join(L->m->dir, items[i]->str);
+        s->pos = pos_of(items[i]);
+        *count = (int)i + 1;
+        if (!s->path || !s->resolved)
+            return oom(L);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp((*out)[j].path, s->path) == 0)
+                return nopi_y_error(L->doc, items[i], L->err, "'%s' is listed twice in '%s'",
+                                    s->path, key);
+        struct stat st;
+        if (stat(s->resolved, &st) != 0 || !S_ISREG(st.st_mode)) {
+            nopi_y_error(L->doc, items[i], L->err, "source file '%s' not found", s->path);
+            nopi_detail(L->err, "looked for '%s'; paths are relative to the manifest's folder",
+                        s->resolved);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int load_include_paths(loader *L, const nopi_ynode *n)
+{
+    const nopi_ynode **items;
+    size_t nitems;
+    if (nopi_y_strings(L->doc, n, "extra_include_paths", &items, &nitems, L->err) != 0)
+        return -1;
+    L->m->includes = calloc(nitems ? nitems : 1, sizeof *L->m->includes);
+    if (!L->m->includes)
+        return oom(L);
+    for (size_t i = 0; i < nitems; i++) {
+        nopi_src *s = &L->m->includes[i];
+        s->path = strdup(items[i]->str);
+        s->resolved = nopi_path_join(L->m->dir, items[i]->str);
+        s->pos = pos_of(items[i]);
+        L->m->nincludes = (int)i + 1;
+        if (!s->path || !s->resolved)
+            return oom(L);
+        struct stat st;
+        if (stat(s->resolved, &st) != 0 || !S_ISDIR(st.st_mode))
+            return nopi_y_error(L->doc, items[i], L->err, "include folder '%s' not found",
+                                s->path);
+    }
+    return 0;
+}
+
+/* Records a STACK_SIZE from either place; a second, different value is an error. */
+static int set_stack(loader *L, const nopi_ynode *at, int64_t value, enum nop_stack_from from)
+{
+    nop_manifest *m = L->m;
+    if (m->stack_from != NOP_STACK_DEFAULT && m->stack_size != value) {
+        nopi_y_error(L->doc, at, L->err, "STACK_SIZE given twice with different values "
+                     "(%lld and %lld)", (long long)m->stack_size, (long long)value);
+        nopi_detail(L->err, "the first is at line %d; keep one of them", m->stack_pos.line);
+        return -1;
+    }
+    m->stack_size = value;
+    m->stack_from = from;
+    m->stack_pos = pos_of(at);
+    return 0;
+}
+
+static int load_cflags(loader *L, const nopi_ynode *n)
+{
+    const nopi_ynode **items;
+    size_t nitems;
+    if (nopi_y_strings(L->doc, n, "extra_cflags", &items, &nitems, L->err) != 0)
+        return -1;
+    L->m->flags = calloc(nitems ? nitems : 1, sizeof *L->m->flags);
+    if (!L->m->flags)
+        return oom(L);
+    for (size_t i = 0; i < nitems; i++) {
+        nopi_flag *f = &L->m->flags[i];
+        char why[512];
+        if (nopi_flag_parse(items[i]->str, L->m->dir, f, why, sizeof why) != 0)
+            return nopi_y_error(L->doc, items[i], L->err, "%s", why);
+        f->pos = pos_of(items[i]);
+        L->m->nflags = (int)i + 1;
+        if (f->kind == NOPI_FLAG_DEFINE && strcmp(f->name, "STACK_SIZE") == 0) {
+            int64_t v;
+            if (nopi_stack_size_parse(f->value, &v, why, sizeof why) != 0)
+                return nopi_y_error(L->doc, items[i], L->err, "%s", why);
+            if (set_stack(L, items[i], v, NOP_STACK_CFLAGS) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static int load_function_name(loader *L, const nopi_ynode *op, const char *opname,
+                              const char *key, char **out, nopi_pos *pos)
+{
+    const nopi_ynode *n = nopi_y_lookup(op, key);
+    if (!n) {
+        nopi_fail(L->err, NOP_ERR_INPUT, L->m->path, op->line, op->col,
+                  "op '%s' is missing required key '%s'", opname, key);
+        nopi_detail(L->err, "add '%s: %s_%s' naming a C function in %s", key, opname,
+                    strcmp(key, "shape") == 0 ? "shape" : "kernel",
+                    strcmp(key, "shape") == 0 ? "shape_srcs" : "compute_srcs");
+        return -1;
+    }
+    const char *s;
+    if (nopi_y_string(L->doc, n, key, &s, L->err) != 0)
+        return -1;
+    if (!nopi_is_identifier(s))
+        return nopi_y_error(L->doc, n, L->err, "'%s' of op '%s' must name a C function, "
+                            "not '%s'", key, opname, s);
+    *out = strdup(s);
+    *pos = pos_of(n);
+    return *out ? 0 : oom(L);
+}
+
+static int load_args(loader *L, nopi_op *op, const nopi_ynode *opnode)
+{
+    const nopi_ynode *n = nopi_y_lookup(opnode, "args");
+    if (!n) {
+        nopi_fail(L->err, NOP_ERR_INPUT, L->m->path, opnode->line, opnode->col,
+                  "op '%s' is missing required key 'args'", op->name);
+        nopi_detail(L->err, "add 'args: [tensor]' listing the argument types in order "
+                    "(tensor, scalar, double, int64)");
+        return -1;
+    }
+    const nopi_ynode **items;
+    size_t nitems;
+    if (nopi_y_strings(L->doc, n, "args", &items, &nitems, L->err) != 0)
+        return -1;
+    if (nitems > NOP_MAX_ARGS)
+        return nopi_y_error(L->doc, n, L->err, "op '%s' has %zu args; at most %d are "
+                            "supported", op->name, nitems, NOP_MAX_ARGS);
+    for (size_t i = 0; i < nitems; i++) {
+        int t = -1;
+        for (int k = 0; k < 4; k++)
+            if (strcmp(items[i]->str, nopi_argtype_names[k]) == 0)
+                t = k;
+        if (t < 0) {
+            const char *hint = nopi_closest(items[i]->str, nopi_argtype_names, 4);
+            if (strcmp(items[i]->str, "float") == 0 || strcmp(items[i]->str, "int") == 0)
+                hint = strcmp(items[i]->str, "float") == 0 ? "double" : "int64";
+            nopi_y_error(L->doc, items[i], L->err, "unknown arg type '%s'%s%s%s",
+                         items[i]->str, hint ? "; did you mean '" : "", hint ? hint : "",
+                         hint ? "'?" : "");
+            nopi_detail(L->err, "arg types are tensor, scalar, double and int64 (the device "
+                        "has no float, int, array or tuple arguments)");
+            return -1;
+        }
+        op->args[i] = (enum nop_argtype)t;
+    }
+    op->nargs = (int)nitems;
+    return 0;
+}
+
+static void args_text(const nopi_op *op, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < op->nargs && used < size; k++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", k ? ", " : "",
+                                 nopi_argtype_names[op->args[k]]);
+}
+
+/* Ops may share a kernel or a shape function only if they give it the same args: the
+ * prelude declares each function with its op's signature, and C allows one. */
+static int check_shared_function(loader *L, int i, bool shape)
+{
+    const nopi_op *op = &L->m->ops[i];
+    const char *fname = shape ? op->shape : op->kernel;
+    for (int j = 0; j < i; j++) {
+        const nopi_op *other = &L->m->ops[j];
+        if (strcmp(fname, shape ? other->shape : other->kernel) != 0 ||
+            (other->nargs == op->nargs &&
+             memcmp(other->args, op->args, (size_t)op->nargs * sizeof op->args[0]) == 0))
+            continue;
+        char mine[160], theirs[160];
+        args_text(op, mine, sizeof mine);
+        args_text(other, theirs, sizeof theirs);
+        nopi_pos at = shape ? op->shape_pos : op->kernel_pos;
+        nopi_fail(L->err, NOP_ERR_INPUT, L->m->path, at.line, at.col, "%s function '%s' of "
+                  "op '%s' would take [%s], but op '%s' (line %d) gives it [%s]",
+                  shape ? "shape" : "kernel", fname, op->name, mine, other->name,
+                  other->pos.line, theirs);
+        nopi_detail(L->err, "a C function has one signature: give op '%s' a %s function of "
+                    "its own", op->name, shape ? "shape" : "kernel");
+        return -1;
+    }
+    return 0;
+}
+
+static int load_ops(loader *L, const nopi_ynode *ops)
+{
+    if (nopi_y_expect(L->doc, ops, NOPI_Y_MAP, "ops", L->err) != 0) {
+        nopi_detail(L->err, "write each op as a mapping under ops, e.g.\n"
+                    "ops:\n  relu_forward:\n    args: [tensor]\n    shape: relu_fwd_shape\n"
+                    "    kernel: relu_forward");
+        return -1;
+    }
+    if (ops->n == 0)
+        return nopi_y_error(L->doc, ops, L->err, "'ops' is empty; declare at least one op");
+    for (size_t i = 0; i < ops->n; i++) {
+        const nopi_ynode *key = nopi_y_key(ops, i), *val = nopi_y_value(ops, i);
+        if (key->kind != NOPI_Y_SCALAR || !nopi_is_identifier(key->str))
+            return nopi_y_error(L->doc, key, L->err, "op name '%s' is not a C identifier",
+                                key->kind == NOPI_Y_SCALAR ? key->str : "?");
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(nopi_y_key(ops, j)->str, key->str) == 0) {
+                nopi_y_error(L->doc, key, L->err, "duplicate op '%s'", key->str);
+                nopi_detail(L->err, "first declared at line %d; give each op its own name",
+                            nopi_y_key(ops, j)->line);
+                return -1;
+            }
+        }
+        if (i >= NOP_MAX_OPS) {
+            nopi_y_error(L->doc, key, L->err, "more than %d ops: the device registers at most "
+                         "%d ops per library", NOP_MAX_OPS, NOP_MAX_OPS);
+            nopi_detail(L->err, "split the ops into two libraries");
+            return -1;
+        }
+        nopi_op *op = &L->m->ops[i];
+        op->name = strdup(key->str);
+        op->pos = pos_of(key);
+        L->m->nops = (int)i + 1;
+        if (!op->name)
+            return oom(L);
+        char what[160];
+        snprintf(what, sizeof what, "op '%s'", op->name);
+        if (nopi_y_expect(L->doc, val, NOPI_Y_MAP, op->name, L->err) != 0 ||
+            nopi_y_check_keys(L->doc, val, op_keys, what, L->err) != 0 ||
+            load_args(L, op, val) != 0 ||
+            load_function_name(L, val, op->name, "shape", &op->shape, &op->shape_pos) != 0 ||
+            load_function_name(L, val, op->name, "kernel", &op->kernel, &op->kernel_pos) != 0 ||
+            check_shared_function(L, (int)i, true) != 0 ||
+            check_shared_function(L, (int)i, false) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* One argument entry: a value, or a list of values taken in turn. */
+static int load_test_arg(loader *L, nopi_test *t, int i, const nopi_ynode *n)
+{
+    size_t count = n->kind == NOPI_Y_SEQ ? n->n : 1;
+    if (n->kind == NOPI_Y_MAP || count == 0)
+        return nopi_y_error(L->doc, n, L->err, "argument %d of test '%s' must be a value (a "
+                            "generator, a .npy path or a number) or a list of them", i + 1,
+                            t->name);
+    t->alts[i] = calloc(count + 1, sizeof *t->alts[i]);
+    if (!t->alts[i])
+        return oom(L);
+    for (size_t k = 0; k < count; k++) {
+        const nopi_ynode *v = n->kind == NOPI_Y_SEQ ? n->items[k] : n;
+        const char *str;
+        char what[64];
+        snprintf(what, sizeof what, "args[%d]", i);
+        if (nopi_y_string(L->doc, v, what, &str, L->err) != 0)
+            return -1;
+        /* a .npy path is relative to the manifest; generators and numbers are as written */
+        bool path = strlen(str) > 4 && strcmp(str + strlen(str) - 4, ".npy") == 0;
+        t->alts[i][k] = path ? nopi_path_join(L->m->dir, str) : strdup(str);
+        if (!t->alts[i][k])
+            return oom(L);
+        t->nalts[i] = (int)k + 1;
+    }
+    return 0;
+}
+
+static int load_test(loader *L, nopi_test *t, const nopi_ynode *n)
+{
+    if (nopi_y_expect(L->doc, n, NOPI_Y_MAP, "tests[]", L->err) != 0 ||
+        nopi_y_check_keys(L->doc, n, test_keys, "test", L->err) != 0)
+        return -1;
+    t->pos = pos_of(n);
+    const nopi_ynode *v;
+    const char *s;
+    if (!(v = nopi_y_lookup(n, "name"))) {
+        nopi_fail(L->err, NOP_ERR_INPUT, L->m->path, n->line, n->col,
+                  "a test lacks required key 'name'");
+        return -1;
+    }
+    if (nopi_y_string(L->doc, v, "name", &s, L->err) != 0)
+        return -1;
+    if (!(t->name = strdup(s)))
+        return oom(L);
+    for (int i = 0; i < L->m->ntests; i++)
+        if (strcmp(L->m->tests[i].name, s) == 0)
+            return nopi_y_error(L->doc, v, L->err, "duplicate test '%s' (first at line %d)", s,
+                                L->m->tests[i].pos.line);
+
+    if (!(v = nopi_y_lookup(n, "op"))) {
+        nopi_fail(L->err, NOP_ERR_INPUT, L->m->path, n->line, n->col,
+                  "test '%s' lacks required key 'op'", t->name);
+        return -1;
+    }
+    if (nopi_y_string(L->doc, v, "op", &s, L->err) != 0)
+        return -1;
+    t->op = -1;
+    const char *names[NOP_MAX_OPS];
+    for (int i = 0; i < L->m->nops; i++) {
+        names[i] = L->m->ops[i].name;
+        if (strcmp(names[i], s) == 0)
+            t->op = i;
+    }
+    if (t->op < 0) {
+        const char *hint = nop_closest(s, names, (size_t)L->m->nops);
+        return nopi_y_error(L->doc, v, L->err, "test '%s' names op '%s', which the manifest "
+                            "does not declare%s%s%s", t->name, s, hint ? "; did you mean '" : "",
+                            hint ? hint : "", hint ? "'?" : "");
+    }
+    const nopi_op *op = &L->m->ops[t->op];
+    if (!(v = nopi_y_lookup(n, "args"))) {
+        if (op->nargs) {
+            nopi_fail(L->err, NOP_ERR_INPUT, L->m->path, n->line, n->col,
+                      "test '%s' lacks required key 'args' (op '%s' takes %d)", t->name,
+                      op->name, op->nargs);
+            return -1;
+        }
+    } else {
+        if (nopi_y_expect(L->doc, v, NOPI_Y_SEQ, "args", L->err) != 0)
+            return -1;
+        if ((int)v->n != op->nargs)
+            return nopi_y_error(L->doc, v, L->err, "test '%s' gives %zu argument%s; op '%s' "
+                                "takes %d", t->name, v->n, v->n == 1 ? "" : "s", op->name,
+                                op->nargs);
+        for (size_t i = 0; i < v->n; i++)
+            if (load_test_arg(L, t, (int)i, v->items[i]) != 0)
+                return -1;
+    }
+    t->nargs = op->nargs;
+    if ((v = nopi_y_lookup(n, "expect"))) {
+        if (nopi_y_string(L->doc, v, "expect", &s, L->err) != 0)
+            return -1;
+        /* checked by neuronop test, not here: a missing test file must not stop a build */
+        if (!(t->expect = nopi_path_join(L->m->dir, s)))
+            return oom(L);
+    }
+    if ((v = nopi_y_lookup(n, "reference"))) {
+        if (t->expect)
+            return nopi_y_error(L->doc, v, L->err, "test '%s' gives both 'reference' and "
+                                "'expect'; keep one", t->name);
+        if (nopi_y_string(L->doc, v, "reference", &s, L->err) != 0)
+            return -1;
+        if (!nopi_is_identifier(s))
+            return nopi_y_error(L->doc, v, L->err, "'reference' of test '%s' must name a C "
+                                "function, not '%s'", t->name, s);
+        if (L->m->nreference == 0)
+            return nopi_y_error(L->doc, v, L->err, "test '%s' names reference function '%s', "
+                                "but the manifest has no reference_srcs to define it in",
+                                t->name, s);
+        /* one function, one signature: it may serve several tests of ops with the same args */
+        for (int i = 0; i < L->m->ntests; i++) {
+            const nopi_test *o = &L->m->tests[i];
+            if (o->reference && strcmp(o->reference, s) == 0 &&
+                (L->m->ops[o->op].nargs != L->m->ops[t->op].nargs ||
+                 memcmp(L->m->ops[o->op].args, L->m->ops[t->op].args,
+                        sizeof L->m->ops[t->op].args) != 0))
+                return nopi_y_error(L->doc, v, L->err, "reference '%s' serves op '%s' (line "
+                                    "%d) and op '%s', whose args differ; give each its own "
+                                    "reference function", s, L->m->ops[o->op].name,
+                                    o->reference_pos.line, L->m->ops[t->op].name);
+        }
+        if (!(t->reference = strdup(s)))
+            return oom(L);
+        t->reference_pos = pos_of(v);
+    }
+    t->rtol = t->atol = -1;
+    if ((v = nopi_y_lookup(n, "rtol")) && nopi_y_double(L->doc, v, "rtol", 0, 1e9, &t->rtol,
+                                                       L->err) != 0)
+        return -1;
+    if ((v = nopi_y_lookup(n, "atol")) && nopi_y_double(L->doc, v, "atol", 0, 1e300, &t->atol,
+                                                       L->err) != 0)
+        return -1;
+    if ((v = nopi_y_lookup(n, "cores"))) {
+        if (!L->m->multicore)
+            return nopi_y_error(L->doc, v, L->err, "'cores' applies to multicore libraries "
+                                "only; this one runs on one core");
+        if (nopi_y_expect(L->doc, v, NOPI_Y_SEQ, "cores", L->err) != 0)
+            return -1;
+        if (v->n == 0 || v->n > 16)
+            return nopi_y_error(L->doc, v, L->err, "'cores' lists 1 to 16 core counts");
+        for (size_t i = 0; i < v->n; i++) {
+            int64_t c;
+            if (nopi_y_int(L->doc, v->items[i], "cores[]", 1, 64, &c, L->err) != 0)
+                return -1;
+            t->cores[t->ncores++] = (int)c;
+        }
+    }
+    return 0;
+}
+
+static int load_tests(loader *L, const nopi_ynode *n)
+{
+    if (nopi_y_expect(L->doc, n, NOPI_Y_SEQ, "tests", L->err) != 0)
+        return -1;
+    L->m->tests = calloc(n->n ? n->n : 1, sizeof *L->m->tests);
+    if (!L->m->tests)
+        return oom(L);
+    for (size_t i = 0; i < n->n; i++) {
+        int rc = load_test(L, &L->m->tests[i], n->items[i]);
+        L->m->ntests = (int)i + 1;
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int load(loader *L)
+{
+    const nopi_ynode *root = nopi_yaml_root(L->doc);
+    if (!root)
+        return nopi_fail(L->err, NOP_ERR_INPUT, L->m->path, 1, 1, "the manifest is empty; "
+                         "see neuronop.yaml(5) for its keys");
+    if (root->kind != NOPI_Y_MAP)
+        return nopi_y_error(L->doc, root, L->err, "the manifest must be a mapping of keys "
+                            "(name, compute_srcs, shape_srcs, ops, ...)");
+    if (nopi_y_check_keys(L->doc, root, top_keys, "manifest", L->err) != 0 ||
+        require(L, root, "name", "name: my_ops") != 0 ||
+        require(L, root, "compute_srcs", "compute_srcs: [kernel.c]") != 0 ||
+        require(L, root, "shape_srcs", "shape_srcs: [shape.c]") != 0 ||
+        require(L, root, "ops", "ops: {my_op: {args: [tensor], shape: my_shape, kernel: "
+                "my_kernel}}") != 0)
+        return -1;
+
+    nop_manifest *m = L->m;
+    m->stack_size = NOP_STACK_DEFAULT_BYTES;
+    m->stack_from = NOP_STACK_DEFAULT;
+    const nopi_ynode *n;
+    if (load_name(L, nopi_y_lookup(root, "name")) != 0)
+        return -1;
+    if (load_sources(L, nopi_y_lookup(root, "compute_srcs"), "compute_srcs", &m->compute,
+                     &m->ncompute) != 0)
+        return -1;
+    if (m->ncompute == 0)
+        return nopi_y_error(L->doc, nopi_y_lookup(root, "compute_srcs"), L->err,
+                            "'compute_srcs' is empty; list the C files with the kernels");
+    if (load_sources(L, nopi_y_lookup(root, "shape_srcs"), "shape_srcs", &m->shape,
+                     &m->nshape) != 0)
+        return -1;
+    for (int i = 0; i < m->nshape; i++)
+        for (int j = 0; j < m->ncompute; j++)
+            if (strcmp(m->shape[i].path, m->compute[j].path) == 0)
+                return nopi_fail(L->err, NOP_ERR_INPUT, m->path, m->shape[i].pos.line,
+                                 m->shape[i].pos.col, "'%s' is in both compute_srcs and "
+                                 "shape_srcs: kernels run on the device and shape functions "
+                                 "on the host, so keep them in separate files",
+                                 m->shape[i].path);
+    if ((n = nopi_y_lookup(root, "reference_srcs"))) {
+        if (load_sources(L, n, "reference_srcs", &m->reference, &m->nreference) != 0)
+            return -1;
+        for (int i = 0; i < m->nreference; i++)
+            for (int j = 0; j < m->ncompute + m->nshape; j++) {
+                const nopi_src *o = j < m->ncompute ? &m->compute[j] : &m->shape[j - m->ncompute];
+                if (strcmp(m->reference[i].path, o->path) == 0)
+                    return nopi_fail(L->err, NOP_ERR_INPUT, m->path, m->reference[i].pos.line,
+                                     m->reference[i].pos.col, "'%s' is a reference source "
+                                     "and a %s source; keep reference functions in files of "
+                                     "their own", o->path, j < m->ncompute ? "compute" : "shape");
+            }
+    }
+    const char *bdir = "build";
+    if ((n = nopi_y_lookup(root, "build_directory")) &&
+        nopi_y_string(L->doc, n, "build_directory", &bdir, L->err) != 0)
+        return -1;
+    if (!(m->build_dir = nopi_path_join(m->dir, bdir)))
+        return oom(L);
+    if ((n = nopi_y_lookup(root, "multicore")) &&
+        nopi_y_bool(L->doc, n, "multicore", &m->multicore, L->err) != 0)
+        return -1;
+    if ((n = nopi_y_lookup(root, "extra_include_paths")) && load_include_paths(L, n) != 0)
+        return -1;
+    if ((n = nopi_y_lookup(root, "stack_size"))) {
+        int64_t v;
+        char why[256];
+        if (n->kind != NOPI_Y_SCALAR || !n->plain ||
+            nopi_stack_size_parse(n->str, &v, why, sizeof why) != 0) {
+            if (n->kind == NOPI_Y_SCALAR && n->plain)
+                return nopi_y_error(L->doc, n, L->err, "%s", why);
+            return nopi_y_error(L->doc, n, L->err, "'stack_size' must be a whole number of "
+                                "bytes, 1..%d", NOP_STACK_MAX_BYTES);
+        }
+        if (set_stack(L, n, v, NOP_STACK_KEY) != 0)
+            return -1;
+    }
+    if ((n = nopi_y_lookup(root, "extra_cflags")) && load_cflags(L, n) != 0)
+        return -1;
+    if (load_ops(L, nopi_y_lookup(root, "ops")) != 0)
+        return -1;
+    return (n = nopi_y_lookup(root, "tests")) ? load_tests(L, n) : 0;
+}
+
+int nop_manifest_load(nop_manifest **out, const char *path, nop_error *err)
+{
+    *out = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot find '%s': %s", path,
+                         strerror(errno));
+    nop_manifest *m = calloc(1, sizeof *m);
+    if (!m)
+        return nopi_nomem(err);
+    m->path = S_ISDIR(st.st_mode) ? nopi_path_join(path, "neuronop.yaml") : strdup(path);
+    if (!m->path || !(m->dir = nopi_dirname(m->path))) {
+        nop_manifest_free(m);
+        return nopi_nomem(err);
+    }
+    if (S_ISDIR(st.st_mode) && stat(m->path, &st) != 0) {
+        nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no neuronop.yaml in '%s'", path);
+        nopi_detail(err, "give the manifest's path, or run in the folder that has it");
+        nop_manifest_free(m);
+        return -1;
+    }
+    loader L = { NULL, m, err };
+    int rc = nopi_yaml_load(&L.doc, m->path, err);
+    if (rc == 0)
+        rc = load(&L);
+    nopi_yaml_free(L.doc);
+    if (rc != 0) {
+        nop_manifest_free(m);
+        return -1;
+    }
+    *out = m;
+    return 0;
+}
+
+static void free_srcs(nopi_src *s, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(s[i].path);
+        free(s[i].resolved);
+    }
+    free(s);
+}
+
+void nop_manifest_free(nop_manifest *m)
+{
+    if (!m)
+        return;
+    free(m->path);
+    free(m->dir);
+    free(m->name);
+    free_srcs(m->compute, m->ncompute);
+    free_srcs(m->shape, m->nshape);
+    free_srcs(m->includes, m->nincludes);
+    free_srcs(m->reference, m->nreference);
+    free(m->build_dir);
+    for (int i = 0; i < m->nflags; i++)
+        nopi_flag_clear(&m->flags[i]);
+    free(m->flags);
+    for (int i = 0; i < m->nops; i++) {
+        free(m->ops[i].name);
+        free(m->ops[i].shape);
+        free(m->ops[i].kernel);
+    }
+    for (int i = 0; i < m->ntests; i++) {
+        nopi_test *t = &m->tests[i];
+        free(t->name);
+        free(t->expect);
+        free(t->reference);
+        for (int a = 0; a < NOP_MAX_ARGS; a++) {
+            for (int k = 0; t->alts[a] && k < t->nalts[a]; k++)
+                free(t->alts[a][k]);
+            free(t->alts[a]);
+        }
+    }
+    free(m->tests);
+    free(m);
+}
+
+const char *nop_manifest_path(const nop_manifest *m) { return m->path; }
+const char *nop_manifest_name(const nop_manifest *m) { return m->name; }
+const char *nop_manifest_build_dir(const nop_manifest *m) { return m->build_dir; }
+bool nop_manifest_multicore(const nop_manifest *m) { return m->multicore; }
+int64_t nop_manifest_stack_size(const nop_manifest *m) { return m->stack_size; }
+enum nop_stack_from nop_manifest_stack_from(const nop_manifest *m) { return m->stack_from; }
+int nop_manifest_op_count(const nop_manifest *m) { return m->nops; }
+int nop_manifest_op(const nop_manifest *m, int i, nop_opinfo *out)
+{
+    if (i < 0 || i >= m->nops)
+        return -1;
+    const nopi_op *op = &m->ops[i];
+    out->name = op->name;
+    out->kernel = op->kernel;
+    out->shape = op->shape;
+    out->nargs = op->nargs;
+    memcpy(out->args, op->args, sizeof out->args);
+    return 0;
+}
+
+const char *nop_argtype_name(enum nop_argtype t)
+{
+    return (unsigned)t < 4 ? nopi_argtype_names[t] : "?";
+}
+
+int nop_manifest_test_count(const nop_manifest *m) { return m->ntests; }
+
+int nop_manifest_test(const nop_manifest *m, int i, nop_testinfo *out)
+{
+    if (i < 0 || i >= m->ntests)
+        return -1;
+    const nopi_test *t = &m->tests[i];
+    memset(out, 0, sizeof *out);
+    out->name = t->name;
+    out->op = m->ops[t->op].name;
+    out->nargs = t->nargs;
+    for (int a = 0; a < t->nargs; a++) {
+        out->alts[a] = (const char *const *)t->alts[a];
+        out->nalts[a] = t->nalts[a];
+    }
+    out->expect = t->expect;
+    out->reference = t->reference;
+    out->rtol = t->rtol;
+    out->atol = t->atol;
+    out->cores = t->cores;
+    out->ncores = t->ncores;
+    out->line = t->pos.line;
+    return 0;
+}

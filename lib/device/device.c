@@ -1,0 +1,677 @@
+/*
+ * device.c - the virtual GPSIMD core array: runs one op at a time (see device.h).
+ *
+ * A run: check the arguments against the op's signature; run the shape function on the host
+ * with shape-only tensors, which gives the output's shape and dtype; run the kernel on each
+ * core (one, or all of them for a multicore library) on host threads in the chosen order,
+ * with a watchdog for the time limit; then apply the output rules and collect what each core
+ * did.  The caller's tensors are never written: kernels see read-only views of them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api_impl.h"
+#include "fiber.h"
+#include "outtrack.h"
+#include "pool.h"
+
+/* Room for the runtime's own frames below a kernel's deepest one.  The kernel may use its
+ * whole STACK_SIZE; the stack is mapped that much larger, and a kernel whose high-water mark
+ * passes STACK_SIZE plus RUNTIME_FRAMES is reported as overflowing it. */
+#define STACK_RESERVE (16u << 10)
+#ifdef __SANITIZE_ADDRESS__
+#define RUNTIME_FRAMES 4096      /* sanitizer builds give runtime calls larger frames */
+#else
+#define RUNTIME_FRAMES 512
+#endif
+#define SHAPE_STACK (1u << 20)   /* shape functions are host code: a host-sized stack */
+
+/* What a device keeps between runs, so a launch reuses rather than allocates. */
+typedef struct slot {
+    nopi_stack stack;           /* sized for stack_size + STACK_RESERVE */
+    ucontext_t context;         /* a getcontext result, reused for every run */
+    bool have_context;
+    size_t stack_size;
+    size_t dirty;               /* bytes from the top written since it was last painted */
+    unsigned char *tcm;
+} slot;
+
+struct nop_device {
+    const nop_profile *profile;
+    nop_device_opts opts;
+    pthread_mutex_t running;    /* one run at a time */
+    nopi_pool *pool;            /* started by the first run */
+    slot slots[NOPI_MAX_CORES];
+    nopi_stack shape_stack;
+    char *ring;
+};
+
+int nop_device_new(nop_device **out, const nop_profile *profile, const nop_device_opts *opts,
+                   nop_error *err)
+{
+    *out = NULL;
+    nop_device *d = calloc(1, sizeof *d);
+    if (!d)
+        return nopi_nomem(err);
+    d->profile = profile;
+    if (opts)
+        d->opts = *opts;
+    if (d->opts.cores < 0 || d->opts.cores > NOPI_MAX_CORES) {
+        int cores = d->opts.cores;
+        free(d);
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "%d cores: a device has 1 to %d",
+                         cores, NOPI_MAX_CORES);
+    }
+    if (d->opts.threads <= 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        d->opts.threads = n > 0 ? (int)n : 1;
+    }
+    if (d->opts.timeout <= 0)
+        d->opts.timeout = profile->timeout;
+    pthread_mutex_init(&d->running, NULL);
+    *out = d;
+    return 0;
+}
+
+void nop_device_free(nop_device *dev)
+{
+    if (!dev)
+        return;
+    nopi_pool_free(dev->pool);
+    for (int i = 0; i < NOPI_MAX_CORES; i++) {
+        nopi_stack_free(&dev->slots[i].stack);
+        free(dev->slots[i].tcm);
+    }
+    nopi_stack_free(&dev->shape_stack);
+    free(dev->ring);
+    pthread_mutex_destroy(&dev->running);
+    free(dev);
+}
+
+/* ---- diagnostics and printf -------------------------------------------------------------- */
+
+static void where(const nopi_core *c, char *buf, size_t size)
+{
+    if (c->shape_mode)
+        snprintf(buf, size, "%s: shape function '%s'", c->run->op->name, c->run->op->shape);
+    else
+        snprintf(buf, size, "%s: core %u", c->run->op->name, c->id);
+}
+
+typedef struct warning {
+    const char *fmt;
+    va_list *ap;
+} warning;
+
+/* Runs on the host stack: formatting and the caller's sink may need far more stack than a
+ * kernel has. */
+static void emit_warning(nopi_core *c, void *arg)
+{
+    warning *w = arg;
+    nopi_run *run = c->run;
+    nop_diag d;
+    memset(&d, 0, sizeof d);
+    d.severity = NOP_SEV_WARNING;
+    where(c, d.where, sizeof d.where);
+    va_list ap;
+    va_copy(ap, *w->ap);
+    vsnprintf(d.msg, sizeof d.msg, w->fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&run->diag_lock);
+    run->diag(run->diag_ctx, &d);
+    pthread_mutex_unlock(&run->diag_lock);
+}
+
+void nopi_core_warn(nopi_core *c, const char *fmt, ...)
+{
+    if (!c->run->diag)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    warning w = { fmt, &ap };
+    if (nopi_current() == c)   /* called from the kernel, on its stack */
+        nopi_on_host_stack(c, emit_warning, &w);
+    else
+        emit_warning(c, &w);
+    va_end(ap);
+}
+
+void nopi_ring_write(nopi_run *run, const char *s, size_t n)
+{
+    if (!run->ring_size)
+        return;   /* printf disabled: it still cost time (counted by the caller) */
+    pthread_mutex_lock(&run->ring_lock);
+    for (size_t i = 0; i < n; i++)
+        run->ring[(run->ring_head + i) & (run->ring_size - 1)] = s[i];
+    run->ring_head = (run->ring_head + n) & (run->ring_size - 1);
+    run->ring_total += n;
+    pthread_mutex_unlock(&run->ring_lock);
+}
+
+/* The ring's contents, oldest first. */
+static char *ring_text(const nopi_run *run, bool *lost)
+{
+    size_t n = run->ring_total < run->ring_size ? (size_t)run->ring_total : run->ring_size;
+    char *s = malloc(n + 1);
+    if (!s)
+        return NULL;
+    size_t start = run->ring_total < run->ring_size ? 0 : run->ring_head;
+    for (size_t i = 0; i < n; i++)
+        s[i] = run->ring[(start + i) & (run->ring_size - 1)];
+    s[n] = '\0';
+    *lost = run->ring_total > run->ring_size;
+    return s;
+}
+
+/* ---- arguments -------------------------------------------------------------------------- */
+
+static void signature(const nt__op_desc *op, char *buf, size_t size)
+{
+    static const char *const names[] = { "tensor", "scalar", "double", "int64" };
+    size_t used = (size_t)snprintf(buf, size, "%s(", op->name);
+    for (int i = 0; i < op->nargs && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
+                                 (unsigned)op->argtypes[i] < 4 ? names[op->argtypes[i]] : "?");
+    if (used < size)
+        snprintf(buf + used, size - used, ")");
+}
+
+/* A read-only view of a caller's tensor, sharing its data; shape_only for shape functions. */
+static nt_tensor *view(const nt_tensor *t, bool shape_only)
+{
+    nt_tensor *v = malloc(sizeof *v);
+    if (!v)
+        return NULL;
+    *v = *t;
+    v->readonly = true;
+    v->shape_only = shape_only;
+    v->coherence = NT_COHERENT;
+    v->track = NULL;
+    v->next = NULL;
+    if (shape_only)
+        v->data = NULL;
+    return v;
+}
+
+static void free_views(nt__arg *args, const nt__op_desc *op)
+{
+    for (int i = 0; i < op->nargs; i++) {
+        if (op->argtypes[i] == NT_ARG_TENSOR && args[i].t) {
+            nt_tensor *v = (nt_tensor *)args[i].t;
+            free(v->track);
+            v->magic = 0;
+            free(v);
+        }
+    }
+}
+
+/* Fills kernel and shape argument arrays; -1 with a usage error when args do not fit. */
+static int bind_args(const nt__op_desc *op, const nop_value *args, int nargs, nt__arg *kargs,
+                     nt__arg *sargs, nop_error *err)
+{
+    char sig[512];
+    signature(op, sig, sizeof sig);
+    if (nargs != op->nargs) {
+        nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "op '%s' takes %d argument%s, not %d",
+                  op->name, op->nargs, op->nargs == 1 ? "" : "s", nargs);
+        nopi_detail(err, "its signature: %s", sig);
+        return -1;
+    }
+    static const char *const names[] = { "tensor", "scalar", "double", "int64" };
+    for (int i = 0; i < nargs; i++) {
+        int want = op->argtypes[i];
+        if ((int)args[i].type != want) {
+            nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "argument %d of op '%s' must be a %s, "
+                      "not a %s", i + 1, op->name, names[want], names[args[i].type & 3]);
+            nopi_detail(err, "its signature: %s", sig);
+            return -1;
+        }
+        switch (want) {
+        case NT_ARG_TENSOR:
+            if (!(kargs[i].t = view(args[i].tensor, false)) ||
+                !(sargs[i].t = view(args[i].tensor, true)))
+                return nopi_nomem(err);
+            break;
+        case NT_ARG_SCALAR: {
+            nt_scalar s = args[i].is_int ? nt_scalar_i(args[i].i) : nt_scalar_f(args[i].d);
+            memcpy(&kargs[i].s, &s, sizeof s);
+            sargs[i].s = kargs[i].s;
+            break;
+        }
+        case NT_ARG_DOUBLE:
+            kargs[i].d = sargs[i].d = args[i].d;
+            break;
+        default:
+            kargs[i].i = sargs[i].i = args[i].i;
+            break;
+        }
+    }
+    return 0;
+}
+
+/* ---- cores ------------------------------------------------------------------------------ */
+
+/* Prepares core id of a run on the device's cached stack and TCM (allocated on first use,
+ * reallocated when the library's stack size changes).  The stack is repainted only where the
+ * last run wrote, which keeps a launch cheap. */
+static int core_init(nop_device *dev, nopi_core *c, nopi_run *run, uint32_t id,
+                     uint32_t count)
+{
+    memset(c, 0, sizeof *c);
+    c->run = run;
+    c->id = id;
+    c->count = count;
+    slot *s = &dev->slots[id];
+    if (!s->stack.map || s->stack_size != run->stack_size) {
+        nopi_stack_free(&s->stack);
+        if (nopi_stack_alloc(&s->stack, run->stack_size + STACK_RESERVE) != 0)
+            return -1;
+        s->stack_size = run->stack_size;
+        s->dirty = (size_t)(s->stack.hi - s->stack.lo);
+    }
+    if (!s->tcm && !(s->tcm = calloc(1, (size_t)run->profile->tcm_bytes)))
+        return -1;
+    if (!s->have_context) {
+        getcontext(&s->context);
+        s->have_context = true;
+    }
+    nopi_stack_repaint(&s->stack, s->dirty);
+    c->stack = s->stack;
+    c->tcm = s->tcm;
+    c->fiber = s->context;
+    c->fiber_ready = true;
+    return run->memcheck ? nopi_memcheck_start(c) : 0;
+}
+
+static int shape_core_init(nop_device *dev, nopi_core *c, nopi_run *run)
+{
+    memset(c, 0, sizeof *c);
+    c->run = run;
+    c->count = 1;
+    c->shape_mode = true;
+    if (!dev->shape_stack.map && nopi_stack_alloc(&dev->shape_stack, SHAPE_STACK) != 0)
+        return -1;
+    c->stack = dev->shape_stack;
+    return 0;
+}
+
+/* Frees what the kernel made; the stack and TCM stay with the device. */
+static void core_release(nop_device *dev, nopi_core *c)
+{
+    for (nt_tensor *t = c->owned, *next; t; t = next) {
+        next = t->next;
+        nopi_tensor_free(t);
+    }
+    c->owned = NULL;
+    free(c->written.v);
+    c->written = (nopi_ranges){ 0 };
+    free(c->trace.spans);   /* NULL once take_traces has moved them */
+    c->trace.spans = NULL;
+    nopi_memcheck_end(c);
+    if (!c->shape_mode)
+        dev->slots[c->id].dirty = c->stack_high_water;
+}
+
+/* Rules checked when a kernel has ended (on the worker that ran it). */
+static void after_kernel(nopi_core *c)
+{
+    pthread_mutex_lock(&c->run->diag_lock);
+    c->finished = true;   /* other cores may now read what it wrote (initcheck) */
+    pthread_mutex_unlock(&c->run->diag_lock);
+    if (c->end != NOPI_END_OK)
+        return;
+    if (c->stack_high_water > c->run->stack_size + RUNTIME_FRAMES) {
+        c->end = NOPI_END_STACK;
+        c->diag.severity = NOP_SEV_ERROR;
+        snprintf(c->diag.msg, sizeof c->diag.msg, "stack overflow: the kernel used %zu bytes "
+                 "of stack; its STACK_SIZE is %zu", c->stack_high_water, c->run->stack_size);
+        snprintf(c->diag.detail, sizeof c->diag.detail, "declare a larger stack with "
+                 "-DSTACK_SIZE=N in extra_cflags (at most 409600), or move large local arrays "
+                 "into TCM (tcm_malloc)");
+        return;
+    }
+    nopi_streams_check_closed(c);
+    if (c->end != NOPI_END_OK)
+        return;
+    int64_t leaked = 0;
+    for (int b = 0; b < c->nblocks; b++)
+        if (c->blocks[b].stream < 0)
+            leaked += c->blocks[b].req;
+    if (leaked && (c->run->checks & NOP_CHECK_LEAK))
+        nopi_core_warn(c, "%lld bytes of TCM still allocated when the kernel returned "
+                       "(tcm_free every tcm_malloc)", (long long)leaked);
+}
+
+/* ---- running the cores ------------------------------------------------------------------ */
+
+static void make_order(int *order, int n, enum nop_schedule s, uint64_t seed)
+{
+    for (int i = 0; i < n; i++)
+        order[i] = s == NOP_SCHED_REVERSED ? n - 1 - i : i;
+    if (s == NOP_SCHED_SHUFFLE) {   /* Fisher-Yates with a private erand48 stream */
+        unsigned short st[3] = { (unsigned short)seed, (unsigned short)(seed >> 16),
+                                 (unsigned short)(seed >> 32) };
+        for (int i = n - 1; i > 0; i--) {
+            int j = (int)(erand48(st) * (i + 1));
+            int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+    }
+}
+
+static int run_cores(nop_device *dev, const nop_library *lib, nopi_worker *self, nopi_run *run,
+                     nop_error *err)
+{
+    if (!dev->pool && !(dev->pool = nopi_pool_new(dev->opts.threads)))
+        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot start the device's host "
+                         "threads: out of memory");
+    int threads = dev->opts.schedule == NOP_SCHED_PARALLEL ? nopi_pool_threads(dev->pool) : 1;
+    if (threads > run->ncores)
+        threads = run->ncores;
+    run->threads = threads;
+    int order[NOPI_MAX_CORES];
+    make_order(order, run->ncores, dev->opts.schedule, dev->opts.seed);
+    nopi_pool_run(dev->pool, self, run, order, threads, lib->text_lo, lib->text_hi,
+                  after_kernel);
+    return 0;
+}
+
+/* ---- the shape function ----------------------------------------------------------------- */
+
+static int run_shape(nop_device *dev, nopi_run *run, const nt__arg *sargs, nop_error *err)
+{
+    nopi_core sc;
+    if (shape_core_init(dev, &sc, run) != 0)
+        return nopi_nomem(err);
+    const nt__arg *kargs = run->args;
+    run->args = sargs;
+    int rc = 0;
+    nopi_run_core(&sc, run->op->call_shape);
+    const nt_tensor *r = sc.returned;
+    if (sc.end == NOPI_END_OK && !r) {
+        sc.end = NOPI_END_ERROR;
+        snprintf(sc.diag.msg, sizeof sc.diag.msg, "the shape function returned NULL; it must "
+                 "return a tensor with the output's shape and dtype");
+    } else if (sc.end == NOPI_END_OK && r->magic != NOPI_TENSOR_MAGIC) {
+        sc.end = NOPI_END_ERROR;
+        snprintf(sc.diag.msg, sizeof sc.diag.msg, "the shape function returned %p, which is "
+                 "not a tensor", (const void *)r);
+    }
+    if (sc.end != NOPI_END_OK) {
+        nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "%s", sc.diag.msg);
+        where(&sc, err->diag.where, sizeof err->diag.where);
+        nopi_strlcpy(err->diag.detail, sc.diag.detail, sizeof err->diag.detail);
+        rc = -1;
+        goto out;
+    }
+    run->dst = nopi_tensor_alloc(r->dtype, r->ndim, r->sizes, false);
+    if (!run->dst)
+        rc = nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the output (%d dimensions) is too "
+                       "large for this machine's memory", r->ndim);
+out:
+    run->args = kargs;
+    core_release(dev, &sc);
+    return rc;
+}
+
+/* ---- the output ------------------------------------------------------------------------- */
+
+/* Applies the output rules to a finished run; on success run->dst holds the output. */
+static void output_rules(nopi_run *run)
+{
+    nopi_core *c0 = &run->cores[0];
+    if (run->multicore) {
+        bool any = false;
+        for (int i = 0; i < run->ncores; i++)
+            any |= run->cores[i].dst_called;
+        if (!any && c0->end == NOPI_END_OK && (run->checks & NOP_CHECK_DST)) {
+            c0->end = NOPI_END_ERROR;
+            snprintf(c0->diag.msg, sizeof c0->diag.msg, "no core called get_dst_tensor: a "
+                     "multicore kernel must write its output through get_dst_tensor() (its "
+                     "return value is ignored)");
+        }
+        return;
+    }
+    if (c0->end != NOPI_END_OK)
+        return;
+    const nt_tensor *r = c0->returned;
+    if (r == run->dst || (!r && c0->dst_called))
+        return;
+    if (!r) {
+        c0->end = NOPI_END_ERROR;
+        snprintf(c0->diag.msg, sizeof c0->diag.msg, "the kernel returned NULL; return the "
+                 "output tensor, or write it through get_dst_tensor()");
+        return;
+    }
+    if (r->magic != NOPI_TENSOR_MAGIC) {
+        c0->end = NOPI_END_ERROR;
+        snprintf(c0->diag.msg, sizeof c0->diag.msg, "the kernel returned %p, which is not a "
+                 "tensor", (const void *)r);
+        return;
+    }
+    if (!nopi_same_shape(r, run->dst) || r->dtype != run->dst->dtype) {
+        char a[96], b[96];
+        nopi_shape_str(r, a, sizeof a);
+        nopi_shape_str(run->dst, b, sizeof b);
+        c0->end = NOPI_END_ERROR;
+        snprintf(c0->diag.msg, sizeof c0->diag.msg, "the kernel returned a %s tensor of shape "
+                 "%s, but the shape function '%s' declared %s of shape %s",
+                 nopi_dtype_name(r->dtype), a, run->op->shape, nopi_dtype_name(run->dst->dtype),
+                 b);
+        return;
+    }
+    memcpy(run->dst->data, r->data, (size_t)r->numel * r->itemsize);
+}
+
+/* Whether the output is the tensor the cores wrote through get_dst_tensor (and so its
+ * coverage is checked), rather than one a single-core kernel made and returned. */
+static bool output_tracked(const nopi_run *run)
+{
+    if (run->multicore)
+        return true;
+    const nopi_core *c0 = &run->cores[0];
+    return c0->returned == run->dst || (!c0->returned && c0->dst_called);
+}
+
+/* Reports failing cores: the first in err, the others through the sink. */
+static int report_failures(nopi_run *run, nop_error *err)
+{
+    int failed = 0;
+    for (int i = 0; i < run->ncores; i++) {
+        nopi_core *c = &run->cores[i];
+        if (c->end == NOPI_END_OK)
+            continue;
+        nop_diag d = c->diag;
+        d.severity = NOP_SEV_ERROR;
+        where(c, d.where, sizeof d.where);
+        if (failed++ == 0) {
+            err->kind = NOP_ERR_DEVICE;
+            err->diag = d;
+        } else if (run->diag) {
+            run->diag(run->diag_ctx, &d);
+        }
+    }
+    return failed ? -1 : 0;
+}
+
+/* ---- a run ------------------------------------------------------------------------------ */
+
+/* Moves the cores' recordings of a traced run into a nop_trace; NULL on no memory. */
+static nop_trace *take_traces(nopi_run *run, const nop_run_result *res)
+{
+    nop_trace *t = calloc(1, sizeof *t);
+    if (t && !(t->cores = calloc((size_t)run->ncores, sizeof *t->cores))) {
+        free(t);
+        t = NULL;
+    }
+    for (int i = 0; t && i < run->ncores; i++) {
+        nopi_core *c = &run->cores[i];
+        nopi_trace_finish(c, res->cores[i].category_seconds[NOP_COST_COMPUTE]);
+        t->cores[i] = c->trace;
+        c->trace.spans = NULL;
+        t->ncores = i + 1;
+    }
+    return t;
+}
+
+/* Runs op opi, or (ref >= 0) the reference function ref of it: a reference is host code
+ * held to no device rule, so it runs on one core with the toggleable checks off and a
+ * host-sized stack. */
+static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
+                  const nop_value *args, int nargs, nop_run_result *res, nop_error *err)
+{
+    nop_error scratch;
+    if (!err)
+        err = &scratch;
+    memset(res, 0, sizeof *res);
+    double t0 = nopi_now();
+    const nt__lib_desc *desc = lib->desc;
+    if (opi < 0 || opi >= desc->nops)
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no op %d in '%s'", opi, desc->name);
+    const nt__op_desc *op = &desc->ops[opi];
+    nopi_run run;
+    memset(&run, 0, sizeof run);
+    run.profile = dev->profile;
+    run.lib = lib;
+    run.op = op;
+    run.kernel = ref >= 0 ? desc->refs[ref].call : op->call_kernel;
+    run.multicore = ref < 0 && desc->multicore != 0;
+    run.ncores = run.multicore ? (dev->opts.cores ? dev->opts.cores : dev->profile->cores) : 1;
+    run.stack_size = ref >= 0 ? SHAPE_STACK : (size_t)desc->stack_size;
+    run.timeout = dev->opts.timeout;
+    run.checks = ref >= 0 ? 0 : NOP_CHECK_ALL & ~dev->opts.disabled_checks;
+    run.memcheck = ref < 0 && desc->memcheck != 0;   /* references are not instrumented */
+    run.traced = dev->opts.trace && ref < 0;
+    run.profiled = dev->opts.profile || run.traced;
+    run.t0 = t0;
+    run.ring_size = (size_t)dev->profile->printf_buffer;
+    run.diag = dev->opts.diag;
+    run.diag_ctx = dev->opts.diag_ctx;
+    pthread_mutex_init(&run.ring_lock, NULL);
+    pthread_mutex_init(&run.diag_lock, NULL);
+    res->stack_size = run.stack_size;
+    res->threads = 1;
+
+    int rc = -1;
+    pthread_mutex_lock(&dev->running);
+    nopi_worker self;
+    bool worker = nopi_worker_enter(&self, lib->text_lo, lib->text_hi) == 0;
+    nt__arg *kargs = calloc((size_t)(op->nargs ? op->nargs : 1), sizeof *kargs);
+    nt__arg *sargs = calloc((size_t)(op->nargs ? op->nargs : 1), sizeof *sargs);
+    run.cores = calloc((size_t)run.ncores, sizeof *run.cores);
+    if (!dev->ring)
+        dev->ring = calloc(1, run.ring_size ? run.ring_size : 1);
+    run.ring = dev->ring;
+    if (!worker || !kargs || !sargs || !run.cores || !run.ring) {
+        nopi_nomem(err);
+        goto out;
+    }
+    if (ref < 0 && desc->stack_size > dev->profile->stack_max) {
+        nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' declares a %lld-byte stack; device "
+                  "'%s' allows at most %lld", desc->name, (long long)desc->stack_size,
+                  dev->profile->name, (long long)dev->profile->stack_max);
+        goto out;
+    }
+    if (bind_args(op, args, nargs, kargs, sargs, err) != 0)
+        goto out;
+    run.args = kargs;
+    if (run_shape(dev, &run, sargs, err) != 0)
+        goto out;
+    for (int i = 0; i < run.ncores; i++) {
+        if (core_init(dev, &run.cores[i], &run, (uint32_t)i, (uint32_t)run.ncores) != 0) {
+            nopi_fail(err, NOP_ERR_NOMEM, NULL, 0, 0, "out of memory for core %d's stack and "
+                      "TCM", i);
+            goto out;
+        }
+    }
+    if (run_cores(dev, lib, &self, &run, err) != 0)
+        goto out;
+    res->threads = run.threads;
+    output_rules(&run);
+    rc = report_failures(&run, err);
+    if (rc == 0 && output_tracked(&run) && nopi_out_finish(&run, &err->diag) != 0) {
+        err->kind = NOP_ERR_DEVICE;
+        err->diag.severity = NOP_SEV_ERROR;
+        err->diag.file[0] = err->diag.detail[0] = '\0';
+        snprintf(err->diag.where, sizeof err->diag.where, "%s", op->name);
+        rc = -1;
+    }
+    if (rc == 0) {
+        res->output = run.dst;
+        run.dst = NULL;
+        free(res->output->track);
+        res->output->track = NULL;
+        res->output->readonly = false;
+    }
+out:
+    res->printf_text = ring_text(&run, &res->printf_lost);
+    if (run.cores && (res->cores = calloc((size_t)run.ncores, sizeof *res->cores))) {
+        res->ncores = run.ncores;
+        for (int i = 0; i < run.ncores; i++) {
+            nopi_core *c = &run.cores[i];
+            res->cores[i] = (nop_core_report){ i, c->end != NOPI_END_OK, c->stack_high_water,
+                                               c->seconds, c->n, { 0 } };
+            if (run.profiled) {
+                double api = 0;
+                for (int k = 1; k < NOP_COST_CATEGORIES; k++) {
+                    res->cores[i].category_seconds[k] = c->api_seconds[k];
+                    api += c->api_seconds[k];
+                }
+                res->cores[i].category_seconds[NOP_COST_COMPUTE] =
+                    c->seconds > api ? c->seconds - api : 0;
+            }
+        }
+        if (run.traced)
+            res->trace = take_traces(&run, res);
+    }
+    for (int i = 0; run.cores && i < run.ncores; i++)
+        if (run.cores[i].run)
+            core_release(dev, &run.cores[i]);
+    free(run.cores);
+    if (kargs)
+        free_views(kargs, op);
+    if (sargs)
+        free_views(sargs, op);
+    free(kargs);
+    free(sargs);
+    nopi_tensor_free(run.dst);
+    pthread_mutex_destroy(&run.ring_lock);
+    pthread_mutex_destroy(&run.diag_lock);
+    if (worker)
+        nopi_worker_leave(&self);
+    pthread_mutex_unlock(&dev->running);
+    res->seconds = nopi_now() - t0;
+    return rc;
+}
+
+int nop_device_run(nop_device *dev, const nop_library *lib, int op, const nop_value *args,
+                   int nargs, nop_run_result *res, nop_error *err)
+{
+    return run_op(dev, lib, op, -1, args, nargs, res, err);
+}
+
+int nop_device_run_reference(nop_device *dev, const nop_library *lib, int ref,
+                             const nop_value *args, int nargs, nop_run_result *res,
+                             nop_error *err)
+{
+    if (ref < 0 || ref >= lib->desc->nrefs) {
+        memset(res, 0, sizeof *res);
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no reference function %d in '%s'",
+                         ref, lib->desc->name);
+    }
+    return run_op(dev, lib, lib->desc->refs[ref].op, ref, args, nargs, res, err);
+}
+
+void nop_run_result_clear(nop_run_result *res)
+{
+    nopi_tensor_free(res->output);
+    nopi_trace_free(res->trace);
+    free(res->printf_text);
+    free(res->cores);
+    memset(res, 0, sizeof *res);
+}

@@ -1,0 +1,197 @@
+/*
+ * device.h - the virtual GPSIMD core array (internal).
+ *
+ * Ownership, outermost first:
+ *   nop_device   a profile and run options; runs ops one at a time (device.c)
+ *   nopi_run     one op execution: inputs, the output, the printf ring, the cores (device.c)
+ *   nopi_core    one virtual core of a run: its stack, TCM pool, streams, counters, the
+ *                tensors its kernel made, and how it ended (device.c, api.c)
+ *   nopi_worker  one host thread executing cores one after another on their own stacks
+ *                (fiber.c); a thread-local pointer to it is how the kernel API, which has no
+ *                context parameter, finds the core it runs for.
+ *
+ * Nothing here is process-wide except the fault handlers, which must be (fiber.c): they act
+ * only for the thread whose worker is running kernel code and chain to whatever handler was
+ * there before otherwise, so two devices in one process do not interfere.
+ */
+#ifndef NEURONOP_DEVICE_H
+#define NEURONOP_DEVICE_H
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <ucontext.h>
+
+#include "library.h"
+#include "profile.h"
+#include "base/tensor.h"
+#include "trace.h"
+
+#define NOPI_MAX_TCM_BLOCKS 128
+#define NOPI_MAX_STREAMS 64
+#define NOPI_MAX_CORES 64
+
+/* A kernel stack: usable bytes above a PROT_NONE guard far larger than any frame, because
+ * tcc emits no stack probes (a 64 KB local array would step over one guard page). */
+typedef struct nopi_stack {
+    unsigned char *map;     /* the whole mapping: guard then stack */
+    size_t map_size, guard;
+    unsigned char *lo, *hi; /* the usable stack: [lo, hi) */
+} nopi_stack;
+
+int nopi_stack_alloc(nopi_stack *s, size_t usable);
+void nopi_stack_free(nopi_stack *s);
+/* Repaints the top `dirty` bytes (what a run may have written); the rest is still painted. */
+void nopi_stack_repaint(nopi_stack *s, size_t dirty);
+size_t nopi_stack_high_water(const nopi_stack *s);
+
+typedef nop_counters nopi_counters;   /* what a core did (libneuronop.h) */
+
+typedef struct nopi_tcm_block {
+    uint32_t offset, size;      /* size: as allocated (aligned) */
+    uint32_t req;               /* as requested: what the kernel may touch */
+    int stream;                 /* -1: tcm_malloc; otherwise the stream holding it */
+    const void *site;           /* tcm_malloc: where the kernel called it */
+} nopi_tcm_block;
+
+/* memcheck (memcheck.c): memory a kernel's pointer may point into. */
+typedef enum nopi_mc_kind {
+    NOPI_MC_TCM, NOPI_MC_LOCAL, NOPI_MC_ALLOCA, NOPI_MC_GLOBAL
+} nopi_mc_kind;
+typedef struct nopi_mc_region {
+    uintptr_t start, size;
+    nopi_mc_kind kind;
+    const void *site;           /* TCM: tcm_malloc's caller; local, alloca: its function */
+    long frame_off;             /* local: its offset from the frame pointer */
+    uintptr_t fp;               /* local, alloca: the frame it lives in */
+} nopi_mc_region;
+
+/* A core's memcheck state: its kernel's live locals, innermost frame last. */
+typedef struct nopi_memcheck {
+    nopi_mc_region *locals;
+    size_t nlocals, cap;
+} nopi_memcheck;
+
+typedef struct nopi_stream {
+    const nt_tensor *t;
+    int64_t pos;
+    bool write, open;
+    int block;                  /* its 4 KB of TCM, or -1 when the pool had none */
+    nopi_trace_point opened;    /* traced runs: where its lifetime span starts */
+} nopi_stream;
+
+/* Per tensor, per run: which accessors touched it (for the coherence rules). */
+typedef struct nopi_track {
+    int std_uses, read_streams, write_streams;
+    bool warned;
+} nopi_track;
+
+/* Output elements [begin, end) a core wrote. */
+typedef struct nopi_range {
+    int64_t begin, end;
+    int core;
+} nopi_range;
+
+typedef struct nopi_ranges {
+    nopi_range *v;
+    size_t n, cap;
+} nopi_ranges;
+
+typedef enum nopi_end {
+    NOPI_END_OK, NOPI_END_ERROR, NOPI_END_CRASH, NOPI_END_STACK, NOPI_END_TIMEOUT
+} nopi_end;
+
+typedef struct nopi_run nopi_run;
+
+typedef struct nopi_core {
+    nopi_run *run;
+    uint32_t id, count;
+    bool shape_mode;            /* running a shape function on the host */
+    nopi_stack stack;
+    ucontext_t fiber;
+    bool fiber_ready;           /* fiber already holds a getcontext result to reuse */
+    unsigned char *tcm;         /* the pool: run->profile->tcm_bytes */
+    nopi_tcm_block blocks[NOPI_MAX_TCM_BLOCKS];
+    int nblocks;
+    int64_t tcm_used;
+    nopi_stream streams[NOPI_MAX_STREAMS];
+    int nstreams, open_streams;
+    nopi_counters n;
+    double api_seconds[NOP_COST_CATEGORIES];   /* host time in runtime calls (profiled runs) */
+    int api_depth;
+    nt_tensor *owned;           /* tensors the kernel made */
+    nt_tensor *returned;        /* what the kernel returned */
+    bool dst_called;
+    nopi_ranges written;        /* the output elements it wrote (outtrack.c) */
+    bool finished;              /* under run->diag_lock: its writes are final */
+    bool warned_streams;
+    size_t stack_high_water;
+    double started;             /* nopi_now() when the kernel began on it */
+    double seconds;
+    nopi_trace trace;           /* traced runs: its spans */
+    nopi_memcheck mc;           /* memcheck libraries */
+    /* a service the kernel asked for, run on the host stack (printf formatting) */
+    void (*service)(struct nopi_core *c, void *arg);
+    void *service_arg;
+    /* how it ended */
+    nopi_end end;
+    nop_diag diag;
+} nopi_core;
+
+/* One op execution. */
+struct nopi_run {
+    const nop_profile *profile;
+    const nop_library *lib;
+    const nt__op_desc *op;
+    nt__call_fn kernel;         /* what the cores run: the op's kernel, or a reference */
+    const nt__arg *args;
+    nt_tensor *dst;             /* the output the shape function described */
+    nopi_core *cores;
+    int ncores;
+    int threads;                /* host threads used */
+    bool multicore;
+    size_t stack_size;          /* the library's STACK_SIZE */
+    double timeout;
+    unsigned checks;            /* enum nop_check bits on */
+    bool memcheck;              /* the library is a memcheck build: its kernels are checked */
+    bool profiled;              /* time runtime calls per category */
+    bool traced;                /* record spans (nopi_core.trace); implies profiled */
+    double t0;                  /* nopi_now() when the run began: the host trace's zero */
+    /* printf ring */
+    char *ring;
+    size_t ring_size, ring_head;
+    uint64_t ring_total;        /* bytes ever written; > ring_size: the oldest were lost */
+    pthread_mutex_t ring_lock;
+    bool warned_printf;
+    nop_diag_fn *diag;
+    void *diag_ctx;
+    pthread_mutex_t diag_lock;
+};
+
+/* fiber.c: runs cores on host threads. */
+typedef struct nopi_worker nopi_worker;
+/* The core the calling thread is running a kernel (or shape function) for; NULL outside. */
+nopi_core *nopi_current(void);
+/* Runs one core to its end on the calling thread (a kernel or a shape function). */
+void nopi_run_core(nopi_core *c, nt__call_fn fn);
+/* Ends the current core with an error: records it and leaves the kernel (does not return). */
+_Noreturn void nopi_core_fail(nopi_core *c, const char *fmt, ...) NOPI_PRINTF(2, 3);
+/* The same, for an error already written into c->diag's msg (and detail). */
+_Noreturn void nopi_core_fail_diag(nopi_core *c);
+/* Runs fn on the host thread's own stack (for calls, like formatting, that need more stack
+ * than a kernel has); returns when fn has. */
+void nopi_on_host_stack(nopi_core *c, void (*fn)(nopi_core *, void *), void *arg);
+/* A warning from the device, with op and core. */
+void nopi_core_warn(nopi_core *c, const char *fmt, ...) NOPI_PRINTF(2, 3);
+
+/* memcheck.c: a core's memcheck state, made before its kernel runs (0, or -1 on no memory)
+ * and freed after (end is safe on a core that never started one). */
+int nopi_memcheck_start(nopi_core *c);
+void nopi_memcheck_end(nopi_core *c);
+
+/* api.c: the runtime's table and the printf ring. */
+extern const struct nt__api nopi_api_table;
+void nopi_ring_write(nopi_run *run, const char *s, size_t n);
+
+#endif /* NEURONOP_DEVICE_H */

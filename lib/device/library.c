@@ -1,0 +1,261 @@
+/*
+ * library.c - loads a built op library and reads its self-description.
+ *
+ * A library is opened with RTLD_NOW | RTLD_LOCAL: missing symbols fail here rather than in
+ * the middle of a kernel, and two libraries loaded at once keep their own trampolines.
+ */
+#include <dlfcn.h>
+#include <link.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "base/elfsyms.h"
+#include "library.h"
+
+/* The address range of the library's code, where the device may stop a kernel (fiber.c). */
+static int text_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    nop_library *lib = arg;
+    uintptr_t base = info->dlpi_addr, desc = (uintptr_t)lib->desc;
+    bool mine = false;
+    for (int i = 0; i < info->dlpi_phnum && !mine; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        mine = ph->p_type == PT_LOAD && desc >= base + ph->p_vaddr &&
+               desc < base + ph->p_vaddr + ph->p_memsz;
+    }
+    if (!mine)
+        return 0;
+    lib->base = base;
+    lib->map_lo = UINTPTR_MAX;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        if (base + ph->p_vaddr < lib->map_lo)
+            lib->map_lo = base + ph->p_vaddr;
+        if (base + ph->p_vaddr + ph->p_memsz > lib->map_hi)
+            lib->map_hi = base + ph->p_vaddr + ph->p_memsz;
+    }
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            lib->text_lo = base + ph->p_vaddr;
+            lib->text_hi = base + ph->p_vaddr + ph->p_memsz;
+        }
+    }
+    return 1;
+}
+
+static void find_text(nop_library *lib)
+{
+    dl_iterate_phdr(text_of, lib);
+}
+
+static int cmp_global(const void *a, const void *b)
+{
+    const nopi_global *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* memcheck: the library's global and static arrays.  libtcc's -b lists them in .bounds as
+ * (address, size) pairs, which the loader has relocated; read them in memory, sorted.
+ * Without them memcheck still checks TCM and locals.  image: the library file's bytes. */
+static void find_globals(nop_library *lib, const char *image, size_t len)
+{
+    size_t off, size;
+    uint64_t addr = 0;
+    int found = nopi_elf_section(image, len, ".bounds", &off, &size, &addr);
+    uintptr_t at = lib->base + (uintptr_t)addr;
+    if (found != 0 || at < lib->map_lo || at > lib->map_hi || size > lib->map_hi - at ||
+        at % sizeof(uintptr_t) != 0)
+        return;
+    const uintptr_t *pairs = (const uintptr_t *)at;
+    size_t n = size / (2 * sizeof *pairs);
+    if (!(lib->globals = calloc(n ? n : 1, sizeof *lib->globals)))
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (pairs[2 * i] && pairs[2 * i + 1])
+            lib->globals[lib->nglobals++] = (nopi_global){ pairs[2 * i], pairs[2 * i + 1] };
+    qsort(lib->globals, lib->nglobals, sizeof *lib->globals, cmp_global);
+}
+
+/* memcheck: what its reports need, from one read of the library file: the source lines and
+ * the global arrays.  Either may be missing; memcheck then says less or checks less. */
+static void load_memcheck_info(nop_library *lib)
+{
+    char *image;
+    size_t len;
+    if (nopi_read_file(lib->path, &image, &len) != 0)
+        return;
+    lib->lines = nopi_lines_parse(image, len, lib->base);
+    find_globals(lib, image, len);
+    free(image);
+}
+
+int nop_library_open(nop_library **out, const char *path, nop_error *err)
+{
+    *out = NULL;
+    if (access(path, R_OK) != 0)
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read '%s': %s", path,
+                         strerror(errno));
+    /* dlopen searches the library path for a name without a slash; ours is a file */
+    nopi_strbuf sb = NOPI_STRBUF_INIT;
+    nopi_sb_puts(&sb, strchr(path, '/') ? "" : "./");
+    nopi_sb_puts(&sb, path);
+    char *full = nopi_sb_take(&sb);
+    if (!full)
+        return nopi_nomem(err);
+    void *h = dlopen(full, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot load '%s': %s", path, dlerror());
+        free(full);
+        return -1;
+    }
+    const nt__lib_desc *d = dlsym(h, NT_LIB_SYMBOL);
+    if (!d || d->magic != NT_LIB_MAGIC) {
+        nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' is not a neuronop op library", path);
+        nopi_detail(err, "build one with 'neuronop build'");
+        dlclose(h);
+        free(full);
+        return -1;
+    }
+    if (d->abi_version != NT_ABI_VERSION) {
+        nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' was built by neuronop %s for "
+                  "library format %u; this neuronop reads format %d", path,
+                  d->neuronop_version, d->abi_version, NT_ABI_VERSION);
+        nopi_detail(err, "rebuild it with 'neuronop build --force'");
+        dlclose(h);
+        free(full);
+        return -1;
+    }
+    nop_library *lib = calloc(1, sizeof *lib);
+    if (!lib) {
+        dlclose(h);
+        free(full);
+        return nopi_nomem(err);
+    }
+    lib->handle = h;
+    lib->desc = d;
+    lib->path = full;
+    /* bind the library's trampolines to the runtime, once, before any call */
+    *d->api = &nopi_api_table;
+    find_text(lib);
+    if (d->memcheck)
+        load_memcheck_info(lib);
+    *out = lib;
+    return 0;
+}
+
+void nop_library_close(nop_library *lib)
+{
+    if (!lib)
+        return;
+    dlclose(lib->handle);
+    nopi_lines_free(lib->lines);
+    free(lib->globals);
+    free(lib->path);
+    free(lib);
+}
+
+char *nop_library_json(const nop_library *lib)
+{
+    static const char *const types[] = { "tensor", "scalar", "double", "int64" };
+    const nt__lib_desc *d = lib->desc;
+    nopi_strbuf sb = NOPI_STRBUF_INIT;
+    nopi_sb_puts(&sb, "{\n  \"library\": ");
+    nopi_sb_json_string(&sb, d->name);
+    nopi_sb_puts(&sb, ",\n  \"path\": ");
+    nopi_sb_json_string(&sb, lib->path);
+    nopi_sb_puts(&sb, ",\n  \"neuronop_version\": ");
+    nopi_sb_json_string(&sb, d->neuronop_version);
+    nopi_sb_printf(&sb, ",\n  \"format\": %u,\n  \"multicore\": %s,\n  \"memcheck\": %s,\n"
+                   "  \"stack_size\": %lld,\n  \"stack_size_from\": ", d->abi_version,
+                   d->multicore ? "true" : "false", d->memcheck ? "true" : "false",
+                   (long long)d->stack_size);
+    nopi_sb_json_string(&sb, d->stack_size_from);
+    nopi_sb_puts(&sb, ",\n  \"extra_cflags\": [");
+    for (int i = 0; i < d->ncflags; i++) {
+        nopi_sb_puts(&sb, i ? ", " : "");
+        nopi_sb_json_string(&sb, d->cflags[i]);
+    }
+    nopi_sb_puts(&sb, "],\n  \"sources\": [");
+    for (int i = 0; i < d->nsources; i++) {
+        nopi_sb_puts(&sb, i ? ",\n    {\"path\": " : "\n    {\"path\": ");
+        nopi_sb_json_string(&sb, d->sources[i].path);
+        nopi_sb_puts(&sb, ", \"role\": ");
+        nopi_sb_json_string(&sb, d->sources[i].role);
+        nopi_sb_puts(&sb, ", \"xxh3_128\": ");
+        nopi_sb_json_string(&sb, d->sources[i].hash);
+        nopi_sb_puts(&sb, "}");
+    }
+    nopi_sb_puts(&sb, "\n  ],\n  \"ops\": [");
+    for (int i = 0; i < d->nops; i++) {
+        const nt__op_desc *op = &d->ops[i];
+        nopi_sb_puts(&sb, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        nopi_sb_json_string(&sb, op->name);
+        nopi_sb_puts(&sb, ", \"args\": [");
+        for (int k = 0; k < op->nargs; k++)
+            nopi_sb_printf(&sb, "%s\"%s\"", k ? ", " : "",
+                           op->argtypes[k] >= 0 && op->argtypes[k] < 4 ? types[op->argtypes[k]]
+                                                                         : "?");
+        nopi_sb_puts(&sb, "], \"kernel\": ");
+        nopi_sb_json_string(&sb, op->kernel);
+        nopi_sb_puts(&sb, ", \"shape\": ");
+        nopi_sb_json_string(&sb, op->shape);
+        nopi_sb_puts(&sb, "}");
+    }
+    nopi_sb_puts(&sb, "\n  ],\n  \"references\": [");
+    for (int i = 0; i < d->nrefs; i++) {
+        nopi_sb_puts(&sb, i ? ", {\"name\": " : "{\"name\": ");
+        nopi_sb_json_string(&sb, d->refs[i].name);
+        nopi_sb_puts(&sb, ", \"op\": ");
+        nopi_sb_json_string(&sb, d->ops[d->refs[i].op].name);
+        nopi_sb_puts(&sb, "}");
+    }
+    nopi_sb_puts(&sb, "],\n  \"build_key\": ");
+    nopi_sb_json_string(&sb, d->build_key);
+    nopi_sb_puts(&sb, "\n}\n");
+    return nopi_sb_take(&sb);
+}
+
+const char *nop_library_name(const nop_library *lib) { return lib->desc->name; }
+const char *nop_library_path(const nop_library *lib) { return lib->path; }
+bool nop_library_multicore(const nop_library *lib) { return lib->desc->multicore != 0; }
+bool nop_library_memcheck(const nop_library *lib) { return lib->desc->memcheck != 0; }
+int64_t nop_library_stack_size(const nop_library *lib) { return lib->desc->stack_size; }
+int nop_library_op_count(const nop_library *lib) { return lib->desc->nops; }
+
+int nop_library_op(const nop_library *lib, int i, nop_opinfo *out)
+{
+    if (i < 0 || i >= lib->desc->nops)
+        return -1;
+    const nt__op_desc *op = &lib->desc->ops[i];
+    memset(out, 0, sizeof *out);
+    out->name = op->name;
+    out->kernel = op->kernel;
+    out->shape = op->shape;
+    out->nargs = op->nargs < NOP_MAX_ARGS ? op->nargs : NOP_MAX_ARGS;
+    for (int k = 0; k < out->nargs; k++)
+        out->args[k] = (enum nop_argtype)op->argtypes[k];
+    return 0;
+}
+
+int nop_library_find_op(const nop_library *lib, const char *name)
+{
+    for (int i = 0; i < lib->desc->nops; i++)
+        if (strcmp(lib->desc->ops[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int nop_library_find_reference(const nop_library *lib, const char *name)
+{
+    for (int i = 0; i < lib->desc->nrefs; i++)
+        if (strcmp(lib->desc->refs[i].name, name) == 0)
+            return i;
+    return -1;
+}

@@ -1,0 +1,28 @@
+/*
+ * library.h - a loaded op library (internal view of nop_library).
+ */
+#ifndef NEURONOP_LIBRARY_H
+#define NEURONOP_LIBRARY_H
+
+#include "base/api.h"
+#include "base/internal.h"
+#include "lines.h"
+
+/* A global or static array of a memcheck library, as libtcc's -b records it. */
+typedef struct nopi_global {
+    uintptr_t start, size;
+} nopi_global;
+
+struct nop_library {
+    void *handle;                 /* dlopen handle */
+    const nt__lib_desc *desc;     /* the library's descriptor, inside the mapped object */
+    char *path;
+    uintptr_t text_lo, text_hi;   /* its code, where a kernel may be stopped on timeout */
+    uintptr_t base;               /* its load address */
+    uintptr_t map_lo, map_hi;     /* what it maps: [map_lo, map_hi) */
+    nopi_lines *lines;            /* memcheck builds: source lines of its kernels, or NULL */
+    nopi_global *globals;         /* memcheck builds: its global and static arrays, by start */
+    size_t nglobals;
+};
+
+#endif /* NEURONOP_LIBRARY_H */
