@@ -5,7 +5,7 @@
  * their ops on a virtual GPSIMD core array.  The neuronop command is a thin client of it.
  *
  * Conventions (libtcc and libyaml are the models):
- *   - Public names start with nop_ (internal ones, in lib/internal.h, with nopi_).
+ *   - Public names start with nop_ (internal ones, in lib/base/internal.h, with nopi_).
  *   - Objects are opaque and come in pairs: nop_X_new/nop_X_load/nop_X_open creates,
  *     nop_X_free/nop_X_close destroys; *_free(NULL) is a no-op.
  *   - Functions that can fail return 0 on success and -1 on failure, filling the caller's

@@ -1,4 +1,5 @@
-/* Unit tests of building and loading libraries (lib/build.c, lib/library.c, lib/elfsyms.c). */
+/* Unit tests of building and loading libraries (lib/build/build.c, lib/device/library.c,
+ * lib/base/elfsyms.c). */
 #include <sys/stat.h>
 
 #include "unit.h"

@@ -1,4 +1,4 @@
-/* Unit tests of manifest loading (lib/manifest.c, lib/yaml.c, lib/flags.c). */
+/* Unit tests of manifest loading (lib/build/manifest.c, lib/base/yaml.c, lib/build/flags.c). */
 #include "unit.h"
 #include "build/manifest.h"
 

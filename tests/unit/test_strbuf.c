@@ -1,4 +1,4 @@
-/* Unit tests of the string buffer and its C and JSON quoting (lib/strbuf.c). */
+/* Unit tests of the string buffer and its C and JSON quoting (lib/base/strbuf.c). */
 #include "unit.h"
 #include "base/internal.h"
 

@@ -77,7 +77,7 @@ typedef struct nt__lib_desc {
     int nops;
     const nt__op_desc *ops;
     const void **api;          /* where the runtime stores its function table (struct
-                                  nt__api, lib/api.h) before any call; the library's
+                                  nt__api, lib/base/api.h) before any call; the library's
                                   trampolines jump through it */
     const char *build_key;     /* hash of everything the build depended on */
     int nrefs;
