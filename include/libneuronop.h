@@ -121,6 +121,9 @@ int nop_manifest_test(const nop_manifest *m, int i, nop_testinfo *out);
 
 /* The manifest name of an arg type ("tensor", "scalar", "double", "int64"). */
 const char *nop_argtype_name(enum nop_argtype t);
+/* An op's signature as neuronop writes it everywhere, "relu_scaled(tensor, double)", cut to
+ * fit buf. */
+void nop_signature(const nop_opinfo *op, char *buf, size_t size);
 
 /* The candidate closest to word by edit distance, or NULL when none is close enough to
  * suggest ("did you mean"). */
@@ -216,6 +219,9 @@ typedef struct nop_compare {
 } nop_compare;
 void nop_tensor_compare(const nop_tensor *got, const nop_tensor *want, double rtol, double atol,
                         nop_compare *res);
+/* torch.testing's default tolerances for comparing outputs of dtype d (0 and 0, exact, for
+ * the integer types). */
+void nop_default_tolerances(enum nop_dtype d, double *rtol, double *atol);
 
 /* ---- device profiles --------------------------------------------------------------------- */
 
@@ -352,12 +358,75 @@ int nop_device_run(nop_device *dev, const nop_library *lib, int op, const nop_va
                    int nargs, nop_run_result *res, nop_error *err);
 void nop_run_result_clear(nop_run_result *res);
 
+/*
+ * Makes op arguments from strings as the command line and manifest tests write them: a
+ * number for scalar, double and int64 (a scalar is an int64 when it is a whole number); a
+ * .npy file or a generator spec for a tensor, the i-th generator seeded with seed + i.  On
+ * success *op is the index of the op called opname, *vals holds argc values and *tensors
+ * the tensors made for them (NULL where an argument is a number); release both with
+ * nop_values_free, which is also safe after a failure.  An unknown op (with the closest name
+ * and the library's ops), a wrong count or a value that does not parse (each with the op's
+ * signature in the detail) is an input error; so is a bad .npy file or generator.
+ */
+int nop_values_parse(const nop_library *lib, const char *opname, int argc,
+                     const char *const *argv, uint64_t seed, int *op, nop_value **vals,
+                     nop_tensor ***tensors, nop_error *err);
+void nop_values_free(nop_value *vals, nop_tensor **tensors, int n);
+
 /* Runs reference function ref of lib (see nop_library_find_reference) with its op's args:
  * plain host code, on one core, held to no toggleable device rule; its output is the answer
  * the op's kernel is compared with. */
 int nop_device_run_reference(nop_device *dev, const nop_library *lib, int ref,
                              const nop_value *args, int nargs, nop_run_result *res,
                              nop_error *err);
+
+/* ---- test cases (neuronop test) --------------------------------------------------------- */
+
+enum nop_test_status { NOP_TEST_PASSED, NOP_TEST_FAILED, NOP_TEST_ERRORED, NOP_TEST_SKIPPED };
+#define NOP_TEST_MAX_SHUFFLES 37
+
+/* One sub-case's outcome: a case, or one combination of its arguments' alternatives. */
+typedef struct nop_test_result {
+    char label[512];            /* the case's name, or name[v1, v2] for a sub-case */
+    const char *op;             /* valid with the manifest */
+    enum nop_test_status status;
+    char message[2048];         /* why it failed, its first line a summary; "" if it passed */
+    int executions;             /* executions run (core counts x schedules) */
+    double seconds;
+} nop_test_result;
+
+typedef struct nop_test_opts {
+    const char *filter;         /* run only the cases whose name contains it; NULL: all */
+    int shard, nshards;         /* run the shard-th (1-based) of nshards slices; nshards 0: all */
+    int shuffles;               /* shuffled schedules per core count, 0..NOP_TEST_MAX_SHUFFLES,
+                                 * besides sequential, reversed and parallel */
+    uint64_t seed;              /* for generators and shuffles */
+    int threads;                /* as in nop_device_opts */
+    double timeout;
+    unsigned disabled_checks;
+    nop_diag_fn *diag;          /* device warnings, and the errors that fail cases, as they
+                                 * happen; may be NULL */
+    void *diag_ctx;
+    /* each sub-case's result, in manifest order, skipped ones included; r is valid during
+     * the call only */
+    void (*on_result)(void *ctx, const nop_test_result *r);
+    void *ctx;
+} nop_test_opts;
+
+typedef struct nop_test_summary {
+    int passed, failed, errored, skipped;
+} nop_test_summary;
+
+/*
+ * Runs the test cases of manifest m against lib, built from it, on profile's device.  Every
+ * sub-case runs on each of its core counts under the sequential, reversed, parallel and
+ * `shuffles` shuffled schedules, and passes when no device rule breaks, all executions agree
+ * and the output matches its reference function or expect file within the tolerances.
+ * Returns 0 when the suite ran, whatever its results (in *sum and through on_result); -1 with
+ * err filled when it could not run (bad options, no memory).
+ */
+int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profile *profile,
+                 const nop_test_opts *opts, nop_test_summary *sum, nop_error *err);
 
 /* ---- benchmarking ------------------------------------------------------------------------ */
 

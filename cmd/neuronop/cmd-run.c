@@ -170,7 +170,7 @@ static int compare(const nop_tensor *out, nop_compare *cmp)
     if (nop_tensor_load_npy(&want, expect, &err) != 0)
         return report_error(&err);
     double r, a;
-    default_tolerances(nop_tensor_dtype(want), &r, &a);
+    nop_default_tolerances(nop_tensor_dtype(want), &r, &a);
     if (rel_tol >= 0)
         r = rel_tol;
     if (abs_tol >= 0)

@@ -1,5 +1,6 @@
 /*
- * devopts.c - device options and op arguments shared by run, bench and test.
+ * devopts.c - device options shared by run, bench and test, and an op call as run and bench
+ * take it (LIB|DIR OP ARG...).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -48,16 +49,6 @@ int device_cli_checks(struct device_cli *dc)
         return rc;
     dc->disabled = off & ~on;   /* --check wins over --no-check */
     return 0;
-}
-
-void default_tolerances(enum nop_dtype d, double *r, double *a)
-{
-    switch (d) {
-    case NOP_F32: *r = 1.3e-6; *a = 1e-5; break;
-    case NOP_F16: *r = 1e-3; *a = 1e-5; break;
-    case NOP_BF16: *r = 1.6e-2; *a = 1e-5; break;
-    default: *r = 0; *a = 0; break;
-    }
 }
 
 /* Turns dc into device options; prints and returns 2 for a bad one. */
@@ -124,131 +115,16 @@ int device_cli_tracer(struct device_cli *dc, const nop_profile *profile, nop_dev
     return 0;
 }
 
-static void print_signature(FILE *f, const nop_opinfo *op)
-{
-    fprintf(f, "%s(", op->name);
-    for (int k = 0; k < op->nargs; k++)
-        fprintf(f, "%s%s", k ? ", " : "", nop_argtype_name(op->args[k]));
-    fprintf(f, ")");
-}
-
-static int bad_arg(const nop_opinfo *op, int i, const char *arg, const char *what)
-{
-    report_plain_error("argument %d of op '%s' is %s: '%s' %s", i + 1, op->name,
-                       op->args[i] == NOP_ARG_TENSOR ? "a tensor" :
-                       op->args[i] == NOP_ARG_SCALAR ? "a scalar" :
-                       op->args[i] == NOP_ARG_DOUBLE ? "a double" : "an int64", arg, what);
-    fprintf(stderr, "signature: ");
-    print_signature(stderr, op);
-    fprintf(stderr, "\n");
-    return STATUS_USAGE;
-}
-
-int parse_op_args(const nop_library *lib, const char *opname, int argc, char **argv,
-                  uint64_t seed, int *opi, nop_value **vals, nop_tensor ***tensors)
-{
-    *vals = NULL;
-    *tensors = NULL;
-    *opi = nop_library_find_op(lib, opname);
-    if (*opi < 0) {
-        int n = nop_library_op_count(lib);
-        const char *names[16];
-        for (int i = 0; i < n && i < 16; i++) {
-            nop_opinfo o;
-            nop_library_op(lib, i, &o);
-            names[i] = o.name;
-        }
-        const char *hint = nop_closest(opname, names, (size_t)(n < 16 ? n : 16));
-        if (hint)
-            report_plain_error("no op '%s' in library '%s'; did you mean '%s'?", opname,
-                               nop_library_name(lib), hint);
-        else
-            report_plain_error("no op '%s' in library '%s'", opname, nop_library_name(lib));
-        fprintf(stderr, "its ops:");
-        for (int i = 0; i < n; i++) {
-            nop_opinfo o;
-            nop_library_op(lib, i, &o);
-            fprintf(stderr, " ");
-            print_signature(stderr, &o);
-        }
-        fprintf(stderr, "\n");
-        return STATUS_USAGE;
-    }
-    nop_opinfo op;
-    nop_library_op(lib, *opi, &op);
-    if (argc != op.nargs) {
-        report_plain_error("op '%s' takes %d argument%s, %d given", op.name, op.nargs,
-                           op.nargs == 1 ? "" : "s", argc);
-        fprintf(stderr, "signature: ");
-        print_signature(stderr, &op);
-        fprintf(stderr, "\n");
-        return STATUS_USAGE;
-    }
-    *vals = calloc((size_t)(argc ? argc : 1), sizeof **vals);
-    *tensors = calloc((size_t)(argc ? argc : 1), sizeof **tensors);
-    if (!*vals || !*tensors) {
-        return report_nomem();
-    }
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        nop_value *v = &(*vals)[i];
-        v->type = op.args[i];
-        char *end;
-        errno = 0;
-        switch (op.args[i]) {
-        case NOP_ARG_TENSOR: {
-            nop_error err;
-            int rc = nop_is_generator(a)
-                         ? nop_tensor_generate(&(*tensors)[i], a, seed + (uint64_t)i, &err)
-                         : nop_tensor_load_npy(&(*tensors)[i], a, &err);
-            if (rc != 0)
-                return report_error(&err);
-            v->tensor = (*tensors)[i];
-            break;
-        }
-        case NOP_ARG_INT64:
-            v->i = strtoll(a, &end, 0);
-            if (end == a || *end || errno)
-                return bad_arg(&op, i, a, "is not a whole number");
-            v->is_int = true;
-            break;
-        case NOP_ARG_DOUBLE:
-            v->d = strtod(a, &end);
-            if (end == a || *end || errno)
-                return bad_arg(&op, i, a, "is not a number");
-            break;
-        case NOP_ARG_SCALAR:
-            v->i = strtoll(a, &end, 0);
-            if (end != a && !*end && !errno) {
-                v->is_int = true;
-                break;
-            }
-            errno = 0;
-            v->d = strtod(a, &end);
-            if (end == a || *end || errno)
-                return bad_arg(&op, i, a, "is not a number");
-            break;
-        }
-    }
-    return 0;
-}
-
-void free_op_args(nop_value *vals, nop_tensor **tensors, int n)
-{
-    for (int i = 0; tensors && i < n; i++)
-        nop_tensor_free(tensors[i]);
-    free(tensors);
-    free(vals);
-}
-
 int op_call_open(struct op_call *oc, struct device_cli *dc, char **args, int nargs,
                  bool verbose)
 {
     *oc = (struct op_call){ .name = args[1], .nvals = nargs - 2 };
     int rc = open_target(args[0], verbose, dc->memcheck, &oc->lib);
-    if (rc == 0)
-        rc = parse_op_args(oc->lib, oc->name, oc->nvals, args + 2, (uint64_t)dc->seed, &oc->op,
-                           &oc->vals, &oc->tensors);
+    nop_error err;
+    if (rc == 0 && nop_values_parse(oc->lib, oc->name, oc->nvals, (const char *const *)args + 2,
+                                    (uint64_t)dc->seed, &oc->op, &oc->vals, &oc->tensors,
+                                    &err) != 0)
+        rc = report_error(&err);
     if (rc == 0)
         rc = device_cli_open(dc, &oc->profile, &oc->dev);
     return rc;
@@ -256,7 +132,7 @@ int op_call_open(struct op_call *oc, struct device_cli *dc, char **args, int nar
 
 void op_call_close(struct op_call *oc)
 {
-    free_op_args(oc->vals, oc->tensors, oc->nvals);
+    nop_values_free(oc->vals, oc->tensors, oc->nvals);
     nop_device_free(oc->dev);   /* before its profile */
     nop_profile_free(oc->profile);
     nop_library_close(oc->lib);

@@ -50,16 +50,6 @@ int device_cli_open(struct device_cli *dc, nop_profile **profile, nop_device **d
  * on it is slower: keep it out of timed runs).  Prints errors; returns their exit status. */
 int device_cli_tracer(struct device_cli *dc, const nop_profile *profile, nop_device **dev);
 
-/* torch.testing's default tolerances for comparing outputs of dtype d. */
-void default_tolerances(enum nop_dtype d, double *rtol, double *atol);
-
-/* Turns ARG... into values for op `opname` of lib: numbers for scalar, double and int64, a
- * .npy file or a generator for tensors (the i-th generator seeded with seed + i).  *tensors
- * collects what to free (free_op_args).  Prints errors and returns their exit status. */
-int parse_op_args(const nop_library *lib, const char *opname, int argc, char **argv,
-                  uint64_t seed, int *op, nop_value **vals, nop_tensor ***tensors);
-void free_op_args(nop_value *vals, nop_tensor **tensors, int n);
-
 /* An op ready to run from the command line (`LIB|DIR OP ARG...`): its library opened or
  * built, its arguments made, its device and profile loaded. */
 struct op_call {

@@ -40,6 +40,18 @@ void nopi_strlcpy(char *dst, const char *src, size_t size);
  * Edit distance, for "did you mean" suggestions (nop_closest is the public form). */
 size_t nopi_edit_distance(const char *a, const char *b);
 
+/* ---- argument types and signatures (signature.c) ----
+ * The manifest names of enum nop_argtype, by value; "a" or "an" before one; and an op's
+ * signature, "name(tensor, scalar)", from its types, cut to fit buf. */
+extern const char *const nopi_argtype_names[4];
+const char *nopi_argtype_article(int type);
+void nopi_signature(const char *name, const int *types, int n, char *buf, size_t size);
+/* Adds "signature: name(...)" to err's detail lines. */
+void nopi_signature_detail(const char *name, const int *types, int n, nop_error *err);
+/* The one argument-count check: 0 when given == n, else -1 with an input error naming the op,
+ * the counts and the signature. */
+int nopi_check_nargs(const char *name, const int *types, int n, int given, nop_error *err);
+
 /* ---- growable string (strbuf.c) ----
  * s is always NUL-terminated once initialised with NOPI_STRBUF_INIT.  On out-of-memory the
  * buffer is marked failed and further appends are ignored; check sb.oom before using it. */

@@ -222,3 +222,14 @@ void nop_tensor_compare(const nop_tensor *got, const nop_tensor *want, double rt
     if (res->why[0] && res->mismatches == 0)
         res->mismatches = 1;   /* a dtype difference alone is a mismatch */
 }
+
+void nop_default_tolerances(enum nop_dtype d, double *rtol, double *atol)
+{
+    /* torch.testing.assert_close's defaults; exact for the integer types */
+    switch (d) {
+    case NOP_F32: *rtol = 1.3e-6; *atol = 1e-5; break;
+    case NOP_F16: *rtol = 1e-3; *atol = 1e-5; break;
+    case NOP_BF16: *rtol = 1.6e-2; *atol = 1e-5; break;
+    default: *rtol = 0; *atol = 0; break;
+    }
+}

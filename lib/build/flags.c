@@ -14,7 +14,6 @@
 
 #include "manifest.h"
 
-const char *const nopi_argtype_names[4] = { "tensor", "scalar", "double", "int64" };
 const char *const nopi_argtype_ctypes[4] = { "const nt_tensor *", "nt_scalar", "double",
                                              "int64_t" };
 

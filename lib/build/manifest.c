@@ -663,10 +663,6 @@ int nop_manifest_op(const nop_manifest *m, int i, nop_opinfo *out)
     return 0;
 }
 
-const char *nop_argtype_name(enum nop_argtype t)
-{
-    return (unsigned)t < 4 ? nopi_argtype_names[t] : "?";
-}
 
 int nop_manifest_test_count(const nop_manifest *m) { return m->ntests; }
 

@@ -90,8 +90,6 @@ void nopi_flag_clear(nopi_flag *f);
  * -1 with a message in why otherwise. */
 int nopi_stack_size_parse(const char *text, int64_t *out, char *why, size_t whysize);
 
-/* The manifest arg type names, indexed by enum nop_argtype. */
-extern const char *const nopi_argtype_names[4];
 /* The C parameter type of each, as kernel-api.md gives it. */
 extern const char *const nopi_argtype_ctypes[4];
 

@@ -169,17 +169,6 @@ static char *ring_text(const nopi_run *run, bool *lost)
 
 /* ---- arguments -------------------------------------------------------------------------- */
 
-static void signature(const nt__op_desc *op, char *buf, size_t size)
-{
-    static const char *const names[] = { "tensor", "scalar", "double", "int64" };
-    size_t used = (size_t)snprintf(buf, size, "%s(", op->name);
-    for (int i = 0; i < op->nargs && used < size; i++)
-        used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
-                                 (unsigned)op->argtypes[i] < 4 ? names[op->argtypes[i]] : "?");
-    if (used < size)
-        snprintf(buf + used, size - used, ")");
-}
-
 /* A read-only view of a caller's tensor, sharing its data; shape_only for shape functions. */
 static nt_tensor *view(const nt_tensor *t, bool shape_only)
 {
@@ -213,21 +202,16 @@ static void free_views(nt__arg *args, const nt__op_desc *op)
 static int bind_args(const nt__op_desc *op, const nop_value *args, int nargs, nt__arg *kargs,
                      nt__arg *sargs, nop_error *err)
 {
-    char sig[512];
-    signature(op, sig, sizeof sig);
-    if (nargs != op->nargs) {
-        nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "op '%s' takes %d argument%s, not %d",
-                  op->name, op->nargs, op->nargs == 1 ? "" : "s", nargs);
-        nopi_detail(err, "its signature: %s", sig);
+    if (nopi_check_nargs(op->name, op->argtypes, op->nargs, nargs, err) != 0)
         return -1;
-    }
-    static const char *const names[] = { "tensor", "scalar", "double", "int64" };
     for (int i = 0; i < nargs; i++) {
         int want = op->argtypes[i];
         if ((int)args[i].type != want) {
-            nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "argument %d of op '%s' must be a %s, "
-                      "not a %s", i + 1, op->name, names[want], names[args[i].type & 3]);
-            nopi_detail(err, "its signature: %s", sig);
+            nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "argument %d of op '%s' must be %s %s, "
+                      "not %s %s", i + 1, op->name, nopi_argtype_article(want),
+                      nop_argtype_name(want), nopi_argtype_article(args[i].type),
+                      nop_argtype_name(args[i].type));
+            nopi_signature_detail(op->name, op->argtypes, op->nargs, err);
             return -1;
         }
         switch (want) {

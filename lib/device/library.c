@@ -163,7 +163,6 @@ void nop_library_close(nop_library *lib)
 
 char *nop_library_json(const nop_library *lib)
 {
-    static const char *const types[] = { "tensor", "scalar", "double", "int64" };
     const nt__lib_desc *d = lib->desc;
     nopi_strbuf sb = NOPI_STRBUF_INIT;
     nopi_sb_puts(&sb, "{\n  \"library\": ");
@@ -200,8 +199,7 @@ char *nop_library_json(const nop_library *lib)
         nopi_sb_puts(&sb, ", \"args\": [");
         for (int k = 0; k < op->nargs; k++)
             nopi_sb_printf(&sb, "%s\"%s\"", k ? ", " : "",
-                           op->argtypes[k] >= 0 && op->argtypes[k] < 4 ? types[op->argtypes[k]]
-                                                                         : "?");
+                           nop_argtype_name((enum nop_argtype)op->argtypes[k]));
         nopi_sb_puts(&sb, "], \"kernel\": ");
         nopi_sb_json_string(&sb, op->kernel);
         nopi_sb_puts(&sb, ", \"shape\": ");

@@ -1,0 +1,125 @@
+/*
+ * values.c - op arguments from strings, as the command line and a manifest's tests write
+ * them: a number for scalar, double and int64; a .npy file or a generator for a tensor.
+ *
+ * The one place that checks arguments against an op's signature before a run, so `neuronop
+ * run`, `bench` and `test` word every mistake alike (device.c checks again, for callers that
+ * build values themselves, with the same messages from signature.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "library.h"
+
+/* An input error about argument i, with the op's signature under it. */
+static int bad_arg(const nop_opinfo *op, int i, const char *arg, const char *what,
+                   nop_error *err)
+{
+    nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "argument %d of op '%s' is %s %s: '%s' %s",
+              i + 1, op->name, nopi_argtype_article(op->args[i]),
+              nop_argtype_name(op->args[i]), arg, what);
+    char sig[512];
+    nop_signature(op, sig, sizeof sig);
+    nopi_detail(err, "signature: %s", sig);
+    return -1;
+}
+
+/* An input error for an op the library does not have, with its closest name and the ops. */
+static int no_such_op(const nop_library *lib, const char *opname, nop_error *err)
+{
+    int n = nop_library_op_count(lib);
+    const char *names[NOP_MAX_OPS];
+    for (int i = 0; i < n && i < NOP_MAX_OPS; i++) {
+        nop_opinfo o;
+        nop_library_op(lib, i, &o);
+        names[i] = o.name;
+    }
+    const char *hint = nop_closest(opname, names, (size_t)(n < NOP_MAX_OPS ? n : NOP_MAX_OPS));
+    if (hint)
+        nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no op '%s' in library '%s'; did you mean "
+                  "'%s'?", opname, nop_library_name(lib), hint);
+    else
+        nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no op '%s' in library '%s'", opname,
+                  nop_library_name(lib));
+    nopi_strbuf sb = NOPI_STRBUF_INIT;
+    nopi_sb_puts(&sb, "its ops:");
+    for (int i = 0; i < n; i++) {
+        nop_opinfo o;
+        char sig[512];
+        nop_library_op(lib, i, &o);
+        nop_signature(&o, sig, sizeof sig);
+        nopi_sb_printf(&sb, " %s", sig);
+    }
+    nopi_detail(err, "%s", sb.s ? sb.s : "");
+    nopi_sb_free(&sb);
+    return -1;
+}
+
+/* Parses one non-tensor argument into v. */
+static int parse_number(const nop_opinfo *op, int i, const char *a, nop_value *v,
+                        nop_error *err)
+{
+    char *end;
+    if (op->args[i] != NOP_ARG_DOUBLE) {   /* int64, or a scalar that may be whole */
+        errno = 0;
+        v->i = strtoll(a, &end, 0);
+        if (end != a && !*end && !errno) {
+            v->is_int = true;
+            return 0;
+        }
+        if (op->args[i] == NOP_ARG_INT64)
+            return bad_arg(op, i, a, "is not a whole number", err);
+    }
+    errno = 0;
+    v->d = strtod(a, &end);
+    if (end == a || *end || errno)
+        return bad_arg(op, i, a, "is not a number", err);
+    return 0;
+}
+
+int nop_values_parse(const nop_library *lib, const char *opname, int argc,
+                     const char *const *argv, uint64_t seed, int *opi, nop_value **vals,
+                     nop_tensor ***tensors, nop_error *err)
+{
+    *vals = NULL;
+    *tensors = NULL;
+    *opi = nop_library_find_op(lib, opname);
+    if (*opi < 0)
+        return no_such_op(lib, opname, err);
+    nop_opinfo op;
+    nop_library_op(lib, *opi, &op);
+    int types[NOP_MAX_ARGS];
+    for (int i = 0; i < op.nargs; i++)
+        types[i] = (int)op.args[i];
+    if (nopi_check_nargs(op.name, types, op.nargs, argc, err) != 0)
+        return -1;
+    *vals = calloc((size_t)(argc ? argc : 1), sizeof **vals);
+    *tensors = calloc((size_t)(argc ? argc : 1), sizeof **tensors);
+    if (!*vals || !*tensors)
+        return nopi_nomem(err);
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        nop_value *v = &(*vals)[i];
+        v->type = op.args[i];
+        if (op.args[i] != NOP_ARG_TENSOR) {
+            if (parse_number(&op, i, a, v, err) != 0)
+                return -1;
+            continue;
+        }
+        nop_tensor **t = &(*tensors)[i];
+        int rc = nop_is_generator(a) ? nop_tensor_generate(t, a, seed + (uint64_t)i, err)
+                                     : nop_tensor_load_npy(t, a, err);
+        if (rc != 0)
+            return -1;
+        v->tensor = (*tensors)[i];
+    }
+    return 0;
+}
+
+void nop_values_free(nop_value *vals, nop_tensor **tensors, int n)
+{
+    for (int i = 0; tensors && i < n; i++)
+        nop_tensor_free(tensors[i]);
+    free(tensors);
+    free(vals);
+}
