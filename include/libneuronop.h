@@ -10,8 +10,15 @@
  *     nop_X_free/nop_X_close destroys; *_free(NULL) is a no-op.
  *   - Functions that can fail return 0 on success and -1 on failure, filling the caller's
  *     nop_error (which may be NULL when the caller does not care).
- *   - The library never prints, never calls exit() and keeps no process-wide mutable state:
- *     warnings and progress go to a caller-supplied nop_diag_fn.
+ *   - The library never prints and never calls exit(): warnings and progress go to a
+ *     caller-supplied nop_diag_fn.
+ *   - Its state lives in the objects it hands out, so two devices in one process do not
+ *     interfere.  One thing is process-wide by nature: a process has one handler per signal,
+ *     so running a kernel installs, once, handlers for SIGSEGV, SIGBUS, SIGFPE, SIGILL and
+ *     SIGXCPU (and records the handlers they replace).  They act only on a thread that is
+ *     running kernel code for some device, and pass every other signal to the handler that
+ *     was there before, so a program's own handlers keep working; install yours before the
+ *     first run if you want them chained.
  */
 #ifndef LIBNEURONOP_H
 #define LIBNEURONOP_H

@@ -10,13 +10,7 @@
 
 #include "device.h"
 
-/* The families, as X-macro lists (api.def spells out the signatures). */
-#define NOPI_UNARY_OPS(X) X(abs) X(ceil) X(floor) X(sin) X(cos) X(tan) X(log) X(log2) \
-    X(log10) X(exp) X(bitwise_not)
-#define NOPI_BINARY_OPS(X) X(mul) X(div) X(bitwise_and) X(bitwise_or)
-#define NOPI_ALPHA_OPS(X) X(add) X(sub)
-#define NOPI_DTYPES(X) X(f32, float) X(bf16, float) X(f16, float) X(i32, int32_t) \
-    X(i8, int8_t) X(i64, int64_t) X(i16, int16_t) X(u8, uint8_t)
+#include "base/api_families.h"   /* the op families and dtypes, as api.def has them */
 
 /* The calling core; aborts if there is none (only a neuronop bug can cause that). */
 nopi_core *nopi_self(void);

@@ -309,13 +309,7 @@ static void after_kernel(nopi_core *c)
     if (c->end != NOPI_END_OK)
         return;
     if (c->stack_high_water > c->run->stack_size + RUNTIME_FRAMES) {
-        c->end = NOPI_END_STACK;
-        c->diag.severity = NOP_SEV_ERROR;
-        snprintf(c->diag.msg, sizeof c->diag.msg, "stack overflow: the kernel used %zu bytes "
-                 "of stack; its STACK_SIZE is %zu", c->stack_high_water, c->run->stack_size);
-        snprintf(c->diag.detail, sizeof c->diag.detail, "declare a larger stack with "
-                 "-DSTACK_SIZE=N in extra_cflags (at most 409600), or move large local arrays "
-                 "into TCM (tcm_malloc)");
+        nopi_stack_overflow(c, c->stack_high_water);
         return;
     }
     nopi_streams_check_closed(c);

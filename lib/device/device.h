@@ -182,6 +182,9 @@ _Noreturn void nopi_core_fail_diag(nopi_core *c);
 /* Runs fn on the host thread's own stack (for calls, like formatting, that need more stack
  * than a kernel has); returns when fn has. */
 void nopi_on_host_stack(nopi_core *c, void (*fn)(nopi_core *, void *), void *arg);
+/* Ends c as a stack overflow (fiber.c): the one message for a guard-page fault and for a
+ * high-water mark past STACK_SIZE (used: the bytes used, 0 when unknown). */
+void nopi_stack_overflow(nopi_core *c, size_t used);
 /* A warning from the device, with op and core. */
 void nopi_core_warn(nopi_core *c, const char *fmt, ...) NOPI_PRINTF(2, 3);
 

@@ -323,17 +323,26 @@ void nopi_worker_poke(nopi_worker *w)
     pthread_kill(w->thread, NOPI_TIMEOUT_SIGNAL);
 }
 
+void nopi_stack_overflow(nopi_core *c, size_t used)
+{
+    c->end = NOPI_END_STACK;
+    c->diag.severity = NOP_SEV_ERROR;
+    int n = snprintf(c->diag.msg, sizeof c->diag.msg, "stack overflow: the kernel needs more "
+                     "than its STACK_SIZE of %zu bytes", c->run->stack_size);
+    if (used && n > 0 && (size_t)n < sizeof c->diag.msg)
+        snprintf(c->diag.msg + n, sizeof c->diag.msg - (size_t)n, " (it used %zu)", used);
+    snprintf(c->diag.detail, sizeof c->diag.detail, "declare a larger stack, at most %d bytes, "
+             "with 'stack_size: N' in the manifest or -DSTACK_SIZE=N in extra_cflags, or move "
+             "large local arrays into TCM (tcm_malloc)", NOP_STACK_MAX_BYTES);
+}
+
 void nopi_fiber_describe_end(nopi_core *c, const nopi_worker *w)
 {
     c->end = w->end;
     c->diag.severity = NOP_SEV_ERROR;
     switch (w->end) {
     case NOPI_END_STACK:
-        snprintf(c->diag.msg, sizeof c->diag.msg, "stack overflow: the kernel needs more than "
-                 "its STACK_SIZE of %zu bytes", c->run->stack_size);
-        snprintf(c->diag.detail, sizeof c->diag.detail, "declare a larger stack with "
-                 "-DSTACK_SIZE=N in extra_cflags (at most 409600), or move large local "
-                 "arrays into TCM (tcm_malloc)");
+        nopi_stack_overflow(c, 0);
         break;
     case NOPI_END_TIMEOUT:
         snprintf(c->diag.msg, sizeof c->diag.msg, "timeout: the kernel ran for more than "
