@@ -5,7 +5,7 @@
 #   make check           install missing packages, build, run unit and end-to-end tests
 #   make sanitize        the same tests against an ASan + UBSan build (in out/sanitize)
 #   make bench           benchmarks: figures and ratios against baselines measured in the run
-#   make golden          regenerate the expected diagnostics in tests/golden/
+#   make golden          regenerate the expected diagnostics in tests/golden/ (build and run)
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make clean
 #
@@ -144,6 +144,7 @@ bench: deps $(BIN) $(O)/bench/devbench
 
 golden: $(BIN)
 	@cd tests/e2e && $(TEST_ENV) NEURONOP_GOLDEN_UPDATE=1 sh t0100-build-diagnostics.sh >/dev/null
+	@cd tests/e2e && $(TEST_ENV) NEURONOP_GOLDEN_UPDATE=1 sh t0110-run-diagnostics.sh >/dev/null
 	@echo "updated tests/golden/; review with 'git diff tests/golden'"
 
 install: $(BIN)

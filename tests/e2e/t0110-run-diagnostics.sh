@@ -1,0 +1,33 @@
+#!/bin/sh
+# Every run-time diagnostic of the rule fixtures, pinned by a golden file: each line of
+# tests/golden/run/cases runs one op of a fixture, and NAME.expected beside it holds the exit
+# status and the exact stderr of `neuronop run`, with addresses of six or more hex digits
+# (which move with ASLR) written 0xADDR and AddressSanitizer's one swapcontext warning of a
+# sanitized build left out.  `make golden` rewrites them.
+. ./lib.sh
+
+golden="$NEURONOP_SRC/tests/golden/run"
+cp -R "$NEURONOP_SRC/tests/fixtures/." "$WORK/"
+# Build every library first, so no case's stderr depends on whether it ran first.
+grep -v '^#' "$golden/cases" | while read -r name lib op args; do
+    [ -n "$name" ] || continue
+    case $args in *--memcheck*) mc=--memcheck ;; *) mc= ;; esac
+    (cd "$WORK" && "$NEURONOP" build $mc "$lib" >/dev/null 2>&1) || echo "# cannot build $lib"
+done
+grep -v '^#' "$golden/cases" | while read -r name lib op args; do
+    [ -n "$name" ] || continue
+    # shellcheck disable=SC2086  # the arguments are words on purpose
+    (cd "$WORK" && status=0 && "$NEURONOP" run "$lib" "$op" $args --schedule sequential \
+        --timeout 1 >/dev/null 2>"$name.stderr" || status=$?; \
+        { printf 'exit %s\n' "$status"; sed -e '/^==[0-9]*==WARNING: ASan doesn.t fully support/d' \
+        -e 's/0x[0-9a-f]\{6,\}/0xADDR/g' "$name.stderr"; } \
+        >"$name.actual")
+    if [ "${NEURONOP_GOLDEN_UPDATE:-}" = 1 ]; then
+        cp "$WORK/$name.actual" "$golden/$name.expected"
+    fi
+    echo "$name" >>"$WORK/.names"
+done
+while read -r name; do
+    test_expect "run diagnostic: $name" "diff -u '$golden/$name.expected' '$WORK/$name.actual'"
+done <"$WORK/.names"
+test_done
