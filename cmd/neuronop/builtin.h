@@ -8,12 +8,15 @@
 #define NEURONOP_BUILTIN_H
 
 #include "libneuronop.h"
+#include "options.h"
 
+/* Each command's entry point and its option table (name, usage, --help text, options). */
 int cmd_bench(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_test(int argc, char **argv);
+extern const struct command_spec bench_spec, build_spec, inspect_spec, run_spec, test_spec;
 
 /* share.c: the share/neuronop folder: $NEURONOP_SHARE_DIR, else ../share/neuronop next to the
  * executable (so an installed and an in-tree neuronop both work). */

@@ -40,12 +40,13 @@ static const struct option_spec options[] = {
     { 0, NULL, 0, NULL, NULL, NULL },
 };
 
-static const struct command_spec spec = {
+const struct command_spec bench_spec = {
     "bench", "[options] LIB.so|DIR OP [ARG...]",
     "Measure the throughput of op OP on the virtual GPSIMD device, on the host and\n"
     "as the device profile's cost model predicts it: warm-up runs, then timed runs;\n"
     "arguments as for neuronop run.",
     options, 2, -1,
+    "measure an op's throughput on the virtual device",
 };
 
 static const char what_a_run_is[] =
@@ -300,7 +301,7 @@ int cmd_bench(int argc, char **argv)
     char **args;
     int nargs;
     dc.timeout = 0;
-    int rc = parse_options(&spec, argc, argv, &args, &nargs);
+    int rc = parse_options(&bench_spec, argc, argv, &args, &nargs);
     if (rc != 0)
         return rc > 0 ? 0 : STATUS_USAGE;
     struct op_call oc = { 0 };
@@ -383,7 +384,7 @@ int cmd_bench(int argc, char **argv)
 out:
     nop_bench_result_clear(&b);
     op_call_close(&oc);
-    free_option_lists(&spec);
+    free_option_lists(&bench_spec);
     free(args);
     return rc;
 }

@@ -20,11 +20,12 @@ static const struct option_spec options[] = {
     { 0, NULL, 0, NULL, NULL, NULL },
 };
 
-static const struct command_spec spec = {
+const struct command_spec build_spec = {
     "build", "[options] [DIR|MANIFEST]",
     "Build the op library a manifest (neuronop.yaml) describes into\n"
     "BUILD_DIRECTORY/libNAME.so, or say it is up to date.",
     options, 0, 1,
+    "build an op library from its manifest",
 };
 
 static void print_signature(const nop_opinfo *op)
@@ -77,7 +78,7 @@ int cmd_build(int argc, char **argv)
 {
     char **args;
     int nargs;
-    int rc = parse_options(&spec, argc, argv, &args, &nargs);
+    int rc = parse_options(&build_spec, argc, argv, &args, &nargs);
     if (rc != 0)
         return rc > 0 ? 0 : STATUS_USAGE;
     const char *target = nargs ? args[0] : ".";

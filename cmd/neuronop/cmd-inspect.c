@@ -12,18 +12,19 @@ static const struct option_spec options[] = {
     { 0, NULL, 0, NULL, NULL, NULL },
 };
 
-static const struct command_spec spec = {
+const struct command_spec inspect_spec = {
     "inspect", "LIB.so|DIR|MANIFEST",
     "Print the metadata a built op library carries (name, ops and signatures,\n"
     "multicore, stack size, flags, source hashes, neuronop version) as JSON.",
     options, 1, 1,
+    "print the self-description of a built op library",
 };
 
 int cmd_inspect(int argc, char **argv)
 {
     char **args;
     int nargs;
-    int rc = parse_options(&spec, argc, argv, &args, &nargs);
+    int rc = parse_options(&inspect_spec, argc, argv, &args, &nargs);
     if (rc != 0)
         return rc > 0 ? 0 : STATUS_USAGE;
     nop_library *lib;

@@ -28,13 +28,14 @@ static const struct option_spec options[] = {
     { 0, NULL, 0, NULL, NULL, NULL },
 };
 
-static const struct command_spec spec = {
+const struct command_spec run_spec = {
     "run", "[options] LIB.so|DIR OP [ARG...]",
     "Run op OP of an op library on the virtual GPSIMD device.  Each ARG matches\n"
     "the op's signature: a number for scalar, double and int64; a .npy file or a\n"
     "generator for a tensor (randn:32x4096, rand:4x4:f32, zeros:8, ones:8,\n"
     "full:4x4:2.5, arange:10:i64).  A DIR is built first.",
     options, 2, -1,
+    "run an op on the virtual GPSIMD device",
 };
 
 /* "[3, 17]" for flat index i of t. */
@@ -204,7 +205,7 @@ int cmd_run(int argc, char **argv)
     char **args;
     int nargs;
     dc.timeout = 0;
-    int rc = parse_options(&spec, argc, argv, &args, &nargs);
+    int rc = parse_options(&run_spec, argc, argv, &args, &nargs);
     if (rc != 0)
         return rc > 0 ? 0 : STATUS_USAGE;
     struct op_call oc;
@@ -240,7 +241,7 @@ int cmd_run(int argc, char **argv)
 out:
     nop_run_result_clear(&res);
     op_call_close(&oc);
-    free_option_lists(&spec);
+    free_option_lists(&run_spec);
     free(args);
     return rc;
 }

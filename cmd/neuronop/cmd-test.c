@@ -35,11 +35,12 @@ static const struct option_spec options[] = {
     { 0, NULL, 0, NULL, NULL, NULL },
 };
 
-static const struct command_spec spec = {
+const struct command_spec test_spec = {
     "test", "[options] [DIR|MANIFEST]",
     "Run the test cases of a manifest's 'tests' section under every core order and\n"
     "count, and report each case; exit 1 if any failed.",
     options, 0, 1,
+    "run a manifest's test cases under every core order and count",
 };
 
 /* The results, kept for JSON and JUnit, which are written after the last case. */
@@ -209,7 +210,7 @@ int cmd_test(int argc, char **argv)
     char **args;
     int nargs;
     dc.timeout = 0;
-    int rc = parse_options(&spec, argc, argv, &args, &nargs);
+    int rc = parse_options(&test_spec, argc, argv, &args, &nargs);
     if (rc != 0)
         return rc > 0 ? 0 : STATUS_USAGE;
     const char *target = nargs ? args[0] : ".";
@@ -280,7 +281,7 @@ out:
     nop_profile_free(profile);
     nop_library_close(lib);
     nop_manifest_free(m);
-    free_option_lists(&spec);
+    free_option_lists(&test_spec);
     free(args);
     return rc;
 }

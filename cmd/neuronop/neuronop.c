@@ -1,9 +1,11 @@
 /*
  * neuronop.c - the neuronop command: finds the subcommand in a table and runs it.
  *
- * To add a command: write cmd-NAME.c with `int cmd_NAME(int argc, char **argv)`, declare it
- * in builtin.h, add a row to `commands` below, add man/neuronop-NAME.1 and an end-to-end test
- * tests/e2e/tNNNN-NAME-DETAIL.sh.  The Makefile compiles every cmd/neuronop/ C file.
+ * To add a command: write cmd-NAME.c with `int cmd_NAME(int argc, char **argv)` and its option
+ * table `const struct command_spec NAME_spec` (name, usage, help, options, a one-line brief),
+ * declare both in builtin.h, add a row to `commands` below, add man/neuronop-NAME.1 and an
+ * end-to-end test tests/e2e/tNNNN-NAME-DETAIL.sh.  The Makefile compiles every cmd/neuronop/
+ * C file.  A command's name and brief live in its own table, so this list cannot drift.
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,22 +14,21 @@
 #include "report.h"
 
 static const struct command {
-    const char *name;
     int (*fn)(int argc, char **argv);
-    const char *summary;
+    const struct command_spec *spec;
 } commands[] = {
-    { "build", cmd_build, "build an op library from its manifest" },
-    { "bench", cmd_bench, "measure an op's throughput on the virtual device" },
-    { "inspect", cmd_inspect, "print the self-description of a built op library" },
-    { "run", cmd_run, "run an op on the virtual GPSIMD device" },
-    { "test", cmd_test, "run a manifest's test cases under every core order and count" },
+    { cmd_build, &build_spec },
+    { cmd_bench, &bench_spec },
+    { cmd_inspect, &inspect_spec },
+    { cmd_run, &run_spec },
+    { cmd_test, &test_spec },
 };
 
 static void usage(FILE *out)
 {
     fprintf(out, "usage: neuronop [--version] [--help] COMMAND [ARGS]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-10s %s\n", commands[i].spec->name, commands[i].spec->brief);
     fprintf(out, "\n'neuronop COMMAND --help' describes a command; see neuronop(1).\n");
 }
 
@@ -48,9 +49,9 @@ int main(int argc, char **argv)
     }
     const char *names[sizeof commands / sizeof commands[0]];
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        if (strcmp(commands[i].name, name) == 0)
+        if (strcmp(commands[i].spec->name, name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
-        names[i] = commands[i].name;
+        names[i] = commands[i].spec->name;
     }
     const char *hint = nop_closest(name, names, sizeof names / sizeof names[0]);
     if (name[0] == '-')

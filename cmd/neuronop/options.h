@@ -38,6 +38,7 @@ struct command_spec {
     const char *summary;      /* one sentence, shown under the usage */
     const struct option_spec *options;   /* terminated by an entry with long_name NULL */
     int min_args, max_args;   /* positional arguments; max -1 for no limit */
+    const char *brief;        /* a line for `neuronop --help`'s list of commands */
 };
 
 /* Parses argv[1..] (argv[0] is the command name).  *args receives the positional arguments

@@ -45,7 +45,27 @@ for cmd in bench build inspect run test; do
         done'
 done
 
+# The other direction: an option a man page documents (an item of its OPTIONS section) must
+# be one the command accepts, or the page promises what the program does not do.
+for cmd in bench build inspect run test; do
+    test_expect "every option the $cmd man page documents is in its option table" '
+        run '"$cmd"' --help
+        man="$NEURONOP_SRC/man/neuronop-'"$cmd"'.1"
+        documented=$(sed -n "/^\.SH OPTIONS/,/^\.SH [^O]/p" "$man" | grep "^\.BI* " |
+            grep -o -- "\\\\-\\\\-[a-z\\\\-]*" | sed "s/\\\\//g" | sort -u)
+        for opt in $documented; do
+            [ "$opt" = --help ] && continue
+            grep -qE -- "(^|[ ,])$opt([ =,]|\$)" "$WORK/out" ||
+                { echo "$man documents $opt, which neuronop '"$cmd"' does not take"; exit 1; }
+        done'
+done
+
+test_expect "--help lists each command with the brief from its own table" '
+    run --help
+    expect_out "  build      build an op library from its manifest"
+    expect_out "  test       run a manifest'\''s test cases under every core order and count"'
+
 test_expect "the exit status table is in neuronop(1)" '
-    for s in 0 1 2 3; do grep -q "^\.IP $s" "$NEURONOP_SRC/man/neuronop.1"; done'
+    for s in 0 1 2 3 4; do grep -q "^\.IP $s" "$NEURONOP_SRC/man/neuronop.1"; done'
 
 test_done
