@@ -5,9 +5,10 @@
  *   1. the build key: a hash of neuronop itself, the manifest, every source, every header
  *      the build can see (the sources' folders, the include paths, neuronop's own include
  *      folder), the flags and the options.  If the stamp beside the library records the same
- *      key and the library's own hash, nothing is compiled.
+ *      key and the library's own hash, nothing is compiled (buildkey.c).
  *   2. an flock on <build_dir>/.neuronop.lock (with a timeout), so concurrent builds of one
- *      folder take turns; the kernel drops the lock if a build dies, so it never goes stale.
+ *      folder take turns; the kernel drops the lock if a build dies, so it never goes stale
+ *      (buildfs.c, which also clears what killed builds left behind).
  *   3. each source compiled by libtcc to an object in a private temporary folder, wrapped in
  *      its prelude (gen.c) so signatures are checked; compute objects may only need device
  *      symbols.
@@ -15,380 +16,15 @@
  *      library, then the stamp written the same way: a reader sees the old library or the new
  *      one, never half of one, and a failed build leaves no stamp that could call it current.
  */
-#include <dirent.h>
-#include <dlfcn.h>
-#include <elf.h>
-#include <link.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "builder.h"
 #include "compile.h"
 #include "base/elfsyms.h"
-#include "gen.h"
-
-#define STAMP_MAGIC "neuronop-build-stamp 1"
-
-typedef struct builder {
-    const nop_manifest *m;
-    const nop_build_opts *o;
-    nop_error *err;
-    char tcc_dir[1024];
-    char *include_dir;        /* share/neuronop/include */
-    char *lib_path, *stamp_path, *lock_path;
-    char key[33];
-    nopi_gen_source *sources; /* compute then shape */
-    int nsources;
-    char *tmpdir;
-    int compiled;
-} builder;
-
-/* ---- locating tcc's runtime ------------------------------------------------------------- */
-
-int nop_find_tcc_dir(char *buf, size_t size, nop_error *err)
-{
-    const char *env = getenv("NEURONOP_TCC_DIR");
-    const char *candidates[] = {
-        env,
-#ifdef NOP_TCC_DIR
-        NOP_TCC_DIR,   /* where the Makefile found it on the build machine */
-#endif
-        "/usr/lib/x86_64-linux-gnu/tcc", "/usr/lib/tcc", "/usr/local/lib/tcc",
-    };
-    for (size_t i = 0; i < NOPI_ARRAY_LEN(candidates); i++) {
-        if (!candidates[i] || !candidates[i][0])
-            continue;
-        char probe[1100];
-        snprintf(probe, sizeof probe, "%s/libtcc1.a", candidates[i]);
-        if (access(probe, R_OK) == 0) {
-            nopi_strlcpy(buf, candidates[i], size);
-            return 0;
-        }
-        if (i == 0) {   /* an explicit setting that does not work is an error, not a hint */
-            nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "NEURONOP_TCC_DIR is '%s', which has "
-                      "no libtcc1.a", env);
-            nopi_detail(err, "point it at tcc's library folder, or unset it");
-            return -1;
-        }
-    }
-    nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot find tcc's runtime library "
-              "(libtcc1.a)");
-    nopi_detail(err, "install it with 'apt-get install tcc', or set NEURONOP_TCC_DIR to the "
-                "folder that holds it");
-    return -1;
-}
-
-/* ---- inputs and the build key ----------------------------------------------------------- */
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Adds dir's regular files that pass `want` to the list (sorted later). */
-static int list_dir(const char *dir, bool (*want)(const char *), char ***list, size_t *n,
-                    size_t *cap)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;   /* a folder that is not there holds no headers */
-    struct dirent *e;
-    int rc = 0;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' || !want(e->d_name))
-            continue;
-        char *path = nopi_path_join(dir, e->d_name);
-        struct stat st;
-        if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-            free(path);
-            continue;
-        }
-        if (*n == *cap) {
-            size_t newcap = *cap ? *cap * 2 : 16;
-            char **l = realloc(*list, newcap * sizeof *l);
-            if (!l) {
-                free(path);
-                rc = -1;
-                break;
-            }
-            *list = l;
-            *cap = newcap;
-        }
-        (*list)[(*n)++] = path;
-    }
-    closedir(d);
-    return rc;
-}
-
-static bool is_header(const char *name)
-{
-    size_t n = strlen(name);
-    return n > 2 && strcmp(name + n - 2, ".h") == 0;
-}
-
-static bool any_file(const char *name)
-{
-    (void)name;
-    return true;
-}
-
-/* Every header the build can see, sorted and without duplicates. */
-static int visible_headers(builder *b, char ***out, size_t *n)
-{
-    const nop_manifest *m = b->m;
-    char **list = NULL;
-    size_t cap = 0;
-    *n = 0;
-    int rc = 0;
-    char *sub = nopi_path_join(b->include_dir, "neuronop");
-    rc |= list_dir(b->include_dir, any_file, &list, n, &cap);
-    rc |= sub ? list_dir(sub, any_file, &list, n, &cap) : -1;
-    free(sub);
-    const nopi_src *groups[] = { m->compute, m->shape };
-    const int counts[] = { m->ncompute, m->nshape };
-    for (int g = 0; g < 2; g++) {
-        for (int i = 0; i < counts[g]; i++) {
-            char *dir = nopi_dirname(groups[g][i].resolved);
-            rc |= dir ? list_dir(dir, is_header, &list, n, &cap) : -1;
-            free(dir);
-        }
-    }
-    for (int i = 0; i < m->nincludes; i++)
-        rc |= list_dir(m->includes[i].resolved, is_header, &list, n, &cap);
-    for (int i = 0; i < m->nflags; i++)
-        if (m->flags[i].kind == NOPI_FLAG_INCLUDE)
-            rc |= list_dir(m->flags[i].value, is_header, &list, n, &cap);
-    if (*n)
-        qsort(list, *n, sizeof *list, cmp_str);
-    size_t w = 0;
-    for (size_t r = 0; r < *n; r++) {
-        if (w && strcmp(list[w - 1], list[r]) == 0)
-            free(list[r]);
-        else
-            list[w++] = list[r];
-    }
-    *n = w;
-    *out = list;
-    return rc;
-}
-
-/* Adds a file to the key by canonical path and content, so the key does not depend on the
- * folder neuronop was started from. */
-static int hash_input(builder *b, nopi_hasher *h, const char *path, char hex[33])
-{
-    if (nopi_hash_file(path, hex) != 0)
-        return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read '%s': %s", path,
-                         strerror(errno));
-    char *canonical = realpath(path, NULL);
-    nopi_hasher_add_str(h, canonical ? canonical : path);
-    free(canonical);
-    nopi_hasher_add_str(h, hex);
-    return 0;
-}
-
-/* The identity of the program doing the build.  Everything neuronop adds to a library - the
- * prelude, the trampolines, the descriptor, how it links - is code in this program, so a
- * changed neuronop must rebuild, whatever its version says.  The linker's GNU build ID names
- * the program's content and is read from memory; without one, the file is hashed. */
-typedef struct self_id {
-    uintptr_t addr;           /* an address inside the program: nop_build */
-    nopi_hasher *h;
-    bool found;
-} self_id;
-
-static int find_build_id(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    self_id *id = arg;
-    bool mine = false;
-    for (int i = 0; i < info->dlpi_phnum && !mine; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        mine = ph->p_type == PT_LOAD && id->addr >= info->dlpi_addr + ph->p_vaddr &&
-               id->addr < info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-    }
-    if (!mine)
-        return 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_NOTE)
-            continue;
-        const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
-        const unsigned char *end = p + ph->p_memsz;
-        while (p + sizeof(ElfW(Nhdr)) <= end) {
-            const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
-            size_t name = (n->n_namesz + 3) & ~3u, desc = (n->n_descsz + 3) & ~3u;
-            const unsigned char *d = p + sizeof *n + name;
-            if (d + n->n_descsz > end)
-                break;
-            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
-                memcmp(p + sizeof *n, "GNU", 4) == 0) {
-                nopi_hasher_add(id->h, d, n->n_descsz);
-                id->found = true;
-                return 1;
-            }
-            p = d + desc;
-        }
-    }
-    return 1;
-}
-
-static void hash_self(nopi_hasher *h)
-{
-    self_id id = { (uintptr_t)nop_build, h, false };
-    dl_iterate_phdr(find_build_id, &id);
-    Dl_info info;
-    char hex[33];
-    if (!id.found && dladdr((void *)nop_build, &info) && info.dli_fname &&
-        nopi_hash_file(info.dli_fname, hex) == 0)
-        nopi_hasher_add_str(h, hex);
-}
-
-/* Computes b->key and each source's hash. */
-static int compute_key(builder *b)
-{
-    const nop_manifest *m = b->m;
-    nopi_hasher *h = nopi_hasher_new();
-    if (!h)
-        return nopi_nomem(b->err);
-    nopi_hasher_add_str(h, STAMP_MAGIC " " NOP_VERSION);
-    hash_self(h);
-    nopi_hasher_add_str(h, b->tcc_dir);
-    nopi_hasher_add_str(h, b->o->memcheck ? "memcheck" : "plain");
-    char hex[33];
-    int rc = hash_input(b, h, m->path, hex);
-    for (int i = 0; rc == 0 && i < b->nsources; i++) {
-        rc = hash_input(b, h, b->sources[i].file, b->sources[i].hash);
-        nopi_hasher_add_str(h, b->sources[i].role == NOPI_ROLE_COMPUTE ? "compute" : "shape");
-    }
-    char **headers = NULL;
-    size_t nheaders = 0;
-    if (rc == 0 && visible_headers(b, &headers, &nheaders) != 0)
-        rc = nopi_nomem(b->err);
-    for (size_t i = 0; i < nheaders; i++) {
-        if (rc == 0)
-            rc = hash_input(b, h, headers[i], hex);
-        free(headers[i]);
-    }
-    free(headers);
-    if (rc == 0)
-        nopi_hasher_hex(h, b->key);
-    nopi_hasher_free(h);
-    return rc;
-}
-
-/* True when the stamp records this key and the library on disk is the one it was made for. */
-static bool up_to_date(builder *b)
-{
-    char *stamp;
-    if (nopi_read_file(b->stamp_path, &stamp, NULL) != 0)
-        return false;
-    char magic[64] = "", key[64] = "", libhash[64] = "", actual[33];
-    bool ok = sscanf(stamp, "%63[^\n]\nkey %63s\nlibrary %63s", magic, key, libhash) == 3 &&
-              strcmp(magic, STAMP_MAGIC) == 0 && strcmp(key, b->key) == 0 &&
-              nopi_hash_file(b->lib_path, actual) == 0 && strcmp(actual, libhash) == 0;
-    free(stamp);
-    return ok;
-}
-
-/* ---- files: lock, temporary folder, atomic writes --------------------------------------- */
-
-static int take_lock(builder *b, int *fd)
-{
-    *fd = open(b->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (*fd < 0)
-        return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot create '%s': %s",
-                         b->lock_path, strerror(errno));
-    double timeout = b->o->lock_timeout > 0 ? b->o->lock_timeout : 60.0;
-    double deadline = nopi_now() + timeout;
-    bool told = false;
-    while (flock(*fd, LOCK_EX | LOCK_NB) != 0) {
-        if (errno != EWOULDBLOCK && errno != EINTR)
-            break;
-        if (!told) {
-            nopi_emit(b->o->diag, b->o->diag_ctx, NOP_SEV_NOTE, NULL, 0, 0,
-                      "waiting for another build of '%s' to finish", b->m->build_dir);
-            told = true;
-        }
-        if (nopi_now() > deadline) {
-            close(*fd);
-            *fd = -1;
-            nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "another build of '%s' has held "
-                      "its lock for %.0f s", b->m->build_dir, timeout);
-            nopi_detail(b->err, "wait for it to finish, or stop it; the lock is '%s'",
-                        b->lock_path);
-            return -1;
-        }
-        struct timespec ts = { 0, 10 * 1000 * 1000 };
-        nanosleep(&ts, NULL);
-    }
-    return 0;
-}
-
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            char *p = nopi_path_join(dir, e->d_name);
-            if (p)
-                unlink(p);
-            free(p);
-        }
-        closedir(d);
-    }
-    rmdir(dir);
-}
-
-/* Under the lock nobody else is building here, so temporary files are leftovers of a build
- * that was killed: remove them. */
-static void remove_leftovers(builder *b)
-{
-    DIR *d = opendir(b->m->build_dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, ".neuronop-tmp-", 14) != 0)
-            continue;
-        char *p = nopi_path_join(b->m->build_dir, e->d_name);
-        if (p) {
-            struct stat st;
-            if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-                remove_tree(p);
-            else
-                unlink(p);
-        }
-        free(p);
-    }
-    closedir(d);
-}
-
-/* Writes data to path through a temporary file in the same folder and rename(2). */
-static int write_atomically(builder *b, const char *path, const char *data)
-{
-    char *tmp = nopi_path_join(b->tmpdir, "stamp");
-    FILE *f = tmp ? fopen(tmp, "w") : NULL;
-    bool ok = f && fputs(data, f) >= 0;
-    ok = f && fclose(f) == 0 && ok;
-    ok = ok && rename(tmp, path) == 0;
-    int saved = errno;
-    if (!ok && tmp)
-        unlink(tmp);
-    free(tmp);
-    if (!ok)
-        return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot write '%s': %s", path,
-                         strerror(saved));
-    return 0;
-}
 
 /* ---- compiling -------------------------------------------------------------------------- */
 
@@ -744,7 +380,7 @@ static int compile_all(builder *b)
                       b->lib_path);
         snprintf(stamp, sizeof stamp, STAMP_MAGIC "\nkey %s\nlibrary %s\n", b->key, libhash);
         if (rc == 0)
-            rc = write_atomically(b, b->stamp_path, stamp);
+            rc = nopi_build_write_atomically(b, b->stamp_path, stamp);
     }
     for (int i = 0; i < nobjs; i++) {
         free(objs[i].path);
@@ -806,10 +442,10 @@ static int setup(builder *b)
 
 static int run(builder *b, nop_build_result *res)
 {
-    if (setup(b) != 0 || compute_key(b) != 0)
+    if (setup(b) != 0 || nopi_build_key(b) != 0)
         return -1;
     nopi_strlcpy(res->lib_path, b->lib_path, sizeof res->lib_path);
-    if (!b->o->force && up_to_date(b)) {
+    if (!b->o->force && nopi_build_up_to_date(b)) {
         res->up_to_date = true;
         return 0;
     }
@@ -818,15 +454,15 @@ static int run(builder *b, nop_build_result *res)
                          "cannot create build directory '%s': %s", b->m->build_dir,
                          strerror(errno));
     int lock;
-    if (take_lock(b, &lock) != 0)
+    if (nopi_build_lock(b, &lock) != 0)
         return -1;
     int rc = 0;
     /* another build may have finished while we waited */
-    if (!b->o->force && up_to_date(b)) {
+    if (!b->o->force && nopi_build_up_to_date(b)) {
         res->up_to_date = true;
         goto unlock;
     }
-    remove_leftovers(b);
+    nopi_build_remove_leftovers(b);
     b->tmpdir = nopi_path_join(b->m->build_dir, ".neuronop-tmp-XXXXXX");
     if (!b->tmpdir || !mkdtemp(b->tmpdir)) {
         rc = nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot create a temporary "
@@ -834,7 +470,7 @@ static int run(builder *b, nop_build_result *res)
         goto unlock;
     }
     rc = compile_all(b);
-    remove_tree(b->tmpdir);
+    nopi_build_remove_tree(b->tmpdir);
 unlock:
     close(lock);   /* releases the flock */
     return rc;

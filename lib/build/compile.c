@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compile.h"
 
@@ -195,4 +196,39 @@ int nopi_cc_relocate(nopi_cc *cc, nop_error *err)
 void *nopi_cc_symbol(nopi_cc *cc, const char *name)
 {
     return tcc_get_symbol(cc->s, name);
+}
+
+/* ---- locating tcc's runtime ------------------------------------------------------------- */
+
+int nop_find_tcc_dir(char *buf, size_t size, nop_error *err)
+{
+    const char *env = getenv("NEURONOP_TCC_DIR");
+    const char *candidates[] = {
+        env,
+#ifdef NOP_TCC_DIR
+        NOP_TCC_DIR,   /* where the Makefile found it on the build machine */
+#endif
+        "/usr/lib/x86_64-linux-gnu/tcc", "/usr/lib/tcc", "/usr/local/lib/tcc",
+    };
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(candidates); i++) {
+        if (!candidates[i] || !candidates[i][0])
+            continue;
+        char probe[1100];
+        snprintf(probe, sizeof probe, "%s/libtcc1.a", candidates[i]);
+        if (access(probe, R_OK) == 0) {
+            nopi_strlcpy(buf, candidates[i], size);
+            return 0;
+        }
+        if (i == 0) {   /* an explicit setting that does not work is an error, not a hint */
+            nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "NEURONOP_TCC_DIR is '%s', which has "
+                      "no libtcc1.a", env);
+            nopi_detail(err, "point it at tcc's library folder, or unset it");
+            return -1;
+        }
+    }
+    nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot find tcc's runtime library "
+              "(libtcc1.a)");
+    nopi_detail(err, "install it with 'apt-get install tcc', or set NEURONOP_TCC_DIR to the "
+                "folder that holds it");
+    return -1;
 }

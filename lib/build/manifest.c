@@ -11,34 +11,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "manifest.h"
-#include "base/ydoc.h"
+#include "mload.h"
 
 static const char *const top_keys[] = {
     "name", "compute_srcs", "shape_srcs", "build_directory", "multicore", "extra_cflags",
     "extra_include_paths", "stack_size", "ops", "reference_srcs", "tests", NULL
 };
 static const char *const op_keys[] = { "args", "shape", "kernel", NULL };
-static const char *const test_keys[] = { "name", "op", "args", "expect", "rtol", "atol",
-                                          "cores", "reference", NULL };
 
-/* Loading state: the YAML document and the manifest being filled. */
-typedef struct loader {
-    nopi_ydoc *doc;
-    nop_manifest *m;
-    nop_error *err;
-} loader;
-
-static int oom(loader *L)
-{
-    return nopi_nomem(L->err);
-}
-
-static nopi_pos pos_of(const nopi_ynode *n)
-{
-    nopi_pos p = { n->line, n->col };
-    return p;
-}
 
 static int require(loader *L, const nopi_ynode *root, const char *key, const char *example)
 {
@@ -314,173 +294,6 @@ static int load_ops(loader *L, const nopi_ynode *ops)
     return 0;
 }
 
-/* One argument entry: a value, or a list of values taken in turn. */
-static int load_test_arg(loader *L, nopi_test *t, int i, const nopi_ynode *n)
-{
-    size_t count = n->kind == NOPI_Y_SEQ ? n->n : 1;
-    if (n->kind == NOPI_Y_MAP || count == 0)
-        return nopi_y_error(L->doc, n, L->err, "argument %d of test '%s' must be a value (a "
-                            "generator, a .npy path or a number) or a list of them", i + 1,
-                            t->name);
-    t->alts[i] = calloc(count + 1, sizeof *t->alts[i]);
-    if (!t->alts[i])
-        return oom(L);
-    for (size_t k = 0; k < count; k++) {
-        const nopi_ynode *v = n->kind == NOPI_Y_SEQ ? n->items[k] : n;
-        const char *str;
-        char what[64];
-        snprintf(what, sizeof what, "args[%d]", i);
-        if (nopi_y_string(L->doc, v, what, &str, L->err) != 0)
-            return -1;
-        /* a .npy path is relative to the manifest; generators and numbers are as written */
-        bool path = strlen(str) > 4 && strcmp(str + strlen(str) - 4, ".npy") == 0;
-        t->alts[i][k] = path ? nopi_path_join(L->m->dir, str) : strdup(str);
-        if (!t->alts[i][k])
-            return oom(L);
-        t->nalts[i] = (int)k + 1;
-    }
-    return 0;
-}
-
-static int load_test(loader *L, nopi_test *t, const nopi_ynode *n)
-{
-    if (nopi_y_expect(L->doc, n, NOPI_Y_MAP, "tests[]", L->err) != 0 ||
-        nopi_y_check_keys(L->doc, n, test_keys, "test", L->err) != 0)
-        return -1;
-    t->pos = pos_of(n);
-    const nopi_ynode *v;
-    const char *s;
-    if (!(v = nopi_y_lookup(n, "name"))) {
-        nopi_fail(L->err, NOP_ERR_INPUT, L->m->path, n->line, n->col,
-                  "a test lacks required key 'name'");
-        return -1;
-    }
-    if (nopi_y_string(L->doc, v, "name", &s, L->err) != 0)
-        return -1;
-    if (!(t->name = strdup(s)))
-        return oom(L);
-    for (int i = 0; i < L->m->ntests; i++)
-        if (strcmp(L->m->tests[i].name, s) == 0)
-            return nopi_y_error(L->doc, v, L->err, "duplicate test '%s' (first at line %d)", s,
-                                L->m->tests[i].pos.line);
-
-    if (!(v = nopi_y_lookup(n, "op"))) {
-        nopi_fail(L->err, NOP_ERR_INPUT, L->m->path, n->line, n->col,
-                  "test '%s' lacks required key 'op'", t->name);
-        return -1;
-    }
-    if (nopi_y_string(L->doc, v, "op", &s, L->err) != 0)
-        return -1;
-    t->op = -1;
-    const char *names[NOP_MAX_OPS];
-    for (int i = 0; i < L->m->nops; i++) {
-        names[i] = L->m->ops[i].name;
-        if (strcmp(names[i], s) == 0)
-            t->op = i;
-    }
-    if (t->op < 0) {
-        const char *hint = nop_closest(s, names, (size_t)L->m->nops);
-        return nopi_y_error(L->doc, v, L->err, "test '%s' names op '%s', which the manifest "
-                            "does not declare%s%s%s", t->name, s, hint ? "; did you mean '" : "",
-                            hint ? hint : "", hint ? "'?" : "");
-    }
-    const nopi_op *op = &L->m->ops[t->op];
-    if (!(v = nopi_y_lookup(n, "args"))) {
-        if (op->nargs) {
-            nopi_fail(L->err, NOP_ERR_INPUT, L->m->path, n->line, n->col,
-                      "test '%s' lacks required key 'args' (op '%s' takes %d)", t->name,
-                      op->name, op->nargs);
-            return -1;
-        }
-    } else {
-        if (nopi_y_expect(L->doc, v, NOPI_Y_SEQ, "args", L->err) != 0)
-            return -1;
-        if ((int)v->n != op->nargs)
-            return nopi_y_error(L->doc, v, L->err, "test '%s' gives %zu argument%s; op '%s' "
-                                "takes %d", t->name, v->n, v->n == 1 ? "" : "s", op->name,
-                                op->nargs);
-        for (size_t i = 0; i < v->n; i++)
-            if (load_test_arg(L, t, (int)i, v->items[i]) != 0)
-                return -1;
-    }
-    t->nargs = op->nargs;
-    if ((v = nopi_y_lookup(n, "expect"))) {
-        if (nopi_y_string(L->doc, v, "expect", &s, L->err) != 0)
-            return -1;
-        /* checked by neuronop test, not here: a missing test file must not stop a build */
-        if (!(t->expect = nopi_path_join(L->m->dir, s)))
-            return oom(L);
-    }
-    if ((v = nopi_y_lookup(n, "reference"))) {
-        if (t->expect)
-            return nopi_y_error(L->doc, v, L->err, "test '%s' gives both 'reference' and "
-                                "'expect'; keep one", t->name);
-        if (nopi_y_string(L->doc, v, "reference", &s, L->err) != 0)
-            return -1;
-        if (!nopi_is_identifier(s))
-            return nopi_y_error(L->doc, v, L->err, "'reference' of test '%s' must name a C "
-                                "function, not '%s'", t->name, s);
-        if (L->m->nreference == 0)
-            return nopi_y_error(L->doc, v, L->err, "test '%s' names reference function '%s', "
-                                "but the manifest has no reference_srcs to define it in",
-                                t->name, s);
-        /* one function, one signature: it may serve several tests of ops with the same args */
-        for (int i = 0; i < L->m->ntests; i++) {
-            const nopi_test *o = &L->m->tests[i];
-            if (o->reference && strcmp(o->reference, s) == 0 &&
-                (L->m->ops[o->op].nargs != L->m->ops[t->op].nargs ||
-                 memcmp(L->m->ops[o->op].args, L->m->ops[t->op].args,
-                        sizeof L->m->ops[t->op].args) != 0))
-                return nopi_y_error(L->doc, v, L->err, "reference '%s' serves op '%s' (line "
-                                    "%d) and op '%s', whose args differ; give each its own "
-                                    "reference function", s, L->m->ops[o->op].name,
-                                    o->reference_pos.line, L->m->ops[t->op].name);
-        }
-        if (!(t->reference = strdup(s)))
-            return oom(L);
-        t->reference_pos = pos_of(v);
-    }
-    t->rtol = t->atol = -1;
-    if ((v = nopi_y_lookup(n, "rtol")) && nopi_y_double(L->doc, v, "rtol", 0, 1e9, &t->rtol,
-                                                       L->err) != 0)
-        return -1;
-    if ((v = nopi_y_lookup(n, "atol")) && nopi_y_double(L->doc, v, "atol", 0, 1e300, &t->atol,
-                                                       L->err) != 0)
-        return -1;
-    if ((v = nopi_y_lookup(n, "cores"))) {
-        if (!L->m->multicore)
-            return nopi_y_error(L->doc, v, L->err, "'cores' applies to multicore libraries "
-                                "only; this one runs on one core");
-        if (nopi_y_expect(L->doc, v, NOPI_Y_SEQ, "cores", L->err) != 0)
-            return -1;
-        if (v->n == 0 || v->n > 16)
-            return nopi_y_error(L->doc, v, L->err, "'cores' lists 1 to 16 core counts");
-        for (size_t i = 0; i < v->n; i++) {
-            int64_t c;
-            if (nopi_y_int(L->doc, v->items[i], "cores[]", 1, 64, &c, L->err) != 0)
-                return -1;
-            t->cores[t->ncores++] = (int)c;
-        }
-    }
-    return 0;
-}
-
-static int load_tests(loader *L, const nopi_ynode *n)
-{
-    if (nopi_y_expect(L->doc, n, NOPI_Y_SEQ, "tests", L->err) != 0)
-        return -1;
-    L->m->tests = calloc(n->n ? n->n : 1, sizeof *L->m->tests);
-    if (!L->m->tests)
-        return oom(L);
-    for (size_t i = 0; i < n->n; i++) {
-        int rc = load_test(L, &L->m->tests[i], n->items[i]);
-        L->m->ntests = (int)i + 1;
-        if (rc != 0)
-            return -1;
-    }
-    return 0;
-}
-
 static int load(loader *L)
 {
     const nopi_ynode *root = nopi_yaml_root(L->doc);
@@ -562,7 +375,7 @@ static int load(loader *L)
         return -1;
     if (load_ops(L, nopi_y_lookup(root, "ops")) != 0)
         return -1;
-    return (n = nopi_y_lookup(root, "tests")) ? load_tests(L, n) : 0;
+    return (n = nopi_y_lookup(root, "tests")) ? nopi_manifest_load_tests(L, n) : 0;
 }
 
 int nop_manifest_load(nop_manifest **out, const char *path, nop_error *err)

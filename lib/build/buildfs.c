@@ -1,0 +1,110 @@
+/*
+ * buildfs.c - the build folder: its lock (so concurrent builds take turns), the leftovers of
+ * killed builds, and writing files so they appear whole or not at all.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "builder.h"
+
+/* ---- files: lock, temporary folder, atomic writes --------------------------------------- */
+
+int nopi_build_lock(builder *b, int *fd)
+{
+    *fd = open(b->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (*fd < 0)
+        return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot create '%s': %s",
+                         b->lock_path, strerror(errno));
+    double timeout = b->o->lock_timeout > 0 ? b->o->lock_timeout : 60.0;
+    double deadline = nopi_now() + timeout;
+    bool told = false;
+    while (flock(*fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK && errno != EINTR)
+            break;
+        if (!told) {
+            nopi_emit(b->o->diag, b->o->diag_ctx, NOP_SEV_NOTE, NULL, 0, 0,
+                      "waiting for another build of '%s' to finish", b->m->build_dir);
+            told = true;
+        }
+        if (nopi_now() > deadline) {
+            close(*fd);
+            *fd = -1;
+            nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "another build of '%s' has held "
+                      "its lock for %.0f s", b->m->build_dir, timeout);
+            nopi_detail(b->err, "wait for it to finish, or stop it; the lock is '%s'",
+                        b->lock_path);
+            return -1;
+        }
+        struct timespec ts = { 0, 10 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+void nopi_build_remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char *p = nopi_path_join(dir, e->d_name);
+            if (p)
+                unlink(p);
+            free(p);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+/* Under the lock nobody else is building here, so temporary files are leftovers of a build
+ * that was killed: remove them. */
+void nopi_build_remove_leftovers(builder *b)
+{
+    DIR *d = opendir(b->m->build_dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, ".neuronop-tmp-", 14) != 0)
+            continue;
+        char *p = nopi_path_join(b->m->build_dir, e->d_name);
+        if (p) {
+            struct stat st;
+            if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+                nopi_build_remove_tree(p);
+            else
+                unlink(p);
+        }
+        free(p);
+    }
+    closedir(d);
+}
+
+/* Writes data to path through a temporary file in the same folder and rename(2). */
+int nopi_build_write_atomically(builder *b, const char *path, const char *data)
+{
+    char *tmp = nopi_path_join(b->tmpdir, "stamp");
+    FILE *f = tmp ? fopen(tmp, "w") : NULL;
+    bool ok = f && fputs(data, f) >= 0;
+    ok = f && fclose(f) == 0 && ok;
+    ok = ok && rename(tmp, path) == 0;
+    int saved = errno;
+    if (!ok && tmp)
+        unlink(tmp);
+    free(tmp);
+    if (!ok)
+        return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot write '%s': %s", path,
+                         strerror(saved));
+    return 0;
+}

@@ -1,0 +1,227 @@
+/*
+ * buildkey.c - whether a build has anything to do: the build key (a hash of neuronop itself,
+ * the manifest, every source, every header the build can see, the flags and the options) and
+ * the stamp beside the library that records the key it was made from.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <elf.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "builder.h"
+
+/* ---- inputs and the build key ----------------------------------------------------------- */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Adds dir's regular files that pass `want` to the list (sorted later). */
+static int list_dir(const char *dir, bool (*want)(const char *), char ***list, size_t *n,
+                    size_t *cap)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;   /* a folder that is not there holds no headers */
+    struct dirent *e;
+    int rc = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || !want(e->d_name))
+            continue;
+        char *path = nopi_path_join(dir, e->d_name);
+        struct stat st;
+        if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+            free(path);
+            continue;
+        }
+        if (*n == *cap) {
+            size_t newcap = *cap ? *cap * 2 : 16;
+            char **l = realloc(*list, newcap * sizeof *l);
+            if (!l) {
+                free(path);
+                rc = -1;
+                break;
+            }
+            *list = l;
+            *cap = newcap;
+        }
+        (*list)[(*n)++] = path;
+    }
+    closedir(d);
+    return rc;
+}
+
+static bool is_header(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 2 && strcmp(name + n - 2, ".h") == 0;
+}
+
+static bool any_file(const char *name)
+{
+    (void)name;
+    return true;
+}
+
+/* Every header the build can see, sorted and without duplicates. */
+static int visible_headers(builder *b, char ***out, size_t *n)
+{
+    const nop_manifest *m = b->m;
+    char **list = NULL;
+    size_t cap = 0;
+    *n = 0;
+    int rc = 0;
+    char *sub = nopi_path_join(b->include_dir, "neuronop");
+    rc |= list_dir(b->include_dir, any_file, &list, n, &cap);
+    rc |= sub ? list_dir(sub, any_file, &list, n, &cap) : -1;
+    free(sub);
+    const nopi_src *groups[] = { m->compute, m->shape };
+    const int counts[] = { m->ncompute, m->nshape };
+    for (int g = 0; g < 2; g++) {
+        for (int i = 0; i < counts[g]; i++) {
+            char *dir = nopi_dirname(groups[g][i].resolved);
+            rc |= dir ? list_dir(dir, is_header, &list, n, &cap) : -1;
+            free(dir);
+        }
+    }
+    for (int i = 0; i < m->nincludes; i++)
+        rc |= list_dir(m->includes[i].resolved, is_header, &list, n, &cap);
+    for (int i = 0; i < m->nflags; i++)
+        if (m->flags[i].kind == NOPI_FLAG_INCLUDE)
+            rc |= list_dir(m->flags[i].value, is_header, &list, n, &cap);
+    if (*n)
+        qsort(list, *n, sizeof *list, cmp_str);
+    size_t w = 0;
+    for (size_t r = 0; r < *n; r++) {
+        if (w && strcmp(list[w - 1], list[r]) == 0)
+            free(list[r]);
+        else
+            list[w++] = list[r];
+    }
+    *n = w;
+    *out = list;
+    return rc;
+}
+
+/* Adds a file to the key by canonical path and content, so the key does not depend on the
+ * folder neuronop was started from. */
+static int hash_input(builder *b, nopi_hasher *h, const char *path, char hex[33])
+{
+    if (nopi_hash_file(path, hex) != 0)
+        return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read '%s': %s", path,
+                         strerror(errno));
+    char *canonical = realpath(path, NULL);
+    nopi_hasher_add_str(h, canonical ? canonical : path);
+    free(canonical);
+    nopi_hasher_add_str(h, hex);
+    return 0;
+}
+
+/* The identity of the program doing the build.  Everything neuronop adds to a library - the
+ * prelude, the trampolines, the descriptor, how it links - is code in this program, so a
+ * changed neuronop must rebuild, whatever its version says.  The linker's GNU build ID names
+ * the program's content and is read from memory; without one, the file is hashed. */
+typedef struct self_id {
+    uintptr_t addr;           /* an address inside the program: nop_build */
+    nopi_hasher *h;
+    bool found;
+} self_id;
+
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    self_id *id = arg;
+    bool mine = false;
+    for (int i = 0; i < info->dlpi_phnum && !mine; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        mine = ph->p_type == PT_LOAD && id->addr >= info->dlpi_addr + ph->p_vaddr &&
+               id->addr < info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+    }
+    if (!mine)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+        const unsigned char *end = p + ph->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+            size_t name = (n->n_namesz + 3) & ~3u, desc = (n->n_descsz + 3) & ~3u;
+            const unsigned char *d = p + sizeof *n + name;
+            if (d + n->n_descsz > end)
+                break;
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+                memcmp(p + sizeof *n, "GNU", 4) == 0) {
+                nopi_hasher_add(id->h, d, n->n_descsz);
+                id->found = true;
+                return 1;
+            }
+            p = d + desc;
+        }
+    }
+    return 1;
+}
+
+static void hash_self(nopi_hasher *h)
+{
+    self_id id = { (uintptr_t)nop_build, h, false };
+    dl_iterate_phdr(find_build_id, &id);
+    Dl_info info;
+    char hex[33];
+    if (!id.found && dladdr((void *)nop_build, &info) && info.dli_fname &&
+        nopi_hash_file(info.dli_fname, hex) == 0)
+        nopi_hasher_add_str(h, hex);
+}
+
+/* Computes b->key and each source's hash. */
+int nopi_build_key(builder *b)
+{
+    const nop_manifest *m = b->m;
+    nopi_hasher *h = nopi_hasher_new();
+    if (!h)
+        return nopi_nomem(b->err);
+    nopi_hasher_add_str(h, STAMP_MAGIC " " NOP_VERSION);
+    hash_self(h);
+    nopi_hasher_add_str(h, b->tcc_dir);
+    nopi_hasher_add_str(h, b->o->memcheck ? "memcheck" : "plain");
+    char hex[33];
+    int rc = hash_input(b, h, m->path, hex);
+    for (int i = 0; rc == 0 && i < b->nsources; i++) {
+        rc = hash_input(b, h, b->sources[i].file, b->sources[i].hash);
+        nopi_hasher_add_str(h, b->sources[i].role == NOPI_ROLE_COMPUTE ? "compute" : "shape");
+    }
+    char **headers = NULL;
+    size_t nheaders = 0;
+    if (rc == 0 && visible_headers(b, &headers, &nheaders) != 0)
+        rc = nopi_nomem(b->err);
+    for (size_t i = 0; i < nheaders; i++) {
+        if (rc == 0)
+            rc = hash_input(b, h, headers[i], hex);
+        free(headers[i]);
+    }
+    free(headers);
+    if (rc == 0)
+        nopi_hasher_hex(h, b->key);
+    nopi_hasher_free(h);
+    return rc;
+}
+
+/* True when the stamp records this key and the library on disk is the one it was made for. */
+bool nopi_build_up_to_date(builder *b)
+{
+    char *stamp;
+    if (nopi_read_file(b->stamp_path, &stamp, NULL) != 0)
+        return false;
+    char magic[64] = "", key[64] = "", libhash[64] = "", actual[33];
+    bool ok = sscanf(stamp, "%63[^\n]\nkey %63s\nlibrary %63s", magic, key, libhash) == 3 &&
+              strcmp(magic, STAMP_MAGIC) == 0 && strcmp(key, b->key) == 0 &&
+              nopi_hash_file(b->lib_path, actual) == 0 && strcmp(actual, libhash) == 0;
+    free(stamp);
+    return ok;
+}
