@@ -359,8 +359,9 @@ typedef struct nop_run_result {
 /* Runs op (an index into lib's ops) with args on the device.  Arguments that do not match
  * the op's signature are an input error (NOP_ERR_INPUT); a broken device rule, a crash or a
  * timeout fails the run (NOP_ERR_DEVICE) with the op and core in err->diag.where, after
- * reporting any other failing cores through the diag sink.  res is filled either way (printf output and per-core
- * reports are worth showing after a failure); release it with nop_run_result_clear. */
+ * reporting any other failing cores through the diag sink.  res is filled either way (printf
+ * output and per-core reports are worth showing after a failure); release it with
+ * nop_run_result_clear. */
 int nop_device_run(nop_device *dev, const nop_library *lib, int op, const nop_value *args,
                    int nargs, nop_run_result *res, nop_error *err);
 void nop_run_result_clear(nop_run_result *res);

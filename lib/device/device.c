@@ -1,11 +1,12 @@
 /*
  * device.c - the virtual GPSIMD core array: runs one op at a time (see device.h).
  *
- * A run: check the arguments against the op's signature; run the shape function on the host
- * with shape-only tensors, which gives the output's shape and dtype; run the kernel on each
- * core (one, or all of them for a multicore library) on host threads in the chosen order,
- * with a watchdog for the time limit; then apply the output rules and collect what each core
- * did.  The caller's tensors are never written: kernels see read-only views of them.
+ * A run: check the arguments against the op's signature (bind.c); run the shape function on
+ * the host with shape-only tensors, which gives the output's shape and dtype; run the kernel
+ * on each core (one, or all of them for a multicore library) on host threads in the chosen
+ * order, with a watchdog for the time limit; then apply the output rules and collect what
+ * each core did.  The caller's tensors are never written: kernels see read-only views of them.
+ * Warnings and the printf ring are devdiag.c's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -90,151 +91,6 @@ void nop_device_free(nop_device *dev)
     free(dev->ring);
     pthread_mutex_destroy(&dev->running);
     free(dev);
-}
-
-/* ---- diagnostics and printf -------------------------------------------------------------- */
-
-static void where(const nopi_core *c, char *buf, size_t size)
-{
-    if (c->shape_mode)
-        snprintf(buf, size, "%s: shape function '%s'", c->run->op->name, c->run->op->shape);
-    else
-        snprintf(buf, size, "%s: core %u", c->run->op->name, c->id);
-}
-
-typedef struct warning {
-    const char *fmt;
-    va_list *ap;
-} warning;
-
-/* Runs on the host stack: formatting and the caller's sink may need far more stack than a
- * kernel has. */
-static void emit_warning(nopi_core *c, void *arg)
-{
-    warning *w = arg;
-    nopi_run *run = c->run;
-    nop_diag d;
-    memset(&d, 0, sizeof d);
-    d.severity = NOP_SEV_WARNING;
-    where(c, d.where, sizeof d.where);
-    va_list ap;
-    va_copy(ap, *w->ap);
-    vsnprintf(d.msg, sizeof d.msg, w->fmt, ap);
-    va_end(ap);
-    pthread_mutex_lock(&run->diag_lock);
-    run->diag(run->diag_ctx, &d);
-    pthread_mutex_unlock(&run->diag_lock);
-}
-
-void nopi_core_warn(nopi_core *c, const char *fmt, ...)
-{
-    if (!c->run->diag)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    warning w = { fmt, &ap };
-    if (nopi_current() == c)   /* called from the kernel, on its stack */
-        nopi_on_host_stack(c, emit_warning, &w);
-    else
-        emit_warning(c, &w);
-    va_end(ap);
-}
-
-void nopi_ring_write(nopi_run *run, const char *s, size_t n)
-{
-    if (!run->ring_size)
-        return;   /* printf disabled: it still cost time (counted by the caller) */
-    pthread_mutex_lock(&run->ring_lock);
-    for (size_t i = 0; i < n; i++)
-        run->ring[(run->ring_head + i) & (run->ring_size - 1)] = s[i];
-    run->ring_head = (run->ring_head + n) & (run->ring_size - 1);
-    run->ring_total += n;
-    pthread_mutex_unlock(&run->ring_lock);
-}
-
-/* The ring's contents, oldest first. */
-static char *ring_text(const nopi_run *run, bool *lost)
-{
-    size_t n = run->ring_total < run->ring_size ? (size_t)run->ring_total : run->ring_size;
-    char *s = malloc(n + 1);
-    if (!s)
-        return NULL;
-    size_t start = run->ring_total < run->ring_size ? 0 : run->ring_head;
-    for (size_t i = 0; i < n; i++)
-        s[i] = run->ring[(start + i) & (run->ring_size - 1)];
-    s[n] = '\0';
-    *lost = run->ring_total > run->ring_size;
-    return s;
-}
-
-/* ---- arguments -------------------------------------------------------------------------- */
-
-/* A read-only view of a caller's tensor, sharing its data; shape_only for shape functions. */
-static nt_tensor *view(const nt_tensor *t, bool shape_only)
-{
-    nt_tensor *v = malloc(sizeof *v);
-    if (!v)
-        return NULL;
-    *v = *t;
-    v->readonly = true;
-    v->shape_only = shape_only;
-    v->coherence = NT_COHERENT;
-    v->track = NULL;
-    v->next = NULL;
-    if (shape_only)
-        v->data = NULL;
-    return v;
-}
-
-static void free_views(nt__arg *args, const nt__op_desc *op)
-{
-    for (int i = 0; i < op->nargs; i++) {
-        if (op->argtypes[i] == NT_ARG_TENSOR && args[i].t) {
-            nt_tensor *v = (nt_tensor *)args[i].t;
-            free(v->track);
-            v->magic = 0;
-            free(v);
-        }
-    }
-}
-
-/* Fills kernel and shape argument arrays; -1 with a usage error when args do not fit. */
-static int bind_args(const nt__op_desc *op, const nop_value *args, int nargs, nt__arg *kargs,
-                     nt__arg *sargs, nop_error *err)
-{
-    if (nopi_check_nargs(op->name, op->argtypes, op->nargs, nargs, err) != 0)
-        return -1;
-    for (int i = 0; i < nargs; i++) {
-        int want = op->argtypes[i];
-        if ((int)args[i].type != want) {
-            nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "argument %d of op '%s' must be %s %s, "
-                      "not %s %s", i + 1, op->name, nopi_argtype_article(want),
-                      nop_argtype_name(want), nopi_argtype_article(args[i].type),
-                      nop_argtype_name(args[i].type));
-            nopi_signature_detail(op->name, op->argtypes, op->nargs, err);
-            return -1;
-        }
-        switch (want) {
-        case NT_ARG_TENSOR:
-            if (!(kargs[i].t = view(args[i].tensor, false)) ||
-                !(sargs[i].t = view(args[i].tensor, true)))
-                return nopi_nomem(err);
-            break;
-        case NT_ARG_SCALAR: {
-            nt_scalar s = args[i].is_int ? nt_scalar_i(args[i].i) : nt_scalar_f(args[i].d);
-            memcpy(&kargs[i].s, &s, sizeof s);
-            sargs[i].s = kargs[i].s;
-            break;
-        }
-        case NT_ARG_DOUBLE:
-            kargs[i].d = sargs[i].d = args[i].d;
-            break;
-        default:
-            kargs[i].i = sargs[i].i = args[i].i;
-            break;
-        }
-    }
-    return 0;
 }
 
 /* ---- cores ------------------------------------------------------------------------------ */
@@ -382,7 +238,7 @@ static int run_shape(nop_device *dev, nopi_run *run, const nt__arg *sargs, nop_e
     }
     if (sc.end != NOPI_END_OK) {
         nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "%s", sc.diag.msg);
-        where(&sc, err->diag.where, sizeof err->diag.where);
+        nopi_core_where(&sc, err->diag.where, sizeof err->diag.where);
         nopi_strlcpy(err->diag.detail, sc.diag.detail, sizeof err->diag.detail);
         rc = -1;
         goto out;
@@ -466,7 +322,7 @@ static int report_failures(nopi_run *run, nop_error *err)
             continue;
         nop_diag d = c->diag;
         d.severity = NOP_SEV_ERROR;
-        where(c, d.where, sizeof d.where);
+        nopi_core_where(c, d.where, sizeof d.where);
         if (failed++ == 0) {
             err->kind = NOP_ERR_DEVICE;
             err->diag = d;
@@ -555,7 +411,7 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
                   dev->profile->name, (long long)dev->profile->stack_max);
         goto out;
     }
-    if (bind_args(op, args, nargs, kargs, sargs, err) != 0)
+    if (nopi_bind_args(op, args, nargs, kargs, sargs, err) != 0)
         goto out;
     run.args = kargs;
     if (run_shape(dev, &run, sargs, err) != 0)
@@ -587,7 +443,7 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
         res->output->readonly = false;
     }
 out:
-    res->printf_text = ring_text(&run, &res->printf_lost);
+    res->printf_text = nopi_ring_text(&run, &res->printf_lost);
     if (run.cores && (res->cores = calloc((size_t)run.ncores, sizeof *res->cores))) {
         res->ncores = run.ncores;
         for (int i = 0; i < run.ncores; i++) {
@@ -612,9 +468,9 @@ out:
             core_release(dev, &run.cores[i]);
     free(run.cores);
     if (kargs)
-        free_views(kargs, op);
+        nopi_free_views(kargs, op);
     if (sargs)
-        free_views(sargs, op);
+        nopi_free_views(sargs, op);
     free(kargs);
     free(sargs);
     nopi_tensor_free(run.dst);

@@ -193,8 +193,23 @@ void nopi_core_warn(nopi_core *c, const char *fmt, ...) NOPI_PRINTF(2, 3);
 int nopi_memcheck_start(nopi_core *c);
 void nopi_memcheck_end(nopi_core *c);
 
-/* api.c: the runtime's table and the printf ring. */
+/* api.c: the runtime's table. */
 extern const struct nt__api nopi_api_table;
+
+/* devdiag.c: where a core is, as diagnostics name it ("relu: core 3", or "relu: shape
+ * function 'relu_shape'" for a shape function). */
+void nopi_core_where(const nopi_core *c, char *buf, size_t size);
+/* devdiag.c: appends kernel printf output to the run's ring (the oldest is overwritten when
+ * it is full), and the ring's text in order (malloc'd; *lost when output was overwritten;
+ * NULL on no memory). */
 void nopi_ring_write(nopi_run *run, const char *s, size_t n);
+char *nopi_ring_text(const nopi_run *run, bool *lost);
+
+/* bind.c: fills the kernel's and the shape function's argument arrays from the caller's
+ * values (tensor views: release them with nopi_free_views); -1 with an input error when they
+ * do not fit the op's signature. */
+int nopi_bind_args(const nt__op_desc *op, const nop_value *args, int nargs, nt__arg *kargs,
+                   nt__arg *sargs, nop_error *err);
+void nopi_free_views(nt__arg *args, const nt__op_desc *op);
 
 #endif /* NEURONOP_DEVICE_H */

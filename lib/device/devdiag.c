@@ -1,0 +1,84 @@
+/*
+ * devdiag.c - what the device tells the caller while an op runs: warnings naming the op and
+ * the core (sent through the device's diag sink, formatted on the host stack), and the printf
+ * ring the kernels write into, read out after the op as the device does.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+
+void nopi_core_where(const nopi_core *c, char *buf, size_t size)
+{
+    if (c->shape_mode)
+        snprintf(buf, size, "%s: shape function '%s'", c->run->op->name, c->run->op->shape);
+    else
+        snprintf(buf, size, "%s: core %u", c->run->op->name, c->id);
+}
+
+typedef struct warning {
+    const char *fmt;
+    va_list *ap;
+} warning;
+
+/* Runs on the host stack: formatting and the caller's sink may need far more stack than a
+ * kernel has. */
+static void emit_warning(nopi_core *c, void *arg)
+{
+    warning *w = arg;
+    nopi_run *run = c->run;
+    nop_diag d;
+    memset(&d, 0, sizeof d);
+    d.severity = NOP_SEV_WARNING;
+    nopi_core_where(c, d.where, sizeof d.where);
+    va_list ap;
+    va_copy(ap, *w->ap);
+    vsnprintf(d.msg, sizeof d.msg, w->fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&run->diag_lock);
+    run->diag(run->diag_ctx, &d);
+    pthread_mutex_unlock(&run->diag_lock);
+}
+
+void nopi_core_warn(nopi_core *c, const char *fmt, ...)
+{
+    if (!c->run->diag)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    warning w = { fmt, &ap };
+    if (nopi_current() == c)   /* called from the kernel, on its stack */
+        nopi_on_host_stack(c, emit_warning, &w);
+    else
+        emit_warning(c, &w);
+    va_end(ap);
+}
+
+void nopi_ring_write(nopi_run *run, const char *s, size_t n)
+{
+    if (!run->ring_size)
+        return;   /* printf disabled: it still cost time (counted by the caller) */
+    pthread_mutex_lock(&run->ring_lock);
+    for (size_t i = 0; i < n; i++)
+        run->ring[(run->ring_head + i) & (run->ring_size - 1)] = s[i];
+    run->ring_head = (run->ring_head + n) & (run->ring_size - 1);
+    run->ring_total += n;
+    pthread_mutex_unlock(&run->ring_lock);
+}
+
+/* The ring's contents, oldest first. */
+char *nopi_ring_text(const nopi_run *run, bool *lost)
+{
+    size_t n = run->ring_total < run->ring_size ? (size_t)run->ring_total : run->ring_size;
+    char *s = malloc(n + 1);
+    if (!s)
+        return NULL;
+    size_t start = run->ring_total < run->ring_size ? 0 : run->ring_head;
+    for (size_t i = 0; i < n; i++)
+        s[i] = run->ring[(start + i) & (run->ring_size - 1)];
+    s[n] = '\0';
+    *lost = run->ring_total > run->ring_size;
+    return s;
+}
