@@ -8,7 +8,7 @@
 #ifndef NEURONOP_API_IMPL_H
 #define NEURONOP_API_IMPL_H
 
-#include "device.h"
+#include "core.h"
 
 #include "base/api_families.h"   /* the op families and dtypes, as api.def has them */
 

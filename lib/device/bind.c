@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device.h"
+#include "core.h"
 
 /* A read-only view of a caller's tensor, sharing its data; shape_only for shape functions. */
 static nt_tensor *view(const nt_tensor *t, bool shape_only)

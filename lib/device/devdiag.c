@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device.h"
+#include "core.h"
 
 void nopi_core_where(const nopi_core *c, char *buf, size_t size)
 {

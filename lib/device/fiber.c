@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "device.h"
+#include "core.h"
 #include "fiber.h"
 
 #if defined(__SANITIZE_ADDRESS__)

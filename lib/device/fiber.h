@@ -4,7 +4,7 @@
 #ifndef NEURONOP_FIBER_H
 #define NEURONOP_FIBER_H
 
-#include "device.h"
+#include "core.h"
 
 /* Sent by a run's watchdog to a worker whose kernel is over its time. */
 #define NOPI_TIMEOUT_SIGNAL SIGXCPU

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "device.h"
 #include "base/elfsyms.h"
 #include "library.h"
 

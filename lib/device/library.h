@@ -13,6 +13,9 @@ typedef struct nopi_global {
     uintptr_t start, size;
 } nopi_global;
 
+/* api.c: the runtime's function table, which loading a library installs in it. */
+extern const struct nt__api nopi_api_table;
+
 struct nop_library {
     void *handle;                 /* dlopen handle */
     const nt__lib_desc *desc;     /* the library's descriptor, inside the mapped object */

@@ -4,7 +4,7 @@
 #ifndef NEURONOP_OUTTRACK_H
 #define NEURONOP_OUTTRACK_H
 
-#include "device.h"
+#include "core.h"
 
 /* The calling core wrote output elements [begin, end). */
 void nopi_out_write(nopi_core *c, int64_t begin, int64_t end);

@@ -4,7 +4,7 @@
 #ifndef NEURONOP_POOL_H
 #define NEURONOP_POOL_H
 
-#include "device.h"
+#include "core.h"
 
 typedef struct nopi_pool nopi_pool;
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device.h"
+#include "core.h"
 
 int nopi_trace_kind_of(int category)
 {

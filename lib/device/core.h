@@ -1,5 +1,10 @@
 /*
- * device.h - the virtual GPSIMD core array (internal).
+ * core.h - what every part of the virtual GPSIMD core array shares (internal to lib/device):
+ * a run, its cores, and the few services any part calls on a core.  It is the bottom of the
+ * device: it includes only base/ and the leaf headers library.h, profile.h and trace.h, and
+ * every other file of the folder builds on it (fiber.h, pool.h, outtrack.h, api_impl.h);
+ * device.c, the top, runs ops through them and has no header of its own beyond the public
+ * nop_device_* API.
  *
  * Ownership, outermost first:
  *   nop_device   a profile and run options; runs ops one at a time (device.c)
@@ -14,8 +19,8 @@
  * only for the thread whose worker is running kernel code and chain to whatever handler was
  * there before otherwise, so two devices in one process do not interfere.
  */
-#ifndef NEURONOP_DEVICE_H
-#define NEURONOP_DEVICE_H
+#ifndef NEURONOP_CORE_H
+#define NEURONOP_CORE_H
 
 #include <pthread.h>
 #include <setjmp.h>
@@ -193,9 +198,6 @@ void nopi_core_warn(nopi_core *c, const char *fmt, ...) NOPI_PRINTF(2, 3);
 int nopi_memcheck_start(nopi_core *c);
 void nopi_memcheck_end(nopi_core *c);
 
-/* api.c: the runtime's table. */
-extern const struct nt__api nopi_api_table;
-
 /* devdiag.c: where a core is, as diagnostics name it ("relu: core 3", or "relu: shape
  * function 'relu_shape'" for a shape function). */
 void nopi_core_where(const nopi_core *c, char *buf, size_t size);
@@ -212,4 +214,4 @@ int nopi_bind_args(const nt__op_desc *op, const nop_value *args, int nargs, nt__
                    nt__arg *sargs, nop_error *err);
 void nopi_free_views(nt__arg *args, const nt__op_desc *op);
 
-#endif /* NEURONOP_DEVICE_H */
+#endif /* NEURONOP_CORE_H */
