@@ -14,9 +14,11 @@
 int cmd_bench(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
+int cmd_new(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_test(int argc, char **argv);
-extern const struct command_spec bench_spec, build_spec, inspect_spec, run_spec, test_spec;
+extern const struct command_spec bench_spec, build_spec, inspect_spec, new_spec, run_spec,
+    test_spec;
 
 /* share.c: the share/neuronop folder: $NEURONOP_SHARE_DIR, else ../share/neuronop next to the
  * executable (so an installed and an in-tree neuronop both work). */

@@ -20,6 +20,7 @@ static const struct command {
     { cmd_build, &build_spec },
     { cmd_bench, &bench_spec },
     { cmd_inspect, &inspect_spec },
+    { cmd_new, &new_spec },
     { cmd_run, &run_spec },
     { cmd_test, &test_spec },
 };

@@ -31,7 +31,7 @@ test_expect "a flag given a value is a usage error" '
 test_expect "too many arguments is a usage error" '
     run build a b; expect_status 2; expect_err "too many arguments"'
 
-for cmd in bench build inspect run test; do
+for cmd in bench build inspect new run test; do
     test_expect "$cmd --help documents every option its man page names" '
         run '"$cmd"' --help
         expect_status 0
@@ -47,7 +47,7 @@ done
 
 # The other direction: an option a man page documents (an item of its OPTIONS section) must
 # be one the command accepts, or the page promises what the program does not do.
-for cmd in bench build inspect run test; do
+for cmd in bench build inspect new run test; do
     test_expect "every option the $cmd man page documents is in its option table" '
         run '"$cmd"' --help
         man="$NEURONOP_SRC/man/neuronop-'"$cmd"'.1"

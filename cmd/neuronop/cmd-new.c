@@ -1,0 +1,210 @@
+/*
+ * cmd-new.c - `neuronop new NAME`: starts an op library from a template (templates.c), the
+ * way `cargo new` starts a crate: a folder that builds, runs and passes `neuronop test` as it
+ * is, for the user to edit.
+ *
+ * Nothing is ever overwritten: the files are written into a temporary folder beside the
+ * target, which is then renamed into place only if nothing is there (RENAME_NOREPLACE), so
+ * an existing folder or file is left alone and an interrupted run leaves no half library.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "builtin.h"
+#include "report.h"
+#include "templates.h"
+
+#define MAX_NAME 64
+
+static bool multicore, cxx;
+static const char *dir;
+
+static const struct option_spec options[] = {
+    { 0, "multicore", OPT_FLAG, &multicore, NULL,
+      "a library whose kernel runs on all the device's cores" },
+    { 0, "cxx", OPT_FLAG, &cxx, NULL, "write torch-style C++ sources instead of C" },
+    { 0, "dir", OPT_STRING, &dir, "DIR", "the folder to create (default: NAME)" },
+    { 0, NULL, 0, NULL, NULL, NULL },
+};
+
+const struct command_spec new_spec = {
+    "new", "[options] NAME",
+    "Start an op library called NAME: a folder with a manifest, a TCM kernel, a shape\n"
+    "function, a reference function and tests, which builds, runs and passes\n"
+    "'neuronop test' as it is.  Never overwrites anything.",
+    options, 1, 1,
+    "start a new op library from a template",
+};
+
+/* text with every @NAME@ replaced by name; malloc'd, NULL on no memory. */
+static char *expand(const char *text, const char *name)
+{
+    static const char key[] = "@NAME@";
+    size_t n = 0, klen = sizeof key - 1, nlen = strlen(name);
+    for (const char *p = strstr(text, key); p; p = strstr(p + klen, key))
+        n++;
+    char *out = malloc(strlen(text) + n * nlen + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (const char *p = text, *q; *p; p = q + klen) {
+        q = strstr(p, key);
+        size_t len = q ? (size_t)(q - p) : strlen(p);
+        memcpy(o, p, len);
+        o += len;
+        if (!q)
+            break;
+        memcpy(o, name, nlen);
+        o += nlen;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* 0 when name can be a library's name: a C identifier (it names C functions and the .so),
+ * not the reserved 'builtin'; otherwise prints why and what to write. */
+static int check_name(const char *name)
+{
+    bool ok = (isalpha((unsigned char)name[0]) || name[0] == '_') && strlen(name) <= MAX_NAME;
+    for (const char *p = name; ok && *p; p++)
+        ok = isalnum((unsigned char)*p) || *p == '_';
+    if (ok && strcmp(name, "builtin") != 0)
+        return 0;
+    if (ok) {
+        report_plain_error("'builtin' is reserved for the device's own ops; pick another name");
+        return STATUS_USAGE;
+    }
+    char fixed[MAX_NAME + 2];
+    size_t k = 0;
+    if (isdigit((unsigned char)name[0]))
+        fixed[k++] = '_';
+    for (const char *p = name; *p && k < MAX_NAME; p++)
+        fixed[k++] = isalnum((unsigned char)*p) ? *p : '_';
+    fixed[k] = '\0';
+    report_plain_error("'%s' cannot name a library: use at most %d letters, digits and "
+                       "underscores, not starting with a digit", name, MAX_NAME);
+    fprintf(stderr, "it names the library's C functions and its .so; for example: "
+            "neuronop new %s\n", fixed[0] ? fixed : "my_ops");
+    return STATUS_USAGE;
+}
+
+/* Writes one expanded template file into folder tmp; 0 or an exit status after printing. */
+static int write_file(const char *tmp, const struct template_file *f, const char *name)
+{
+    char *rel = expand(f->path, name), *text = expand(f->text, name), *path = NULL;
+    int rc = 0;
+    if (!rel || !text || asprintf(&path, "%s/%s", tmp, rel) < 0) {
+        path = NULL;
+        rc = report_nomem();
+        goto out;
+    }
+    FILE *out = fopen(path, "wx");
+    bool ok = out && fputs(text, out) >= 0;
+    ok = out && fclose(out) == 0 && ok;
+    if (!ok) {
+        report_plain_error("cannot write '%s': %s", path, strerror(errno));
+        rc = STATUS_USAGE;
+    }
+out:
+    free(rel);
+    free(text);
+    free(path);
+    return rc;
+}
+
+/* Removes the temporary folder and what was written into it. */
+static void remove_partial(const char *tmp, const struct template_flavour *fl, const char *name)
+{
+    const struct template_file *lists[] = { fl->common, fl->own };
+    for (int l = 0; l < 2; l++) {
+        for (const struct template_file *f = lists[l]; f->path; f++) {
+            char *rel = expand(f->path, name), *path = NULL;
+            if (rel && asprintf(&path, "%s/%s", tmp, rel) >= 0) {
+                unlink(path);
+                free(path);
+            }
+            free(rel);
+        }
+    }
+    rmdir(tmp);
+}
+
+/* Writes the flavour's files for name into a temporary folder beside target and renames it
+ * to target, which must not exist.  Returns 0 or an exit status after printing. */
+static int create(const char *target, const struct template_flavour *fl, const char *name)
+{
+    char *copy = strdup(target), *tmp = NULL;
+    if (!copy)
+        return report_nomem();
+    char *slash = strrchr(copy, '/');
+    const char *parent = slash ? (slash == copy ? "/" : (*slash = '\0', copy)) : ".";
+    if (asprintf(&tmp, "%s/.neuronop-new-XXXXXX", parent) < 0 || !mkdtemp(tmp)) {
+        report_plain_error("cannot create a folder in '%s': %s", parent, strerror(errno));
+        free(copy);
+        free(tmp);
+        return STATUS_USAGE;
+    }
+    free(copy);
+    int rc = 0;
+    const struct template_file *lists[] = { fl->common, fl->own };
+    for (int l = 0; l < 2 && rc == 0; l++)
+        for (const struct template_file *f = lists[l]; f->path && rc == 0; f++)
+            rc = write_file(tmp, f, name);
+    mode_t mask = umask(0);   /* mkdtemp made it 0700: give it a folder's usual mode */
+    umask(mask);
+    if (rc == 0 && chmod(tmp, 0777 & ~mask) != 0) {
+        report_plain_error("cannot set the mode of '%s': %s", tmp, strerror(errno));
+        rc = STATUS_USAGE;
+    }
+    if (rc == 0 && renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_NOREPLACE) != 0) {
+        if (errno == EEXIST)
+            report_plain_error("'%s' already exists; neuronop new never overwrites: pick "
+                               "another name, or a folder with --dir", target);
+        else
+            report_plain_error("cannot create '%s': %s", target, strerror(errno));
+        rc = STATUS_USAGE;
+    }
+    if (rc != 0)
+        remove_partial(tmp, fl, name);
+    free(tmp);
+    return rc;
+}
+
+int cmd_new(int argc, char **argv)
+{
+    char **args;
+    int nargs;
+    int rc = parse_options(&new_spec, argc, argv, &args, &nargs);
+    if (rc != 0)
+        return rc > 0 ? 0 : STATUS_USAGE;
+    const char *name = args[0];
+    const char *target = dir ? dir : name;
+    struct stat st;
+    if (cxx) {
+        report_plain_error("--cxx needs the C++ front end, which this neuronop does not have "
+                           "yet; leave out --cxx for a C library");
+        rc = STATUS_USAGE;
+    } else if ((rc = check_name(name)) != 0) {
+        /* reported */
+    } else if (lstat(target, &st) == 0) {
+        report_plain_error("'%s' already exists; neuronop new never overwrites: pick another "
+                           "name, or a folder with --dir", target);
+        rc = STATUS_USAGE;
+    } else {
+        const struct template_flavour *fl = &template_flavours[multicore ? 1 : 0];
+        rc = create(target, fl, name);
+        if (rc == 0)
+            printf("created '%s': op library '%s' with op '%s_forward' (%s)\n"
+                   "next:\n  neuronop build %s\n  neuronop run %s %s_forward randn:4x1024\n"
+                   "  neuronop test %s\n", target, name, name,
+                   multicore ? "multicore" : "one core", target, target, name, target);
+    }
+    free_option_lists(&new_spec);
+    free(args);
+    return rc;
+}

@@ -1,0 +1,24 @@
+/*
+ * templates.h - the libraries `neuronop new` writes (templates.c).
+ */
+#ifndef NEURONOP_TEMPLATES_H
+#define NEURONOP_TEMPLATES_H
+
+/* One file: its path inside the new folder, and its text; @NAME@ stands for the library
+ * name in both. */
+struct template_file {
+    const char *path;
+    const char *text;
+};
+
+/* A kind of library: the files every flavour shares and its own, each list ending in a
+ * {NULL, NULL} entry. */
+struct template_flavour {
+    const char *name;
+    const struct template_file *common, *own;
+};
+
+/* Every flavour, ending in a {NULL} entry. */
+extern const struct template_flavour template_flavours[];
+
+#endif /* NEURONOP_TEMPLATES_H */

@@ -1,0 +1,89 @@
+#!/bin/sh
+# neuronop new: a library that builds, runs and passes its tests untouched, on one core and
+# on many, with and without memcheck; and every refusal, with nothing written.
+. ./lib.sh
+
+test_expect "a new library builds, runs and passes neuronop test as it is" '
+    run new mylib
+    expect_status 0
+    expect_out "created '\''mylib'\''"
+    expect_out "  neuronop test mylib"
+    for f in neuronop.yaml mylib.c shape.c ref.c README.md .gitignore; do test -f mylib/$f; done
+    run run mylib mylib_forward randn:1025
+    expect_status 0
+    run test mylib
+    expect_status 0
+    expect_out "4 passed, 0 failed"'
+
+test_expect "its README names the next three commands" '
+    grep -qF "neuronop build mylib" mylib/README.md
+    grep -qF "neuronop run mylib mylib_forward randn:4x1024" mylib/README.md
+    grep -qF "neuronop test mylib" mylib/README.md'
+
+test_expect "a new multicore library passes on 1, 3 and 8 cores, odd sizes included" '
+    run new --multicore mc
+    expect_status 0
+    grep -q "^multicore: true" mc/neuronop.yaml
+    grep -q "cores: \[1, 3, 8\]" mc/neuronop.yaml
+    grep -q "randn:1, randn:1023, randn:1025" mc/neuronop.yaml
+    run test mc
+    expect_status 0
+    expect_out "4 passed, 0 failed"
+    expect_out "(15 executions"'
+
+test_expect "the new kernels pass under --memcheck too" '
+    run test --memcheck mc
+    expect_status 0
+    expect_out "4 passed, 0 failed"
+    run test --memcheck mylib
+    expect_status 0'
+
+test_expect "--dir puts it in another folder" '
+    mkdir -p sub
+    run new ops2 --dir sub/here
+    expect_status 0
+    test -f sub/here/neuronop.yaml
+    grep -q "^name: ops2" sub/here/neuronop.yaml
+    run test sub/here
+    expect_status 0'
+
+test_expect "an existing folder is refused, and left as it was" '
+    mkdir taken
+    echo mine >taken/keep
+    run new taken
+    expect_status 2
+    expect_err "neuronop: error: '\''taken'\'' already exists; neuronop new never overwrites: pick another name, or a folder with --dir"
+    test "$(ls -A taken)" = keep'
+
+test_expect "an existing file is refused too" '
+    echo data >afile
+    run new x --dir afile
+    expect_status 2
+    expect_err "'\''afile'\'' already exists"
+    test "$(cat afile)" = data'
+
+test_expect "a name that is not a C identifier is refused with a corrected one" '
+    run new 3-d-ops
+    expect_status 2
+    expect_err "neuronop: error: '\''3-d-ops'\'' cannot name a library: use at most 64 letters, digits and underscores, not starting with a digit"
+    expect_err "for example: neuronop new _3_d_ops"
+    test ! -e 3-d-ops'
+
+test_expect "the reserved name builtin is refused" '
+    run new builtin
+    expect_status 2
+    expect_err "neuronop: error: '\''builtin'\'' is reserved for the device'\''s own ops; pick another name"'
+
+test_expect "--cxx says the C++ front end is missing, and writes nothing" '
+    run new --cxx cx
+    expect_status 2
+    expect_err "neuronop: error: --cxx needs the C++ front end, which this neuronop does not have yet; leave out --cxx for a C library"
+    test ! -e cx'
+
+test_expect "a folder that cannot be made is an error, and no temporary folder stays" '
+    run new y --dir no/such/parent/y
+    expect_status 2
+    expect_err "neuronop: error: cannot create a folder in '\''no/such/parent'\''"
+    test -z "$(ls -A . | grep neuronop-new || true)"'
+
+test_done
