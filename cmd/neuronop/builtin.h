@@ -20,6 +20,16 @@ int cmd_test(int argc, char **argv);
 extern const struct command_spec bench_spec, build_spec, inspect_spec, new_spec, run_spec,
     test_spec;
 
+/* The commands (neuronop.c), ending in a {NULL, NULL} entry. */
+struct command {
+    int (*fn)(int argc, char **argv);
+    const struct command_spec *spec;
+};
+extern const struct command commands[];
+
+/* cmd-complete.c: `neuronop __complete CWORD WORD...`, what shell completion offers. */
+int cmd_complete(int argc, char **argv);
+
 /* share.c: the share/neuronop folder: $NEURONOP_SHARE_DIR, else ../share/neuronop next to the
  * executable (so an installed and an in-tree neuronop both work). */
 const char *share_dir(void);

@@ -20,24 +20,28 @@ static double seconds, max_regression = 5;
 static const char *baseline, *trace, *trace_clock;
 static bool json, verbose, hugepages;
 
+/* --trace-clock's words, in enum nop_trace_clock order. */
+static const char *const clock_names[] = { "modeled", "host", NULL };
+
 static const struct option_spec options[] = {
-    { 0, "warmup", OPT_INT, &warmup, "N", "untimed runs first (default 10)" },
-    { 0, "iters", OPT_INT, &iters, "N", "timed runs (default 100)" },
-    { 0, "time", OPT_DOUBLE, &seconds, "SECONDS", "time runs for this long instead of --iters" },
-    { 0, "baseline", OPT_STRING, &baseline, "FILE",
-      "compare with an earlier --json report; exit 1 on a modeled regression" },
-    { 0, "max-regression", OPT_DOUBLE, &max_regression, "PCT",
-      "modeled throughput loss allowed against --baseline (default 5)" },
-    { 0, "trace", OPT_STRING, &trace, "FILE",
-      "write a Chrome trace of one more run, a track per core (Perfetto, chrome://tracing)" },
+    OPTION(0, "warmup", OPT_INT, &warmup, "N", "untimed runs first (default 10)"),
+    OPTION(0, "iters", OPT_INT, &iters, "N", "timed runs (default 100)"),
+    OPTION(0, "time", OPT_DOUBLE, &seconds, "SECONDS",
+           "time runs for this long instead of --iters"),
+    OPTION(0, "baseline", OPT_STRING, &baseline, "FILE",
+           "compare with an earlier --json report; exit 1 on a modeled regression"),
+    OPTION(0, "max-regression", OPT_DOUBLE, &max_regression, "PCT",
+           "modeled throughput loss allowed against --baseline (default 5)"),
+    OPTION(0, "trace", OPT_STRING, &trace, "FILE",
+           "write a Chrome trace of one more run, a track per core (Perfetto, chrome://tracing)"),
     { 0, "trace-clock", OPT_STRING, &trace_clock, "CLOCK",
-      "the trace's time axis: modeled (the default) or host" },
-    { 0, "hugepages", OPT_FLAG, &hugepages, NULL,
-      "back input tensors of 2 MiB or more with transparent huge pages" },
+      "the trace's time axis: modeled (the default) or host", COMPLETE_VALUES, clock_names },
+    OPTION(0, "hugepages", OPT_FLAG, &hugepages, NULL,
+           "back input tensors of 2 MiB or more with transparent huge pages"),
     DEVICE_OPTIONS(dc),
-    { 0, "json", OPT_FLAG, &json, NULL, "print every figure as JSON" },
-    { 'v', "verbose", OPT_FLAG, &verbose, NULL, "show the build steps of a DIR" },
-    { 0, NULL, 0, NULL, NULL, NULL },
+    OPTION(0, "json", OPT_FLAG, &json, NULL, "print every figure as JSON"),
+    OPTION('v', "verbose", OPT_FLAG, &verbose, NULL, "show the build steps of a DIR"),
+    OPTIONS_END,
 };
 
 const struct command_spec bench_spec = {
@@ -210,8 +214,8 @@ static int write_trace(const struct op_call *oc, double host_ns, trace_report *t
     } else {
         nop_model m;
         nop_model_run(oc->profile, &r, host_ns, &m);
-        enum nop_trace_clock clock = trace_clock && strcmp(trace_clock, "host") == 0
-                                         ? NOP_TRACE_HOST : NOP_TRACE_MODELED;
+        bool host = trace_clock && strcmp(trace_clock, clock_names[NOP_TRACE_HOST]) == 0;
+        enum nop_trace_clock clock = host ? NOP_TRACE_HOST : NOP_TRACE_MODELED;
         if (nop_trace_save(&r, oc->profile, &m, clock, oc->name, trace, &t->info, &err) != 0)
             rc = report_error(&err);
         t->done = rc == 0;
@@ -286,8 +290,8 @@ static int check_options(void)
                            "positive number of seconds; give --iters or --time, not both");
     else if (trace_clock && !trace)
         report_plain_error("--trace-clock '%s' needs --trace FILE", trace_clock);
-    else if (trace_clock && strcmp(trace_clock, "modeled") != 0 &&
-             strcmp(trace_clock, "host") != 0)
+    else if (trace_clock && strcmp(trace_clock, clock_names[NOP_TRACE_MODELED]) != 0 &&
+             strcmp(trace_clock, clock_names[NOP_TRACE_HOST]) != 0)
         report_plain_error("unknown --trace-clock '%s'; use modeled or host", trace_clock);
     else if (max_regression < 0)
         report_plain_error("--max-regression takes a percentage of 0 or more");

@@ -12,12 +12,12 @@
 static bool force, verbose, json, memcheck;
 
 static const struct option_spec options[] = {
-    { 'f', "force", OPT_FLAG, &force, NULL, "rebuild even when the library is up to date" },
-    { 'v', "verbose", OPT_FLAG, &verbose, NULL, "show each compile step and its flags" },
-    { 0, "json", OPT_FLAG, &json, NULL, "print the result and the library's metadata as JSON" },
-    { 0, "memcheck", OPT_FLAG, &memcheck, NULL,
-      "instrument the kernels for memcheck, into libNAME.memcheck.so" },
-    { 0, NULL, 0, NULL, NULL, NULL },
+    OPTION('f', "force", OPT_FLAG, &force, NULL, "rebuild even when the library is up to date"),
+    OPTION('v', "verbose", OPT_FLAG, &verbose, NULL, "show each compile step and its flags"),
+    OPTION(0, "json", OPT_FLAG, &json, NULL, "print the result and the library's metadata as JSON"),
+    OPTION(0, "memcheck", OPT_FLAG, &memcheck, NULL,
+           "instrument the kernels for memcheck, into libNAME.memcheck.so"),
+    OPTIONS_END,
 };
 
 const struct command_spec build_spec = {

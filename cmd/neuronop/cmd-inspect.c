@@ -9,7 +9,7 @@
 #include "report.h"
 
 static const struct option_spec options[] = {
-    { 0, NULL, 0, NULL, NULL, NULL },
+    OPTIONS_END,
 };
 
 const struct command_spec inspect_spec = {

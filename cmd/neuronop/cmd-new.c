@@ -26,11 +26,11 @@ static bool multicore, cxx;
 static const char *dir;
 
 static const struct option_spec options[] = {
-    { 0, "multicore", OPT_FLAG, &multicore, NULL,
-      "a library whose kernel runs on all the device's cores" },
-    { 0, "cxx", OPT_FLAG, &cxx, NULL, "write torch-style C++ sources instead of C" },
-    { 0, "dir", OPT_STRING, &dir, "DIR", "the folder to create (default: NAME)" },
-    { 0, NULL, 0, NULL, NULL, NULL },
+    OPTION(0, "multicore", OPT_FLAG, &multicore, NULL,
+           "a library whose kernel runs on all the device's cores"),
+    OPTION(0, "cxx", OPT_FLAG, &cxx, NULL, "write torch-style C++ sources instead of C"),
+    OPTION(0, "dir", OPT_STRING, &dir, "DIR", "the folder to create (default: NAME)"),
+    OPTIONS_END,
 };
 
 const struct command_spec new_spec = {

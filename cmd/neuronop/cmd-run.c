@@ -18,14 +18,16 @@ static double rel_tol = -1, abs_tol = -1;
 static bool json, verbose;
 
 static const struct option_spec options[] = {
-    { 'o', "output", OPT_STRING, &output, "FILE", "save the output as a .npy file" },
-    { 0, "expect", OPT_STRING, &expect, "FILE", "compare the output with a reference .npy" },
-    { 0, "rtol", OPT_DOUBLE, &rel_tol, "R", "relative tolerance for --expect (default by dtype)" },
-    { 0, "atol", OPT_DOUBLE, &abs_tol, "A", "absolute tolerance for --expect (default by dtype)" },
+    OPTION('o', "output", OPT_STRING, &output, "FILE", "save the output as a .npy file"),
+    OPTION(0, "expect", OPT_STRING, &expect, "FILE", "compare the output with a reference .npy"),
+    OPTION(0, "rtol", OPT_DOUBLE, &rel_tol, "R",
+           "relative tolerance for --expect (default by dtype)"),
+    OPTION(0, "atol", OPT_DOUBLE, &abs_tol, "A",
+           "absolute tolerance for --expect (default by dtype)"),
     DEVICE_OPTIONS(dc),
-    { 0, "json", OPT_FLAG, &json, NULL, "print the result as JSON" },
-    { 'v', "verbose", OPT_FLAG, &verbose, NULL, "show the build steps of a DIR" },
-    { 0, NULL, 0, NULL, NULL, NULL },
+    OPTION(0, "json", OPT_FLAG, &json, NULL, "print the result as JSON"),
+    OPTION('v', "verbose", OPT_FLAG, &verbose, NULL, "show the build steps of a DIR"),
+    OPTIONS_END,
 };
 
 const struct command_spec run_spec = {

@@ -20,19 +20,20 @@ static long shuffles = 2;
 static bool verbose, json;
 
 static const struct option_spec options[] = {
-    { 'k', "filter", OPT_STRING, &pattern, "PATTERN",
-      "run only the cases whose name contains PATTERN" },
-    { 0, "shard", OPT_STRING, &shard, "I/N", "run the I-th of N deterministic slices" },
-    { 0, "schedules", OPT_INT, &shuffles, "N", "shuffled schedules per run (default 2)" },
-    { 0, "junit", OPT_STRING, &junit, "FILE", "also write JUnit XML for CI dashboards" },
-    { 0, "json", OPT_FLAG, &json, NULL, "print the results as JSON" },
-    { 0, "device", OPT_STRING, &dc.device, "NAME", "device profile (default trn1)" },
-    { 'j', "threads", OPT_INT, &dc.threads, "N", "host threads (default: one per CPU)" },
-    { 0, "seed", OPT_INT, &dc.seed, "N", "seed for generators and shuffles (default 0)" },
-    { 0, "timeout", OPT_DOUBLE, &dc.timeout, "SECONDS", "stop a kernel after this long" },
+    OPTION('k', "filter", OPT_STRING, &pattern, "PATTERN",
+           "run only the cases whose name contains PATTERN"),
+    OPTION(0, "shard", OPT_STRING, &shard, "I/N", "run the I-th of N deterministic slices"),
+    OPTION(0, "schedules", OPT_INT, &shuffles, "N", "shuffled schedules per run (default 2)"),
+    OPTION(0, "junit", OPT_STRING, &junit, "FILE", "also write JUnit XML for CI dashboards"),
+    OPTION(0, "json", OPT_FLAG, &json, NULL, "print the results as JSON"),
+    { 0, "device", OPT_STRING, &dc.device, "NAME", "device profile (default trn1)",
+      COMPLETE_DEVICES, NULL },
+    OPTION('j', "threads", OPT_INT, &dc.threads, "N", "host threads (default: one per CPU)"),
+    OPTION(0, "seed", OPT_INT, &dc.seed, "N", "seed for generators and shuffles (default 0)"),
+    OPTION(0, "timeout", OPT_DOUBLE, &dc.timeout, "SECONDS", "stop a kernel after this long"),
     DEVICE_CHECK_OPTIONS(dc),
-    { 'v', "verbose", OPT_FLAG, &verbose, NULL, "show the build steps" },
-    { 0, NULL, 0, NULL, NULL, NULL },
+    OPTION('v', "verbose", OPT_FLAG, &verbose, NULL, "show the build steps"),
+    OPTIONS_END,
 };
 
 const struct command_spec test_spec = {

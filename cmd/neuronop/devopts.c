@@ -11,6 +11,8 @@
 #include "devopts.h"
 #include "report.h"
 
+const char *const schedule_names[] = { "parallel", "sequential", "reversed", "shuffle", NULL };
+
 /* ORs the checks named in a list of comma-separated lists into *bits; prints and returns 2
  * for an unknown name. */
 static int parse_checks(const struct option_list *l, unsigned *bits)
@@ -54,13 +56,12 @@ int device_cli_checks(struct device_cli *dc)
 /* Turns dc into device options; prints and returns 2 for a bad one. */
 static int device_opts_of(struct device_cli *dc, nop_device_opts *o)
 {
-    static const char *const orders[] = { "parallel", "sequential", "reversed", "shuffle" };
     int order = -1;
-    for (int i = 0; i < 4; i++)
-        if (strcmp(dc->schedule ? dc->schedule : "parallel", orders[i]) == 0)
+    for (int i = 0; schedule_names[i]; i++)
+        if (strcmp(dc->schedule ? dc->schedule : "parallel", schedule_names[i]) == 0)
             order = i;
     if (order < 0) {
-        const char *hint = nop_closest(dc->schedule, orders, 4);
+        const char *hint = nop_closest(dc->schedule, schedule_names, 4);
         report_plain_error("unknown schedule '%s'%s%s%s; use parallel, sequential, reversed "
                            "or shuffle", dc->schedule, hint ? " (did you mean '" : "",
                            hint ? hint : "", hint ? "'?)" : "");

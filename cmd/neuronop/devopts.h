@@ -21,24 +21,31 @@ struct device_cli {
     bool profile;           /* time runtime calls for the cost model (bench) */
 };
 
+/* The schedules --schedule takes, in enum nop_schedule order, NULL-terminated. */
+extern const char *const schedule_names[];
+
 /* The option_spec rows for a struct device_cli; put them in a command's option table. */
 #define DEVICE_OPTIONS(dc) \
-    { 0, "device", OPT_STRING, &(dc).device, "NAME", "device profile (default trn1)" }, \
-    { 0, "cores", OPT_INT, &(dc).cores, "N", "cores for multicore ops (default: the profile's)" }, \
-    { 'j', "threads", OPT_INT, &(dc).threads, "N", "host threads (default: one per CPU)" }, \
+    { 0, "device", OPT_STRING, &(dc).device, "NAME", "device profile (default trn1)", \
+      COMPLETE_DEVICES, NULL }, \
+    OPTION(0, "cores", OPT_INT, &(dc).cores, "N", \
+           "cores for multicore ops (default: the profile's)"), \
+    OPTION('j', "threads", OPT_INT, &(dc).threads, "N", "host threads (default: one per CPU)"), \
     { 0, "schedule", OPT_STRING, &(dc).schedule, "ORDER", \
-      "parallel, sequential, reversed or shuffle" }, \
-    { 0, "seed", OPT_INT, &(dc).seed, "N", "seed for generators and shuffle (default 0)" }, \
-    { 0, "timeout", OPT_DOUBLE, &(dc).timeout, "SECONDS", "stop a kernel after this long" }, \
+      "parallel, sequential, reversed or shuffle", COMPLETE_VALUES, schedule_names }, \
+    OPTION(0, "seed", OPT_INT, &(dc).seed, "N", "seed for generators and shuffle (default 0)"), \
+    OPTION(0, "timeout", OPT_DOUBLE, &(dc).timeout, "SECONDS", "stop a kernel after this long"), \
     DEVICE_CHECK_OPTIONS(dc)
 
 /* The rows that choose the device's checks (test takes these but not every DEVICE_OPTIONS
  * row). */
 #define DEVICE_CHECK_OPTIONS(dc) \
-    { 0, "check", OPT_LIST, &(dc).check, "LIST", "turn device checks on (comma-separated)" }, \
-    { 0, "no-check", OPT_LIST, &(dc).no_check, "LIST", "turn device checks off (race, ...)" }, \
-    { 0, "memcheck", OPT_FLAG, &(dc).memcheck, NULL, \
-      "check the kernel's own pointer accesses (builds DIR with --memcheck)" }
+    { 0, "check", OPT_LIST, &(dc).check, "LIST", "turn device checks on (comma-separated)", \
+      COMPLETE_VALUES, nop_check_names }, \
+    { 0, "no-check", OPT_LIST, &(dc).no_check, "LIST", "turn device checks off (race, ...)", \
+      COMPLETE_VALUES, nop_check_names }, \
+    OPTION(0, "memcheck", OPT_FLAG, &(dc).memcheck, NULL, \
+           "check the kernel's own pointer accesses (builds DIR with --memcheck)")
 
 /* Turns --check/--no-check into dc->disabled; prints and returns 2 for an unknown name. */
 int device_cli_checks(struct device_cli *dc);

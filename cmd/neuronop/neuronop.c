@@ -13,22 +13,20 @@
 #include "builtin.h"
 #include "report.h"
 
-static const struct command {
-    int (*fn)(int argc, char **argv);
-    const struct command_spec *spec;
-} commands[] = {
+const struct command commands[] = {
     { cmd_build, &build_spec },
     { cmd_bench, &bench_spec },
     { cmd_inspect, &inspect_spec },
     { cmd_new, &new_spec },
     { cmd_run, &run_spec },
     { cmd_test, &test_spec },
+    { NULL, NULL },
 };
 
 static void usage(FILE *out)
 {
     fprintf(out, "usage: neuronop [--version] [--help] COMMAND [ARGS]\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; commands[i].fn; i++)
         fprintf(out, "  %-10s %s\n", commands[i].spec->name, commands[i].spec->brief);
     fprintf(out, "\n'neuronop COMMAND --help' describes a command; see neuronop(1).\n");
 }
@@ -48,13 +46,17 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    /* shell completion asks the program itself (cmd-complete.c); not a command users type */
+    if (strcmp(name, "__complete") == 0)
+        return cmd_complete(argc - 1, argv + 1);
     const char *names[sizeof commands / sizeof commands[0]];
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+    size_t n = 0;
+    for (size_t i = 0; commands[i].fn; i++) {
         if (strcmp(commands[i].spec->name, name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
-        names[i] = commands[i].spec->name;
+        names[n++] = commands[i].spec->name;
     }
-    const char *hint = nop_closest(name, names, sizeof names / sizeof names[0]);
+    const char *hint = nop_closest(name, names, n);
     if (name[0] == '-')
         report_plain_error("unknown option '%s'", name);
     else if (hint)

@@ -23,6 +23,13 @@ struct option_list {
     int n;
 };
 
+/* What shell completion offers for an option's value (`neuronop __complete`). */
+enum option_complete {
+    COMPLETE_DEFAULT,   /* file names for strings and lists, nothing for numbers */
+    COMPLETE_VALUES,    /* the option's `values` */
+    COMPLETE_DEVICES,   /* the device profiles in share/neuronop/devices */
+};
+
 struct option_spec {
     char short_name;          /* 0 when none */
     const char *long_name;
@@ -30,7 +37,15 @@ struct option_spec {
     void *dest;
     const char *arg_name;     /* for help: "N", "FILE"; NULL for flags */
     const char *help;
+    enum option_complete complete;
+    const char *const *values;   /* COMPLETE_VALUES: the accepted words, NULL-terminated */
 };
+
+/* A row of an option table whose value completes as COMPLETE_DEFAULT; rows with values to
+ * offer spell out all eight fields.  OPTIONS_END ends a table. */
+#define OPTION(short_name, long_name, type, dest, arg_name, help) \
+    { short_name, long_name, type, dest, arg_name, help, COMPLETE_DEFAULT, NULL }
+#define OPTIONS_END { 0, NULL, 0, NULL, NULL, NULL, COMPLETE_DEFAULT, NULL }
 
 struct command_spec {
     const char *name;         /* "build" */
@@ -42,8 +57,8 @@ struct command_spec {
 };
 
 /* Parses argv[1..] (argv[0] is the command name).  *args receives the positional arguments
- * (*nargs of them) in a malloc'd array the caller frees (on success only).  A lone "--" ends options; an argument that looks like a negative
- * number is positional.
+ * (*nargs of them) in a malloc'd array the caller frees (on success only).  A lone "--" ends
+ * options; an argument that looks like a negative number is positional.
  * Returns 0 to go on, 1 when --help was printed (exit 0), -1 after printing a usage error
  * (exit 2).  OPT_LIST storage is malloc'd: release it with free_option_lists(). */
 int parse_options(const struct command_spec *spec, int argc, char **argv, char ***args,

@@ -1,0 +1,80 @@
+#!/bin/sh
+# Bash completion: the script registers itself with `complete`, and driven as bash drives it
+# (COMP_WORDS, COMP_CWORD, COMP_LINE, COMP_POINT) offers commands, options, the values of
+# enumerated options, the ops of a library on the line, and file names elsewhere.
+. ./lib.sh
+SCRIPT="$NEURONOP_SRC/share/bash-completion/completions/neuronop"
+BIN_DIR=$(dirname "$NEURONOP")
+copy_example relu_multicore "$WORK/rmc"
+
+# completes LINE: prints COMPREPLY, one word a line, as the registered function leaves it
+completes() {
+    BIN_DIR="$BIN_DIR" bash -c '
+        . "$1"
+        PATH="$BIN_DIR:$PATH"
+        fn=$(complete -p neuronop | sed -n "s/.*-F \([^ ]*\) .*/\1/p")
+        test -n "$fn" || { echo "neuronop has no completion function"; exit 1; }
+        COMP_LINE=$2
+        COMP_POINT=${#COMP_LINE}
+        read -ra COMP_WORDS <<<"$COMP_LINE"
+        case $COMP_LINE in *" ") COMP_WORDS+=("") ;; esac
+        COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+        "$fn" neuronop "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+        printf "%s\n" "${COMPREPLY[@]}"' _ "$SCRIPT" "$1" >"$WORK/reply"
+}
+# has WORD...: each word is offered; lacks WORD: it is not
+has() { for w in "$@"; do grep -qxF -- "$w" "$WORK/reply" || {
+    echo "not offered: $w"; cat "$WORK/reply"; return 1; }; done; }
+lacks() { ! grep -qxF -- "$1" "$WORK/reply" || { echo "offered: $1"; return 1; }; }
+
+test_expect "the script registers a completion function for neuronop" '
+    bash -c ". \"$SCRIPT\"; complete -p neuronop" >reg
+    grep -q -- "-F _neuronop neuronop" reg'
+
+test_expect "commands, every one from the command table" '
+    completes "neuronop "
+    has bench build inspect new run test
+    lacks __complete
+    completes "neuronop te"
+    has test
+    lacks run'
+
+test_expect "each command's own options, as --help lists them" '
+    completes "neuronop run --"
+    has --output --expect --schedule --cores --check --no-check --memcheck --help
+    lacks --junit
+    completes "neuronop test --sh"
+    has --shard
+    completes "neuronop new --"
+    has --multicore --cxx --dir'
+
+test_expect "the values of --schedule, --check, --device and --trace-clock" '
+    completes "neuronop run --schedule "
+    has parallel sequential reversed shuffle
+    completes "neuronop run --check ra"
+    has race
+    completes "neuronop test --no-check=un"
+    has unwritten
+    completes "neuronop bench --device "
+    has trn1
+    completes "neuronop bench --trace-clock "
+    has modeled host'
+
+test_expect "the ops of a library on the line: a folder's manifest, a built .so" '
+    completes "neuronop run rmc "
+    has relu_forward
+    run build rmc
+    completes "neuronop bench --schedule sequential rmc/build/librelu_multicore.so rel"
+    has relu_forward'
+
+test_expect "file names where a file goes" '
+    mkdir -p dir_for_test
+    : >input_for_test.npy
+    completes "neuronop run rmc relu_forward input_for"
+    has input_for_test.npy
+    completes "neuronop build dir_for"
+    has dir_for_test
+    completes "neuronop bench rmc relu_forward x.npy --trace "
+    has dir_for_test'
+
+test_done

@@ -1,0 +1,38 @@
+#!/bin/sh
+# make deb: a Debian package that lintian finds no error in, whose binary, unpacked anywhere,
+# starts a new library and passes its tests with no environment variables.
+. ./lib.sh
+
+if [ -n "${NEURONOP_SANITIZED:-}" ] || ! command -v dpkg-deb >/dev/null 2>&1; then
+    echo "1..0 # SKIP packaging is checked by the plain run, where dpkg-deb is installed"
+    exit 0
+fi
+
+test_expect "make deb builds neuronop_VERSION_ARCH.deb with its contents and dependencies" '
+    make -s -C "$NEURONOP_SRC" deb O="$WORK/o" >deb.out 2>deb.err || { cat deb.err; exit 1; }
+    deb=$(cat deb.out)
+    case $deb in */neuronop_*_*.deb) ;; *) echo "unexpected: $deb"; exit 1 ;; esac
+    dpkg-deb -f "$deb" Package Depends >fields
+    grep -qx "Package: neuronop" fields
+    grep -q "tcc" fields
+    grep -q "libc6-dev" fields
+    dpkg-deb -c "$deb" >contents
+    for f in usr/bin/neuronop usr/share/neuronop/include/neuronop.h \
+        usr/share/neuronop/examples/relu/neuronop.yaml usr/share/man/man1/neuronop-new.1.gz \
+        usr/share/bash-completion/completions/neuronop usr/share/doc/neuronop/copyright; do
+        grep -q "\./$f\$" contents || { echo "missing $f"; exit 1; }
+    done
+    cp "$deb" neuronop.deb'
+
+test_expect "the unpacked binary starts a library and passes its tests, finding share/ itself" '
+    dpkg-deb -x neuronop.deb root
+    env -u NEURONOP_SHARE_DIR root/usr/bin/neuronop new pkg_ops >out 2>err || { cat err; exit 1; }
+    env -u NEURONOP_SHARE_DIR root/usr/bin/neuronop test pkg_ops >out 2>err || { cat out err; exit 1; }
+    grep -q "4 passed, 0 failed" out'
+
+test_expect "lintian reports no error" '
+    if ! command -v lintian >/dev/null 2>&1; then echo "lintian is not installed"; exit 1; fi
+    lintian --tag-display-limit 0 neuronop.deb >lint 2>&1 || { cat lint; exit 1; }
+    ! grep "^E:" lint'
+
+test_done
