@@ -1,0 +1,88 @@
+#!/bin/sh
+# neuronop-ci.sh - test an op library in CI: build it, run its test cases split into shards
+# (in parallel here, or one shard per CI job), keep a JUnit file per shard for the CI's
+# dashboard, and optionally gate on the modeled throughput of one op against a baseline.
+#
+# Usage:
+#   neuronop-ci.sh [options] LIBRARY_DIR
+#     -j N             run all N shards at once, here (default 1)
+#     --shard I/N      run only shard I of N (one CI job of a matrix)
+#     -o DIR           where the JUnit files and logs go (default ci-results)
+#     --bench "OP ARG..." --baseline FILE
+#                      after the tests, fail if the modeled throughput of OP on ARG...
+#                      dropped against FILE (an earlier `neuronop bench --json` report)
+# Environment: NEURONOP, the neuronop to use (default: neuronop on PATH).
+# Exit status: 0 when every shard passed (and the gate held); 1 when a test or the gate
+# failed; 2 for a usage error.
+set -u
+
+neuronop=${NEURONOP:-neuronop}
+jobs=1 shard= out=ci-results bench= baseline=
+
+usage() {
+    echo "usage: neuronop-ci.sh [-j N | --shard I/N] [-o DIR] [--bench 'OP ARG...' --baseline FILE] LIBRARY_DIR" >&2
+    exit 2
+}
+
+while [ $# -gt 0 ]; do
+    case $1 in
+    -j) [ $# -ge 2 ] || usage; jobs=$2; shift 2 ;;
+    --shard) [ $# -ge 2 ] || usage; shard=$2; shift 2 ;;
+    -o) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
+    --bench) [ $# -ge 2 ] || usage; bench=$2; shift 2 ;;
+    --baseline) [ $# -ge 2 ] || usage; baseline=$2; shift 2 ;;
+    -h | --help) usage ;;
+    -*) echo "neuronop-ci.sh: unknown option '$1'" >&2; usage ;;
+    *) break ;;
+    esac
+done
+[ $# -eq 1 ] || usage
+lib=$1
+case $jobs in '' | *[!0-9]* | 0) echo "neuronop-ci.sh: -j takes a count of 1 or more" >&2; exit 2 ;; esac
+if { [ -n "$bench" ] && [ -z "$baseline" ]; } || { [ -z "$bench" ] && [ -n "$baseline" ]; }; then
+    echo "neuronop-ci.sh: --bench and --baseline go together" >&2
+    exit 2
+fi
+mkdir -p "$out" || exit 2
+
+# Build once, so the shards do not race to build the same library.
+"$neuronop" build "$lib" || exit $?
+
+# run_shard I N: one shard's tests, its output in DIR/shard-I.log, JUnit in DIR/junit-I.xml
+run_shard() {
+    "$neuronop" test "$lib" --shard "$1/$2" --junit "$out/junit-$1.xml" >"$out/shard-$1.log" 2>&1
+}
+
+status=0
+if [ -n "$shard" ]; then
+    i=${shard%/*} n=${shard#*/}
+    run_shard "$i" "$n" || status=1
+    cat "$out/shard-$i.log"
+else
+    i=1
+    pids=
+    while [ "$i" -le "$jobs" ]; do
+        run_shard "$i" "$jobs" &
+        pids="$pids $!"
+        i=$((i + 1))
+    done
+    i=1
+    for pid in $pids; do
+        if wait "$pid"; then
+            echo "shard $i/$jobs: $(tail -n 1 "$out/shard-$i.log")"
+        else
+            status=1
+            echo "shard $i/$jobs FAILED: $(tail -n 1 "$out/shard-$i.log")"
+            grep -E '^(FAIL|ERROR) ' "$out/shard-$i.log" | sed 's/^/  /'
+        fi
+        i=$((i + 1))
+    done
+fi
+
+if [ -n "$bench" ] && [ "$status" -eq 0 ]; then
+    # shellcheck disable=SC2086  # OP and its arguments are words on purpose
+    "$neuronop" bench "$lib" $bench --baseline "$baseline" >"$out/bench.log" 2>&1 || status=1
+    cat "$out/bench.log"
+fi
+echo "JUnit files: $out/junit-*.xml"
+exit "$status"
