@@ -38,7 +38,7 @@ ALL_CFLAGS = -std=c11 $(WARNINGS) $(CFLAGS)
 STATIC_DEPS ?= yes
 comma := ,
 DEP_LIBS = -lyaml -lxxhash -ljansson
-LIBS = $(if $(filter yes,$(STATIC_DEPS)),-Wl$(comma)-Bstatic $(DEP_LIBS) -Wl$(comma)-Bdynamic,\
+LIBS = -lseccomp $(if $(filter yes,$(STATIC_DEPS)),-Wl$(comma)-Bstatic $(DEP_LIBS) -Wl$(comma)-Bdynamic,\
 	$(DEP_LIBS)) -ltcc -ldl -lpthread -lm
 # Bind every symbol at start-up: glibc's lazy-binding resolver would otherwise run on a
 # kernel's small stack the first time the runtime calls into libc, and use 3 KB of it.

@@ -18,6 +18,44 @@ check() { # check NAME OK-CONDITION (awk expression over $1)
     if awk -v v="$2" "BEGIN { exit !($3) }"; then echo "  [ok]   $1"; else echo "  [MISS] $1"; fi
 }
 
+echo "== the device in a worker process (issue: no kernel can crash or fool neuronop)"
+cp -R "$src/share/neuronop/examples/relu_tcm" "$work/rt"
+rm -rf "$work/rt/build"
+"$neuronop" build "$work/rt" >/dev/null
+t_iso=$(median_ms 31 -- "$neuronop" run "$work/rt" relu_forward randn:32x4096)
+t_in=$(NEURONOP_SANDBOX=off perl "$src/bench/timeit.pl" 31 -- "$neuronop" run "$work/rt" \
+    relu_forward randn:32x4096)
+echo "  neuronop run, TCM relu 32x4096: in a worker $t_iso ms, in-process $t_in ms"
+check "the worker adds at most 1 ms to a whole neuronop run" \
+    "$(awk -v a="$t_iso" -v b="$t_in" 'BEGIN { print a - b }')" 'v <= 1'
+for d in "$src"/share/neuronop/examples/*/neuronop.yaml; do
+    n=$(basename "$(dirname "$d")")
+    cp -R "$(dirname "$d")" "$work/ex-$n"
+    rm -rf "$work/ex-$n/build"
+    "$neuronop" build "$work/ex-$n" >/dev/null
+done
+all_tests="for d in $work/ex-*; do $neuronop test \$d || exit 1; done"
+t_tiso=$(median_ms 3 -- sh -c "$all_tests")
+t_tin=$(NEURONOP_SANDBOX=off perl "$src/bench/timeit.pl" 3 -- sh -c "$all_tests")
+echo "  neuronop test on every example: in workers $t_tiso ms, in-process $t_tin ms;" \
+    "ratio $(awk -v a="$t_tiso" -v b="$t_tin" 'BEGIN { printf "%.2f", a / b }')x"
+check "neuronop test on every example at most 1.2x in workers" \
+    "$(awk -v a="$t_tiso" -v b="$t_tin" 'BEGIN { print a / b }')" 'v <= 1.2'
+host_tp() { # host throughput of the TCM relu from neuronop bench, interleaved runs
+    "$@" bench "$work/rt" relu_forward randn:32x4096 --warmup 5 --iters 200 2>/dev/null |
+        sed -n 's/^host throughput (iter\/sec): //p'
+}
+b_iso=0 b_in=0
+for _ in 1 2 3; do
+    b_iso=$(awk -v a="$b_iso" -v b="$(host_tp "$neuronop")" 'BEGIN { print (b > a) ? b : a }')
+    b_in=$(awk -v a="$b_in" -v b="$(host_tp env NEURONOP_SANDBOX=off "$neuronop")" \
+        'BEGIN { print (b > a) ? b : a }')
+done
+echo "  bench host throughput, TCM relu (best of 3): in a worker $b_iso, in-process $b_in;" \
+    "ratio $(awk -v a="$b_iso" -v b="$b_in" 'BEGIN { printf "%.2f", a / b }')"
+check "bench host figures within 10% in a worker" \
+    "$(awk -v a="$b_iso" -v b="$b_in" 'BEGIN { print a / b }')" 'v >= 0.9 && v <= 1.1'
+
 echo "== neuronop build (example: relu, standard accessor; $(nproc) CPUs)"
 ex="$src/share/neuronop/examples/relu"
 cp -R "$ex" "$work/relu"

@@ -289,6 +289,10 @@ typedef struct nop_device_opts {
                                * profile */
     nop_diag_fn *diag;        /* device warnings, as they happen; may be NULL */
     void *diag_ctx;
+    bool isolate;             /* run user code (kernels, shape and reference functions) in a
+                               * worker process confined with seccomp, so that no kernel can
+                               * crash, hang or exit the caller; the caller keeps the verdict.
+                               * Traced runs (trace) still run in the caller's process. */
 } nop_device_opts;
 
 /* The device keeps the profile pointer: free the profile after the device. */
@@ -412,6 +416,7 @@ typedef struct nop_test_opts {
     int threads;                /* as in nop_device_opts */
     double timeout;
     unsigned disabled_checks;
+    bool isolate;               /* run user code in worker processes (nop_device_opts) */
     nop_diag_fn *diag;          /* device warnings, and the errors that fail cases, as they
                                  * happen; may be NULL */
     void *diag_ctx;

@@ -253,7 +253,7 @@ int cmd_test(int argc, char **argv)
     nop_test_opts o = { .filter = pattern, .shard = (int)shard_i, .nshards = (int)shard_n,
                         .shuffles = (int)shuffles, .seed = (uint64_t)dc.seed,
                         .threads = (int)dc.threads, .timeout = dc.timeout,
-                        .disabled_checks = dc.disabled, .diag = report_sink,
+                        .disabled_checks = dc.disabled, .isolate = sandbox_on(), .diag = report_sink,
                         .on_result = on_result, .ctx = &rs };
     if (nop_test_run(m, lib, profile, &o, &sum, &err) != 0) {
         rc = report_error(&err);

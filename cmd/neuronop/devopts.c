@@ -11,6 +11,12 @@
 #include "devopts.h"
 #include "report.h"
 
+bool sandbox_on(void)
+{
+    const char *v = getenv("NEURONOP_SANDBOX");
+    return !v || strcmp(v, "off") != 0;
+}
+
 const char *const schedule_names[] = { "parallel", "sequential", "reversed", "shuffle", NULL };
 
 /* ORs the checks named in a list of comma-separated lists into *bits; prints and returns 2
@@ -83,6 +89,7 @@ static int device_opts_of(struct device_cli *dc, nop_device_opts *o)
     o->threads = (int)dc->threads;
     o->timeout = dc->timeout;
     o->diag = report_sink;
+    o->isolate = sandbox_on();
     return 0;
 }
 

@@ -21,6 +21,10 @@ struct device_cli {
     bool profile;           /* time runtime calls for the cost model (bench) */
 };
 
+/* Whether user code runs in the device's worker process: always, unless NEURONOP_SANDBOX is
+ * "off" (for a debugger, or to measure what the worker costs; see neuronop(1)). */
+bool sandbox_on(void);
+
 /* The schedules --schedule takes, in enum nop_schedule order, NULL-terminated. */
 extern const char *const schedule_names[];
 

@@ -13,12 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "api_impl.h"
 #include "fiber.h"
 #include "outtrack.h"
 #include "pool.h"
+#include "sandbox.h"
 
 /* Room for the runtime's own frames below a kernel's deepest one.  The kernel may use its
  * whole STACK_SIZE; the stack is mapped that much larger, and a kernel whose high-water mark
@@ -49,6 +51,8 @@ struct nop_device {
     slot slots[NOPI_MAX_CORES];
     nopi_stack shape_stack;
     char *ring;
+    nopi_wire *wire;            /* a worker's device: where its diagnostics and phases go */
+    pid_t worker;               /* an isolated device's last worker, killed, not yet reaped */
 };
 
 int nop_device_new(nop_device **out, const nop_profile *profile, const nop_device_opts *opts,
@@ -78,10 +82,52 @@ int nop_device_new(nop_device **out, const nop_profile *profile, const nop_devic
     return 0;
 }
 
+nop_device_opts nopi_device_opts(const nop_device *dev)
+{
+    return dev->opts;
+}
+
+/* A worker's device sends its diagnostics to the parent, as they happen. */
+static void to_parent(void *ctx, const nop_diag *d)
+{
+    nopi_wire_put(ctx, NOPI_REC_DIAG, d, sizeof *d);
+}
+
+nop_device *nopi_device_for_worker(const nop_device *dev, nopi_wire *w)
+{
+    nop_device_opts o = dev->opts;
+    o.isolate = false;
+    o.diag = to_parent;
+    o.diag_ctx = w;
+    nop_device *d;
+    if (nop_device_new(&d, dev->profile, &o, NULL) != 0)
+        return NULL;
+    d->wire = w;
+    return d;
+}
+
+void nopi_device_reap(nop_device *dev, pid_t pid)
+{
+    if (dev->worker > 0)
+        while (waitpid(dev->worker, NULL, 0) < 0 && errno == EINTR)
+            ;
+    dev->worker = pid;
+}
+
+void nopi_device_phase(nop_device *dev, int kind, int ncores, const char *what)
+{
+    if (!dev->wire)
+        return;
+    struct nopi_phase p = { kind, ncores, "" };
+    snprintf(p.what, sizeof p.what, "%s", what);
+    nopi_wire_put(dev->wire, NOPI_REC_PHASE, &p, sizeof p);
+}
+
 void nop_device_free(nop_device *dev)
 {
     if (!dev)
         return;
+    nopi_device_reap(dev, 0);
     nopi_pool_free(dev->pool);
     for (int i = 0; i < NOPI_MAX_CORES; i++) {
         nopi_stack_free(&dev->slots[i].stack);
@@ -414,6 +460,9 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     if (nopi_bind_args(op, args, nargs, kargs, sargs, err) != 0)
         goto out;
     run.args = kargs;
+    char what[256];
+    snprintf(what, sizeof what, "%s: shape function '%s'", op->name, op->shape);
+    nopi_device_phase(dev, NOPI_PHASE_SHAPE, 0, what);
     if (run_shape(dev, &run, sargs, err) != 0)
         goto out;
     for (int i = 0; i < run.ncores; i++) {
@@ -423,8 +472,15 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
             goto out;
         }
     }
+    if (ref >= 0)
+        snprintf(what, sizeof what, "%s: reference function '%s'", op->name,
+                 desc->refs[ref].name);
+    else
+        snprintf(what, sizeof what, "%s", op->name);
+    nopi_device_phase(dev, NOPI_PHASE_CORES, run.ncores, what);
     if (run_cores(dev, lib, &self, &run, err) != 0)
         goto out;
+    nopi_device_phase(dev, NOPI_PHASE_OTHER, 0, op->name);
     res->threads = run.threads;
     output_rules(&run);
     rc = report_failures(&run, err);
@@ -483,9 +539,55 @@ out:
     return rc;
 }
 
+/* ---- in a worker process (sandbox.c) ---------------------------------------------------- */
+
+typedef struct run_work {
+    const nop_library *lib;
+    int op, ref;
+    const nop_value *args;
+    int nargs;
+} run_work;
+
+static int run_in_worker(nop_device *cdev, void *ctx, nopi_wire *w, nop_error *err)
+{
+    const run_work *rw = ctx;
+    nop_run_result r;
+    int rc = run_op(cdev, rw->lib, rw->op, rw->ref, rw->args, rw->nargs, &r, err);
+    if (nopi_wire_put_run(w, &r) != 0 && rc == 0)
+        rc = nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot send the result");
+    return rc;   /* r is freed with the process */
+}
+
+static int take_run(void *ctx, uint32_t type, const void *data, size_t len)
+{
+    return nopi_run_take(ctx, type, data, len) == 0 ? 0 : -1;
+}
+
+/* Runs op (or reference ref) in a worker process when the device isolates user code. */
+static int run_isolated(nop_device *dev, const nop_library *lib, int op, int ref,
+                        const nop_value *args, int nargs, nop_run_result *res, nop_error *err)
+{
+    memset(res, 0, sizeof *res);
+    if (op < 0 || op >= lib->desc->nops)
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no op %d in '%s'", op,
+                         lib->desc->name);
+    run_work rw = { lib, op, ref, args, nargs };
+    /* loading inputs, binding and the output rules: seconds at most, even for huge tensors */
+    double budget = 10.0 + dev->opts.timeout;
+    int rc = nopi_sandbox_call(dev, lib->desc->ops[op].name, budget, run_in_worker, &rw,
+                               take_run, res, err);
+    if (rc != 0) {
+        nopi_tensor_free(res->output);
+        res->output = NULL;
+    }
+    return rc;
+}
+
 int nop_device_run(nop_device *dev, const nop_library *lib, int op, const nop_value *args,
                    int nargs, nop_run_result *res, nop_error *err)
 {
+    if (dev->opts.isolate && !dev->opts.trace)
+        return run_isolated(dev, lib, op, -1, args, nargs, res, err);
     return run_op(dev, lib, op, -1, args, nargs, res, err);
 }
 
@@ -498,6 +600,8 @@ int nop_device_run_reference(nop_device *dev, const nop_library *lib, int ref,
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no reference function %d in '%s'",
                          ref, lib->desc->name);
     }
+    if (dev->opts.isolate)
+        return run_isolated(dev, lib, lib->desc->refs[ref].op, ref, args, nargs, res, err);
     return run_op(dev, lib, lib->desc->refs[ref].op, ref, args, nargs, res, err);
 }
 

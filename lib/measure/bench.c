@@ -2,13 +2,27 @@
  * bench.c - timing an op on the virtual device: warm-up, timed runs, statistics.
  *
  * The harness adds two clock reads per timed run around nop_device_run; everything else
- * (inputs, freeing outputs) stays outside the timing.
+ * (inputs, freeing outputs) stays outside the timing.  On a device that isolates user code,
+ * the whole loop runs inside one worker process (device/sandbox.h), so a timed run costs
+ * what it costs in-process, and the worker sends the figures back.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/internal.h"
+#include "device/sandbox.h"
+
+/* What a worker sends besides the fastest run's result. */
+enum { REC_STATS = NOPI_REC_USER, REC_SECONDS, REC_PROGRESS };
+struct stats_rec {
+    int32_t runs;
+    double mean, sd, median, min, max, p90, p99, total;
+};
+struct progress_rec {
+    int32_t done, total;
+    double elapsed;
+};
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -50,10 +64,105 @@ static void statistics(nop_bench_result *res)
     free(sorted);
 }
 
+/* ---- in a worker process ---------------------------------------------------------------- */
+
+typedef struct bench_work {
+    const nop_library *lib;
+    int op;
+    const nop_value *args;
+    int nargs;
+    const nop_bench_opts *opts;
+} bench_work;
+
+static void progress_to_parent(void *ctx, int done, int total, double elapsed)
+{
+    struct progress_rec p = { done, total, elapsed };
+    nopi_wire_put(ctx, REC_PROGRESS, &p, sizeof p);
+}
+
+static int bench_in_worker(nop_device *cdev, void *ctx, nopi_wire *w, nop_error *err)
+{
+    const bench_work *bw = ctx;
+    nop_bench_opts o = *bw->opts;
+    if (o.progress) {
+        o.progress = progress_to_parent;
+        o.progress_ctx = w;
+    }
+    nop_bench_result r;
+    int rc = nop_bench(cdev, bw->lib, bw->op, bw->args, bw->nargs, &o, &r, err);
+    if (rc != 0)
+        return rc;
+    struct stats_rec s = { r.runs, r.mean, r.sd, r.median, r.min, r.max, r.p90, r.p99,
+                           r.total };
+    if (nopi_wire_put(w, REC_STATS, &s, sizeof s) != 0 ||
+        nopi_wire_put(w, REC_SECONDS, r.seconds, (size_t)r.runs * sizeof *r.seconds) != 0 ||
+        nopi_wire_put_run(w, &r.fastest) != 0)
+        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot send the figures");
+    return 0;   /* r is freed with the process */
+}
+
+typedef struct bench_take {
+    nop_bench_result *res;
+    const nop_bench_opts *opts;
+} bench_take;
+
+/* Parent side: checks and keeps what the worker sent. */
+static int take_bench(void *ctx, uint32_t type, const void *data, size_t len)
+{
+    bench_take *bt = ctx;
+    nop_bench_result *res = bt->res;
+    if (type == REC_STATS) {
+        struct stats_rec s;
+        if (len != sizeof s)
+            return -1;
+        memcpy(&s, data, sizeof s);
+        if (s.runs < 1)
+            return -1;
+        *res = (nop_bench_result){ s.runs, res->seconds, s.mean, s.sd, s.median, s.min,
+                                   s.max, s.p90, s.p99, s.total, res->fastest };
+        return 0;
+    }
+    if (type == REC_SECONDS) {
+        if (res->seconds || !res->runs || len != (size_t)res->runs * sizeof *res->seconds ||
+            !(res->seconds = malloc(len)))
+            return -1;
+        memcpy(res->seconds, data, len);
+        return 0;
+    }
+    if (type == REC_PROGRESS) {
+        struct progress_rec p;
+        if (len != sizeof p)
+            return -1;
+        memcpy(&p, data, sizeof p);
+        if (bt->opts->progress)
+            bt->opts->progress(bt->opts->progress_ctx, p.done, p.total, p.elapsed);
+        return 0;
+    }
+    return nopi_run_take(&res->fastest, type, data, len) == 0 ? 0 : -1;
+}
+
 int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *args,
               int nargs, const nop_bench_opts *opts, nop_bench_result *res, nop_error *err)
 {
     memset(res, 0, sizeof *res);
+    nop_device_opts dopts = nopi_device_opts(dev);
+    if (dopts.isolate && !dopts.trace) {
+        if (op < 0 || op >= nop_library_op_count(lib))
+            return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no op %d in '%s'", op,
+                             nop_library_name(lib));
+        nop_opinfo info;
+        nop_library_op(lib, op, &info);
+        bench_work bw = { lib, op, args, nargs, opts };
+        bench_take bt = { res, opts };
+        int rc = nopi_sandbox_call(dev, info.name, 10.0 + dopts.timeout, bench_in_worker, &bw,
+                                   take_bench, &bt, err);
+        if (rc == 0 && (!res->seconds || !res->fastest.cores))
+            rc = nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the device process sent no "
+                           "figures");
+        if (rc != 0)
+            nop_bench_result_clear(res);
+        return rc;
+    }
     if (opts->warmup < 0 || opts->iters < 0 || (opts->iters == 0 && !(opts->seconds > 0)))
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "a benchmark needs a positive "
                          "number of runs or of seconds");

@@ -106,7 +106,7 @@ static int execute(const suite *s, const execution *e, int opi, const nop_value 
     nop_device_opts o = { .threads = s->o->threads, .cores = e->cores,
                           .schedule = e->schedule, .seed = e->seed, .timeout = s->o->timeout,
                           .disabled_checks = s->o->disabled_checks, .diag = s->o->diag,
-                          .diag_ctx = s->o->diag_ctx };
+                          .diag_ctx = s->o->diag_ctx, .isolate = s->o->isolate };
     if (nop_device_new(&dev, s->profile, &o, &err) != 0) {
         pass_on(s, &err);
         note(res, "cannot make the device: %s", err.diag.msg);
@@ -160,7 +160,7 @@ static void against_reference(const suite *s, const nop_testinfo *t, const nop_v
     nop_device *dev;
     nop_error err;
     nop_device_opts o = { .timeout = s->o->timeout, .diag = s->o->diag,
-                          .diag_ctx = s->o->diag_ctx };
+                          .diag_ctx = s->o->diag_ctx, .isolate = s->o->isolate };
     if (ref < 0 || nop_device_new(&dev, s->profile, &o, &err) != 0) {
         res->status = NOP_TEST_ERRORED;
         note(res, "cannot run reference function '%s'", t->reference);

@@ -1,0 +1,57 @@
+#!/bin/sh
+# Kernels and shape functions that attack neuronop itself run in the device's worker process:
+# each is reported as a failure with exit status 1, neuronop survives, no file is written and
+# no process is left behind (the output pipe closes: a survivor holding it would hang `cat`).
+. ./lib.sh
+cp -R "$NEURONOP_SRC/tests/fixtures/hostile" "$WORK/h"
+"$NEURONOP" build "$WORK/h" >/dev/null 2>&1
+
+# attacked OP MESSAGE: neuronop run fails with exit 1 and MESSAGE, within 30 s, leaving no
+# process holding its output
+attacked() {
+    status=0
+    timeout 30 sh -c '"$1" run h "$2" zeros:4 --timeout 1 2>"$3/err" | cat >"$3/out"; \
+        exit $(($? == 0 ? 0 : 99))' _ "$NEURONOP" "$1" "$WORK" || status=$?
+    test "$status" != 124 || { echo "timed out: something held the output open"; return 1; }
+    status=0
+    "$NEURONOP" run h "$1" zeros:4 --timeout 1 >/dev/null 2>"$WORK/err" || status=$?
+    expect_status 1
+    expect_err "$2"
+}
+
+test_expect "a kernel that writes over the runtime's memory is a reported failure" '
+    attacked wild_memset "neuronop: wild_memset: error: the device process died:"
+    expect_err "run with --memcheck to find the write at its line"'
+
+test_expect "a kernel that writes wildly through a long pointer is a reported failure" '
+    attacked wild_loop "neuronop: wild_loop: "'
+
+test_expect "a kernel that exits with status 0 is a failure, not a pass" '
+    attacked exits "neuronop: exits: error: user code ended the device process (exit status 0) before the op finished"'
+
+test_expect "a kernel that forks is stopped by seccomp, and no child survives" '
+    attacked forks "neuronop: forks: core 0: error: kernel made a system call the device does not have: fork"'
+
+test_expect "a kernel that creates a file is stopped, and no file appears" '
+    attacked creates "neuronop: creates: core 0: error: kernel made a system call the device does not have: creat"
+    test ! -e pwned-by-kernel
+    test ! -e h/pwned-by-kernel'
+
+test_expect "a shape function that exits is a failure naming the shape function" '
+    attacked shape_exits "neuronop: shape_exits: shape function '\''shape_exits'\'': error: user code ended the device process (exit status 0)"'
+
+test_expect "a shape function that never returns is stopped at its time limit" '
+    attacked shape_spins "neuronop: shape_spins: shape function '\''shape_spins'\'': error: timeout:"'
+
+test_expect "neuronop test goes on after a dead worker, and fails" '
+    run test h
+    expect_status 1
+    expect_out "FAIL  dies_first"
+    expect_out "FAIL  exits_second"
+    expect_out "0 passed, 3 failed"'
+
+test_expect "NEURONOP_SANDBOX=off runs user code in neuronop itself (for a debugger)" '
+    NEURONOP_SANDBOX=off "$NEURONOP" run h exits zeros:4 >out 2>err && status=0 || status=$?
+    test "$status" = 0'
+
+test_done
