@@ -93,16 +93,20 @@ static void to_parent(void *ctx, const nop_diag *d)
     nopi_wire_put(ctx, NOPI_REC_DIAG, d, sizeof *d);
 }
 
+void nopi_device_attach(nop_device *dev, nopi_wire *w)
+{
+    dev->opts.isolate = false;
+    dev->opts.diag = to_parent;
+    dev->opts.diag_ctx = w;
+    dev->wire = w;
+}
+
 nop_device *nopi_device_for_worker(const nop_device *dev, nopi_wire *w)
 {
-    nop_device_opts o = dev->opts;
-    o.isolate = false;
-    o.diag = to_parent;
-    o.diag_ctx = w;
     nop_device *d;
-    if (nop_device_new(&d, dev->profile, &o, NULL) != 0)
+    if (nop_device_new(&d, dev->profile, &dev->opts, NULL) != 0)
         return NULL;
-    d->wire = w;
+    nopi_device_attach(d, w);
     return d;
 }
 

@@ -74,6 +74,9 @@ nop_device *nopi_device_for_worker(const nop_device *dev, nopi_wire *w);
 /* device.c: waits for the device's last worker, if any, then remembers pid (0: none) as the
  * one to wait for next; nop_device_free waits for it too. */
 void nopi_device_reap(nop_device *dev, pid_t pid);
+/* device.c: makes dev, an in-process device inside a worker, report its diagnostics and
+ * phases through w. */
+void nopi_device_attach(nop_device *dev, nopi_wire *w);
 /* device.c: sends a phase record, if the device belongs to a worker. */
 void nopi_device_phase(nop_device *dev, int kind, int ncores, const char *what);
 

@@ -8,5 +8,6 @@
 #include <stdlib.h>
 
 #include "base/internal.h"
+#include "device/sandbox.h"
 
 #endif /* NEURONOP_TEST_H */

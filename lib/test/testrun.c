@@ -29,7 +29,20 @@ typedef struct suite {
     const nop_library *lib;
     const nop_profile *profile;
     const nop_test_opts *o;
+    nopi_wire *wire;           /* inside a worker: its devices report through it */
 } suite;
+
+/* A device for one execution: in-process inside a worker (attached to its wire, so
+ * diagnostics and deadlines reach the parent), isolated or not as asked otherwise. */
+static int new_device(const suite *s, nop_device_opts *o, nop_device **dev, nop_error *err)
+{
+    o->isolate = false;
+    if (nop_device_new(dev, s->profile, o, err) != 0)
+        return -1;
+    if (s->wire)
+        nopi_device_attach(*dev, s->wire);
+    return 0;
+}
 
 static void note(nop_test_result *res, const char *fmt, ...) NOPI_PRINTF(2, 3);
 static void note(nop_test_result *res, const char *fmt, ...)
@@ -106,8 +119,8 @@ static int execute(const suite *s, const execution *e, int opi, const nop_value 
     nop_device_opts o = { .threads = s->o->threads, .cores = e->cores,
                           .schedule = e->schedule, .seed = e->seed, .timeout = s->o->timeout,
                           .disabled_checks = s->o->disabled_checks, .diag = s->o->diag,
-                          .diag_ctx = s->o->diag_ctx, .isolate = s->o->isolate };
-    if (nop_device_new(&dev, s->profile, &o, &err) != 0) {
+                          .diag_ctx = s->o->diag_ctx };
+    if (new_device(s, &o, &dev, &err) != 0) {
         pass_on(s, &err);
         note(res, "cannot make the device: %s", err.diag.msg);
         return -1;
@@ -160,8 +173,8 @@ static void against_reference(const suite *s, const nop_testinfo *t, const nop_v
     nop_device *dev;
     nop_error err;
     nop_device_opts o = { .timeout = s->o->timeout, .diag = s->o->diag,
-                          .diag_ctx = s->o->diag_ctx, .isolate = s->o->isolate };
-    if (ref < 0 || nop_device_new(&dev, s->profile, &o, &err) != 0) {
+                          .diag_ctx = s->o->diag_ctx };
+    if (ref < 0 || new_device(s, &o, &dev, &err) != 0) {
         res->status = NOP_TEST_ERRORED;
         note(res, "cannot run reference function '%s'", t->reference);
         return;
@@ -267,6 +280,69 @@ static void run_case(const suite *s, const nop_testinfo *t, const int *pick,
     res->seconds = nopi_now() - t0;
 }
 
+/* ---- a sub-case in a worker process ----------------------------------------------------- */
+
+enum { REC_CASE = NOPI_REC_USER };
+
+typedef struct case_work {
+    const suite *s;
+    const nop_testinfo *t;
+    const int *pick;
+    nop_test_result *res;
+} case_work;
+
+static int case_in_worker(nop_device *cdev, void *ctx, nopi_wire *w, nop_error *err)
+{
+    (void)cdev;
+    const case_work *cw = ctx;
+    suite s = *cw->s;
+    s.wire = w;
+    run_case(&s, cw->t, cw->pick, cw->res);
+    if (nopi_wire_put(w, REC_CASE, cw->res, sizeof *cw->res) != 0)
+        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot send the result");
+    return 0;
+}
+
+static int take_case(void *ctx, uint32_t type, const void *data, size_t len)
+{
+    nop_test_result *res = ctx;
+    if (type != REC_CASE || len != sizeof *res)
+        return -1;
+    const char *op = res->op;   /* the parent's pointer, not the worker's */
+    memcpy(res, data, sizeof *res);
+    res->op = op;
+    res->label[sizeof res->label - 1] = res->message[sizeof res->message - 1] = '\0';
+    if ((unsigned)res->status > NOP_TEST_SKIPPED)
+        res->status = NOP_TEST_FAILED;
+    return 0;
+}
+
+/* Runs one sub-case, all its executions and its reference, in one worker process: a kernel
+ * that kills the worker fails the case, and the next case gets a new worker. */
+static void run_case_isolated(const suite *s, const nop_testinfo *t, const int *pick,
+                              nop_test_result *res)
+{
+    double t0 = nopi_now();
+    nop_device *dev;
+    nop_error err;
+    nop_device_opts o = { .timeout = s->o->timeout, .diag = s->o->diag,
+                          .diag_ctx = s->o->diag_ctx, .isolate = true };
+    case_work cw = { s, t, pick, res };
+    int rc = nop_device_new(&dev, s->profile, &o, &err);
+    if (rc == 0) {
+        o = nopi_device_opts(dev);
+        rc = nopi_sandbox_call(dev, t->op, 30.0 + o.timeout, case_in_worker, &cw, take_case,
+                               res, &err);
+        nop_device_free(dev);
+    }
+    if (rc != 0) {
+        pass_on(s, &err);
+        res->status = NOP_TEST_FAILED;
+        note(res, "%s%s%s", err.diag.where, err.diag.where[0] ? ": " : "", err.diag.msg);
+        res->seconds = nopi_now() - t0;
+    }
+}
+
 int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profile *profile,
                  const nop_test_opts *opts, nop_test_summary *sum, nop_error *err)
 {
@@ -279,7 +355,7 @@ int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profil
     if (shard < 1 || shard > nshards)
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "shard %d of %d does not exist",
                          shard, nshards);
-    suite s = { lib, profile, opts };
+    suite s = { lib, profile, opts, NULL };
     nop_test_result *res = malloc(sizeof *res);
     if (!res)
         return nopi_nomem(err);
@@ -296,7 +372,7 @@ int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profil
             res->op = t.op;
             res->status = NOP_TEST_SKIPPED;
             if (selected)
-                run_case(&s, &t, pick, res);
+                (opts->isolate ? run_case_isolated : run_case)(&s, &t, pick, res);
             int *count[] = { &sum->passed, &sum->failed, &sum->errored, &sum->skipped };
             (*count[res->status])++;
             if (opts->on_result)
