@@ -23,14 +23,17 @@ static const struct option_spec options[] = {
     OPTION('k', "filter", OPT_STRING, &pattern, "PATTERN",
            "run only the cases whose name contains PATTERN"),
     OPTION(0, "shard", OPT_STRING, &shard, "I/N", "run the I-th of N deterministic slices"),
-    OPTION(0, "schedules", OPT_INT, &shuffles, "N", "shuffled schedules per run (default 2)"),
+    OPTION_RANGE(0, "schedules", OPT_INT, &shuffles, "N",
+                 "shuffled schedules per run (default 2)", 0, NOP_TEST_MAX_SHUFFLES),
     OPTION(0, "junit", OPT_STRING, &junit, "FILE", "also write JUnit XML for CI dashboards"),
     OPTION(0, "json", OPT_FLAG, &json, NULL, "print the results as JSON"),
     { 0, "device", OPT_STRING, &dc.device, "NAME", "device profile (default trn1)",
-      COMPLETE_DEVICES, NULL },
-    OPTION('j', "threads", OPT_INT, &dc.threads, "N", "host threads (default: one per CPU)"),
+      COMPLETE_DEVICES, NULL, 0, 0 },
+    OPTION_RANGE('j', "threads", OPT_INT, &dc.threads, "N",
+                 "host threads (default: one per CPU)", 1, 1024),
     OPTION(0, "seed", OPT_INT, &dc.seed, "N", "seed for generators and shuffles (default 0)"),
-    OPTION(0, "timeout", OPT_DOUBLE, &dc.timeout, "SECONDS", "stop a kernel after this long"),
+    OPTION_RANGE(0, "timeout", OPT_DOUBLE, &dc.timeout, "SECONDS",
+                 "stop a kernel after this long", 0.001, 86400),
     DEVICE_CHECK_OPTIONS(dc),
     OPTION('v', "verbose", OPT_FLAG, &verbose, NULL, "show the build steps"),
     OPTIONS_END,
@@ -194,16 +197,18 @@ static void on_result(void *ctx, const nop_test_result *r)
     rs->v[rs->n++] = *r;
 }
 
-/* "I/N" with 1 <= I <= N; -1 for anything else. */
+/* "I/N" with 1 <= I <= N <= 1000000; -1 for anything else. */
 static int parse_shard(const char *s, long *i, long *n)
 {
     char *end;
+    errno = 0;
     *i = strtol(s, &end, 10);
-    if (end == s || *end != '/')
+    if (errno || end == s || *end != '/')
         return -1;
     const char *rest = end + 1;
     *n = strtol(rest, &end, 10);
-    return end == rest || *end || *n < 1 || *i < 1 || *i > *n ? -1 : 0;
+    return errno || end == rest || *end || *n < 1 || *n > 1000000 || *i < 1 || *i > *n ? -1
+                                                                                       : 0;
 }
 
 int cmd_test(int argc, char **argv)
@@ -225,14 +230,9 @@ int cmd_test(int argc, char **argv)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     double t0 = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-    if (shuffles < 0 || shuffles > NOP_TEST_MAX_SHUFFLES) {
-        report_plain_error("--schedules takes 0 to %d shuffled schedules",
-                           NOP_TEST_MAX_SHUFFLES);
-        rc = STATUS_USAGE;
-        goto out;
-    }
     if (shard && parse_shard(shard, &shard_i, &shard_n) != 0) {
-        report_plain_error("--shard takes I/N with 1 <= I <= N, like 2/4, not '%s'", shard);
+        report_plain_error("--shard takes I/N with 1 <= I <= N <= 1000000, like 2/4, not '%s'",
+                           shard);
         rc = STATUS_USAGE;
         goto out;
     }

@@ -24,7 +24,14 @@ const char *const schedule_names[] = { "parallel", "sequential", "reversed", "sh
 static int parse_checks(const struct option_list *l, unsigned *bits)
 {
     for (int i = 0; i < l->n; i++) {
+        if (!l->items[i][strspn(l->items[i], ",")]) {
+            report_plain_error("--check and --no-check take a comma-separated list of checks, "
+                               "not '%s'", l->items[i]);
+            return STATUS_USAGE;
+        }
         char *copy = strdup(l->items[i]), *save = NULL;
+        if (!copy)
+            return report_nomem();
         for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
             unsigned b = nop_check_parse(name);
             if (!b) {
@@ -135,6 +142,16 @@ int op_call_open(struct op_call *oc, struct device_cli *dc, char **args, int nar
         rc = report_error(&err);
     if (rc == 0)
         rc = device_cli_open(dc, &oc->profile, &oc->dev);
+    if (rc == 0 && dc->cores && !nop_library_multicore(oc->lib)) {
+        report_plain_error("--cores %ld: library '%s' is single-core, so its ops run on one "
+                           "core; leave out --cores, or build it with 'multicore: true'",
+                           dc->cores, nop_library_name(oc->lib));
+        rc = STATUS_USAGE;
+    } else if (rc == 0 && dc->cores > nop_profile_cores(oc->profile)) {
+        report_plain_error("--cores %ld: device '%s' has %d cores", dc->cores,
+                           nop_profile_name(oc->profile), nop_profile_cores(oc->profile));
+        rc = STATUS_USAGE;
+    }
     return rc;
 }
 

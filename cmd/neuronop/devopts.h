@@ -31,23 +31,25 @@ extern const char *const schedule_names[];
 /* The option_spec rows for a struct device_cli; put them in a command's option table. */
 #define DEVICE_OPTIONS(dc) \
     { 0, "device", OPT_STRING, &(dc).device, "NAME", "device profile (default trn1)", \
-      COMPLETE_DEVICES, NULL }, \
-    OPTION(0, "cores", OPT_INT, &(dc).cores, "N", \
-           "cores for multicore ops (default: the profile's)"), \
-    OPTION('j', "threads", OPT_INT, &(dc).threads, "N", "host threads (default: one per CPU)"), \
+      COMPLETE_DEVICES, NULL, 0, 0 }, \
+    OPTION_RANGE(0, "cores", OPT_INT, &(dc).cores, "N", \
+                 "cores for multicore ops (default: the profile's)", 1, 64), \
+    OPTION_RANGE('j', "threads", OPT_INT, &(dc).threads, "N", \
+                 "host threads (default: one per CPU)", 1, 1024), \
     { 0, "schedule", OPT_STRING, &(dc).schedule, "ORDER", \
-      "parallel, sequential, reversed or shuffle", COMPLETE_VALUES, schedule_names }, \
+      "parallel, sequential, reversed or shuffle", COMPLETE_VALUES, schedule_names, 0, 0 }, \
     OPTION(0, "seed", OPT_INT, &(dc).seed, "N", "seed for generators and shuffle (default 0)"), \
-    OPTION(0, "timeout", OPT_DOUBLE, &(dc).timeout, "SECONDS", "stop a kernel after this long"), \
+    OPTION_RANGE(0, "timeout", OPT_DOUBLE, &(dc).timeout, "SECONDS", \
+                 "stop a kernel after this long", 0.001, 86400), \
     DEVICE_CHECK_OPTIONS(dc)
 
 /* The rows that choose the device's checks (test takes these but not every DEVICE_OPTIONS
  * row). */
 #define DEVICE_CHECK_OPTIONS(dc) \
     { 0, "check", OPT_LIST, &(dc).check, "LIST", "turn device checks on (comma-separated)", \
-      COMPLETE_VALUES, nop_check_names }, \
+      COMPLETE_VALUES, nop_check_names, 0, 0 }, \
     { 0, "no-check", OPT_LIST, &(dc).no_check, "LIST", "turn device checks off (race, ...)", \
-      COMPLETE_VALUES, nop_check_names }, \
+      COMPLETE_VALUES, nop_check_names, 0, 0 }, \
     OPTION(0, "memcheck", OPT_FLAG, &(dc).memcheck, NULL, \
            "check the kernel's own pointer accesses (builds DIR with --memcheck)")
 

@@ -3,6 +3,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,27 +59,28 @@ static int store(const struct command_spec *spec, const struct option_spec *o, c
     case OPT_STRING:
         *(const char **)o->dest = arg;
         return 0;
-    case OPT_INT: {
-        errno = 0;
-        long v = strtol(arg, &end, 10);
-        if (errno || end == arg || *end) {
-            char what[300];
-            snprintf(what, sizeof what, "--%s takes a whole number, not '%s'", o->long_name,
-                     arg);
-            return usage_error(spec, "%s", what, NULL);
-        }
-        *(long *)o->dest = v;
-        return 0;
-    }
+    case OPT_INT:
     case OPT_DOUBLE: {
         errno = 0;
-        double v = strtod(arg, &end);
-        if (errno || end == arg || *end) {
+        bool whole = o->type == OPT_INT;
+        long l = whole ? strtol(arg, &end, 10) : 0;
+        double v = whole ? (double)l : strtod(arg, &end);
+        bool ranged = o->min < o->max;
+        if (errno || end == arg || *end || !isfinite(v) ||
+            (ranged && (v < o->min || v > o->max))) {
             char what[300];
-            snprintf(what, sizeof what, "--%s takes a number, not '%s'", o->long_name, arg);
+            if (ranged)
+                snprintf(what, sizeof what, "--%s takes a %s from %g to %g, not '%s'",
+                         o->long_name, whole ? "whole number" : "number", o->min, o->max, arg);
+            else
+                snprintf(what, sizeof what, "--%s takes a %s, not '%s'", o->long_name,
+                         whole ? "whole number" : "finite number", arg);
             return usage_error(spec, "%s", what, NULL);
         }
-        *(double *)o->dest = v;
+        if (whole)
+            *(long *)o->dest = l;
+        else
+            *(double *)o->dest = v;
         return 0;
     }
     case OPT_LIST: {

@@ -39,13 +39,19 @@ struct option_spec {
     const char *help;
     enum option_complete complete;
     const char *const *values;   /* COMPLETE_VALUES: the accepted words, NULL-terminated */
+    double min, max;          /* OPT_INT and OPT_DOUBLE: the accepted range, when min < max
+                               * (OPT_DOUBLE must be finite in any case) */
 };
 
-/* A row of an option table whose value completes as COMPLETE_DEFAULT; rows with values to
- * offer spell out all eight fields.  OPTIONS_END ends a table. */
+/* A row of an option table whose value completes as COMPLETE_DEFAULT and has no range;
+ * OPTION_RANGE gives a number's range; rows with values to offer spell out every field.
+ * OPTIONS_END ends a table.  The parser enforces ranges, so every command checks its
+ * numbers the same way, with the same message. */
 #define OPTION(short_name, long_name, type, dest, arg_name, help) \
-    { short_name, long_name, type, dest, arg_name, help, COMPLETE_DEFAULT, NULL }
-#define OPTIONS_END { 0, NULL, 0, NULL, NULL, NULL, COMPLETE_DEFAULT, NULL }
+    { short_name, long_name, type, dest, arg_name, help, COMPLETE_DEFAULT, NULL, 0, 0 }
+#define OPTION_RANGE(short_name, long_name, type, dest, arg_name, help, min, max) \
+    { short_name, long_name, type, dest, arg_name, help, COMPLETE_DEFAULT, NULL, min, max }
+#define OPTIONS_END { 0, NULL, 0, NULL, NULL, NULL, COMPLETE_DEFAULT, NULL, 0, 0 }
 
 struct command_spec {
     const char *name;         /* "build" */
