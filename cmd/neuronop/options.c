@@ -70,7 +70,8 @@ static int store(const struct command_spec *spec, const struct option_spec *o, c
             (ranged && (v < o->min || v > o->max))) {
             char what[300];
             if (ranged)
-                snprintf(what, sizeof what, "--%s takes a %s from %g to %g, not '%s'",
+                snprintf(what, sizeof what, whole ? "--%s takes a %s from %.0f to %.0f, not '%s'"
+                                                  : "--%s takes a %s from %g to %g, not '%s'",
                          o->long_name, whole ? "whole number" : "number", o->min, o->max, arg);
             else
                 snprintf(what, sizeof what, "--%s takes a %s, not '%s'", o->long_name,

@@ -156,7 +156,7 @@ test_expect "a manifest without tests says so and passes" '
 test_expect "a bad --schedules value is a usage error" '
     run test c --schedules 99
     expect_status 2
-    expect_err "--schedules takes 0 to 37"'
+    expect_err "--schedules takes a whole number from 0 to 37"'
 
 test_expect "a compile error stops the run with status 3" '
     echo broken >>c/k.c

@@ -53,11 +53,15 @@ test_expect "a kernel that breaks a rule stops the benchmark with its message" '
     expect_status 1
     expect_err "neuronop: sample_relu: core 7: error: nt_tensor_to_tcm(offset=21, n=3)"'
 
-for bad in "--iters 0" "--iters -3" "--time -1" "--warmup -1" "--iters 5 --time 1"; do
-    test_expect "bad arguments: $bad" '
-        run bench relu relu_forward randn:64 '"$bad"'
+for bad in "--iters 0|--iters takes a whole number from 1 to 100000000, not '0'" \
+    "--iters -3|--iters takes a whole number from 1 to 100000000, not '-3'" \
+    "--time -1|--time takes a number from 0.001 to 86400, not '-1'" \
+    "--warmup -1|--warmup takes a whole number from 0 to 1000000, not '-1'" \
+    "--iters 5 --time 1|neuronop: error: give --iters or --time, not both"; do
+    test_expect "bad arguments: ${bad%%|*}" '
+        run bench relu relu_forward randn:64 '"${bad%%|*}"'
         expect_status 2
-        expect_err "neuronop: error: --warmup takes 0 or more runs, --iters 1 or more, --time a positive number of seconds"'
+        expect_err "'"${bad#*|}"'"'
 done
 
 test_expect "an unknown profile and a bad op argument are usage errors" '

@@ -39,7 +39,7 @@ test_expect "--max-regression widens the gate" '
 test_expect "a negative --max-regression is a usage error" '
     run bench tcm relu_forward randn:64 --baseline base.json --max-regression -1
     expect_status 2
-    expect_err "neuronop: error: --max-regression takes a percentage of 0 or more"'
+    expect_err "neuronop bench: error: --max-regression takes a number from 0 to 100, not '\''-1'\''"'
 
 test_expect "a baseline that is not JSON names its file and line" '
     printf "{\"host\": {\n" >broken.json
