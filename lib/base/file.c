@@ -3,6 +3,7 @@
  * mkdir -p and the monotonic clock.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,60 @@
 #include <unistd.h>
 
 #include "internal.h"
+
+int nopi_read_input(const char *path, const char *what, size_t cap, char **data, size_t *len,
+                    nop_error *err)
+{
+    *data = NULL;
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer before fstat can refuse it */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read %s '%s': %s", what, path,
+                         strerror(e));
+    }
+    const char *why = S_ISDIR(st.st_mode) ? "is a directory"
+                    : !S_ISREG(st.st_mode) ? "is not a regular file" : NULL;
+    if (!why && (uint64_t)st.st_size > cap) {
+        close(fd);
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "%s '%s' is %lld bytes, more than the "
+                         "%zu a %s may have", what, path, (long long)st.st_size, cap, what);
+    }
+    if (why) {
+        close(fd);
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "%s '%s' %s", what, path, why);
+    }
+    size_t size = (size_t)st.st_size, got = 0;
+    char *buf = malloc(size + 1);
+    if (!buf) {
+        close(fd);
+        return nopi_nomem(err);
+    }
+    while (got < size) {   /* a file that shrinks while read ends early: what was there */
+        ssize_t n = read(fd, buf + got, size - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int e = errno;
+            close(fd);
+            free(buf);
+            return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read %s '%s': %s", what,
+                             path, strerror(e));
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
+    buf[got] = '\0';
+    *data = buf;
+    if (len)
+        *len = got;
+    return 0;
+}
 
 int nopi_read_file(const char *path, char **data, size_t *len)
 {

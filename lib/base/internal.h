@@ -72,6 +72,11 @@ void nopi_sb_free(nopi_strbuf *sb);
 /* ---- files and paths (file.c) ---- */
 /* Reads a whole file into a malloc'd NUL-terminated buffer.  -1 with errno set on failure. */
 int nopi_read_file(const char *path, char **data, size_t *len);
+/* Reads an input file the user named (what: "manifest", ".npy file") into a malloc'd,
+ * NUL-terminated buffer: only a regular file of at most cap bytes, so a directory, a FIFO or
+ * /dev/zero is refused at once with what it is.  -1 with an input error naming the file. */
+int nopi_read_input(const char *path, const char *what, size_t cap, char **data, size_t *len,
+                    nop_error *err);
 /* Line `line` (1-based) of a text file, without its newline, cut to fit buf.  -1 when the
  * file cannot be read or is shorter. */
 int nopi_read_line(const char *path, int line, char *buf, size_t size);

@@ -126,9 +126,8 @@ int nop_tensor_load_npy(nop_tensor **out, const char *path, nop_error *err)
     *out = NULL;
     char *data;
     size_t len;
-    if (nopi_read_file(path, &data, &len) != 0)
-        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read '%s': %s", path,
-                         strerror(errno));
+    if (nopi_read_input(path, ".npy file", (size_t)1 << 40, &data, &len, err) != 0)
+        return -1;
     int rc = -1;
     const unsigned char *u = (const unsigned char *)data;
     if (len < 10 || memcmp(data, "\x93NUMPY", 6) != 0) {

@@ -13,8 +13,9 @@
 
 #include "ydoc.h"
 
-/* Deeper nesting than any manifest needs; also stops alias cycles. */
+/* Deeper nesting than any manifest needs; and more bytes than any manifest or profile has. */
 #define MAX_DEPTH 64
+#define MAX_BYTES ((size_t)1 << 20)
 
 struct nopi_ydoc {
     char *path;
@@ -103,27 +104,57 @@ static nopi_ynode *convert(nopi_ydoc *doc, yaml_document_t *ydoc, yaml_node_t *y
     }
 }
 
+/* Refuses the first alias (*name) in text, at its line and column: a manifest or profile
+ * never needs one, and each use of an alias is copied again, so nested aliases of a few
+ * hundred bytes would expand exponentially ("billion laughs").  A syntax error ends the
+ * scan quietly: yaml_parser_load reports it, with its usual message. */
+static int refuse_aliases(const char *path, const char *text, size_t len, nop_error *err)
+{
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser))
+        return nopi_nomem(err);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    int rc = 0;
+    for (bool more = true; more && rc == 0;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&parser, &ev))
+            break;
+        more = ev.type != YAML_STREAM_END_EVENT;
+        if (ev.type == YAML_ALIAS_EVENT) {
+            rc = nopi_fail(err, NOP_ERR_INPUT, path, (int)ev.start_mark.line + 1,
+                           (int)ev.start_mark.column + 1, "YAML aliases ('*%s') are not "
+                           "supported", (const char *)ev.data.alias.anchor);
+            nopi_detail(err, "write the value out where the alias stands");
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
 int nopi_yaml_load(nopi_ydoc **out, const char *path, nop_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read '%s': %s", path,
-                         strerror(errno));
+    char *text;
+    size_t len;
+    if (nopi_read_input(path, "YAML file", MAX_BYTES, &text, &len, err) != 0)
+        return -1;
     nopi_ydoc *doc = calloc(1, sizeof *doc);
     if (!doc || !(doc->path = strdup(path))) {
-        fclose(f);
+        free(text);
         free(doc);
         return nopi_nomem(err);
     }
     yaml_parser_t parser;
     yaml_document_t ydoc;
     int rc = -1;
+    if (refuse_aliases(path, text, len, err) != 0)
+        goto out_text;
     if (!yaml_parser_initialize(&parser)) {
         nopi_nomem(err);
-        goto out_file;
+        goto out_text;
     }
-    yaml_parser_set_input_file(&parser, f);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     if (!yaml_parser_load(&parser, &ydoc)) {
         /* libyaml marks are 0-based; problem_mark is where it noticed */
         yaml_mark_t m = parser.problem_mark;
@@ -142,8 +173,8 @@ int nopi_yaml_load(nopi_ydoc **out, const char *path, nop_error *err)
     yaml_document_delete(&ydoc);
 out_parser:
     yaml_parser_delete(&parser);
-out_file:
-    fclose(f);
+out_text:
+    free(text);
     if (rc == 0)
         *out = doc;
     else

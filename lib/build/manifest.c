@@ -69,7 +69,11 @@ static int load_sources(loader *L, const nopi_ynode *n, const char *key, nopi_sr
                 return nopi_y_error(L->doc, items[i], L->err, "'%s' is listed twice in '%s'",
                                     s->path, key);
         struct stat st;
-        if (stat(s->resolved, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (stat(s->resolved, &st) == 0 && !S_ISREG(st.st_mode)) {
+            return nopi_y_error(L->doc, items[i], L->err, "source file '%s' %s", s->path,
+                                S_ISDIR(st.st_mode) ? "is a directory"
+                                                    : "is not a regular file");
+        } else if (stat(s->resolved, &st) != 0) {
             nopi_y_error(L->doc, items[i], L->err, "source file '%s' not found", s->path);
             nopi_detail(L->err, "looked for '%s'; paths are relative to the manifest's folder",
                         s->resolved);

@@ -84,7 +84,7 @@ test_expect "a Fortran-order .npy is read in its logical order" '
 test_expect "a missing .npy file" '
     run run copy copy nothing.npy
     expect_status 2
-    expect_err "neuronop: error: cannot read '\''nothing.npy'\'': No such file or directory"'
+    expect_err "neuronop: error: cannot read .npy file '\''nothing.npy'\'': No such file or directory"'
 
 test_expect "a file that is not .npy" '
     echo hello >x.npy

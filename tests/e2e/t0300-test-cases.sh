@@ -80,7 +80,7 @@ tests:
 EOF
     run test c
     expect_status 1
-    expect_err "cannot read '\''c/nowhere.npy'\''"
+    expect_err "cannot read .npy file '\''c/nowhere.npy'\''"
     expect_out "ERROR lost: cannot read its expected output '\''c/nowhere.npy'\'' ("
     run build c
     expect_status 0'

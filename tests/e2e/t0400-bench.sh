@@ -70,6 +70,6 @@ test_expect "an unknown profile and a bad op argument are usage errors" '
     expect_err "no device profile '\''trn9'\''"
     run bench relu relu_forward bogus:64
     expect_status 2
-    expect_err "cannot read '\''bogus:64'\''"'
+    expect_err "cannot read .npy file '\''bogus:64'\''"'
 
 test_done
