@@ -447,6 +447,7 @@ static int run(builder *b, nop_build_result *res)
     nopi_strlcpy(res->lib_path, b->lib_path, sizeof res->lib_path);
     if (!b->o->force && nopi_build_up_to_date(b)) {
         res->up_to_date = true;
+        nopi_build_clean_if_idle(b);   /* what a killed build left, even when up to date */
         return 0;
     }
     if (nopi_mkdirs(b->m->build_dir) != 0)
@@ -458,11 +459,11 @@ static int run(builder *b, nop_build_result *res)
         return -1;
     int rc = 0;
     /* another build may have finished while we waited */
+    nopi_build_remove_leftovers(b);
     if (!b->o->force && nopi_build_up_to_date(b)) {
         res->up_to_date = true;
         goto unlock;
     }
-    nopi_build_remove_leftovers(b);
     b->tmpdir = nopi_path_join(b->m->build_dir, ".neuronop-tmp-XXXXXX");
     if (!b->tmpdir || !mkdtemp(b->tmpdir)) {
         rc = nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot create a temporary "

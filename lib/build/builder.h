@@ -36,6 +36,9 @@ int nopi_build_lock(builder *b, int *fd);
 /* buildfs.c: removes temporary folders and files that killed builds left (under the lock,
  * nobody else is building here). */
 void nopi_build_remove_leftovers(builder *b);
+/* buildfs.c: the same when nobody holds the lock, without waiting for it: an up-to-date
+ * build clears what a killed one left, yet never touches a running build's folder. */
+void nopi_build_clean_if_idle(builder *b);
 /* buildfs.c: removes a folder and the files in it (a build's temporary folder). */
 void nopi_build_remove_tree(const char *dir);
 /* buildfs.c: writes data to path through a temporary file in b->tmpdir and rename(2); 0, or

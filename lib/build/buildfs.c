@@ -91,6 +91,25 @@ void nopi_build_remove_leftovers(builder *b)
     closedir(d);
 }
 
+void nopi_build_clean_if_idle(builder *b)
+{
+    DIR *d = opendir(b->m->build_dir);
+    if (!d)
+        return;
+    bool any = false;
+    for (struct dirent *e; !any && (e = readdir(d)) != NULL;)
+        any = strncmp(e->d_name, ".neuronop-tmp-", 14) == 0;
+    closedir(d);
+    if (!any)
+        return;   /* the usual case: one readdir, no lock */
+    int fd = open(b->lock_path, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0)   /* nobody is building: they are leftovers */
+        nopi_build_remove_leftovers(b);
+    close(fd);
+}
+
 /* Writes data to path through a temporary file in the same folder and rename(2). */
 int nopi_build_write_atomically(builder *b, const char *path, const char *data)
 {

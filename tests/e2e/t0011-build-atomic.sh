@@ -37,6 +37,24 @@ test_expect "a killed build leaves no stale lock and no half-written library" '
     "$NEURONOP" inspect relu/build/librelu.so >/dev/null
     test -z "$(ls -A relu/build | grep neuronop-tmp)"'
 
+test_expect "an up-to-date build still removes what a killed build left" '
+    "$NEURONOP" build relu >/dev/null
+    mkdir -p relu/build/.neuronop-tmp-killed
+    echo half >relu/build/.neuronop-tmp-killed/relu.o
+    : >relu/build/.neuronop-tmp-stray
+    run build relu
+    expect_status 0
+    expect_out "up to date"
+    test -z "$(ls -A relu/build | grep neuronop-tmp)"'
+
+test_expect "a build that holds the lock keeps its temporary folder" '
+    mkdir -p relu/build/.neuronop-tmp-running
+    flock relu/build/.neuronop.lock sh -c "\"$NEURONOP\" build relu >out 2>err"
+    grep -q "up to date" out
+    test -d relu/build/.neuronop-tmp-running
+    "$NEURONOP" build relu >/dev/null
+    test ! -e relu/build/.neuronop-tmp-running'
+
 test_expect "a failed build keeps the previous library and writes nothing new" '
     before=$(md5sum <relu/build/librelu.so)
     cp relu/relu.c relu.c.good
