@@ -214,7 +214,18 @@ static void *api_tcm_malloc(size_t nbytes)
     NOPI_API(c, NOP_COST_TCM);
     on_device_only(c, "tcm_malloc");
     /* the trampoline jumped here, so this returns straight to the kernel's call */
-    return nopi_tcm_alloc(c, nbytes, -1, __builtin_return_address(0));
+    const void *site = __builtin_return_address(0);
+    void *p = nopi_tcm_alloc(c, nbytes, -1, site);
+    if (!p && nbytes && !c->tcm_null) {   /* the device returns NULL too: say so, once */
+        c->tcm_null = nbytes;
+        c->tcm_null_site = site;
+        long long pool = c->run->profile->tcm_bytes;
+        nopi_core_warn(c, "tcm_malloc(%zu) returned NULL: the core's %lld-byte TCM pool has "
+                       "%lld bytes free, the largest free block %zu; check what tcm_malloc "
+                       "returns, or ask for less", nbytes, pool,
+                       pool - (long long)c->tcm_used, nopi_tcm_largest_free(c));
+    }
+    return p;
 }
 
 static void api_tcm_free(void *ptr)

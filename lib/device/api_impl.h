@@ -50,6 +50,8 @@ nt_tensor *nopi_new_tensor(nopi_core *c, nt_dtype d, int ndim, const int64_t *si
  * returns the live block holding [p, p + n) or -1. */
 void *nopi_tcm_alloc(nopi_core *c, size_t nbytes, int stream, const void *site);
 int nopi_tcm_find(nopi_core *c, const void *p, size_t n);
+/* The largest free block of c's pool, in bytes (for messages). */
+size_t nopi_tcm_largest_free(const nopi_core *c);
 void nopi_tcm_release(nopi_core *c, int block);
 
 /* memcheck.c: the hooks of struct nt__api, nopi_mc_ptr_add and so on (api.h says what each

@@ -131,6 +131,8 @@ typedef struct nopi_core {
     nopi_ranges written;        /* the output elements it wrote (outtrack.c) */
     bool finished;              /* under run->diag_lock: its writes are final */
     bool warned_streams;
+    size_t tcm_null;            /* the first tcm_malloc request that got NULL, 0 if none */
+    const void *tcm_null_site;  /* where the kernel made it */
     size_t stack_high_water;
     double started;             /* nopi_now() when the kernel began on it */
     double seconds;

@@ -323,6 +323,26 @@ void nopi_worker_poke(nopi_worker *w)
     pthread_kill(w->thread, NOPI_TIMEOUT_SIGNAL);
 }
 
+/* The hint under a segmentation fault at addr: a NULL from tcm_malloc that the kernel used
+ * (a fault in the first pages after a failed tcm_malloc), or a pointer past a buffer. */
+static void describe_bad_pointer(nopi_core *c, uintptr_t addr)
+{
+    if (addr >= 65536 || !c->tcm_null) {
+        snprintf(c->diag.detail, sizeof c->diag.detail, "a pointer the kernel used points "
+                 "outside its memory: an index past the end of a TCM buffer or a local "
+                 "array?");
+        return;
+    }
+    char at[300] = "";
+    nopi_where wh;
+    const nop_library *lib = c->run->lib;
+    if (lib->lines && nopi_lines_find(lib->lines, (uintptr_t)c->tcm_null_site - 1, &wh))
+        snprintf(at, sizeof at, " at %s:%d", wh.file, wh.line);
+    snprintf(c->diag.detail, sizeof c->diag.detail, "tcm_malloc(%zu)%s returned NULL (the "
+             "pool could not serve it: see the warning above) and the kernel used the NULL "
+             "pointer: check what tcm_malloc returns, or ask for less", c->tcm_null, at);
+}
+
 void nopi_stack_overflow(nopi_core *c, size_t used)
 {
     c->end = NOPI_END_STACK;
@@ -361,9 +381,7 @@ void nopi_fiber_describe_end(nopi_core *c, const nopi_worker *w)
                  what, w->fault_in_library ? "in kernel code" : "in a runtime call it made",
                  (unsigned long)w->fault_addr);
         if (w->fault_signal == SIGSEGV)
-            snprintf(c->diag.detail, sizeof c->diag.detail, "a pointer the kernel used "
-                     "points outside its memory: an index past the end of a TCM buffer or a "
-                     "local array?");
+            describe_bad_pointer(c, w->fault_addr);
         break;
     }
     }

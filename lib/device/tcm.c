@@ -54,6 +54,19 @@ void *nopi_tcm_alloc(nopi_core *c, size_t nbytes, int stream, const void *site)
     return c->tcm + at;
 }
 
+size_t nopi_tcm_largest_free(const nopi_core *c)
+{
+    size_t pool = (size_t)c->run->profile->tcm_bytes, start = 0, best = 0;
+    for (int i = 0; i <= c->nblocks; i++) {
+        size_t end = i < c->nblocks ? c->blocks[i].offset : pool;
+        if (end > start && end - start > best)
+            best = end - start;
+        if (i < c->nblocks)
+            start = c->blocks[i].offset + c->blocks[i].size;
+    }
+    return best;
+}
+
 int nopi_tcm_find(nopi_core *c, const void *p, size_t n)
 {
     const unsigned char *q = p;
