@@ -152,6 +152,7 @@ struct nopi_run {
     const nop_library *lib;
     const nt__op_desc *op;
     nt__call_fn kernel;         /* what the cores run: the op's kernel, or a reference */
+    const char *ref_name;       /* the reference function's name when it is one, or NULL */
     const nt__arg *args;
     nt_tensor *dst;             /* the output the shape function described */
     nopi_core *cores;

@@ -14,6 +14,8 @@ void nopi_core_where(const nopi_core *c, char *buf, size_t size)
 {
     if (c->shape_mode)
         snprintf(buf, size, "%s: shape function '%s'", c->run->op->name, c->run->op->shape);
+    else if (c->run->ref_name)   /* a reference's mistake is not the kernel's */
+        snprintf(buf, size, "%s: reference function '%s'", c->run->op->name, c->run->ref_name);
     else
         snprintf(buf, size, "%s: core %u", c->run->op->name, c->id);
 }

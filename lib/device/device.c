@@ -424,6 +424,7 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     run.lib = lib;
     run.op = op;
     run.kernel = ref >= 0 ? desc->refs[ref].call : op->call_kernel;
+    run.ref_name = ref >= 0 ? desc->refs[ref].name : NULL;
     run.multicore = ref < 0 && desc->multicore != 0;
     run.ncores = run.multicore ? (dev->opts.cores ? dev->opts.cores : dev->profile->cores) : 1;
     run.stack_size = ref >= 0 ? SHAPE_STACK : (size_t)desc->stack_size;

@@ -217,4 +217,27 @@ test_expect "every shipped example passes its own tests" '
         expect_status 0
     done'
 
+test_expect "a reference that breaks a memory rule is blamed by name, not the kernel" '
+    copy_example relu_multicore "$WORK/sref"
+    cat >>sref/ref.c <<EOF
+nt_tensor *stack_ref(const nt_tensor *t)
+{
+    float buf[4];
+    nt_tcm_accessor a = nt_tcm_accessor_of(t);
+    nt_tensor_to_tcm(&a, buf, 0, 4);
+    return nt_zeros(nt_dim(t), nt_sizes(t), NT_F32);
+}
+EOF
+    cat >>sref/neuronop.yaml <<EOF
+  - name: bad_reference
+    op: relu_forward
+    args: [randn:8]
+    reference: stack_ref
+EOF
+    run test sref -k bad_reference
+    expect_status 1
+    expect_err "neuronop: relu_forward: reference function '\''stack_ref'\'': error: nt_tensor_to_tcm"
+    ! grep -q "relu_forward: core 0: error" "$WORK/err"
+    expect_out "ERROR bad_reference: its reference function '\''stack_ref'\'' failed"'
+
 test_done
