@@ -8,6 +8,7 @@
 #   make golden          regenerate the expected diagnostics in tests/golden/ (build and run)
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make deb             out/neuronop_VERSION_ARCH.deb, with dpkg-deb
+#   make fuzz            libFuzzer targets, FUZZ_TIME seconds each (default 60)
 #   make clean
 #
 # Variables: CC, CFLAGS, LDFLAGS, O (object folder), PREFIX, DESTDIR.
@@ -62,7 +63,7 @@ SAN_ENV = ASAN_OPTIONS=allow_user_segv_handler=1:detect_leaks=1:abort_on_error=0
 TEST_ENV = NEURONOP="$(abspath $(BIN))" NEURONOP_SHARE_DIR="$(abspath share/neuronop)" \
 	NEURONOP_SRC="$(abspath .)"
 
-.PHONY: all deps test-deps demo demo-run check check-run unit e2e sanitize bench golden deb \
+.PHONY: all deps test-deps demo demo-run check check-run unit e2e sanitize bench golden deb fuzz \
 	install clean warnings examples-test
 
 all: $(BIN)
@@ -165,6 +166,27 @@ install: $(BIN)
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	$(if $(wildcard man/*.3),install -m 644 man/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/)
+
+# libFuzzer targets (tests/fuzz): the manifest loader, the .npy reader, generator specs and
+# option parsing, built with clang and AddressSanitizer + UBSan, each run for FUZZ_TIME s.
+FUZZ_TIME ?= 60
+FUZZ_O = out/fuzz
+FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+FUZZ_TARGETS = manifest npy generator options
+
+fuzz: test-deps
+	@MAKEFLAGS= $(MAKE) -s --no-print-directory CC=clang O=$(FUZZ_O) \
+		CFLAGS="$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link" $(FUZZ_O)/libneuronop.a \
+		$(FUZZ_O)/cmd/neuronop/options.o $(FUZZ_O)/cmd/neuronop/report.o
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		extra=; [ $$t = options ] && extra="$(FUZZ_O)/cmd/neuronop/options.o \
+			$(FUZZ_O)/cmd/neuronop/report.o"; \
+		clang $(LIB_CPPFLAGS) -Icmd/neuronop -std=c11 $(FUZZ_FLAGS) -fsanitize=fuzzer \
+			-o $(FUZZ_O)/fuzz_$$t tests/fuzz/fuzz_$$t.c $$extra $(FUZZ_O)/libneuronop.a \
+			$(LIBS); \
+	done
+	@sh tests/fuzz/run.sh $(FUZZ_O) $(FUZZ_TIME)
 
 # A Debian package of what `make install PREFIX=/usr` installs (mk/deb.sh says what is in it).
 # (MAKEFLAGS emptied: a caller's O=... on the command line must not win over O=$(O)/deb.)

@@ -1,0 +1,55 @@
+#!/bin/sh
+# tests/fuzz/run.sh - runs each libFuzzer target for FUZZ_TIME seconds (`make fuzz`).
+#
+# Each target starts from a seed corpus made from the tree (the examples' manifests and .npy
+# files, the golden build cases, generator specs and command lines the tests use) plus the
+# regression inputs in tests/fuzz/regressions/TARGET/: every input that once found a bug,
+# kept so the bug stays fixed.  A crash, a leak, undefined behaviour, a timeout or running
+# out of memory fails the run; the input is left in out/fuzz/artifacts/.
+# Usage: tests/fuzz/run.sh OBJDIR SECONDS
+set -eu
+objdir=$1
+seconds=$2
+src=$(cd "$(dirname "$0")/../.." && pwd)
+corpus=$objdir/corpus
+artifacts=$objdir/artifacts
+rm -rf "$corpus"
+mkdir -p "$artifacts"
+for t in manifest npy generator options; do mkdir -p "$corpus/$t"; done
+
+n=0
+for f in "$src"/share/neuronop/examples/*/neuronop.yaml "$src"/tests/fixtures/*/*.yaml \
+    "$src"/tests/golden/build/*/neuronop.yaml; do
+    n=$((n + 1)); cp "$f" "$corpus/manifest/seed$n"
+done
+for f in "$src"/share/neuronop/examples/*/tests/*.npy; do
+    n=$((n + 1)); cp "$f" "$corpus/npy/seed$n"
+done
+for s in randn:32x4096 rand:4x4:f32 zeros:8 ones:2x3:i64 full:4x4:2.5:bf16 arange:10:i64 \
+    full:3:-1:u8 randn:1 zeros:2x2x2:f16 bogus:64 randn:; do
+    n=$((n + 1)); printf '%s' "$s" >"$corpus/generator/seed$n"
+done
+for a in "--cores 3" "-o out.npy x y" "--timeout=0.5 --check race,unwritten" "--seed -3 -- -x" \
+    "-v --no-such" "--cores 0" "--timeout nan"; do
+    n=$((n + 1)); printf '%s' "$a" | tr ' ' '\0' >"$corpus/options/seed$n"
+done
+for t in manifest npy generator options; do
+    [ -d "$src/tests/fuzz/regressions/$t" ] && cp "$src/tests/fuzz/regressions/$t"/* "$corpus/$t/" 2>/dev/null || true
+done
+
+status=0
+for t in manifest npy generator options; do
+    echo "== fuzz_$t for ${seconds}s ($(ls "$corpus/$t" | wc -l) seeds)"
+    if ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 \
+        "$objdir/fuzz_$t" "$corpus/$t" -max_total_time="$seconds" -timeout=10 \
+        -rss_limit_mb=2048 -print_final_stats=0 -artifact_prefix="$artifacts/$t-" \
+        >"$objdir/fuzz_$t.log" 2>&1; then
+        grep -E "^Done [0-9]+ runs" "$objdir/fuzz_$t.log" | tail -n 1
+    else
+        status=1
+        echo "fuzz_$t FAILED; the input is in $artifacts:"
+        grep -E "ERROR|SUMMARY|Test unit written" "$objdir/fuzz_$t.log" | head -5
+    fi
+done
+rm -rf /tmp/neuronop-fuzz.*
+exit "$status"
