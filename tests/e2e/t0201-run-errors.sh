@@ -25,6 +25,10 @@ test_expect "a stack overflow is reported with the stack size" '
     fails rules/crash.yaml deep zeros:4 "neuronop: deep: core 0: error: stack overflow: the kernel needs more than its STACK_SIZE of 6144 bytes"
     expect_err "declare a larger stack, at most 409600 bytes, with '\''stack_size: N'\'' in the manifest or -DSTACK_SIZE=N in extra_cflags, or move large local arrays into TCM (tcm_malloc)"'
 
+test_expect "a stack overflow short of the guard page is caught by the high-water mark" '
+    fails rules/crash.yaml wide_frame zeros:4 "neuronop: wide_frame: core 0: error: stack overflow: the kernel needs more than its STACK_SIZE of 6144 bytes (it used "
+    expect_err "declare a larger stack, at most 409600 bytes, with '\''stack_size: N'\'' in the manifest or -DSTACK_SIZE=N in extra_cflags"'
+
 test_expect "a failed assert names the assertion and its line" '
     fails rules/crash.yaml asserts zeros:4 "neuronop: asserts: core 0: error: assertion failed: nt_numel(t) == 1000 (rules/k.c:"'
 
