@@ -13,12 +13,22 @@
  *   - The library never prints and never calls exit(): warnings and progress go to a
  *     caller-supplied nop_diag_fn.
  *   - Its state lives in the objects it hands out, so two devices in one process do not
- *     interfere.  One thing is process-wide by nature: a process has one handler per signal,
- *     so running a kernel installs, once, handlers for SIGSEGV, SIGBUS, SIGFPE, SIGILL and
- *     SIGXCPU (and records the handlers they replace).  They act only on a thread that is
- *     running kernel code for some device, and pass every other signal to the handler that
- *     was there before, so a program's own handlers keep working; install yours before the
- *     first run if you want them chained.
+ *     interfere.  What is process-wide by nature, and why it does not break that:
+ *       * Signal handlers: a process has one handler per signal, so running a kernel
+ *         installs, once, handlers for SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGXCPU (and
+ *         records the handlers they replace).  They act only on a thread that is running
+ *         kernel code for some device, through that thread's own record of its core
+ *         (thread-local), and pass every other signal to the handler that was there before,
+ *         so a program's own handlers keep working; install yours before the first run if
+ *         you want them chained.  With nop_device_opts.isolate the kernels run in a worker
+ *         process, which installs them (and SIGSYS, for seccomp) there, not in yours.
+ *       * A thread running kernel code has an alternate signal stack of its own while it
+ *         does; the one it had is put back after.
+ *       * With isolate, each run forks the calling process: every stdio stream is flushed
+ *         first (fflush(NULL)), so nothing the program buffered is written twice, and the
+ *         worker is reaped by its pid, so SIGCHLD must not be ignored (SIG_IGN).
+ *       * libtcc serialises its compiles with a lock of its own: builds from several
+ *         threads are correct but run one at a time.
  */
 #ifndef LIBNEURONOP_H
 #define LIBNEURONOP_H
