@@ -1,0 +1,94 @@
+/*
+ * junit.c - `neuronop test --junit FILE`: the results as JUnit XML (see junit.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "junit.h"
+#include "report.h"
+
+/* Writes s escaped for XML text and attributes, leaving out the control characters XML 1.0
+ * does not allow. */
+static void xml_str(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
+                fputc(*s, f);
+        }
+    }
+}
+
+int write_junit(const char *path, const char *library, const nop_test_result *cases, int n,
+                const nop_test_summary *sum, double seconds)
+{
+    char *tmp = NULL;
+    if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
+        return report_nomem();
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        report_plain_error("cannot write '%s': %s", path, strerror(errno));
+        free(tmp);
+        return STATUS_USAGE;
+    }
+    int total = sum->passed + sum->failed + sum->errored + sum->skipped;
+    char stamp[32];
+    time_t t = time(NULL);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", gmtime(&t));
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    fprintf(f, "<testsuites name=\"neuronop test\" tests=\"%d\" failures=\"%d\" errors=\"%d\" "
+            "time=\"%.6f\">\n", total, sum->failed, sum->errored, seconds);
+    fprintf(f, "  <testsuite name=\"");
+    xml_str(f, library);
+    fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.6f\" "
+            "timestamp=\"%s\">\n", total, sum->failed, sum->errored, sum->skipped,
+            seconds, stamp);
+    for (int i = 0; i < n; i++) {
+        const nop_test_result *r = &cases[i];
+        fprintf(f, "    <testcase classname=\"");
+        xml_str(f, library);
+        fprintf(f, ".");
+        xml_str(f, r->op ? r->op : "");
+        fprintf(f, "\" name=\"");
+        xml_str(f, r->label);
+        fprintf(f, "\" time=\"%.6f\"", r->seconds);
+        if (r->status == NOP_TEST_PASSED) {
+            fprintf(f, "/>\n");
+            continue;
+        }
+        fprintf(f, ">\n");
+        if (r->status == NOP_TEST_SKIPPED) {
+            fprintf(f, "      <skipped/>\n");
+        } else {
+            const char *tag = r->status == NOP_TEST_FAILED ? "failure" : "error";
+            const char *nl = strchr(r->message, '\n');
+            char first[512];
+            snprintf(first, sizeof first, "%.*s", nl ? (int)(nl - r->message) : 511, r->message);
+            fprintf(f, "      <%s message=\"", tag);
+            xml_str(f, first);
+            fprintf(f, "\">");
+            xml_str(f, r->message);
+            fprintf(f, "</%s>\n", tag);
+        }
+        fprintf(f, "    </testcase>\n");
+    }
+    fprintf(f, "  </testsuite>\n</testsuites>\n");
+    bool ok = !ferror(f);
+    ok = fclose(f) == 0 && ok && rename(tmp, path) == 0;
+    if (!ok) {
+        report_plain_error("cannot write '%s': %s", path, strerror(errno));
+        unlink(tmp);
+    }
+    free(tmp);
+    return ok ? 0 : STATUS_USAGE;
+}
