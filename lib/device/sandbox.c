@@ -243,7 +243,7 @@ static int handle(watch *wt, uint32_t type, const char *data, size_t len)
 static bool read_records(watch *wt, int fd)
 {
     char *buf = NULL;
-    size_t have = 0, cap = 0;
+    size_t have = 0, cap = 0, want = 65536;   /* want: bytes to make room for */
     bool in_time = true;
     for (;;) {
         double left = wt->deadline - nopi_now();
@@ -257,8 +257,8 @@ static bool read_records(watch *wt, int fd)
             continue;
         if (pr == 0)
             continue;
-        if (have + 65536 > cap) {
-            char *nb = realloc(buf, cap = (have + 65536) * 2);
+        if (have + want > cap) {   /* room for the record in progress, at once */
+            char *nb = realloc(buf, cap = have + want);
             if (!nb) {
                 wt->malformed = true;
                 break;
@@ -293,6 +293,14 @@ static bool read_records(watch *wt, int fd)
             break;
         memmove(buf, buf + used, have - used);
         have -= used;
+        want = 65536;
+        uint64_t len;   /* a record in progress: room for all of it, so one read can fill it */
+        if (have >= sizeof(uint32_t) + sizeof len) {
+            memcpy(&len, buf + sizeof(uint32_t), sizeof len);
+            size_t total = sizeof(uint32_t) + sizeof len + (size_t)len;
+            if (total > have + want)
+                want = total - have;
+        }
     }
     free(buf);
     return in_time;
