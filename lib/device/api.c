@@ -136,7 +136,9 @@ static int64_t api_size(const nt_tensor *t, int dim)
 
 static const int64_t *api_sizes(const nt_tensor *t)
 {
-    nopi_check_tensor(nopi_self(), t, "nt_sizes");
+    nopi_core *c = nopi_self();
+    nopi_check_tensor(c, t, "nt_sizes");
+    nopi_memcheck_array(c, t->sizes, (size_t)t->ndim * sizeof *t->sizes, "nt_sizes");
     return t->sizes;
 }
 

@@ -62,7 +62,8 @@ typedef struct nopi_tcm_block {
 
 /* memcheck (memcheck.c): memory a kernel's pointer may point into. */
 typedef enum nopi_mc_kind {
-    NOPI_MC_TCM, NOPI_MC_LOCAL, NOPI_MC_ALLOCA, NOPI_MC_GLOBAL
+    NOPI_MC_TCM, NOPI_MC_LOCAL, NOPI_MC_ALLOCA, NOPI_MC_GLOBAL,
+    NOPI_MC_RUNTIME             /* an array the runtime handed out (nt_sizes) */
 } nopi_mc_kind;
 typedef struct nopi_mc_region {
     uintptr_t start, size;
@@ -76,6 +77,8 @@ typedef struct nopi_mc_region {
 typedef struct nopi_memcheck {
     nopi_mc_region *locals;
     size_t nlocals, cap;
+    nopi_mc_region arrays[16];  /* arrays the runtime handed out, the most recent 16 */
+    size_t narrays;
 } nopi_memcheck;
 
 typedef struct nopi_stream {
@@ -200,6 +203,9 @@ void nopi_core_warn(nopi_core *c, const char *fmt, ...) NOPI_PRINTF(2, 3);
  * and freed after (end is safe on a core that never started one). */
 int nopi_memcheck_start(nopi_core *c);
 void nopi_memcheck_end(nopi_core *c);
+/* memcheck.c: the runtime handed the kernel an array of n bytes at p from api (a name like
+ * "nt_sizes"): accesses through it are checked like the kernel's own arrays. */
+void nopi_memcheck_array(nopi_core *c, const void *p, size_t n, const char *api);
 
 /* devdiag.c: where a core is, as diagnostics name it ("relu: core 3", or "relu: shape
  * function 'relu_shape'" for a shape function). */

@@ -48,6 +48,20 @@ void nopi_memcheck_end(nopi_core *c)
     memset(&c->mc, 0, sizeof c->mc);
 }
 
+void nopi_memcheck_array(nopi_core *c, const void *p, size_t n, const char *api)
+{
+    if (!c->run->memcheck || !c->mc.locals)
+        return;
+    nopi_memcheck *m = &c->mc;
+    for (size_t i = 0; i < m->narrays && i < NOPI_ARRAY_LEN(m->arrays); i++)
+        if (m->arrays[i].start == (uintptr_t)p) {
+            m->arrays[i].size = n;
+            return;
+        }
+    m->arrays[m->narrays++ % NOPI_ARRAY_LEN(m->arrays)] =
+        (nopi_mc_region){ (uintptr_t)p, n, NOPI_MC_RUNTIME, api, 0, 0 };
+}
+
 /* The core a hook checks for; NULL outside a memcheck run's kernel code, where a hook only
  * does its arithmetic. */
 static nopi_core *checked_core(void)
@@ -97,6 +111,11 @@ static bool find_in(nopi_core *c, uintptr_t a, bool end_ok, nopi_mc_region *r)
     for (size_t i = c->mc.nlocals; i-- > 0;)
         if (holds(&c->mc.locals[i], a, end_ok)) {
             *r = c->mc.locals[i];
+            return true;
+        }
+    for (size_t i = 0; i < c->mc.narrays && i < NOPI_ARRAY_LEN(c->mc.arrays); i++)
+        if (holds(&c->mc.arrays[i], a, end_ok)) {
+            *r = c->mc.arrays[i];
             return true;
         }
     /* a TCM block: the one holding a, or (end_ok) the byte before it */
@@ -204,6 +223,10 @@ static void describe_region(const nopi_core *c, const nopi_mc_region *r, char *b
     }
     case NOPI_MC_ALLOCA:
         snprintf(buf, size, "a %zu-byte variable-length array", (size_t)r->size);
+        break;
+    case NOPI_MC_RUNTIME:
+        snprintf(buf, size, "the %zu-byte array %s returned (one int64_t per dimension: %zu)",
+                 (size_t)r->size, (const char *)r->site, (size_t)r->size / sizeof(int64_t));
         break;
     case NOPI_MC_GLOBAL: {
         const char *name = nopi_lines_static(lines, r->start);
