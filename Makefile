@@ -167,13 +167,13 @@ install: $(BIN)
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	$(if $(wildcard man/*.3),install -m 644 man/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/)
 
-# libFuzzer targets (tests/fuzz): the manifest loader, the .npy reader, generator specs and
-# option parsing, built with clang and AddressSanitizer + UBSan, each run for FUZZ_TIME s.
+# libFuzzer targets (tests/fuzz): the manifest loader, the .npy reader, generator specs,
+# option parsing and reading a library's self-description, built with clang and AddressSanitizer + UBSan, each run for FUZZ_TIME s.
 FUZZ_TIME ?= 60
 FUZZ_O = out/fuzz
 FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
-FUZZ_TARGETS = manifest npy generator options
+FUZZ_TARGETS = manifest npy generator options library
 
 fuzz: test-deps
 	@MAKEFLAGS= $(MAKE) -s --no-print-directory CC=clang O=$(FUZZ_O) \

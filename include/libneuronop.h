@@ -539,8 +539,13 @@ int nop_host_speed(const char *tcc_dir, double *ns_per_element, nop_error *err);
 
 /* ---- built libraries ------------------------------------------------------------------- */
 
-/* Loads a built library and checks its descriptor (magic, ABI version). */
+/* Loads a built library and checks its descriptor (magic, ABI version).  Loading runs the
+ * library's constructors, if it has any (neuronop refuses them in what it builds). */
 int nop_library_open(nop_library **out, const char *path, nop_error *err);
+/* Reads a built library's self-description from its file without loading it, so no code of
+ * it runs: its metadata (name, ops, JSON, ...) is there, its code is not, and running an
+ * op of it is an input error.  Close it with nop_library_close. */
+int nop_library_describe(nop_library **out, const char *path, nop_error *err);
 void nop_library_close(nop_library *lib);
 
 /* The library's metadata as a JSON object (malloc'd, caller frees); NULL on no memory. */

@@ -40,6 +40,10 @@ const char *share_dir(void);
  * error; returns 0 or the exit status to return. */
 int open_target(const char *arg, bool verbose, bool memcheck, nop_library **out);
 
+/* The same, but the library is read for its description only (nop_library_describe): no
+ * code of it is loaded or run.  For inspect. */
+int describe_target(const char *arg, nop_library **out);
+
 /* Fills build options with the CLI's defaults (share dir, printing sink). */
 void default_build_opts(nop_build_opts *o);
 

@@ -28,7 +28,7 @@ int cmd_inspect(int argc, char **argv)
     if (rc != 0)
         return rc > 0 ? 0 : STATUS_USAGE;
     nop_library *lib;
-    rc = open_target(args[0], false, false, &lib);
+    rc = describe_target(args[0], &lib);   /* never loads it: no library code runs */
     free(args);
     if (rc != 0)
         return rc;

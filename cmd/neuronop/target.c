@@ -1,5 +1,6 @@
 /*
- * target.c - resolves a LIB|DIR|MANIFEST argument to a loaded op library.
+ * target.c - resolves a LIB|DIR|MANIFEST argument to a loaded op library, or to one read
+ * for its description only (inspect, which never runs library code).
  */
 #include <stdio.h>
 #include <string.h>
@@ -29,12 +30,17 @@ static int check_memcheck(nop_library **lib, const char *arg)
     return STATUS_USAGE;
 }
 
-int open_target(const char *arg, bool verbose, bool memcheck, nop_library **out)
+typedef int opener(nop_library **out, const char *path, nop_error *err);
+
+/* open_target and describe_target: build a folder or manifest, then open its library with
+ * open. */
+static int resolve(const char *arg, bool verbose, bool memcheck, opener *open,
+                   nop_library **out)
 {
     nop_error err;
     *out = NULL;
     if (is_shared_object(arg)) {
-        if (nop_library_open(out, arg, &err) != 0)
+        if (open(out, arg, &err) != 0)
             return report_error(&err);
         return memcheck ? check_memcheck(out, arg) : 0;
     }
@@ -49,11 +55,21 @@ int open_target(const char *arg, bool verbose, bool memcheck, nop_library **out)
     int rc = 0;
     if (nop_build(m, &o, &res, &err) != 0)
         rc = report_error(&err);
-    else if (nop_library_open(out, res.lib_path, &err) != 0)
+    else if (open(out, res.lib_path, &err) != 0)
         rc = report_error(&err);
     else if (!res.up_to_date || verbose)
         fprintf(stderr, "neuronop: %s '%s' (%s)\n", res.up_to_date ? "up to date" : "built",
                 nop_manifest_name(m), res.lib_path);
     nop_manifest_free(m);
     return rc;
+}
+
+int open_target(const char *arg, bool verbose, bool memcheck, nop_library **out)
+{
+    return resolve(arg, verbose, memcheck, nop_library_open, out);
+}
+
+int describe_target(const char *arg, nop_library **out)
+{
+    return resolve(arg, false, false, nop_library_describe, out);
 }

@@ -417,6 +417,9 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     const nt__lib_desc *desc = lib->desc;
     if (opi < 0 || opi >= desc->nops)
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no op %d in '%s'", opi, desc->name);
+    if (!lib->handle)
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' was read for its description "
+                         "only (nop_library_describe): open it to run it", lib->path);
     const nt__op_desc *op = &desc->ops[opi];
     nopi_run run;
     memset(&run, 0, sizeof run);

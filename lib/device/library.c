@@ -153,7 +153,10 @@ void nop_library_close(nop_library *lib)
 {
     if (!lib)
         return;
-    dlclose(lib->handle);
+    if (lib->handle)
+        dlclose(lib->handle);
+    else
+        nopi_library_free_described(lib);   /* described from its file: describe.c */
     nopi_lines_free(lib->lines);
     free(lib->globals);
     free(lib->path);

@@ -16,6 +16,9 @@ typedef struct nopi_global {
 /* api.c: the runtime's function table, which loading a library installs in it. */
 extern const struct nt__api nopi_api_table;
 
+/* describe.c: frees the descriptor of a library nop_library_describe made. */
+void nopi_library_free_described(nop_library *lib);
+
 struct nop_library {
     void *handle;                 /* dlopen handle */
     const nt__lib_desc *desc;     /* the library's descriptor, inside the mapped object */

@@ -101,10 +101,10 @@ test_expect "inspect refuses a file that is not an op library" '
     printf "not elf" >fake.so
     run inspect fake.so
     expect_status 2
-    expect_err "neuronop: error: cannot load '\''fake.so'\''"'
+    expect_err "neuronop: error: '\''fake.so'\'' is not a neuronop op library"'
 
 test_expect "inspect of a missing library says so" '
-    run inspect nothing.so; expect_status 2; expect_err "cannot read '\''nothing.so'\''"'
+    run inspect nothing.so; expect_status 2; expect_err "cannot read library '\''nothing.so'\''"'
 
 test_expect "a missing tcc runtime is explained" '
     export NEURONOP_TCC_DIR=/nonexistent

@@ -58,4 +58,20 @@ test_expect "NEURONOP_SANDBOX=off runs user code in neuronop itself (for a debug
     NEURONOP_SANDBOX=off "$NEURONOP" run h exits zeros:4 >out 2>err && status=0 || status=$?
     test "$status" = 0'
 
+test_expect "inspect reads a library without running its code" '
+    cat >ctor.c <<EOF
+#include <fcntl.h>
+#include <unistd.h>
+__attribute__((constructor)) static void ran(void) { close(creat("ctor-ran", 0644)); }
+const unsigned neuronop_library[64] = { 0x4e4f5031u, 1 };
+EOF
+    cc -shared -fPIC -o ctor.so ctor.c
+    run inspect ctor.so
+    expect_status 2
+    expect_err "neuronop: error: '\''ctor.so'\'' was built for library format 1"
+    test ! -e ctor-ran
+    run inspect h/build/libhostile.so
+    expect_status 0
+    expect_out "\"library\": \"hostile\""'
+
 test_done

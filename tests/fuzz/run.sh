@@ -1,8 +1,8 @@
 #!/bin/sh
 # tests/fuzz/run.sh - runs each libFuzzer target for FUZZ_TIME seconds (`make fuzz`).
 #
-# Each target starts from a seed corpus made from the tree (the examples' manifests and .npy
-# files, the golden build cases, generator specs and command lines the tests use) plus the
+# Each target starts from a seed corpus made from the tree (the examples' manifests, .npy
+# files and built libraries, the golden build cases, generator specs and command lines the tests use) plus the
 # regression inputs in tests/fuzz/regressions/TARGET/: every input that once found a bug,
 # kept so the bug stays fixed.  A crash, a leak, undefined behaviour, a timeout or running
 # out of memory fails the run; the input is left in out/fuzz/artifacts/.
@@ -15,9 +15,14 @@ corpus=$objdir/corpus
 artifacts=$objdir/artifacts
 rm -rf "$corpus"
 mkdir -p "$artifacts"
-for t in manifest npy generator options; do mkdir -p "$corpus/$t"; done
-
+for t in manifest npy generator options library; do mkdir -p "$corpus/$t"; done
 n=0
+# libraries: what make check built, or one built here
+for f in "$src"/share/neuronop/examples/*/build/lib*.so; do
+    [ -f "$f" ] || continue
+    n=$((n + 1)); cp "$f" "$corpus/library/seed$n"
+done
+
 for f in "$src"/share/neuronop/examples/*/neuronop.yaml "$src"/tests/fixtures/*/*.yaml \
     "$src"/tests/golden/build/*/neuronop.yaml; do
     n=$((n + 1)); cp "$f" "$corpus/manifest/seed$n"
@@ -33,12 +38,12 @@ for a in "--cores 3" "-o out.npy x y" "--timeout=0.5 --check race,unwritten" "--
     "-v --no-such" "--cores 0" "--timeout nan"; do
     n=$((n + 1)); printf '%s' "$a" | tr ' ' '\0' >"$corpus/options/seed$n"
 done
-for t in manifest npy generator options; do
+for t in manifest npy generator options library; do
     [ -d "$src/tests/fuzz/regressions/$t" ] && cp "$src/tests/fuzz/regressions/$t"/* "$corpus/$t/" 2>/dev/null || true
 done
 
 status=0
-for t in manifest npy generator options; do
+for t in manifest npy generator options library; do
     echo "== fuzz_$t for ${seconds}s ($(ls "$corpus/$t" | wc -l) seeds)"
     if ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 \
         "$objdir/fuzz_$t" "$corpus/$t" -max_total_time="$seconds" -timeout=10 \
