@@ -57,7 +57,8 @@ static void print_values(const struct option_spec *o, const char *prefix)
             printf("%s%s\n", prefix, *v);
     } else if (o->complete == COMPLETE_DEVICES) {
         print_devices();
-    } else if (o->type == OPT_STRING || o->type == OPT_LIST) {
+    } else if (o->complete == COMPLETE_DEFAULT && (o->type == OPT_STRING ||
+                                                   o->type == OPT_LIST)) {
         printf(FILES "\n");
     }
 }

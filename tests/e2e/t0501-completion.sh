@@ -77,4 +77,31 @@ test_expect "file names where a file goes" '
     completes "neuronop bench rmc relu_forward x.npy --trace "
     has dir_for_test'
 
+test_expect "no file names where only the user knows the value (--shard I/N, -k PATTERN)" '
+    : >input_for_test.npy
+    completes "neuronop test rmc --shard "
+    lacks input_for_test.npy
+    completes "neuronop test rmc -k "
+    lacks input_for_test.npy
+    completes "neuronop new "
+    lacks input_for_test.npy'
+
+test_expect "bash-completion loads the installed script on first Tab, and it works there" '
+    test -f /usr/share/bash-completion/bash_completion || {
+        echo "the bash-completion package is missing (mk/deps.sh test installs it)"; exit 1; }
+    make -s -C "$NEURONOP_SRC" install DESTDIR="$WORK/inst" PREFIX=/usr/local \
+        BIN="$NEURONOP" >/dev/null
+    env -u NEURONOP_SHARE_DIR HOME="$WORK" XDG_DATA_DIRS="$WORK/inst/usr/local/share" \
+        PATH="$WORK/inst/usr/local/bin:$PATH" bash -c "
+        . /usr/share/bash-completion/bash_completion
+        complete -p neuronop 2>/dev/null && { echo loaded too early; exit 1; }
+        _completion_loader neuronop
+        complete -p neuronop
+        COMP_LINE=\"neuronop bench --device \" COMP_POINT=\${#COMP_LINE}
+        COMP_WORDS=(neuronop bench --device \"\") COMP_CWORD=3
+        _neuronop neuronop \"\" --device
+        printf \"%s\\n\" \"\${COMPREPLY[@]}\"" >loaded 2>&1 || { cat loaded; exit 1; }
+    grep -q -- "-F _neuronop neuronop" loaded
+    grep -qx trn1 loaded'
+
 test_done
