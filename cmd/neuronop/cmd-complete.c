@@ -49,14 +49,17 @@ static void print_devices(void)
     closedir(d);
 }
 
-/* What the value of option o may be, each prefixed with prefix ("--check=" or ""). */
-static void print_values(const struct option_spec *o, const char *prefix)
+/* What the value of option o may be, each prefixed with prefix ("--check=" or "");
+ * value: what is typed of it so far. */
+static void print_values(const struct option_spec *o, const char *prefix, const char *value)
 {
     if (o->complete == COMPLETE_VALUES) {
         for (const char *const *v = o->values; *v; v++)
             printf("%s%s\n", prefix, *v);
     } else if (o->complete == COMPLETE_DEVICES) {
         print_devices();
+        if (strchr(value, '/'))   /* a profile given by its path, as --device takes too */
+            printf(FILES "\n");
     } else if (o->complete == COMPLETE_DEFAULT && (o->type == OPT_STRING ||
                                                    o->type == OPT_LIST)) {
         printf(FILES "\n");
@@ -101,7 +104,7 @@ static void complete_command(const struct command_spec *spec, char **words, int 
         const struct option_spec *o = find_option(spec, words[i]);
         if (o && o->type != OPT_FLAG && !strchr(words[i], '=')) {
             if (i + 1 == cword) {   /* the word is this option's value */
-                print_values(o, "");
+                print_values(o, "", cur);
                 return;
             }
             i++;
@@ -115,7 +118,7 @@ static void complete_command(const struct command_spec *spec, char **words, int 
         if (o && eq) {   /* --name=VALUE */
             char prefix[128];
             snprintf(prefix, sizeof prefix, "%.*s", (int)(eq - cur + 1), cur);
-            print_values(o, prefix);
+            print_values(o, prefix, eq + 1);
             return;
         }
         for (o = spec->options; o->long_name; o++)

@@ -49,6 +49,7 @@ test_expect "each command's own options, as --help lists them" '
     has --multicore --cxx --dir'
 
 test_expect "the values of --schedule, --check, --device and --trace-clock" '
+    mkdir -p dir_for_test
     completes "neuronop run --schedule "
     has parallel sequential reversed shuffle
     completes "neuronop run --check ra"
@@ -57,6 +58,11 @@ test_expect "the values of --schedule, --check, --device and --trace-clock" '
     has unwritten
     completes "neuronop bench --device "
     has trn1
+    lacks dir_for_test
+    mkdir -p profiles
+    : >profiles/mine.yaml
+    completes "neuronop run --device profiles/mi"
+    has profiles/mine.yaml
     completes "neuronop bench --trace-clock "
     has modeled host'
 
@@ -74,6 +80,10 @@ test_expect "file names where a file goes" '
     has input_for_test.npy
     completes "neuronop build dir_for"
     has dir_for_test
+    completes "neuronop run --output=input_f"
+    has input_for_test.npy
+    completes "neuronop run --device=profiles/mi"   # bash replaces what follows the =
+    has profiles/mine.yaml
     completes "neuronop bench rmc relu_forward x.npy --trace "
     has dir_for_test'
 
