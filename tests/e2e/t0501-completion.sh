@@ -8,8 +8,9 @@ BIN_DIR=$(dirname "$NEURONOP")
 copy_example relu_multicore "$WORK/rmc"
 
 # completes LINE: prints COMPREPLY, one word a line, as the registered function leaves it
+# (within 10 s: a Tab that hangs is a failure, not a stuck suite)
 completes() {
-    BIN_DIR="$BIN_DIR" bash -c '
+    BIN_DIR="$BIN_DIR" timeout 10 bash -c '
         . "$1"
         PATH="$BIN_DIR:$PATH"
         fn=$(complete -p neuronop | sed -n "s/.*-F \([^ ]*\) .*/\1/p")
@@ -72,6 +73,18 @@ test_expect "the ops of a library on the line: a folder's manifest, a built .so"
     run build rmc
     completes "neuronop bench --schedule sequential rmc/build/librelu_multicore.so rel"
     has relu_forward'
+
+test_expect "completing the ops of a built library never loads it (its code does not run)" '
+    "$NEURONOP" new hangs >/dev/null
+    printf "%s\n" "__attribute__((constructor)) static void load_hangs(void) { for (;;) ; }" \
+        >>hangs/shape.c
+    run build hangs
+    expect_status 0
+    # loading it would never return: inspect, which loads, is the witness
+    status=0; timeout 2 "$NEURONOP" inspect hangs/build/libhangs.so >/dev/null 2>&1 || status=$?
+    test "$status" -eq 124
+    completes "neuronop run hangs/build/libhangs.so "
+    has hangs_forward'
 
 test_expect "file names where a file goes" '
     mkdir -p dir_for_test
