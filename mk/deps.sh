@@ -7,7 +7,7 @@
 set -eu
 
 build_pkgs="gcc make pkg-config libyaml-dev libtcc-dev tcc libxxhash-dev libjansson-dev libseccomp-dev"
-test_pkgs="libcmocka-dev perl jq libxml2-utils lintian python3-yaml clang"
+test_pkgs="libcmocka-dev perl jq libxml2-utils lintian python3-yaml clang bash-completion"
 
 want=$build_pkgs
 [ "${1:-build}" = test ] && want="$build_pkgs $test_pkgs"

@@ -6,8 +6,9 @@
  * the same tables as --help and the parser: the command table, each command's option table
  * with the values its enumerated options take (schedules, checks, trace clocks), the device
  * profiles on disk, and the ops of a library already on the line.  A line "__files__" asks
- * the shell to offer file names too.  It never builds or runs anything: ops come from a
- * built library's self-description or, for a folder, from its manifest.
+ * the shell to offer file names too.  It never builds, loads or runs anything: ops come from
+ * a built library's self-description, read from the file without loading it, or, for a
+ * folder, from its manifest.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -49,34 +50,37 @@ static void print_devices(void)
     closedir(d);
 }
 
-/* What the value of option o may be, each prefixed with prefix ("--check=" or ""). */
-static void print_values(const struct option_spec *o, const char *prefix)
+/* What the value of option o may be, each prefixed with prefix ("--check=" or "");
+ * value: what is typed of it so far. */
+static void print_values(const struct option_spec *o, const char *prefix, const char *value)
 {
     if (o->complete == COMPLETE_VALUES) {
         for (const char *const *v = o->values; *v; v++)
             printf("%s%s\n", prefix, *v);
     } else if (o->complete == COMPLETE_DEVICES) {
         print_devices();
-    } else if (o->type == OPT_STRING || o->type == OPT_LIST) {
+        if (strchr(value, '/'))   /* a profile given by its path, as --device takes too */
+            printf(FILES "\n");
+    } else if (o->complete == COMPLETE_DEFAULT && (o->type == OPT_STRING ||
+                                                   o->type == OPT_LIST)) {
         printf(FILES "\n");
     }
 }
 
-/* The ops of the library at path: a built .so's self-description, or a folder's or
- * manifest's declared ops; nothing when there is no such library. */
+/* The ops of the library at path: a built .so's self-description, read from the file
+ * (a Tab must never run the library's code), or a folder's or manifest's declared ops;
+ * nothing when there is no such library. */
 static void print_ops(const char *path)
 {
     size_t n = strlen(path);
     if (n > 3 && strcmp(path + n - 3, ".so") == 0) {
-        nop_library *lib;
-        if (nop_library_open(&lib, path, NULL) != 0)
+        char **names;
+        int count;
+        if (nop_library_peek_ops(path, &names, &count, NULL) != 0)
             return;
-        for (int i = 0; i < nop_library_op_count(lib); i++) {
-            nop_opinfo op;
-            nop_library_op(lib, i, &op);
-            printf("%s\n", op.name);
-        }
-        nop_library_close(lib);
+        for (int i = 0; i < count; i++)
+            printf("%s\n", names[i]);
+        nop_names_free(names, count);
         return;
     }
     nop_manifest *m;
@@ -100,7 +104,7 @@ static void complete_command(const struct command_spec *spec, char **words, int 
         const struct option_spec *o = find_option(spec, words[i]);
         if (o && o->type != OPT_FLAG && !strchr(words[i], '=')) {
             if (i + 1 == cword) {   /* the word is this option's value */
-                print_values(o, "");
+                print_values(o, "", cur);
                 return;
             }
             i++;
@@ -114,7 +118,7 @@ static void complete_command(const struct command_spec *spec, char **words, int 
         if (o && eq) {   /* --name=VALUE */
             char prefix[128];
             snprintf(prefix, sizeof prefix, "%.*s", (int)(eq - cur + 1), cur);
-            print_values(o, prefix);
+            print_values(o, prefix, eq + 1);
             return;
         }
         for (o = spec->options; o->long_name; o++)

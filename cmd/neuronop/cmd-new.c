@@ -141,6 +141,8 @@ static int create(const char *target, const struct template_flavour *fl, const c
     char *copy = strdup(target), *tmp = NULL;
     if (!copy)
         return report_nomem();
+    for (size_t n = strlen(copy); n > 1 && copy[n - 1] == '/'; n--)
+        copy[n - 1] = '\0';   /* "ops/" names the folder ops, whose parent is "." */
     char *slash = strrchr(copy, '/');
     const char *parent = slash ? (slash == copy ? "/" : (*slash = '\0', copy)) : ".";
     if (asprintf(&tmp, "%s/.neuronop-new-XXXXXX", parent) < 0 || !mkdtemp(tmp)) {

@@ -20,9 +20,10 @@ static long shuffles = 2;
 static bool verbose, json;
 
 static const struct option_spec options[] = {
-    OPTION('k', "filter", OPT_STRING, &pattern, "PATTERN",
-           "run only the cases whose name contains PATTERN"),
-    OPTION(0, "shard", OPT_STRING, &shard, "I/N", "run the I-th of N deterministic slices"),
+    { 'k', "filter", OPT_STRING, &pattern, "PATTERN",
+      "run only the cases whose name contains PATTERN", COMPLETE_NONE, NULL, 0, 0 },
+    { 0, "shard", OPT_STRING, &shard, "I/N", "run the I-th of N deterministic slices",
+      COMPLETE_NONE, NULL, 0, 0 },
     OPTION_RANGE(0, "schedules", OPT_INT, &shuffles, "N",
                  "shuffled schedules per run (default 2)", 0, NOP_TEST_MAX_SHUFFLES),
     OPTION(0, "junit", OPT_STRING, &junit, "FILE", "also write JUnit XML for CI dashboards"),

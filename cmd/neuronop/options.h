@@ -28,6 +28,7 @@ enum option_complete {
     COMPLETE_DEFAULT,   /* file names for strings and lists, nothing for numbers */
     COMPLETE_VALUES,    /* the option's `values` */
     COMPLETE_DEVICES,   /* the device profiles in share/neuronop/devices */
+    COMPLETE_NONE,      /* a value only the user knows (a pattern, I/N): offer nothing */
 };
 
 struct option_spec {
@@ -44,7 +45,7 @@ struct option_spec {
 };
 
 /* A row of an option table whose value completes as COMPLETE_DEFAULT and has no range;
- * OPTION_RANGE gives a number's range; rows with values to offer spell out every field.
+ * OPTION_RANGE gives a number's range; rows that complete otherwise spell out every field.
  * OPTIONS_END ends a table.  The parser enforces ranges, so every command checks its
  * numbers the same way, with the same message. */
 #define OPTION(short_name, long_name, type, dest, arg_name, help) \

@@ -47,6 +47,16 @@ test_expect "--dir puts it in another folder" '
     run test sub/here
     expect_status 0'
 
+test_expect "a --dir with a trailing slash names the folder itself" '
+    run new ops3 --dir fresh/
+    expect_status 0
+    test -f fresh/neuronop.yaml
+    mkdir -p outer
+    run new ops4 --dir outer/inner//
+    expect_status 0
+    test -f outer/inner/neuronop.yaml
+    test -z "$(ls -A . outer | grep neuronop-new || true)"'
+
 test_expect "an existing folder is refused, and left as it was" '
     mkdir taken
     echo mine >taken/keep

@@ -8,8 +8,9 @@ BIN_DIR=$(dirname "$NEURONOP")
 copy_example relu_multicore "$WORK/rmc"
 
 # completes LINE: prints COMPREPLY, one word a line, as the registered function leaves it
+# (within 10 s: a Tab that hangs is a failure, not a stuck suite)
 completes() {
-    BIN_DIR="$BIN_DIR" bash -c '
+    BIN_DIR="$BIN_DIR" timeout 10 bash -c '
         . "$1"
         PATH="$BIN_DIR:$PATH"
         fn=$(complete -p neuronop | sed -n "s/.*-F \([^ ]*\) .*/\1/p")
@@ -49,6 +50,7 @@ test_expect "each command's own options, as --help lists them" '
     has --multicore --cxx --dir'
 
 test_expect "the values of --schedule, --check, --device and --trace-clock" '
+    mkdir -p dir_for_test
     completes "neuronop run --schedule "
     has parallel sequential reversed shuffle
     completes "neuronop run --check ra"
@@ -57,6 +59,11 @@ test_expect "the values of --schedule, --check, --device and --trace-clock" '
     has unwritten
     completes "neuronop bench --device "
     has trn1
+    lacks dir_for_test
+    mkdir -p profiles
+    : >profiles/mine.yaml
+    completes "neuronop run --device profiles/mi"
+    has profiles/mine.yaml
     completes "neuronop bench --trace-clock "
     has modeled host'
 
@@ -67,6 +74,18 @@ test_expect "the ops of a library on the line: a folder's manifest, a built .so"
     completes "neuronop bench --schedule sequential rmc/build/librelu_multicore.so rel"
     has relu_forward'
 
+test_expect "completing the ops of a built library never loads it (its code does not run)" '
+    "$NEURONOP" new hangs >/dev/null
+    printf "%s\n" "__attribute__((constructor)) static void load_hangs(void) { for (;;) ; }" \
+        >>hangs/shape.c
+    run build hangs
+    expect_status 0
+    # loading it would never return: inspect, which loads, is the witness
+    status=0; timeout 2 "$NEURONOP" inspect hangs/build/libhangs.so >/dev/null 2>&1 || status=$?
+    test "$status" -eq 124
+    completes "neuronop run hangs/build/libhangs.so "
+    has hangs_forward'
+
 test_expect "file names where a file goes" '
     mkdir -p dir_for_test
     : >input_for_test.npy
@@ -74,7 +93,38 @@ test_expect "file names where a file goes" '
     has input_for_test.npy
     completes "neuronop build dir_for"
     has dir_for_test
+    completes "neuronop run --output=input_f"
+    has input_for_test.npy
+    completes "neuronop run --device=profiles/mi"   # bash replaces what follows the =
+    has profiles/mine.yaml
     completes "neuronop bench rmc relu_forward x.npy --trace "
     has dir_for_test'
+
+test_expect "no file names where only the user knows the value (--shard I/N, -k PATTERN)" '
+    : >input_for_test.npy
+    completes "neuronop test rmc --shard "
+    lacks input_for_test.npy
+    completes "neuronop test rmc -k "
+    lacks input_for_test.npy
+    completes "neuronop new "
+    lacks input_for_test.npy'
+
+test_expect "bash-completion loads the installed script on first Tab, and it works there" '
+    test -f /usr/share/bash-completion/bash_completion || {
+        echo "the bash-completion package is missing (mk/deps.sh test installs it)"; exit 1; }
+    make -s -C "$NEURONOP_SRC" install DESTDIR="$WORK/inst" PREFIX=/usr/local \
+        BIN="$NEURONOP" >/dev/null
+    env -u NEURONOP_SHARE_DIR HOME="$WORK" XDG_DATA_DIRS="$WORK/inst/usr/local/share" \
+        PATH="$WORK/inst/usr/local/bin:$PATH" bash -c "
+        . /usr/share/bash-completion/bash_completion
+        complete -p neuronop 2>/dev/null && { echo loaded too early; exit 1; }
+        _completion_loader neuronop
+        complete -p neuronop
+        COMP_LINE=\"neuronop bench --device \" COMP_POINT=\${#COMP_LINE}
+        COMP_WORDS=(neuronop bench --device \"\") COMP_CWORD=3
+        _neuronop neuronop \"\" --device
+        printf \"%s\\n\" \"\${COMPREPLY[@]}\"" >loaded 2>&1 || { cat loaded; exit 1; }
+    grep -q -- "-F _neuronop neuronop" loaded
+    grep -qx trn1 loaded'
 
 test_done

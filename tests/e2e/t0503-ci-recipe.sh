@@ -15,6 +15,7 @@ test_expect "three shards run at once, each with its JUnit file, and pass" '
     sh "$CI/neuronop-ci.sh" -j 3 -o res lib >out 2>err || { cat out err; exit 1; }
     grep -q "^shard 1/3: " out
     grep -q "^shard 3/3: " out
+    grep -qx "JUnit files: res/junit-1.xml res/junit-2.xml res/junit-3.xml" out
     for i in 1 2 3; do xmllint --noout res/junit-$i.xml; done
     for i in 1 2 3; do
         n=$(grep -o "passed, [0-9]* failed" res/shard-$i.log | head -1)
