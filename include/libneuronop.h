@@ -549,13 +549,6 @@ int nop_library_open(nop_library **out, const char *path, nop_error *err);
 int nop_library_describe(nop_library **out, const char *path, nop_error *err);
 void nop_library_close(nop_library *lib);
 
-/* The op names of the built library at path, read from the file without loading it, so none
- * of its code runs (for shell completion and tools that only list).  *names: a malloc'd
- * array of *n malloc'd names, freed with nop_names_free.  Returns 0, or -1 with err filled
- * when the file is unreadable or not a library of this neuronop's format. */
-int nop_library_peek_ops(const char *path, char ***names, int *n, nop_error *err);
-void nop_names_free(char **names, int n);
-
 /* The library's metadata as a JSON object (malloc'd, caller frees); NULL on no memory. */
 char *nop_library_json(const nop_library *lib);
 

@@ -74,13 +74,15 @@ static void print_ops(const char *path)
 {
     size_t n = strlen(path);
     if (n > 3 && strcmp(path + n - 3, ".so") == 0) {
-        char **names;
-        int count;
-        if (nop_library_peek_ops(path, &names, &count, NULL) != 0)
+        nop_library *lib;
+        if (nop_library_describe(&lib, path, NULL) != 0)
             return;
-        for (int i = 0; i < count; i++)
-            printf("%s\n", names[i]);
-        nop_names_free(names, count);
+        for (int i = 0; i < nop_library_op_count(lib); i++) {
+            nop_opinfo op;
+            nop_library_op(lib, i, &op);
+            printf("%s\n", op.name);
+        }
+        nop_library_close(lib);
         return;
     }
     nop_manifest *m;

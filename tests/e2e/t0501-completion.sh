@@ -80,9 +80,12 @@ test_expect "completing the ops of a built library never loads it (its code does
         >>hangs/shape.c
     run build hangs
     expect_status 0
-    # loading it would never return: inspect, which loads, is the witness
-    status=0; timeout 2 "$NEURONOP" inspect hangs/build/libhangs.so >/dev/null 2>&1 || status=$?
+    # loading it would never return: run, which loads it, is the witness; inspect, which
+    # reads it from the file, is not held up either
+    status=0; timeout 2 "$NEURONOP" run hangs/build/libhangs.so hangs_forward randn:4 \
+        >/dev/null 2>&1 || status=$?
     test "$status" -eq 124
+    timeout 5 "$NEURONOP" inspect hangs/build/libhangs.so >/dev/null
     completes "neuronop run hangs/build/libhangs.so "
     has hangs_forward'
 

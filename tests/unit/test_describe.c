@@ -1,6 +1,7 @@
-/* Unit tests of nop_library_peek_ops: a built library's op names read from its file agree
- * with what loading it says, and files that are not libraries, cut short or damaged, give an
- * error and never a read outside the file (ASan runs this too). */
+/* Unit tests of nop_library_describe: a built library's self-description read from its file
+ * agrees with what loading it says, its code is not there to run, and files that are not
+ * libraries, cut short or damaged, give an error and never a read outside the file (ASan
+ * runs this too). */
 #include "unit.h"
 
 static const char *const kernels =
@@ -22,7 +23,7 @@ static size_t image_len;
 static int setup(void **state)
 {
     dir = unit_tmpdir();
-    lib = unit_build(dir, "name: peek\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\n"
+    lib = unit_build(dir, "name: described\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\n"
                      "ops:\n  first_op: {args: [tensor], shape: same, kernel: k1}\n"
                      "  second_op: {args: [tensor, int64], shape: same2, kernel: k2}\n"
                      "  third_op: {args: [tensor], shape: same, kernel: k1}\n",
@@ -60,35 +61,44 @@ static const char *write_bytes(const char *name, const char *data, size_t len)
     return path;
 }
 
-static void names_match_the_loaded_library(void **state)
+static void describes_what_loading_gives(void **state)
 {
-    char **names;
-    int n;
+    nop_library *d;
     nop_error err;
-    assert_int_equal(nop_library_peek_ops(nop_library_path(lib), &names, &n, &err), 0);
-    assert_int_equal(n, nop_library_op_count(lib));
-    assert_int_equal(n, 3);
-    for (int i = 0; i < n; i++) {
-        nop_opinfo op;
-        nop_library_op(lib, i, &op);
-        assert_string_equal(names[i], op.name);
-    }
-    assert_string_equal(names[1], "second_op");
-    nop_names_free(names, n);
+    assert_int_equal(nop_library_describe(&d, nop_library_path(lib), &err), 0);
+    assert_int_equal(nop_library_op_count(d), 3);
+    nop_opinfo op;
+    nop_library_op(d, 1, &op);
+    assert_string_equal(op.name, "second_op");
+    char *a = nop_library_json(lib), *b = nop_library_json(d);
+    assert_string_equal(a, b);   /* every field, read from the file as the loader maps it */
+    free(a);
+    free(b);
+    /* its code is not there: running it is an input error, not a jump into nothing */
+    nop_profile *profile;
+    nop_device *dev;
+    nop_run_result r;
+    assert_int_equal(nop_profile_load(&profile, "trn1", unit_share_dir(), &err), 0);
+    assert_int_equal(nop_device_new(&dev, profile, NULL, &err), 0);
+    assert_int_equal(nop_device_run(dev, d, 0, NULL, 0, &r, &err), -1);
+    assert_int_equal(err.kind, NOP_ERR_INPUT);
+    assert_non_null(strstr(err.diag.msg, "for its description only"));
+    nop_run_result_clear(&r);
+    nop_device_free(dev);
+    nop_profile_free(profile);
+    nop_library_close(d);
 }
 
 static void a_text_file_is_not_a_library(void **state)
 {
-    char **names = (char **)1;
-    int n = 7;
+    nop_library *d = (nop_library *)1;
     nop_error err;
     const char *path = write_bytes("text.so", "not ELF\n", 8);
-    assert_int_equal(nop_library_peek_ops(path, &names, &n, &err), -1);
-    assert_null(names);
-    assert_int_equal(n, 0);
+    assert_int_equal(nop_library_describe(&d, path, &err), -1);
+    assert_null(d);
     assert_non_null(strstr(err.diag.msg, "is not a neuronop op library"));
-    assert_int_equal(nop_library_peek_ops("/no/such/lib.so", &names, &n, &err), -1);
-    assert_non_null(strstr(err.diag.msg, "cannot read '/no/such/lib.so'"));
+    assert_int_equal(nop_library_describe(&d, "/no/such/lib.so", &err), -1);
+    assert_non_null(strstr(err.diag.msg, "cannot read library '/no/such/lib.so'"));
 }
 
 /* Every prefix of the file: an error or the right names, never a read past the end. */
@@ -98,13 +108,12 @@ static void a_file_cut_short_is_refused(void **state)
         char *copy = malloc(len ? len : 1);   /* exactly len bytes: ASan sees any overrun */
         assert_non_null(copy);
         memcpy(copy, image, len);
-        char **names;
-        int n;
+        nop_library *d;
         nop_error err;
         const char *path = write_bytes("cut.so", copy, len);
-        if (nop_library_peek_ops(path, &names, &n, &err) == 0) {
-            assert_int_equal(n, 3);
-            nop_names_free(names, n);
+        if (nop_library_describe(&d, path, &err) == 0) {
+            assert_int_equal(nop_library_op_count(d), 3);
+            nop_library_close(d);
         }
         free(copy);
     }
@@ -118,11 +127,13 @@ static void a_damaged_file_never_reads_outside_it(void **state)
     for (size_t at = 0; at < image_len; at += at < 4096 ? 1 : 13) {
         memcpy(copy, image, image_len);
         copy[at] = (char)0xff;
-        char **names;
-        int n;
+        nop_library *d;
         nop_error err;
-        if (nop_library_peek_ops(write_bytes("bad.so", copy, image_len), &names, &n, &err) == 0)
-            nop_names_free(names, n);
+        if (nop_library_describe(&d, write_bytes("bad.so", copy, image_len), &err) == 0) {
+            char *json = nop_library_json(d);   /* every string is there and ends */
+            free(json);
+            nop_library_close(d);
+        }
     }
     free(copy);
 }
@@ -130,10 +141,10 @@ static void a_damaged_file_never_reads_outside_it(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(names_match_the_loaded_library),
+        cmocka_unit_test(describes_what_loading_gives),
         cmocka_unit_test(a_text_file_is_not_a_library),
         cmocka_unit_test(a_file_cut_short_is_refused),
         cmocka_unit_test(a_damaged_file_never_reads_outside_it),
     };
-    return cmocka_run_group_tests_name("peek", tests, setup, teardown);
+    return cmocka_run_group_tests_name("describe", tests, setup, teardown);
 }
