@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "builtin.h"
+#include "devopts.h"
 #include "report.h"
 
 static bool is_shared_object(const char *arg)
@@ -66,7 +67,9 @@ static int resolve(const char *arg, bool verbose, bool memcheck, opener *open,
 
 int open_target(const char *arg, bool verbose, bool memcheck, nop_library **out)
 {
-    return resolve(arg, verbose, memcheck, nop_library_open, out);
+    /* with the worker process, neuronop itself never loads the library: the worker does */
+    return resolve(arg, verbose, memcheck, sandbox_on() ? nop_library_describe
+                                                        : nop_library_open, out);
 }
 
 int describe_target(const char *arg, nop_library **out)

@@ -417,7 +417,7 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     const nt__lib_desc *desc = lib->desc;
     if (opi < 0 || opi >= desc->nops)
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no op %d in '%s'", opi, desc->name);
-    if (!lib->handle)
+    if (!lib->handle)   /* read for its description only: the callers below load it first */
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' was read for its description "
                          "only (nop_library_describe): open it to run it", lib->path);
     const nt__op_desc *op = &desc->ops[opi];
@@ -559,8 +559,12 @@ typedef struct run_work {
 static int run_in_worker(nop_device *cdev, void *ctx, nopi_wire *w, nop_error *err)
 {
     const run_work *rw = ctx;
+    nop_library *opened;   /* loaded here, in the worker, if the caller only described it */
+    const nop_library *lib = nopi_library_runnable(rw->lib, &opened, err);
+    if (!lib)
+        return -1;
     nop_run_result r;
-    int rc = run_op(cdev, rw->lib, rw->op, rw->ref, rw->args, rw->nargs, &r, err);
+    int rc = run_op(cdev, lib, rw->op, rw->ref, rw->args, rw->nargs, &r, err);
     if (nopi_wire_put_run(w, &r) != 0 && rc == 0)
         rc = nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot send the result");
     return rc;   /* r is freed with the process */
@@ -581,7 +585,7 @@ static int run_isolated(nop_device *dev, const nop_library *lib, int op, int ref
                          lib->desc->name);
     run_work rw = { lib, op, ref, args, nargs };
     /* loading inputs, binding and the output rules: seconds at most, even for huge tensors */
-    double budget = 10.0 + dev->opts.timeout;
+    double budget = 5.0 + dev->opts.timeout;
     int rc = nopi_sandbox_call(dev, lib->desc->ops[op].name, budget, run_in_worker, &rw,
                                take_run, res, err);
     if (rc != 0) {
@@ -591,12 +595,25 @@ static int run_isolated(nop_device *dev, const nop_library *lib, int op, int ref
     return rc;
 }
 
+/* An in-process run of a library read for its description only: loads it for the run. */
+static int run_loaded(nop_device *dev, const nop_library *lib, int op, int ref,
+                      const nop_value *args, int nargs, nop_run_result *res, nop_error *err)
+{
+    nop_library *opened;
+    const nop_library *use = nopi_library_runnable(lib, &opened, err);
+    int rc = use ? run_op(dev, use, op, ref, args, nargs, res, err) : -1;
+    if (!use)
+        memset(res, 0, sizeof *res);
+    nop_library_close(opened);
+    return rc;
+}
+
 int nop_device_run(nop_device *dev, const nop_library *lib, int op, const nop_value *args,
                    int nargs, nop_run_result *res, nop_error *err)
 {
     if (dev->opts.isolate && !dev->opts.trace)
         return run_isolated(dev, lib, op, -1, args, nargs, res, err);
-    return run_op(dev, lib, op, -1, args, nargs, res, err);
+    return run_loaded(dev, lib, op, -1, args, nargs, res, err);
 }
 
 int nop_device_run_reference(nop_device *dev, const nop_library *lib, int ref,
@@ -610,7 +627,7 @@ int nop_device_run_reference(nop_device *dev, const nop_library *lib, int ref,
     }
     if (dev->opts.isolate)
         return run_isolated(dev, lib, lib->desc->refs[ref].op, ref, args, nargs, res, err);
-    return run_op(dev, lib, lib->desc->refs[ref].op, ref, args, nargs, res, err);
+    return run_loaded(dev, lib, lib->desc->refs[ref].op, ref, args, nargs, res, err);
 }
 
 void nop_run_result_clear(nop_run_result *res)

@@ -149,6 +149,15 @@ int nop_library_open(nop_library **out, const char *path, nop_error *err)
     return 0;
 }
 
+const nop_library *nopi_library_runnable(const nop_library *lib, nop_library **opened,
+                                         nop_error *err)
+{
+    *opened = NULL;
+    if (lib->handle)
+        return lib;
+    return nop_library_open(opened, lib->path, err) == 0 ? *opened : NULL;
+}
+
 void nop_library_close(nop_library *lib)
 {
     if (!lib)

@@ -16,6 +16,13 @@ typedef struct nopi_global {
 /* api.c: the runtime's function table, which loading a library installs in it. */
 extern const struct nt__api nopi_api_table;
 
+/* lib itself when its code is loaded; otherwise (a library nop_library_describe read) loads
+ * it into *opened, which the caller closes, and returns that: where user code runs (in a
+ * worker process), the library is loaded there and nowhere else.  NULL with err filled when
+ * it cannot be loaded. */
+const nop_library *nopi_library_runnable(const nop_library *lib, nop_library **opened,
+                                         nop_error *err);
+
 /* describe.c: frees the descriptor of a library nop_library_describe made. */
 void nopi_library_free_described(nop_library *lib);
 

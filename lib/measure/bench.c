@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/internal.h"
+#include "device/library.h"
 #include "device/sandbox.h"
 
 /* What a worker sends besides the fastest run's result. */
@@ -88,8 +89,12 @@ static int bench_in_worker(nop_device *cdev, void *ctx, nopi_wire *w, nop_error 
         o.progress = progress_to_parent;
         o.progress_ctx = w;
     }
+    nop_library *opened;   /* loaded once here, not per run, if the caller only described it */
+    const nop_library *lib = nopi_library_runnable(bw->lib, &opened, err);
+    if (!lib)
+        return -1;
     nop_bench_result r;
-    int rc = nop_bench(cdev, bw->lib, bw->op, bw->args, bw->nargs, &o, &r, err);
+    int rc = nop_bench(cdev, lib, bw->op, bw->args, bw->nargs, &o, &r, err);
     if (rc != 0)
         return rc;
     struct stats_rec s = { r.runs, r.mean, r.sd, r.median, r.min, r.max, r.p90, r.p99,

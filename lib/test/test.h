@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "base/internal.h"
+#include "device/library.h"
 #include "device/sandbox.h"
 
 #endif /* NEURONOP_TEST_H */

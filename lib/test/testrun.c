@@ -297,6 +297,9 @@ static int case_in_worker(nop_device *cdev, void *ctx, nopi_wire *w, nop_error *
     const case_work *cw = ctx;
     suite s = *cw->s;
     s.wire = w;
+    nop_library *opened;   /* loaded here, in the worker, if the caller only described it */
+    if (!(s.lib = nopi_library_runnable(s.lib, &opened, err)))
+        return -1;
     run_case(&s, cw->t, cw->pick, cw->res);
     if (nopi_wire_put(w, REC_CASE, cw->res, sizeof *cw->res) != 0)
         return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot send the result");

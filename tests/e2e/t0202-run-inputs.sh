@@ -170,7 +170,7 @@ test_expect "a cost model with a bad value is reported at its line" '
 test_expect "a library path that does not exist" '
     run run nowhere.so op zeros:2
     expect_status 2
-    expect_err "cannot read '\''nowhere.so'\''"'
+    expect_err "cannot read library '\''nowhere.so'\''"'
 
 test_expect "run builds a folder first and stops on a compile error with status 3" '
     echo "broken" >>relu/relu.c

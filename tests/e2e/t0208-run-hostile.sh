@@ -70,8 +70,22 @@ EOF
     expect_status 2
     expect_err "neuronop: error: '\''ctor.so'\'' was built for library format 1"
     test ! -e ctor-ran
+    run run ctor.so anything zeros:4
+    expect_status 2
+    test ! -e ctor-ran
     run inspect h/build/libhostile.so
     expect_status 0
     expect_out "\"library\": \"hostile\""'
+
+test_expect "a library whose constructor never returns stops only its worker" '
+    "$NEURONOP" new hangs >/dev/null
+    printf "%s\n" "__attribute__((constructor)) static void never(void) { for (;;) ; }" \
+        >>hangs/shape.c
+    "$NEURONOP" build hangs >/dev/null 2>&1
+    status=0
+    timeout 30 "$NEURONOP" run hangs hangs_forward randn:8 --timeout 1 >out 2>err || status=$?
+    test "$status" = 1 || { echo "status $status"; cat err; exit 1; }
+    grep -q "neuronop: hangs_forward: error: timeout:" err
+    timeout 5 "$NEURONOP" inspect hangs >/dev/null'
 
 test_done
