@@ -1,0 +1,106 @@
+#!/bin/sh
+# C++ op libraries: built by the system C++ compiler, ops from NEURON_LIBRARY, the namespace
+# in inspect and run, incremental builds, the C++ runtime rules, compiler: cc.
+# (Each build diagnostic has its golden file in tests/golden/build/cxx-*.)
+. ./lib.sh
+
+# <torch/torch.h>: a stand-in until the real header is merged (cxx-api)
+CPLUS_INCLUDE_PATH="$NEURONOP_SRC/tests/cxx-standin"
+export CPLUS_INCLUDE_PATH
+cp -R "$NEURONOP_SRC/tests/fixtures/cxx/ops" "$WORK/ops"
+rm -rf "$WORK/ops/build"
+
+test_expect "a manifest of only custom_op.load's arguments builds; the ops come from NEURON_LIBRARY" '
+    run build ops
+    expect_status 0
+    expect_out "my_ops: built ops/build/libmy_ops.so"
+    expect_out "namespace: my_ops"
+    expect_out "ops: relu_forward(tensor), scale(tensor, double, int64, scalar)"
+    expect_out "stack: 8192 bytes (from extra_cflags)"'
+
+test_expect "a second build is up to date" '
+    run build ops
+    expect_status 0
+    expect_out "my_ops: up to date"'
+
+test_expect "changing a C++ source rebuilds" '
+    echo "// changed" >> ops/kernels.cpp
+    run build ops
+    expect_status 0
+    expect_out "built"'
+
+test_expect "-v shows the C++ compile with its enforced flags" '
+    run build -v --force ops
+    expect_status 0
+    expect_err "-std=c++14 -pedantic-errors -fno-exceptions -fno-rtti"'
+
+test_expect "inspect shows the namespace and the registered ops" '
+    run inspect ops/build/libmy_ops.so
+    expect_status 0
+    expect_out "\"namespace\": \"my_ops\""
+    expect_out "\"name\": \"scale\", \"args\": [\"tensor\", \"double\", \"int64\", \"scalar\"], \"kernel\": \"scale\", \"shape\": \"scale_shape\""'
+
+test_expect "run takes OP and shows it in its namespace" '
+    run run ops relu_forward arange:6
+    expect_status 0
+    expect_out "my_ops::relu_forward: ok"
+    expect_out "values: 0 1 2 3 4 5"'
+
+test_expect "run takes my_ops::OP; by-value and const-reference args arrive" '
+    run run ops my_ops::scale arange:4 2 3 0.5
+    expect_status 0
+    expect_out "values: 0 3 6 9"'
+
+test_expect "neuronop test runs the tests of a registration-only manifest, with a C++ reference" '
+    run test ops
+    expect_status 0
+    expect_out "3 passed, 0 failed"'
+
+test_expect "a C library is shown without a namespace" '
+    copy_example negate neg
+    run build neg
+    run inspect neg/build/libnegate.so
+    expect_out "\"namespace\": null"
+    run run neg negate randn:2x2
+    expect_out "negate: ok"'
+
+test_expect "ops: that agrees with the registration is accepted" '
+    cat >> ops/neuronop.yaml <<YAML
+ops:
+  relu_forward: {args: [tensor], shape: relu_fwd_shape, kernel: relu_forward}
+  scale: {args: [tensor, double, int64, scalar], shape: scale_shape, kernel: scale}
+YAML
+    run build ops
+    expect_status 0
+    expect_out "ops: relu_forward(tensor), scale(tensor, double, int64, scalar)"'
+
+test_expect "compiler: cc builds C kernels with the system compiler, with the same checks" '
+    copy_example negate negcc
+    run build --compiler=cc -v negcc
+    expect_status 0
+    expect_err "cc -O2"
+    run run negcc negate full:2x2:3
+    expect_out "values: -3 -3 -3 -3"
+    sed -i "s/const nt_tensor \*t_in/nt_tensor *t_in/" negcc/negate.c
+    run build --compiler=cc negcc
+    expect_status 3
+    expect_err "negate.c:4:12: error: conflicting types for '\''negate'\''"
+    expect_err "so its kernel function must be:"'
+
+test_expect "compiler: cc in the manifest; a bad value is a manifest error" '
+    copy_example negate negcc2
+    echo "compiler: cc" >> negcc2/neuronop.yaml
+    run build -v negcc2
+    expect_status 0
+    expect_err "cc -O2"
+    echo "compiler: gcc" >> negcc2/neuronop.yaml
+    run build negcc2
+    expect_status 2'
+
+test_expect "--compiler takes only tcc or cc" '
+    copy_example negate negcc3
+    run build --compiler=clang negcc3
+    expect_status 2
+    expect_err "unknown compiler '\''clang'\''"'
+
+test_done
