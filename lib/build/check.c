@@ -42,8 +42,12 @@ void nopi_build_explain_signature(builder *b, nopi_role role)
         nopi_strbuf args = NOPI_STRBUF_INIT;
         for (int k = 0; k < op->nargs; k++)
             nopi_sb_printf(&args, "%s%s", k ? ", " : "", nopi_argtype_names[op->args[k]]);
+        const char *file = b->m->path;
+        nopi_pos pos = op->pos;
+        if (role != NOPI_ROLE_REFERENCE)   /* the manifest's op, or its m.def */
+            nopi_op_where(b, i, NOPI_ROLE_REFERENCE, &file, &pos);
         nopi_detail(b->err, "op '%s' declares args [%s] in %s:%d, so its %s function must be:",
-                    op->name, args.s ? args.s : "", b->m->path, op->pos.line,
+                    op->name, args.s ? args.s : "", file, pos.line,
                     role == NOPI_ROLE_COMPUTE ? "kernel"
                     : role == NOPI_ROLE_SHAPE ? "shape" : "reference");
         nopi_detail(b->err, "    %s", sig ? sig : fname);

@@ -10,6 +10,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -82,6 +83,12 @@ static int run_registration(const char *probe, char **out, nop_error *err)
     }
     if (pid == 0) {
         close(fds[0]);
+        /* what the user's code prints is not neuronop's output */
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) {
+            dup2(null, 1);
+            dup2(null, 2);
+        }
         FILE *f = fdopen(fds[1], "w");
         void *h = f ? dlopen(probe, RTLD_NOW | RTLD_LOCAL) : NULL;
         if (!h) {

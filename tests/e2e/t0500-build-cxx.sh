@@ -74,6 +74,47 @@ YAML
     expect_status 0
     expect_out "ops: relu_forward(tensor), scale(tensor, double, int64, scalar)"'
 
+test_expect "a C kernel registered from C++ builds with libtcc and with cc, and runs" '
+    cp -R "$NEURONOP_SRC/tests/fixtures/cxx/mixed" mixed
+    rm -rf mixed/build
+    run build mixed
+    expect_status 0
+    expect_out "ops: negate(tensor, double)"
+    run run mixed mixed_ops::negate arange:4 2
+    expect_out "values: -0 -2 -4 -6"
+    run build --compiler=cc mixed
+    expect_status 0'
+
+test_expect "a C kernel whose parameters differ from the registration fails at its line" '
+    cp -R "$NEURONOP_SRC/tests/fixtures/cxx/mixed" mixed2
+    rm -rf mixed2/build
+    sed -i "s/double k)/int64_t k)/" mixed2/negate.c
+    run build mixed2
+    expect_status 3
+    expect_err "negate.c:5: error: incompatible types for redefinition of '\''negate'\''"
+    expect_err "op '\''negate'\'' declares args [tensor, double] in "
+    expect_err "shape.cpp:12, so its kernel function must be:"'
+
+test_expect "the registration runs in a child: what it prints is not neuronop's output" '
+    cp -R "$NEURONOP_SRC/tests/fixtures/cxx/mixed" mixed3
+    rm -rf mixed3/build
+    cat > mixed3/shape.cpp <<CPP
+#include <stdio.h>
+#include <torch/torch.h>
+#include <torchneuron/register.h>
+static int chatty = puts("chatty at load");
+torch::Tensor negate_shape(const torch::Tensor &t, double k) { (void)k; return torch::empty_like(t); }
+NEURON_LIBRARY(mixed_ops, m) {
+    puts("chatty registration");
+    fprintf(stderr, "chatty on stderr\\n");
+    m.def("negate", &negate_shape, "negate");
+}
+CPP
+    run build mixed3
+    expect_status 0
+    ! grep -q chatty "$WORK/out"
+    ! grep -q chatty "$WORK/err"'
+
 test_expect "compiler: cc builds C kernels with the system compiler, with the same checks" '
     copy_example negate negcc
     run build --compiler=cc -v negcc
