@@ -48,7 +48,9 @@ typedef struct nopi_gen_info {
 char *nopi_gen_unit(const nop_manifest *m, nopi_role role, const char *path, const char *text);
 /* The glue source; malloc'd, NULL on no memory. */
 char *nopi_gen_glue(const nopi_gen_info *info);
-/* The glue of the registration probe: only the trampolines, so shape objects link. */
+/* The glue of the registration probe: the trampolines, so shape objects link, over a table
+ * whose every call exits the probe with NOPI_PROBE_API_EXIT. */
+#define NOPI_PROBE_API_EXIT 97
 char *nopi_gen_probe_glue(void);
 /* The C declaration of an op's kernel or shape function, e.g.
  * "nt_tensor *relu(const nt_tensor *, double)"; malloc'd. */

@@ -132,7 +132,11 @@ static int run_registration(const char *probe, char **out, nop_error *err)
     if (timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || !text ||
         !strstr(text, "END\n")) {
         const char *e = text ? strstr(text, "E\t") : NULL;
-        if (timed_out)
+        if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == NOPI_PROBE_API_EXIT)
+            nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "the NEURON_LIBRARY registration "
+                      "called the neuronop kernel API (printf, a tensor factory, ...), which "
+                      "has no device to run on while building");
+        else if (timed_out)
             nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "the NEURON_LIBRARY registration "
                       "did not finish in %.0f s", REGISTRATION_SECONDS);
         else if (WIFSIGNALED(status))
