@@ -115,6 +115,15 @@ CPP
     ! grep -q chatty "$WORK/out"
     ! grep -q chatty "$WORK/err"'
 
+test_expect "g++ warnings in the user'\''s files pass through in neuronop'\''s form" '
+    cp -R "$NEURONOP_SRC/tests/fixtures/cxx/mixed" warn
+    rm -rf warn/build
+    echo "extra_cflags: [-Wall]" >> warn/neuronop.yaml
+    sed -i "s/    (void)k;/    int unused;/" warn/shape.cpp
+    run build warn
+    expect_status 0
+    expect_err "shape.cpp:7:9: warning: unused variable '\''unused'\''"'
+
 test_expect "compiler: cc builds C kernels with the system compiler, with the same checks" '
     copy_example negate negcc
     run build --compiler=cc -v negcc
