@@ -89,13 +89,6 @@ static int choose_compilers(builder *b)
     for (int i = 0; i < b->nsources; i++) {
         nopi_lang lang = nopi_build_lang(b, i);
         b->system_link = b->system_link || lang != NOPI_LANG_TCC;
-        if (lang == NOPI_LANG_CXX && b->o->memcheck) {
-            nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "--memcheck does not support C++ "
-                      "sources yet ('%s')", b->sources[i].path);
-            nopi_detail(b->err, "the device rule checks still run without it; see "
-                        "neuronop-build(1)");
-            return -1;
-        }
     }
     return 0;
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "builder.h"
-#include "mangle.h"
+#include "base/mangle.h"
 
 /* The function a source of this role must define for op i (or test i, for references). */
 static const char *role_function(const builder *b, nopi_role role, int i)

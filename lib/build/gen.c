@@ -64,6 +64,27 @@ static const struct { const char *name; size_t offset; const char *add; } bound_
     HOOK("__bound_strncmp", mc_strncmp, "movq (%rsp), %rcx; "),
     HOOK("__bound_strcat", mc_strcat, "movq (%rsp), %rdx; "),
     HOOK("__bound_strchr", mc_strchr, "movq (%rsp), %rdx; "),
+    /* g++'s address instrumentation of C++ kernels (-fsanitize=address with every check a
+     * call): __asan_loadK(a) and __asan_storeK(a) become mc_ptr_indir(a, 0, K, pc),
+     * __asan_loadN(a, n) mc_ptr_indir(a, 0, n, pc) */
+    HOOK("__asan_load1", mc_ptr_indir, "xorl %esi, %esi; movl $1, %edx; movq (%rsp), %rcx; "),
+    HOOK("__asan_load2", mc_ptr_indir, "xorl %esi, %esi; movl $2, %edx; movq (%rsp), %rcx; "),
+    HOOK("__asan_load4", mc_ptr_indir, "xorl %esi, %esi; movl $4, %edx; movq (%rsp), %rcx; "),
+    HOOK("__asan_load8", mc_ptr_indir, "xorl %esi, %esi; movl $8, %edx; movq (%rsp), %rcx; "),
+    HOOK("__asan_load16", mc_ptr_indir, "xorl %esi, %esi; movl $16, %edx; movq (%rsp), %rcx; "),
+    HOOK("__asan_store1", mc_ptr_indir, "xorl %esi, %esi; movl $1, %edx; movq (%rsp), %rcx; "),
+    HOOK("__asan_store2", mc_ptr_indir, "xorl %esi, %esi; movl $2, %edx; movq (%rsp), %rcx; "),
+    HOOK("__asan_store4", mc_ptr_indir, "xorl %esi, %esi; movl $4, %edx; movq (%rsp), %rcx; "),
+    HOOK("__asan_store8", mc_ptr_indir, "xorl %esi, %esi; movl $8, %edx; movq (%rsp), %rcx; "),
+    HOOK("__asan_store16", mc_ptr_indir, "xorl %esi, %esi; movl $16, %edx; movq (%rsp), %rcx; "),
+    HOOK("__asan_loadN", mc_ptr_indir, "movq %rsi, %rdx; xorl %esi, %esi; movq (%rsp), %rcx; "),
+    HOOK("__asan_storeN", mc_ptr_indir, "movq %rsi, %rdx; xorl %esi, %esi; movq (%rsp), %rcx; "),
+};
+
+/* What g++'s instrumentation also calls, which memcheck has no use for: its module
+ * constructor's start-up and version check, and the notice before a noreturn call. */
+static const char *const asan_noops[] = {
+    "__asan_init", "__asan_version_mismatch_check_v8", "__asan_handle_no_return",
 };
 #undef HOOK
 
@@ -71,6 +92,9 @@ bool nopi_gen_is_bound_hook(const char *name)
 {
     for (size_t i = 0; i < NOPI_ARRAY_LEN(bound_entries); i++)
         if (strcmp(name, bound_entries[i].name) == 0)
+            return true;
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(asan_noops); i++)
+        if (strcmp(name, asan_noops[i]) == 0)
             return true;
     return false;
 }
@@ -85,6 +109,8 @@ bool nopi_gen_is_bound_hook(const char *name)
 static void add_bound_trampolines(nopi_strbuf *sb)
 {
     nopi_sb_puts(sb, "__asm__(\".text\\n\"\n");
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(asan_noops); i++)
+        nopi_sb_printf(sb, "    \".globl %s\\n%s: ret\\n\"\n", asan_noops[i], asan_noops[i]);
     for (size_t i = 0; i < NOPI_ARRAY_LEN(bound_entries); i++) {
         if (bound_entries[i].add)
             nopi_sb_printf(sb, "    \".globl %s\\n%s: %smovq nt__api(%%rip), %%r11; "

@@ -162,6 +162,14 @@ static const char *const cxx_enforced[] = {
     "-fno-threadsafe-statics", "-fno-stack-protector", "-fPIC", "-fdiagnostics-plain-output",
     "-fno-diagnostics-show-caret",
 };
+/* memcheck for C++ kernels: g++'s address instrumentation with every check a call, which
+ * the glue routes into memcheck (gen.c); stack and global instrumentation, which need
+ * ASan's shadow memory, are off, and stabs give memcheck its source lines. */
+static const char *const cxx_memcheck[] = {
+    "-fsanitize=address", "--param=asan-stack=0", "--param=asan-globals=0",
+    "--param=asan-instrumentation-with-call-threshold=0", "--param=asan-use-after-return=0",
+    "-fno-sanitize-recover=all", "-gstabs", "-Wno-deprecated",
+};
 static const char *const cc_enforced[] = {
     "-std=gnu11", "-fno-stack-protector", "-fPIC", "-fdiagnostics-plain-output",
     "-fno-diagnostics-show-caret",
@@ -191,6 +199,9 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
     size_t nenforced = cxx ? NOPI_ARRAY_LEN(cxx_enforced) : NOPI_ARRAY_LEN(cc_enforced);
     for (size_t i = 0; i < nenforced; i++)
         nopi_argv_add(a, enforced[i]);
+    if (cxx && b->o->memcheck && role == NOPI_ROLE_COMPUTE)
+        for (size_t i = 0; i < NOPI_ARRAY_LEN(cxx_memcheck); i++)
+            nopi_argv_add(a, cxx_memcheck[i]);
     nopi_argv_add(a, "-c");
     nopi_argv_add(a, "-o");
     nopi_argv_add(a, obj->path);

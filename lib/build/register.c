@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "builder.h"
-#include "mangle.h"
+#include "base/mangle.h"
 #include "neuronop/registry.h"
 
 #define REGISTRATION_SECONDS 10.0

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "builder.h"
-#include "mangle.h"
+#include "base/mangle.h"
 
 void nopi_op_where(const builder *b, int op, nopi_role role, const char **file,
                    nopi_pos *pos)

@@ -1,6 +1,6 @@
 /* Unit tests of reading C++ symbols and compiler logs (lib/build/mangle.c, lib/build/syscc.c). */
 #include "unit.h"
-#include "build/mangle.h"
+#include "base/mangle.h"
 #include "build/syscc.h"
 
 static void reads_op_signatures(void **state)

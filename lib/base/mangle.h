@@ -10,7 +10,7 @@
 #ifndef NEURONOP_MANGLE_H
 #define NEURONOP_MANGLE_H
 
-#include "base/internal.h"
+#include "internal.h"
 
 #define NOPI_CXX_MAX_PARAMS 16
 
