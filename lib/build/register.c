@@ -301,6 +301,13 @@ static int compare_with_manifest(builder *b, const regdef *defs, int ndefs)
                              ops[i].kernel_pos.col, "op '%s' has kernel '%s' here but '%s' in "
                              "its registration (%s:%d)", ops[i].name, ops[i].kernel, d->kernel,
                              d->file, d->line);
+        nopi_cxxfn shape;
+        nopi_cxx_read(d->shape_sym, &shape);
+        if (strcmp(shape.name, ops[i].shape) != 0 && strcmp(shape.qual, ops[i].shape) != 0)
+            return nopi_fail(b->err, NOP_ERR_INPUT, b->mcopy.path, ops[i].shape_pos.line,
+                             ops[i].shape_pos.col, "op '%s' has shape function '%s' here but "
+                             "'%s' in its registration (%s:%d)", ops[i].name, ops[i].shape,
+                             shape.qual, d->file, d->line);
         if (!same_args(&ops[i], d)) {
             int kinds[NOP_MAX_ARGS];
             for (int k = 0; k < ops[i].nargs; k++)
