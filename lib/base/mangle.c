@@ -219,6 +219,8 @@ bool nopi_cxx_read(const char *sym, nopi_cxxfn *out)
     if (!r)
         return false;
     r->p = sym + 2;
+    if (*r->p == 'L')   /* internal linkage (a static): _ZL5start */
+        r->p++;
     type fn;
     bool ok;
     if (*r->p == 'N') {

@@ -37,6 +37,7 @@ typedef struct object {
     nopi_elfsym *syms;
     size_t nsyms;
     bool static_init;     /* has .init_array or .ctors: code that runs at load */
+    char init_var[256];   /* static_init: the variable it initialises, if known */
 } object;
 
 typedef struct builder {

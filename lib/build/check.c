@@ -145,9 +145,15 @@ int nopi_check_device_symbols(builder *b, const object *objs, int nobjs)
         if (objs[i].role != NOPI_ROLE_COMPUTE)
             continue;
         if (objs[i].static_init) {
-            nopi_fail(b->err, NOP_ERR_COMPILE, objs[i].source, 0, 0, "kernel code has a "
-                      "static initialiser: a global or static object whose value is computed "
-                      "when the library loads");
+            nopi_cxxfn var;   /* a static's symbol may be mangled: _ZL5start */
+            nopi_cxx_read(objs[i].init_var, &var);
+            int line = 0, col = 0;
+            if (var.name[0])
+                nopi_locate_word(objs[i].source, var.name, &line, &col);
+            nopi_fail(b->err, NOP_ERR_COMPILE, objs[i].source, line, col, "kernel code has a "
+                      "static initialiser%s%s%s: a global or static object whose value is "
+                      "computed when the library loads", var.name[0] ? " ('" : "", var.name,
+                      var.name[0] ? "')" : "");
             nopi_detail(b->err, "the device runs no code at load; make it constexpr, or "
                         "compute it inside the kernel");
             return -1;

@@ -93,6 +93,8 @@ static int read_object(builder *b, object *obj)
     if (obj->lang == NOPI_LANG_CXX && nopi_read_file(obj->path, &data, &len) == 0) {
         obj->static_init = nopi_elf_section(data, len, ".init_array", &off, &size, NULL) == 0 ||
                            nopi_elf_section(data, len, ".ctors", &off, &size, NULL) == 0;
+        if (obj->static_init)
+            nopi_elf_startup_object(data, len, obj->init_var, sizeof obj->init_var);
         free(data);
     }
     return 0;

@@ -52,6 +52,8 @@ static void other_types_are_not_op_kinds(void **state)
     assert_string_equal(f.name, "relu");
     assert_string_equal(f.qual, "ns::relu");
     assert_int_equal(f.params[0].kind, NOP_ARG_TENSOR);
+    assert_true(nopi_cxx_read("_ZL5start", &f));   /* a static variable */
+    assert_string_equal(f.name, "start");
     assert_true(nopi_cxx_read("_Z1gv", &f));
     assert_int_equal(f.nparams, 0);
     /* C names pass through; templates are not misread */
