@@ -119,38 +119,34 @@ int nopi_tools_run(nopi_tool_job *jobs, int n, int parallel, nop_error *err)
     pid_t *pids = calloc((size_t)(n ? n : 1), sizeof *pids);
     if (!pids)
         return nopi_nomem(err);
-    int started = 0, running = 0, rc = 0;
+    int started = 0, waited = 0, rc = 0;
     for (int i = 0; i < n; i++) {
         jobs[i].status = -1;
         if (jobs[i].argv.failed)
             rc = nopi_nomem(err);
     }
-    while (rc == 0 || running > 0) {
-        while (rc == 0 && started < n && running < (parallel > 0 ? parallel : 1)) {
-            if (spawn(&jobs[started], &pids[started], err) != 0) {
+    if (parallel < 1)
+        parallel = 1;
+    /* Jobs are waited for in the order they started, each by its own pid: a library must
+     * not reap children of the program it is part of (waitpid(-1) would). */
+    while (waited < started || (rc == 0 && started < n)) {
+        while (rc == 0 && started < n && started - waited < parallel) {
+            if (spawn(&jobs[started], &pids[started], err) != 0)
                 rc = -1;
-                break;
-            }
-            started++;
-            running++;
+            else
+                started++;
         }
-        if (running == 0)
+        if (waited == started)
             break;
         int status;
-        pid_t pid = waitpid(-1, &status, 0);
-        if (pid < 0) {
+        if (waitpid(pids[waited], &status, 0) < 0) {
             if (errno == EINTR)
                 continue;
-            break;   /* ECHILD: nothing of ours left */
+            status = 0x7f00;   /* lost: report it as exit status 127 */
         }
-        for (int i = 0; i < started; i++) {
-            if (pids[i] != pid)
-                continue;
-            jobs[i].status = WIFEXITED(status) ? WEXITSTATUS(status)
-                                               : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-            pids[i] = 0;
-            running--;
-        }
+        jobs[waited].status = WIFEXITED(status) ? WEXITSTATUS(status)
+                              : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+        waited++;
     }
     free(pids);
     return rc;

@@ -124,6 +124,18 @@ test_expect "g++ warnings in the user'\''s files pass through in neuronop'\''s f
     expect_status 0
     expect_err "shape.cpp:7:9: warning: unused variable '\''unused'\''"'
 
+test_expect "a missing C++ compiler (CXX, or cxx:) is a clear error" '
+    cp -R "$NEURONOP_SRC/tests/fixtures/cxx/mixed" nocxx
+    rm -rf nocxx/build
+    CXX=no-such-g++ run build nocxx
+    expect_status 2
+    expect_err "neuronop: error: cannot run '\''no-such-g++'\'': No such file or directory"
+    expect_err "apt-get install g++"
+    echo "cxx: also-missing++" >> nocxx/neuronop.yaml
+    run build nocxx
+    expect_status 2
+    expect_err "cannot run '\''also-missing++'\''"'
+
 test_expect "compiler: cc builds C kernels with the system compiler, with the same checks" '
     copy_example negate negcc
     run build --compiler=cc -v negcc
