@@ -225,16 +225,9 @@ int cmd_run(int argc, char **argv)
         rc = compare(res.output, &cmp);
         compared = true;
     }
-    /* a C++ library's ops are shown with its NEURON_LIBRARY namespace: my_ops::relu */
-    nop_opinfo info;
-    char opname[300];
-    const char *ns = nop_library_namespace(oc.lib);
-    if (nop_library_op(oc.lib, oc.op, &info) == 0)
-        snprintf(opname, sizeof opname, "%s%s%s", ns ? ns : "", ns ? "::" : "", info.name);
-    else
-        snprintf(opname, sizeof opname, "%s", args[1]);
+    const char *opname = oc.display;   /* ns::OP for a C++ library */
     if (json) {
-        print_json(opname, &res, compared ? &cmp : NULL, ok && rc == 0);
+        print_json(args[1], &res, compared ? &cmp : NULL, ok && rc == 0);
     } else {
         if (ok)
             print_human(opname, &res);

@@ -51,6 +51,11 @@ test_expect "run takes my_ops::OP; by-value and const-reference args arrive" '
     expect_status 0
     expect_out "values: 0 3 6 9"'
 
+test_expect "bench takes my_ops::OP and shows the op in its namespace" '
+    run bench ops my_ops::relu_forward randn:64 --iters 3
+    expect_status 0
+    expect_out "my_ops::relu_forward on trn1:"'
+
 test_expect "neuronop test runs the tests of a registration-only manifest, with a C++ reference" '
     run test ops
     expect_status 0
