@@ -404,10 +404,16 @@ int nopi_build_registration(builder *b, const object *objs, int nobjs)
         registers = objs[i].role == NOPI_ROLE_SHAPE && objs[i].lang == NOPI_LANG_CXX &&
                     nopi_object_defines(&objs[i], NT_REG_SYMBOL, &fn);
     if (!registers) {
-        if (b->reg_ops)
-            return nopi_fail(b->err, NOP_ERR_INPUT, b->mcopy.path, 1, 1, "the manifest has no "
-                             "'ops' and no shape source registers any with NEURON_LIBRARY");
-        return 0;
+        if (!b->reg_ops)
+            return 0;
+        nopi_fail(b->err, NOP_ERR_INPUT, b->mcopy.path, 1, 1, "the manifest has no 'ops' and "
+                  "no shape source registers any with NEURON_LIBRARY");
+        for (int i = 0; i < nobjs; i++)
+            if (objs[i].role != NOPI_ROLE_SHAPE &&
+                nopi_object_defines(&objs[i], NT_REG_SYMBOL, &fn))
+                nopi_detail(b->err, "'%s' has the NEURON_LIBRARY: the registration runs on "
+                            "the host, so move it to a shape source", objs[i].source);
+        return -1;
     }
     char *probe = nopi_path_join(b->tmpdir, "probe.so");
     char *text = NULL;

@@ -141,6 +141,35 @@ test_expect "a missing C++ compiler (CXX, or cxx:) is a clear error" '
     expect_status 2
     expect_err "cannot run '\''also-missing++'\''"'
 
+test_expect "a C++ library may declare ops: without a registration; C++ names resolve" '
+    mkdir plain
+    cp ops/kernels.cpp plain/
+    sed -e "/NEURON_LIBRARY/,\$d" -e "/torchneuron/d" ops/shape.cpp > plain/shape.cpp
+    ! grep -q NEURON_LIBRARY plain/shape.cpp
+    cat > plain/neuronop.yaml <<YAML
+name: plain
+compute_srcs: [kernels.cpp]
+shape_srcs: [shape.cpp]
+ops:
+  scale: {args: [tensor, double, int64, scalar], shape: scale_shape, kernel: scale}
+YAML
+    run build plain
+    expect_status 0
+    run run plain scale arange:3 1 2 1.5
+    expect_out "scale: ok"
+    expect_out "values: 0 3 6"
+    run inspect plain/build/libplain.so
+    expect_out "\"namespace\": null"'
+
+test_expect "a C++ kernel whose parameters differ from the manifest'\''s args names both" '
+    mkdir plain2
+    cp plain/kernels.cpp plain/shape.cpp plain2/
+    sed "s/args: \[tensor, double, int64, scalar\]/args: [tensor, double, double, scalar]/" \
+        plain/neuronop.yaml > plain2/neuronop.yaml
+    run build plain2
+    expect_status 3
+    expect_err "op '\''scale'\'': shape function '\''scale_shape'\'' and kernel '\''scale'\'' take different parameters"'
+
 test_expect "compiler: cc builds C kernels with the system compiler, with the same checks" '
     copy_example negate negcc
     run build --compiler=cc -v negcc
