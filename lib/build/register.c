@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,41 @@ static void on_def(nt__registrar *r, const nt__reg_def *d)
     fputc('\n', f);
 }
 
+/* The registration child's confinement, once the probe is loaded: registering ops needs no
+ * processes, programs, network, signals to others or files to write, so each ends the child
+ * (SIGSYS), which the parent reports.  -1 when the filter cannot be set up. */
+static int confine(void)
+{
+    static const char *const denied[] = {
+        "fork", "vfork", "clone", "clone3", "execve", "execveat", "socket", "connect",
+        "ptrace", "kill", "tkill", "creat", "unlink", "unlinkat", "rename", "renameat",
+        "renameat2", "mkdir", "mkdirat", "rmdir", "truncate", "ftruncate",
+    };
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    if (!ctx)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(denied) && rc == 0; i++) {
+        int nr = seccomp_syscall_resolve_name(denied[i]);
+        if (nr != __NR_SCMP_ERROR)
+            rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, nr, 0);
+    }
+    /* open and openat for writing or creating */
+    static const int write_flags[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC };
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(write_flags) && rc == 0; i++) {
+        scmp_datum_t f = (scmp_datum_t)write_flags[i];
+        rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(open), 1,
+                              SCMP_A1(SCMP_CMP_MASKED_EQ, f, f));
+        if (rc == 0)
+            rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(openat), 1,
+                                  SCMP_A2(SCMP_CMP_MASKED_EQ, f, f));
+    }
+    if (rc == 0)
+        rc = seccomp_load(ctx);
+    seccomp_release(ctx);
+    return rc == 0 ? 0 : -1;
+}
+
 /*
  * Runs the registration function of the probe library `probe` in a child process and
  * returns what it printed (malloc'd) in *out.  The one place where build-time user code
@@ -98,10 +134,14 @@ static int run_registration(const char *probe, char **out, nop_error *err)
         }
         void (*reg)(nt__registrar *) = (void (*)(nt__registrar *))dlsym(h, NT_REG_SYMBOL);
         nt__registrar r = { f, on_library, on_def };
+        if (confine() != 0) {
+            fputs("E\tcannot confine the registration (seccomp)\n", f);
+            _exit(3);
+        }
         if (reg)
             reg(&r);
         fputs("END\n", f);
-        fclose(f);
+        fflush(f);
         _exit(0);
     }
     close(fds[1]);
@@ -139,6 +179,10 @@ static int run_registration(const char *probe, char **out, nop_error *err)
         else if (timed_out)
             nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "the NEURON_LIBRARY registration "
                       "did not finish in %.0f s", REGISTRATION_SECONDS);
+        else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS)
+            nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "the NEURON_LIBRARY registration "
+                      "made a system call a build does not allow (a process, a program, the "
+                      "network or a file to write)");
         else if (WIFSIGNALED(status))
             nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "the NEURON_LIBRARY registration "
                       "crashed (%s)", strsignal(WTERMSIG(status)));
