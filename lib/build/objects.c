@@ -369,6 +369,32 @@ static int glue_object(builder *b, const char *text, const char *path)
     return rc;
 }
 
+/* True when an object to link needs the C++ runtime (libstdc++): a name left undefined
+ * that is mangled or the C++ ABI's, which no object defines.  Only host code can (check.c
+ * refuses it in kernels).  Linking libstdc++ is most of a link's time, so a library that
+ * does not need it is linked by the C driver. */
+static bool needs_cxx_runtime(const object *objs, int nobjs, bool all)
+{
+    bool fn;
+    for (int i = 0; i < nobjs; i++) {
+        if (objs[i].lang != NOPI_LANG_CXX || (!all && objs[i].role != NOPI_ROLE_SHAPE))
+            continue;
+        for (size_t k = 0; k < objs[i].nsyms; k++) {
+            const char *name = objs[i].syms[k].name;
+            if (objs[i].syms[k].defined || (strncmp(name, "_Z", 2) != 0 &&
+                                            strncmp(name, "__cxa_", 6) != 0 &&
+                                            strncmp(name, "__gxx_", 6) != 0))
+                continue;
+            bool found = false;
+            for (int j = 0; j < nobjs && !found; j++)
+                found = nopi_object_defines(&objs[j], name, &fn);
+            if (!found)
+                return true;
+        }
+    }
+    return false;
+}
+
 /* The system driver links the glue object, the objects and libtcc1.a into out.  `all`: every
  * object, else only the shape objects (the registration probe). */
 static int link_system(builder *b, const char *glue, const object *objs, int nobjs, bool all,
@@ -378,9 +404,7 @@ static int link_system(builder *b, const char *glue, const object *objs, int nob
     char *log = nopi_path_join(b->tmpdir, all ? "link.log" : "probe-link.log");
     nopi_tool_job job = { .log = log };
     int rc = glue_o && log ? glue_object(b, glue, glue_o) : nopi_nomem(b->err);
-    bool cxx = false;
-    for (int i = 0; i < nobjs; i++)
-        cxx = cxx || objs[i].lang == NOPI_LANG_CXX;
+    bool cxx = needs_cxx_runtime(objs, nobjs, all);
     nopi_argv *a = &job.argv;
     nopi_argv_add(a, cxx ? nopi_cxx_program(b->m->cxx) : nopi_cc_program());
     nopi_argv_add(a, "-shared");

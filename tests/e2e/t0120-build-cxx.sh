@@ -170,6 +170,22 @@ test_expect "a C++ kernel whose parameters differ from the manifest'\''s args na
     expect_status 3
     expect_err "op '\''scale'\'': shape function '\''scale_shape'\'' and kernel '\''scale'\'' take different parameters"'
 
+test_expect "host code may use the C++ library: the link then takes libstdc++" '
+    cp -R "$NEURONOP_SRC/tests/fixtures/cxx/mixed" stl
+    rm -rf stl/build
+    sed -i "s/    (void)k;/    std::vector<double> v(3, k); v.push_back(k); (void)v;/" stl/shape.cpp
+    sed -i "1i #include <vector>" stl/shape.cpp
+    run build -v stl
+    expect_status 0
+    expect_err "g++ -shared"
+    run run stl negate arange:3 1
+    expect_out "values: -0 -1 -2"'
+
+test_expect "without the C++ library the C driver links, which is much faster" '
+    run build -v --force mixed
+    expect_status 0
+    expect_err "cc -shared"'
+
 test_expect "compiler: cc builds C kernels with the system compiler, with the same checks" '
     copy_example negate negcc
     run build --compiler=cc -v negcc
