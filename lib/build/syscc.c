@@ -203,10 +203,12 @@ static bool parse_gline(const char *s, gline *g)
     return true;
 }
 
+/* A header the user did not write: neuronop's, or the system's (an error inside <vector> is
+ * reported where the user's code led to it, like one inside torch.h). */
 static bool is_own(const char *file, const char *own_dir)
 {
     size_t n = own_dir ? strlen(own_dir) : 0;
-    return n && strncmp(file, own_dir, n) == 0;
+    return (n && strncmp(file, own_dir, n) == 0) || strncmp(file, "/usr/", 5) == 0;
 }
 
 /* Copies the message, dropping gcc's "[-Wflag]" suffix noise only when asked; quotes stay. */
@@ -246,6 +248,9 @@ int nopi_gcc_log(const char *log_path, const char *own_dir, const char *fallback
                         strncmp(s, "                 from ", 22) == 0;
         if (included)
             s += 22;
+        if (!included && (strstr(s, ": In function ") || strstr(s, ": At global scope") ||
+                          strstr(s, ": In member function ")))
+            inst[0] = '\0', have_user = false;   /* a new diagnostic's context begins */
         const char *in = strstr(s, ": In instantiation of '");
         if (in) {   /* "header: In instantiation of 'T':" has no line number */
             nopi_strlcpy(inst, in + 23, sizeof inst);
@@ -284,7 +289,9 @@ int nopi_gcc_log(const char *log_path, const char *own_dir, const char *fallback
             if (inst[0])
                 add_detail(&d, where);
             size_t own = strlen(own_dir);
-            const char *hdr = g.file + own + (g.file[own] == '/');
+            const char *hdr = g.file;
+            if (strncmp(g.file, own_dir, own) == 0)
+                hdr += own + (g.file[own] == '/');
             snprintf(where, sizeof where, "reported in %s:%d", hdr, g.line);
             add_detail(&d, where);
         }

@@ -101,6 +101,26 @@ static void moves_header_errors_to_the_user_line(void **state)
     free(log);
 }
 
+static void system_header_errors_move_too(void **state)
+{
+    (void)state;
+    const char *dir = unit_tmpdir();
+    unit_write(dir, "u.cpp", "a\nb\nc\n");
+    char *log = nopi_path_join(dir, "log");
+    char text[2048];
+    snprintf(text, sizeof text,
+             "/usr/include/c++/12/bits/x.h: In instantiation of 'void f()':\n"
+             "%s/u.cpp:3:7:   required from here\n"
+             "/usr/include/c++/12/bits/x.h:9:3: error: static assertion failed: no\n", dir);
+    unit_write(dir, "log", text);
+    nop_error err = { 0 };
+    assert_int_equal(nopi_gcc_log(log, "/inc", "compiling", NULL, NULL, &err), -1);
+    assert_int_equal(err.diag.line, 3);
+    assert_int_equal(err.diag.col, 7);
+    assert_non_null(strstr(err.diag.detail, "reported in /usr/include/c++/12/bits/x.h:9"));
+    free(log);
+}
+
 static void a_clean_log_is_no_error(void **state)
 {
     (void)state;
@@ -120,6 +140,7 @@ int main(void)
         cmocka_unit_test(other_types_are_not_op_kinds),
         cmocka_unit_test(writes_signatures),
         cmocka_unit_test(moves_header_errors_to_the_user_line),
+        cmocka_unit_test(system_header_errors_move_too),
         cmocka_unit_test(a_clean_log_is_no_error),
     };
     return cmocka_run_group_tests_name("cxx", tests, NULL, NULL);
