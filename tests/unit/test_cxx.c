@@ -74,23 +74,34 @@ static void writes_signatures(void **state)
     assert_string_equal(buf, "k(const torch::Tensor &, int64_t)");
 }
 
+/* Writes a user source and a compiler log in a fresh folder (the log's "%s" is the folder),
+ * and reads the log with /inc as neuronop's include folder. */
+static int read_log(const char *source, const char *log_format, nop_error *err)
+{
+    const char *dir = unit_tmpdir();
+    unit_write(dir, "user.cpp", source);
+    char text[2048];
+    snprintf(text, sizeof text, log_format, dir, dir);
+    unit_write(dir, "log", text);
+    char *log = nopi_path_join(dir, "log");
+    memset(err, 0, sizeof *err);
+    int rc = nopi_gcc_log(log, "/inc", "compiling", NULL, NULL, err);
+    free(log);
+    return rc;
+}
+
 static void moves_header_errors_to_the_user_line(void **state)
 {
     (void)state;
-    const char *dir = unit_tmpdir();
-    unit_write(dir, "user.cpp", "int a;\nint b;\n");
-    char *log = nopi_path_join(dir, "log");
-    char text[2048];
-    snprintf(text, sizeof text,
-             "In file included from %s/user.cpp:1:\n"
-             "/inc/torchneuron/register.h: In instantiation of 'struct "
-             "torch::neuron_detail::param<float>':\n"
-             "%s/user.cpp:2:5:   required from here\n"
-             "/inc/torchneuron/register.h:40:7: error: static assertion failed: doubles\n"
-             "/inc/torchneuron/register.h:40:7: note: noise\n", dir, dir);
-    unit_write(dir, "log", text);
-    nop_error err = { 0 };
-    assert_int_equal(nopi_gcc_log(log, "/inc", "compiling", NULL, NULL, &err), -1);
+    nop_error err;
+    assert_int_equal(read_log("int a;\nint b;\n",
+                              "In file included from %s/user.cpp:1:\n"
+                              "/inc/torchneuron/register.h: In instantiation of 'struct "
+                              "torch::neuron_detail::param<float>':\n"
+                              "%s/user.cpp:2:5:   required from here\n"
+                              "/inc/torchneuron/register.h:40:7: error: static assertion "
+                              "failed: doubles\n"
+                              "/inc/torchneuron/register.h:40:7: note: noise\n", &err), -1);
     assert_int_equal(err.kind, NOP_ERR_COMPILE);
     assert_int_equal(err.diag.line, 2);
     assert_int_equal(err.diag.col, 5);
@@ -98,27 +109,20 @@ static void moves_header_errors_to_the_user_line(void **state)
     assert_non_null(strstr(err.diag.detail, "the parameter type is 'float'"));
     assert_non_null(strstr(err.diag.detail, "reported in torchneuron/register.h:40"));
     assert_non_null(strstr(err.diag.detail, "    2 | int b;"));
-    free(log);
 }
 
 static void system_header_errors_move_too(void **state)
 {
     (void)state;
-    const char *dir = unit_tmpdir();
-    unit_write(dir, "u.cpp", "a\nb\nc\n");
-    char *log = nopi_path_join(dir, "log");
-    char text[2048];
-    snprintf(text, sizeof text,
-             "/usr/include/c++/12/bits/x.h: In instantiation of 'void f()':\n"
-             "%s/u.cpp:3:7:   required from here\n"
-             "/usr/include/c++/12/bits/x.h:9:3: error: static assertion failed: no\n", dir);
-    unit_write(dir, "log", text);
-    nop_error err = { 0 };
-    assert_int_equal(nopi_gcc_log(log, "/inc", "compiling", NULL, NULL, &err), -1);
+    nop_error err;
+    assert_int_equal(read_log("a\nb\nc\n",
+                              "/usr/include/c++/12/bits/x.h: In instantiation of 'void f()':\n"
+                              "%s/user.cpp:3:7:   required from here\n%.0s"
+                              "/usr/include/c++/12/bits/x.h:9:3: error: static assertion "
+                              "failed: no\n", &err), -1);
     assert_int_equal(err.diag.line, 3);
     assert_int_equal(err.diag.col, 7);
     assert_non_null(strstr(err.diag.detail, "reported in /usr/include/c++/12/bits/x.h:9"));
-    free(log);
 }
 
 static void a_clean_log_is_no_error(void **state)
