@@ -101,10 +101,85 @@ static void verdict(const char *what, int ok)
     printf("  [%s] %s\n", ok ? "ok" : "MISS", what);
 }
 
+/* A plain loop over the same data, compiled by this file's compiler (gcc -O2, g++'s back
+ * end): the baseline of the C++ kernel's compute. */
+__attribute__((noinline)) static void plain_relu(const float *in, float *out, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        out[i] = in[i] > 0.0f ? in[i] : 0.0f;
+}
+
+/* The C++ TCM relu against a plain loop, and the TCM relu built by `compiler: cc` against
+ * libtcc's build of it.  Each ratio from runs interleaved in this process. */
+static void cxx_and_cc(char **argv, const nop_profile *p, nop_device *dev1,
+                       const nop_library *tcclib)
+{
+    nop_error err;
+    /* the seed tutorial's shape: 32x4096 floats, 512 KB, in cache, so compute counts */
+    nop_tensor *x;
+    if (nop_tensor_generate(&x, "randn:32x4096", 0, &err) != 0)
+        die("input", &err);
+    const nop_value vx = { .type = NOP_ARG_TENSOR, .tensor = x }, *v = &vx;
+    nop_manifest *m;
+    nop_build_result br;
+    nop_build_opts bo = { .share_dir = argv[1], .force = true };
+    nop_library *cxxlib, *cclib;
+    if (nop_manifest_load(&m, argv[3], &err) != 0 || nop_build(m, &bo, &br, &err) != 0 ||
+        nop_library_open(&cxxlib, br.lib_path, &err) != 0)
+        die("C++ setup", &err);
+    nop_manifest_free(m);
+    if (nop_manifest_load(&m, argv[4], &err) != 0 || nop_build(m, &bo, &br, &err) != 0 ||
+        nop_library_open(&cclib, br.lib_path, &err) != 0)
+        die("cc setup", &err);
+    nop_manifest_free(m);
+    printf("== C++ kernels and the cc back end (TCM relu over 32x4096 floats, 1 host thread)\n");
+
+    nop_device *one = device_opts(p, (nop_device_opts){ .threads = 1, .cores = 1 });
+    int64_t n = nop_tensor_numel(v->tensor);
+    float *in = malloc((size_t)n * sizeof *in), *out = malloc((size_t)n * sizeof *out);
+    for (int64_t i = 0; i < n; i++)
+        in[i] = (float)nop_tensor_get(v->tensor, i);
+    enum { REPS = 101 };
+    double tk[REPS], tp[REPS];
+    for (int r = -2; r < REPS; r++) {
+        double t0 = now();
+        nop_run_result res;
+        if (nop_device_run(one, cxxlib, 0, v, 1, &res, &err) != 0)
+            die("C++ relu", &err);
+        double t1 = now();
+        nop_run_result_clear(&res);
+        double t2 = now();
+        plain_relu(in, out, n);
+        __asm__ volatile("" : : "r"(out) : "memory");
+        double t3 = now();
+        if (r >= 0)
+            tk[r] = t1 - t0, tp[r] = t3 - t2;
+    }
+    double k = median(tk, REPS), pl = median(tp, REPS);
+    printf("  C++ TCM relu (g++ -O2, 1 core): %.3f ms; plain -O2 loop, same data: %.3f ms; "
+           "throughput ratio %.2fx\n", k * 1e3, pl * 1e3, pl / k);
+    verdict("C++ TCM relu at least 0.9x the throughput of a plain -O2 loop", pl / k >= 0.9);
+    free(in);
+    free(out);
+
+    nop_device *const pair[2] = { dev1, dev1 };
+    const nop_library *libs[2] = { tcclib, cclib };
+    double tc[2];
+    time_runs(pair, libs, tc, 2, "relu", v, 1, 101);
+    printf("  TCM relu on 8 cores: libtcc %.3f ms, compiler: cc %.3f ms; throughput ratio "
+           "%.2fx\n", tc[0] * 1e3, tc[1] * 1e3, tc[0] / tc[1]);
+    verdict("compiler: cc at least 1.3x libtcc's throughput on the TCM relu",
+            tc[0] / tc[1] >= 1.3);
+    nop_device_free(one);
+    nop_library_close(cxxlib);
+    nop_library_close(cclib);
+    nop_tensor_free(x);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: devbench SHARE_DIR KERNEL_DIR\n");
+    if (argc != 5) {
+        fprintf(stderr, "usage: devbench SHARE_DIR KERNEL_DIR CXX_KERNEL_DIR CC_KERNEL_DIR\n");
         return 2;
     }
     nop_error err;
@@ -236,6 +311,8 @@ int main(int argc, char **argv)
     printf("  TCM relu, 1 thread: --memcheck %.2f ms, plain %.2f ms; memcheck slows it %.1fx\n",
            tm[1] * 1e3, tm[0] * 1e3, tm[1] / tm[0]);
     nop_library_close(mclib);
+
+    cxx_and_cc(argv, p, dev1, lib);
 
     nop_device_free(launcher);
     nop_tensor_free(one);

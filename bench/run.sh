@@ -74,3 +74,19 @@ echo "  gcc -O2 -shared -fPIC, same files: $t_o2 ms   ratio gcc-O2/neuronop: $(r
 echo "  up-to-date check (whole process):  $t_hot ms   (of which starting neuronop: $t_floor ms)"
 check "cold build at least 10x faster than gcc -O0" "$(ratio "$t_o0" "$t_cold")" 'v >= 10'
 check "up-to-date check under 5 ms" "$t_hot" 'v < 5'
+
+echo "== neuronop build of a C++ library (bench/kernels_cxx: TCM relu + NEURON_LIBRARY)"
+# <torch/torch.h>: a stand-in until the real header is merged (cxx-api)
+export CPLUS_INCLUDE_PATH="$src/tests/cxx-standin"
+cp -R "$src/bench/kernels_cxx" "$work/cxx"
+rm -rf "$work/cxx/build"
+t_cxx=$(median_ms 11 --before "rm -rf '$work/cxx/build'" -- "$neuronop" build "$work/cxx")
+t_gxx=$(median_ms 11 -- g++ -O2 -shared -fPIC -std=c++14 -I"$src/share/neuronop/include" \
+    -o "$work/cxx.so" "$work/cxx/relu.cpp" "$work/cxx/shape.cpp")
+"$neuronop" build "$work/cxx" >/dev/null
+t_cxx_hot=$(median_ms 51 -- "$neuronop" build "$work/cxx")
+echo "  cold build (whole process):          $t_cxx ms"
+echo "  g++ -O2 -shared -fPIC, same files:   $t_gxx ms   ratio neuronop/g++: $(ratio "$t_cxx" "$t_gxx")x"
+echo "  up-to-date check (whole process):    $t_cxx_hot ms"
+check "cold C++ build at most 1.2x bare g++ -O2 -shared" "$(awk -v a="$t_cxx" -v b="$t_gxx" 'BEGIN { print a / b }')" 'v <= 1.2'
+check "C++ up-to-date check under 5 ms" "$t_cxx_hot" 'v < 5'

@@ -161,6 +161,7 @@ typedef struct nop_build_opts {
     nop_diag_fn *diag;         /* warnings and, with verbose, each compile step; may be NULL */
     void *diag_ctx;
     bool verbose;              /* report each compile step as a NOP_SEV_NOTE */
+    const char *compiler;      /* "tcc" or "cc": overrides the manifest's compiler; NULL */
 } nop_build_opts;
 
 typedef struct nop_build_result {
@@ -553,6 +554,8 @@ void nop_library_close(nop_library *lib);
 char *nop_library_json(const nop_library *lib);
 
 const char *nop_library_name(const nop_library *lib);
+/* The namespace of a C++ library's NEURON_LIBRARY(ns, m), or NULL. */
+const char *nop_library_namespace(const nop_library *lib);
 const char *nop_library_path(const nop_library *lib);
 bool nop_library_multicore(const nop_library *lib);
 /* Built with --memcheck: its kernels report their own out-of-bounds accesses when run. */

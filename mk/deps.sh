@@ -6,7 +6,7 @@
 # Usage: mk/deps.sh [build|test]   (test includes build)
 set -eu
 
-build_pkgs="gcc make pkg-config libyaml-dev libtcc-dev tcc libxxhash-dev libjansson-dev libseccomp-dev"
+build_pkgs="gcc g++ make pkg-config libyaml-dev libtcc-dev tcc libxxhash-dev libjansson-dev libseccomp-dev"
 test_pkgs="libcmocka-dev perl jq libxml2-utils lintian python3-yaml clang bash-completion"
 
 want=$build_pkgs

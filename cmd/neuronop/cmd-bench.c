@@ -360,7 +360,7 @@ int cmd_bench(int argc, char **argv)
     if (json)
         print_json(oc.name, oc.profile, &b, &m, host_ns, &cmp, &hp, &tr);
     else
-        print_human(oc.name, oc.profile, &b, &m, nop_library_memcheck(oc.lib));
+        print_human(oc.display, oc.profile, &b, &m, nop_library_memcheck(oc.lib));
     if (hugepages && !json)
         printf("huge pages: %s\n", hugepage_summary(&hp));
     if (tr.done && !json)

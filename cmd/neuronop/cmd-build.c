@@ -10,6 +10,7 @@
 #include "report.h"
 
 static bool force, verbose, json, memcheck;
+static const char *compiler;
 
 static const struct option_spec options[] = {
     OPTION('f', "force", OPT_FLAG, &force, NULL, "rebuild even when the library is up to date"),
@@ -17,6 +18,8 @@ static const struct option_spec options[] = {
     OPTION(0, "json", OPT_FLAG, &json, NULL, "print the result and the library's metadata as JSON"),
     OPTION(0, "memcheck", OPT_FLAG, &memcheck, NULL,
            "instrument the kernels for memcheck, into libNAME.memcheck.so"),
+    OPTION(0, "compiler", OPT_STRING, &compiler, "tcc|cc",
+           "compile C sources with libtcc or the system C compiler at -O2 (overrides 'compiler:')"),
     OPTIONS_END,
 };
 
@@ -36,6 +39,30 @@ static void print_signature(const nop_opinfo *op)
     printf(")");
 }
 
+/* The ops as built: a manifest without ops: has them from its NEURON_LIBRARY. */
+static void print_ops(const nop_manifest *m, const nop_build_result *res)
+{
+    nop_library *lib = NULL;
+    nop_error err;
+    int n = nop_manifest_op_count(m);
+    if (n == 0 && nop_library_open(&lib, res->lib_path, &err) == 0) {
+        n = nop_library_op_count(lib);
+        if (nop_library_namespace(lib))
+            printf("  namespace: %s\n", nop_library_namespace(lib));
+    }
+    printf("  ops:");
+    for (int i = 0; i < n; i++) {
+        nop_opinfo op;
+        if (lib)
+            nop_library_op(lib, i, &op);
+        else
+            nop_manifest_op(m, i, &op);
+        printf(i ? ", " : " ");
+        print_signature(&op);
+    }
+    nop_library_close(lib);
+}
+
 static void print_human(const nop_manifest *m, const nop_build_result *res)
 {
     if (res->up_to_date)
@@ -44,13 +71,7 @@ static void print_human(const nop_manifest *m, const nop_build_result *res)
     else
         printf("%s: built %s in %.1f ms (%d file%s compiled)\n", nop_manifest_name(m),
                res->lib_path, res->seconds * 1e3, res->compiled, res->compiled == 1 ? "" : "s");
-    printf("  ops:");
-    for (int i = 0; i < nop_manifest_op_count(m); i++) {
-        nop_opinfo op;
-        nop_manifest_op(m, i, &op);
-        printf(i ? ", " : " ");
-        print_signature(&op);
-    }
+    print_ops(m, res);
     static const char *const from[] = { "default", "from extra_cflags", "from stack_size" };
     printf("\n  multicore: %s, stack: %lld bytes (%s)\n",
            nop_manifest_multicore(m) ? "yes" : "no", (long long)nop_manifest_stack_size(m),
@@ -93,6 +114,7 @@ int cmd_build(int argc, char **argv)
     o.force = force;
     o.verbose = verbose;
     o.memcheck = memcheck;
+    o.compiler = compiler;
     nop_build_result res;
     rc = 0;
     if (nop_build(m, &o, &res, &err) != 0)

@@ -225,11 +225,12 @@ int cmd_run(int argc, char **argv)
         rc = compare(res.output, &cmp);
         compared = true;
     }
+    const char *opname = oc.display;   /* ns::OP for a C++ library */
     if (json) {
         print_json(args[1], &res, compared ? &cmp : NULL, ok && rc == 0);
     } else {
         if (ok)
-            print_human(args[1], &res);
+            print_human(opname, &res);
         print_printf(&res);
         if (res.ncores)
             print_stacks(&res);

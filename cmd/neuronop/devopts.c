@@ -140,6 +140,11 @@ int op_call_open(struct op_call *oc, struct device_cli *dc, char **args, int nar
                                     (uint64_t)dc->seed, &oc->op, &oc->vals, &oc->tensors,
                                     &err) != 0)
         rc = report_error(&err);
+    nop_opinfo info;
+    const char *ns = oc->lib ? nop_library_namespace(oc->lib) : NULL;
+    if (rc == 0 && nop_library_op(oc->lib, oc->op, &info) == 0)
+        snprintf(oc->display, sizeof oc->display, "%s%s%s", ns ? ns : "", ns ? "::" : "",
+                 info.name);
     if (rc == 0)
         rc = device_cli_open(dc, &oc->profile, &oc->dev);
     if (rc == 0 && dc->cores && !nop_library_multicore(oc->lib)) {

@@ -69,6 +69,7 @@ struct op_call {
     nop_library *lib;
     int op;
     const char *name;           /* OP, as given */
+    char display[300];          /* the op as shown: ns::OP for a C++ library's op */
     nop_value *vals;
     nop_tensor **tensors;       /* the tensors made for vals (NULL for scalars) */
     int nvals;

@@ -135,3 +135,75 @@ int nopi_elf_section(const char *data, size_t len, const char *name, size_t *off
     }
     return -1;
 }
+
+/* The symbol table of an object and its strings, checked to lie in the file. */
+static bool symtab_of(const char *data, size_t len, const Elf64_Ehdr *eh, Elf64_Shdr *sym,
+                      Elf64_Shdr *str)
+{
+    for (unsigned i = 0; i < eh->e_shnum; i++) {
+        get_shdr(data, eh, i, sym);
+        if (sym->sh_type != SHT_SYMTAB)
+            continue;
+        if (sym->sh_link >= eh->e_shnum || sym->sh_entsize != sizeof(Elf64_Sym) ||
+            !in_file(len, sym->sh_offset, sym->sh_size))
+            return false;
+        get_shdr(data, eh, sym->sh_link, str);
+        return in_file(len, str->sh_offset, str->sh_size);
+    }
+    return false;
+}
+
+/* The variable of section shndx holding the byte a PC-relative field with this addend
+ * reaches (4 or 8 bytes of the instruction follow the field). */
+static bool variable_at(const char *data, const Elf64_Shdr *sym, unsigned shndx,
+                        int64_t addend, Elf64_Sym *out)
+{
+    for (int64_t tail = 4; tail <= 8; tail += 4) {
+        int64_t at = addend + tail;
+        for (size_t k = 0; k < sym->sh_size / sizeof *out; k++) {
+            Elf64_Sym v;
+            memcpy(&v, data + sym->sh_offset + k * sizeof v, sizeof v);
+            if (ELF64_ST_TYPE(v.st_info) == STT_OBJECT && v.st_shndx == shndx && at >= 0 &&
+                (uint64_t)at >= v.st_value && (uint64_t)at - v.st_value < (v.st_size ? v.st_size : 1)) {
+                *out = v;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+int nopi_elf_startup_object(const char *data, size_t len, char *buf, size_t size)
+{
+    size_t roff, rsize;
+    Elf64_Ehdr eh;
+    Elf64_Shdr sym, str;
+    if (nopi_elf_section(data, len, ".rela.text.startup", &roff, &rsize, NULL) != 0 ||
+        len < sizeof eh)
+        return -1;
+    memcpy(&eh, data, sizeof eh);
+    if (!symtab_of(data, len, &eh, &sym, &str))
+        return -1;
+    for (size_t k = 0; k + sizeof(Elf64_Rela) <= rsize; k += sizeof(Elf64_Rela)) {
+        Elf64_Rela r;
+        Elf64_Sym s;
+        memcpy(&r, data + roff + k, sizeof r);
+        size_t idx = ELF64_R_SYM(r.r_info);
+        if (idx >= sym.sh_size / sizeof s)
+            continue;
+        memcpy(&s, data + sym.sh_offset + idx * sizeof s, sizeof s);
+        /* a static is reached through its section's symbol plus an offset: the variable
+         * that offset falls in (the addend is the offset less the bytes after the field) */
+        if (ELF64_ST_TYPE(s.st_info) == STT_SECTION && !variable_at(data, &sym, s.st_shndx,
+                                                                    r.r_addend, &s))
+            continue;
+        if (ELF64_ST_TYPE(s.st_info) != STT_OBJECT || s.st_name >= str.sh_size)
+            continue;
+        const char *name = data + str.sh_offset + s.st_name;
+        if (!memchr(name, '\0', str.sh_size - s.st_name) || !name[0])
+            continue;
+        nopi_strlcpy(buf, name, size);
+        return 0;
+    }
+    return -1;
+}

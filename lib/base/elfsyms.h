@@ -29,4 +29,9 @@ void nopi_elfsyms_free(nopi_elfsym *syms, size_t n);
 int nopi_elf_section(const char *data, size_t len, const char *name, size_t *off, size_t *size,
                      uint64_t *addr);
 
+/* The first variable that code in .text.startup (where g++ -O puts a translation unit's
+ * static initialisers) refers to, by its symbol name, into buf: what a static initialiser
+ * initialises.  -1 when the object has no such code or reference. */
+int nopi_elf_startup_object(const char *data, size_t len, char *buf, size_t size);
+
 #endif /* NEURONOP_ELFSYMS_H */

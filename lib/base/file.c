@@ -199,3 +199,13 @@ int nopi_write_whole(const char *path, const void *const *bufs, const size_t *le
                          strerror(saved));
     return 0;
 }
+
+void nopi_diag_add_excerpt(nop_diag *d)
+{
+    char text[512];
+    if (!d->file[0] || d->line <= 0 || nopi_read_line(d->file, d->line, text, sizeof text) != 0)
+        return;
+    size_t used = strlen(d->detail);
+    snprintf(d->detail + used, sizeof d->detail - used, "%s%5d | %s", used ? "\n" : "",
+             d->line, text);
+}

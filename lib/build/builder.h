@@ -1,27 +1,67 @@
 /*
- * builder.h - one build in progress, shared by the files of `neuronop build` (internal to
- * lib/build): build.c runs the pipeline and compiles, buildkey.c decides whether anything
- * changed, buildfs.c owns the build folder's lock, leftovers and atomic writes.
+ * builder.h - the state of one `neuronop build`, shared by the files of the build pipeline
+ * (internal to lib/build/).
+ *
+ *   build.c     the order of the steps: setup, the compilers, compile, check, link
+ *   buildkey.c  whether anything changed: the build key and the stamp
+ *   buildfs.c   the build folder's lock, leftovers and atomic writes
+ *   objects.c   compiling each source (libtcc in-process; g++ or cc as child processes) and
+ *               linking the library (libtcc alone, or the system linker when any object came
+ *               from a system compiler)
+ *   register.c  the ops of a NEURON_LIBRARY registration, and the C++ symbol of each op's
+ *               kernel and shape function
+ *   check.c     what a built library must satisfy: device symbols, every function defined
+ *               with its op's signature
  */
 #ifndef NEURONOP_BUILDER_H
 #define NEURONOP_BUILDER_H
 
+#include "base/elfsyms.h"
+#include "compile.h"
 #include "gen.h"
 
 #define STAMP_MAGIC "neuronop-build-stamp 1"
 
+/* How a source is compiled. */
+typedef enum nopi_lang {
+    NOPI_LANG_TCC,        /* C, by the embedded libtcc */
+    NOPI_LANG_CC,         /* C, by the system C compiler at -O2 (compiler: cc) */
+    NOPI_LANG_CXX,        /* C++14, by the system C++ compiler */
+} nopi_lang;
+
+typedef struct object {
+    char *path;
+    nopi_role role;
+    nopi_lang lang;
+    const char *source;
+    nopi_elfsym *syms;
+    size_t nsyms;
+    bool static_init;     /* has .init_array or .ctors: code that runs at load */
+    char init_var[256];   /* static_init: the variable it initialises, if known */
+} object;
+
 typedef struct builder {
-    const nop_manifest *m;
+    const nop_manifest *m;    /* the manifest, with the registration's ops when it has none */
+    nop_manifest mcopy;       /* what m points at: the caller's manifest, ops filled in */
+    nopi_test *tests;         /* mcopy's tests, their ops resolved by name */
     const nop_build_opts *o;
     nop_error *err;
     char tcc_dir[1024];
     char *include_dir;        /* share/neuronop/include */
     char *lib_path, *stamp_path, *lock_path;
     char key[33];
-    nopi_gen_source *sources; /* compute then shape */
+    nopi_gen_source *sources; /* compute, shape, then reference */
     int nsources;
     char *tmpdir;
     int compiled;
+    bool cc;                  /* compiler: cc (the manifest, or the build option) */
+    bool system_link;         /* some object comes from g++ or cc: link with the system */
+    char *ns;                 /* NEURON_LIBRARY's namespace, or NULL */
+    nopi_gen_fn fns[NOP_MAX_OPS][2];   /* [op][0 kernel, 1 shape]: symbol to call */
+    nopi_gen_fn *refs;        /* per test: its reference function's symbol */
+    bool reg_ops;             /* the ops came from the registration */
+    char *reg_file[NOP_MAX_OPS];   /* reg_ops: where each op's m.def is */
+    int reg_line[NOP_MAX_OPS];
 } builder;
 
 /* buildkey.c: computes b->key, the hash of everything the build depends on (0, or -1 with
@@ -44,5 +84,33 @@ void nopi_build_remove_tree(const char *dir);
 /* buildfs.c: writes data to path through a temporary file in b->tmpdir and rename(2); 0, or
  * -1 with b->err filled. */
 int nopi_build_write_atomically(builder *b, const char *path, const char *data);
+
+/* build.c: the language of source i (b->sources[i]). */
+nopi_lang nopi_build_lang(const builder *b, int i);
+
+/* objects.c: each compiles the sources of its kind into objs[i] (same index as sources) */
+int nopi_build_compile_system(builder *b, object *objs);
+int nopi_build_compile_tcc(builder *b, object *objs);
+int nopi_build_link(builder *b, const object *objs, int nobjs);
+/* Links shape objects with trampolines into `out`: a library that only the registration
+ * probe loads. */
+int nopi_build_link_probe(builder *b, const object *objs, int nobjs, const char *out);
+
+/* register.c */
+int nopi_build_registration(builder *b, const object *objs, int nobjs);
+/* resolve.c */
+int nopi_build_resolve(builder *b, const object *objs, int nobjs);
+void nopi_build_registration_free(builder *b);
+
+/* resolve.c; where an op's kernel or shape function is named: its m.def, or the manifest */
+void nopi_op_where(const builder *b, int op, nopi_role role, const char **file, nopi_pos *pos);
+
+/* check.c */
+void nopi_build_explain_signature(builder *b, nopi_role role);
+void nopi_locate_word(const char *path, const char *word, int *line, int *col);
+bool nopi_object_defines(const object *o, const char *name, bool *is_function);
+int nopi_check_device_symbols(builder *b, const object *objs, int nobjs);
+int nopi_check_definitions(builder *b, const object *objs, int nobjs);
+int nopi_check_references(builder *b, const object *objs, int nobjs);
 
 #endif /* NEURONOP_BUILDER_H */

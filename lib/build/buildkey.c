@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "builder.h"
+#include "syscc.h"
 
 /* ---- inputs and the build key ----------------------------------------------------------- */
 
@@ -58,8 +59,9 @@ static int list_dir(const char *dir, bool (*want)(const char *), char ***list, s
 
 static bool is_header(const char *name)
 {
-    size_t n = strlen(name);
-    return n > 2 && strcmp(name + n - 2, ".h") == 0;
+    const char *dot = strrchr(name, '.');
+    return dot && dot != name && (strcmp(dot, ".h") == 0 || strcmp(dot, ".hpp") == 0 ||
+                                  strcmp(dot, ".hh") == 0 || strcmp(dot, ".hxx") == 0);
 }
 
 static bool any_file(const char *name)
@@ -76,10 +78,13 @@ static int visible_headers(builder *b, char ***out, size_t *n)
     size_t cap = 0;
     *n = 0;
     int rc = 0;
-    char *sub = nopi_path_join(b->include_dir, "neuronop");
     rc |= list_dir(b->include_dir, any_file, &list, n, &cap);
-    rc |= sub ? list_dir(sub, any_file, &list, n, &cap) : -1;
-    free(sub);
+    static const char *const subs[] = { "neuronop", "torch", "torchneuron", "neuron" };
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(subs); i++) {
+        char *sub = nopi_path_join(b->include_dir, subs[i]);
+        rc |= sub ? list_dir(sub, any_file, &list, n, &cap) : -1;
+        free(sub);
+    }
     const nopi_src *groups[] = { m->compute, m->shape };
     const int counts[] = { m->ncompute, m->nshape };
     for (int g = 0; g < 2; g++) {
@@ -190,6 +195,11 @@ int nopi_build_key(builder *b)
     hash_self(h);
     nopi_hasher_add_str(h, b->tcc_dir);
     nopi_hasher_add_str(h, b->o->memcheck ? "memcheck" : "plain");
+    nopi_hasher_add_str(h, b->cc ? "cc" : "tcc");
+    if (b->system_link) {   /* which system compilers: a changed $CXX or $CC rebuilds */
+        nopi_hasher_add_str(h, nopi_cxx_program(m->cxx));
+        nopi_hasher_add_str(h, nopi_cc_program());
+    }
     char hex[33];
     int rc = hash_input(b, h, m->path, hex);
     for (int i = 0; rc == 0 && i < b->nsources; i++) {

@@ -19,17 +19,6 @@ struct nopi_cc {
     bool failed;           /* an error was recorded during the current call */
 };
 
-/* Appends "  N | text" for line `line` of `file`, when the file can be read. */
-static void add_excerpt(nop_diag *d)
-{
-    char text[512];
-    if (!d->file[0] || d->line <= 0 || nopi_read_line(d->file, d->line, text, sizeof text) != 0)
-        return;
-    size_t used = strlen(d->detail);
-    snprintf(d->detail + used, sizeof d->detail - used, "%s%5d | %s", used ? "\n" : "",
-             d->line, text);
-}
-
 /*
  * Turns one libtcc message into a diagnostic.  Forms (platform-notes.md):
  *   "file.c:3: warning: msg", "file.c:1: error: msg", "tcc: error: msg",
@@ -84,7 +73,7 @@ static void on_message(void *opaque, const char *msg)
     nopi_cc *cc = opaque;
     nop_diag d;
     parse_message(msg, &d);
-    add_excerpt(&d);
+    nopi_diag_add_excerpt(&d);
     if (d.severity == NOP_SEV_ERROR) {
         if (!cc->failed && cc->err) {
             cc->err->kind = NOP_ERR_COMPILE;

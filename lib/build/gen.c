@@ -64,6 +64,27 @@ static const struct { const char *name; size_t offset; const char *add; } bound_
     HOOK("__bound_strncmp", mc_strncmp, "movq (%rsp), %rcx; "),
     HOOK("__bound_strcat", mc_strcat, "movq (%rsp), %rdx; "),
     HOOK("__bound_strchr", mc_strchr, "movq (%rsp), %rdx; "),
+    /* g++'s address instrumentation of C++ kernels (-fsanitize=address with every check a
+     * call): __asan_loadK(a) and __asan_storeK(a) become mc_ptr_indir(a, 0, K, pc),
+     * __asan_loadN(a, n) mc_ptr_indir(a, 0, n, pc) */
+    HOOK("__asan_load1", mc_ptr_indir, "xorl %esi, %esi; movl $1, %edx; movq (%rsp), %rcx; "),
+    HOOK("__asan_load2", mc_ptr_indir, "xorl %esi, %esi; movl $2, %edx; movq (%rsp), %rcx; "),
+    HOOK("__asan_load4", mc_ptr_indir, "xorl %esi, %esi; movl $4, %edx; movq (%rsp), %rcx; "),
+    HOOK("__asan_load8", mc_ptr_indir, "xorl %esi, %esi; movl $8, %edx; movq (%rsp), %rcx; "),
+    HOOK("__asan_load16", mc_ptr_indir, "xorl %esi, %esi; movl $16, %edx; movq (%rsp), %rcx; "),
+    HOOK("__asan_store1", mc_ptr_indir, "xorl %esi, %esi; movl $1, %edx; movq (%rsp), %rcx; "),
+    HOOK("__asan_store2", mc_ptr_indir, "xorl %esi, %esi; movl $2, %edx; movq (%rsp), %rcx; "),
+    HOOK("__asan_store4", mc_ptr_indir, "xorl %esi, %esi; movl $4, %edx; movq (%rsp), %rcx; "),
+    HOOK("__asan_store8", mc_ptr_indir, "xorl %esi, %esi; movl $8, %edx; movq (%rsp), %rcx; "),
+    HOOK("__asan_store16", mc_ptr_indir, "xorl %esi, %esi; movl $16, %edx; movq (%rsp), %rcx; "),
+    HOOK("__asan_loadN", mc_ptr_indir, "movq %rsi, %rdx; xorl %esi, %esi; movq (%rsp), %rcx; "),
+    HOOK("__asan_storeN", mc_ptr_indir, "movq %rsi, %rdx; xorl %esi, %esi; movq (%rsp), %rcx; "),
+};
+
+/* What g++'s instrumentation also calls, which memcheck has no use for: its module
+ * constructor's start-up and version check, and the notice before a noreturn call. */
+static const char *const asan_noops[] = {
+    "__asan_init", "__asan_version_mismatch_check_v8", "__asan_handle_no_return",
 };
 #undef HOOK
 
@@ -71,6 +92,9 @@ bool nopi_gen_is_bound_hook(const char *name)
 {
     for (size_t i = 0; i < NOPI_ARRAY_LEN(bound_entries); i++)
         if (strcmp(name, bound_entries[i].name) == 0)
+            return true;
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(asan_noops); i++)
+        if (strcmp(name, asan_noops[i]) == 0)
             return true;
     return false;
 }
@@ -85,6 +109,8 @@ bool nopi_gen_is_bound_hook(const char *name)
 static void add_bound_trampolines(nopi_strbuf *sb)
 {
     nopi_sb_puts(sb, "__asm__(\".text\\n\"\n");
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(asan_noops); i++)
+        nopi_sb_printf(sb, "    \".globl %s\\n%s: ret\\n\"\n", asan_noops[i], asan_noops[i]);
     for (size_t i = 0; i < NOPI_ARRAY_LEN(bound_entries); i++) {
         if (bound_entries[i].add)
             nopi_sb_printf(sb, "    \".globl %s\\n%s: %smovq nt__api(%%rip), %%r11; "
@@ -151,17 +177,49 @@ char *nopi_gen_unit(const nop_manifest *m, nopi_role role, const char *path, con
     return nopi_sb_take(&sb);
 }
 
-/* One shim: unpacks the runtime's argument array into a direct call. */
-static void add_shim(nopi_strbuf *sb, const nopi_op *op, const char *fname, const char *shim)
+/* The parameters of a C++ function taking `const T &`: a pointer to the argument. */
+static const char *const abi_ref_ctypes[4] = { "const void *const *",
+                                               "const struct nt__scalar_abi *",
+                                               "const double *", "const long long *" };
+
+/* One shim: unpacks the runtime's argument array into a direct call.  fn (may be NULL) gives
+ * a C++ function's symbol and which parameters it takes by const reference. */
+static void add_shim(nopi_strbuf *sb, const nopi_op *op, const char *fname,
+                     const nopi_gen_fn *fn, const char *shim)
 {
     static const char *const member[] = { "t", "s", "d", "i" };
-    nopi_sb_puts(sb, "extern ");
-    add_signature(sb, op, fname, abi_ctypes);
+    const char *sym = fn && fn->sym ? fn->sym : fname;
+    nopi_sb_printf(sb, "extern void *%s(", sym);
+    for (int i = 0; i < op->nargs; i++) {
+        bool ref = fn && fn->sym && fn->byref[i];
+        nopi_sb_printf(sb, "%s%s", i ? ", " : "",
+                       (ref ? abi_ref_ctypes : abi_ctypes)[op->args[i]]);
+    }
+    nopi_sb_puts(sb, op->nargs ? ")" : "void)");
     nopi_sb_printf(sb, ";\nstatic void *%s(const nt__arg *a)\n{\n    (void)a;\n"
-                   "    return %s(", shim, fname);
-    for (int i = 0; i < op->nargs; i++)
-        nopi_sb_printf(sb, "%sa[%d].%s", i ? ", " : "", i, member[op->args[i]]);
+                   "    return %s(", shim, sym);
+    for (int i = 0; i < op->nargs; i++) {
+        bool ref = fn && fn->sym && fn->byref[i];
+        nopi_sb_printf(sb, "%s%sa[%d].%s", i ? ", " : "", ref ? "&" : "", i,
+                       member[op->args[i]]);
+    }
     nopi_sb_puts(sb, ");\n}\n");
+}
+
+/* The probe has no runtime: every entry of its table is a stub that ends the registration
+ * child with NOPI_PROBE_API_EXIT, which register.c turns into "may only call m.def". */
+char *nopi_gen_probe_glue(void)
+{
+    nopi_strbuf sb = NOPI_STRBUF_INIT;
+    nopi_sb_printf(&sb, "/* generated by neuronop " NOP_VERSION ": the registration probe's "
+                   "trampolines */\nvoid _exit(int);\nstatic void nt__no_runtime(void) { "
+                   "_exit(%d); }\nstatic void *const nt__probe_table[] = {", NOPI_PROBE_API_EXIT);
+    for (size_t i = 0; i < sizeof(struct nt__api) / sizeof(void *); i++)
+        nopi_sb_puts(&sb, i % 8 ? " nt__no_runtime," : "\n    nt__no_runtime,");
+    nopi_sb_puts(&sb, "\n};\n");
+    add_trampolines(&sb);
+    nopi_sb_puts(&sb, "static const void *nt__api = nt__probe_table;\n");
+    return nopi_sb_take(&sb);
 }
 
 /* True when test i names a reference function no earlier test named: each gets one shim. */
@@ -187,9 +245,9 @@ char *nopi_gen_glue(const nopi_gen_info *info)
         const nopi_op *op = &m->ops[i];
         char shim[32];
         snprintf(shim, sizeof shim, "nt__kernel%d", i);
-        add_shim(&sb, op, op->kernel, shim);
+        add_shim(&sb, op, op->kernel, info->fns ? &info->fns[i][0] : NULL, shim);
         snprintf(shim, sizeof shim, "nt__shape%d", i);
-        add_shim(&sb, op, op->shape, shim);
+        add_shim(&sb, op, op->shape, info->fns ? &info->fns[i][1] : NULL, shim);
         nopi_sb_printf(&sb, "static const int nt__args%d[] = { ", i);
         for (int k = 0; k < op->nargs; k++)
             nopi_sb_printf(&sb, "%d, ", (int)op->args[k]);
@@ -216,7 +274,7 @@ char *nopi_gen_glue(const nopi_gen_info *info)
         const char *r = m->tests[i].reference;
         char shim[32];
         snprintf(shim, sizeof shim, "nt__ref%d", i);
-        add_shim(&sb, &m->ops[m->tests[i].op], r, shim);
+        add_shim(&sb, &m->ops[m->tests[i].op], r, info->refs ? &info->refs[i] : NULL, shim);
         nrefs++;
     }
     nopi_sb_puts(&sb, "static const nt__ref_desc nt__refs[] = {\n");
@@ -248,7 +306,12 @@ char *nopi_gen_glue(const nopi_gen_info *info)
                    info->memcheck ? 1 : 0, (long long)m->stack_size,
                    stack_from_names[m->stack_from]);
     nopi_sb_printf(&sb, "    %d, nt__cflags, %d, nt__sources, %d, nt__ops, &nt__api, \"%s\",\n"
-                   "    %d, nt__refs\n};\n", m->nflags, info->nsources, m->nops,
+                   "    %d, nt__refs, ", m->nflags, info->nsources, m->nops,
                    info->build_key, nrefs);
+    if (info->ns)
+        nopi_sb_c_string(&sb, info->ns);
+    else
+        nopi_sb_puts(&sb, "0");
+    nopi_sb_puts(&sb, "\n};\n");
     return nopi_sb_take(&sb);
 }

@@ -24,18 +24,34 @@ typedef struct nopi_gen_source {
     char hash[33];
 } nopi_gen_source;
 
+/* How the glue calls one function: a C function by its name, a C++ one by its mangled
+ * symbol, with each by-reference parameter passed as the address of the argument (a
+ * torch::Tensor is one nt_tensor pointer and a torch::Scalar one nt_scalar, register.h). */
+typedef struct nopi_gen_fn {
+    char *sym;            /* NULL: the C function of that name */
+    bool byref[NOP_MAX_ARGS];
+} nopi_gen_fn;
+
 typedef struct nopi_gen_info {
     const nop_manifest *m;
     const nopi_gen_source *sources;
     int nsources;
     const char *build_key;
     bool memcheck;
+    const nopi_gen_fn (*fns)[2];   /* per op: [0] kernel, [1] shape; NULL: all C */
+    const nopi_gen_fn *refs;       /* per test: its reference; NULL: all C */
+    const char *ns;                /* NEURON_LIBRARY's namespace, or NULL */
+    bool object;                   /* compiled to an object the system linker links */
 } nopi_gen_info;
 
 /* The user source wrapped with its prelude; malloc'd, NULL on no memory. */
 char *nopi_gen_unit(const nop_manifest *m, nopi_role role, const char *path, const char *text);
 /* The glue source; malloc'd, NULL on no memory. */
 char *nopi_gen_glue(const nopi_gen_info *info);
+/* The glue of the registration probe: the trampolines, so shape objects link, over a table
+ * whose every call exits the probe with NOPI_PROBE_API_EXIT. */
+#define NOPI_PROBE_API_EXIT 97
+char *nopi_gen_probe_glue(void);
 /* The C declaration of an op's kernel or shape function, e.g.
  * "nt_tensor *relu(const nt_tensor *, double)"; malloc'd. */
 char *nopi_gen_signature(const nopi_op *op, const char *fname);

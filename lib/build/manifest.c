@@ -15,7 +15,8 @@
 
 static const char *const top_keys[] = {
     "name", "compute_srcs", "shape_srcs", "build_directory", "multicore", "extra_cflags",
-    "extra_include_paths", "stack_size", "ops", "reference_srcs", "tests", NULL
+    "extra_include_paths", "stack_size", "ops", "reference_srcs", "tests", "compiler", "cxx",
+    NULL
 };
 static const char *const op_keys[] = { "args", "shape", "kernel", NULL };
 
@@ -298,6 +299,48 @@ static int load_ops(loader *L, const nopi_ynode *ops)
     return 0;
 }
 
+bool nopi_is_cxx_source(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    return dot && (strcmp(dot, ".cpp") == 0 || strcmp(dot, ".cc") == 0 ||
+                   strcmp(dot, ".cxx") == 0);
+}
+
+/* True when a shape source is C++, whose NEURON_LIBRARY may give the ops. */
+static bool has_cxx_shape(const nop_manifest *m)
+{
+    for (int i = 0; i < m->nshape; i++)
+        if (nopi_is_cxx_source(m->shape[i].path))
+            return true;
+    return false;
+}
+
+/* compiler: tcc | cc, and cxx: PROGRAM. */
+static int load_compiler(loader *L, const nopi_ynode *root)
+{
+    const nopi_ynode *n;
+    const char *s;
+    if ((n = nopi_y_lookup(root, "compiler"))) {
+        if (nopi_y_string(L->doc, n, "compiler", &s, L->err) != 0)
+            return -1;
+        if (strcmp(s, "cc") != 0 && strcmp(s, "tcc") != 0)
+            return nopi_y_error(L->doc, n, L->err, "'compiler' is 'tcc' (the embedded "
+                                "compiler, the default) or 'cc' (the system C compiler at "
+                                "-O2), not '%s'", s);
+        L->m->compiler_cc = strcmp(s, "cc") == 0;
+    }
+    if ((n = nopi_y_lookup(root, "cxx"))) {
+        if (nopi_y_string(L->doc, n, "cxx", &s, L->err) != 0)
+            return -1;
+        if (!s[0] || strpbrk(s, " \t"))
+            return nopi_y_error(L->doc, n, L->err, "'cxx' names one program (such as g++ or "
+                                "clang++), not '%s'", s);
+        if (!(L->m->cxx = strdup(s)))
+            return oom(L);
+    }
+    return 0;
+}
+
 static int load(loader *L)
 {
     const nopi_ynode *root = nopi_yaml_root(L->doc);
@@ -310,9 +353,7 @@ static int load(loader *L)
     if (nopi_y_check_keys(L->doc, root, top_keys, "manifest", L->err) != 0 ||
         require(L, root, "name", "name: my_ops") != 0 ||
         require(L, root, "compute_srcs", "compute_srcs: [kernel.c]") != 0 ||
-        require(L, root, "shape_srcs", "shape_srcs: [shape.c]") != 0 ||
-        require(L, root, "ops", "ops: {my_op: {args: [tensor], shape: my_shape, kernel: "
-                "my_kernel}}") != 0)
+        require(L, root, "shape_srcs", "shape_srcs: [shape.c]") != 0)
         return -1;
 
     nop_manifest *m = L->m;
@@ -377,8 +418,19 @@ static int load(loader *L)
     }
     if ((n = nopi_y_lookup(root, "extra_cflags")) && load_cflags(L, n) != 0)
         return -1;
-    if (load_ops(L, nopi_y_lookup(root, "ops")) != 0)
+    if (load_compiler(L, root) != 0)
         return -1;
+    if ((n = nopi_y_lookup(root, "ops"))) {
+        m->ops_given = true;
+        for (size_t i = 0; i < root->n; i++)
+            if (strcmp(nopi_y_key(root, i)->str, "ops") == 0)
+                m->ops_pos = pos_of(nopi_y_key(root, i));
+        if (load_ops(L, n) != 0)
+            return -1;
+    } else if (!has_cxx_shape(m)) {
+        return require(L, root, "ops", "ops: {my_op: {args: [tensor], shape: my_shape, "
+                       "kernel: my_kernel}}");
+    }
     return (n = nopi_y_lookup(root, "tests")) ? nopi_manifest_load_tests(L, n) : 0;
 }
 
@@ -448,6 +500,7 @@ void nop_manifest_free(nop_manifest *m)
     for (int i = 0; i < m->ntests; i++) {
         nopi_test *t = &m->tests[i];
         free(t->name);
+        free(t->opname);
         free(t->expect);
         free(t->reference);
         for (int a = 0; a < NOP_MAX_ARGS; a++) {
@@ -457,6 +510,7 @@ void nop_manifest_free(nop_manifest *m)
         }
     }
     free(m->tests);
+    free(m->cxx);
     free(m);
 }
 
@@ -490,7 +544,7 @@ int nop_manifest_test(const nop_manifest *m, int i, nop_testinfo *out)
     const nopi_test *t = &m->tests[i];
     memset(out, 0, sizeof *out);
     out->name = t->name;
-    out->op = m->ops[t->op].name;
+    out->op = t->op >= 0 ? m->ops[t->op].name : t->opname;
     out->nargs = t->nargs;
     for (int a = 0; a < t->nargs; a++) {
         out->alts[a] = (const char *const *)t->alts[a];

@@ -47,7 +47,9 @@ typedef struct nopi_op {
 typedef struct nopi_test {
     char *name;
     nopi_pos pos;
-    int op;                      /* index into ops */
+    int op;                      /* index into ops; -1 until the registration gives the ops */
+    char *opname;                /* as written */
+    nopi_pos op_pos;
     int nargs;
     char **alts[NOP_MAX_ARGS];   /* alts[i][k]: the k-th value of argument i */
     int nalts[NOP_MAX_ARGS];
@@ -76,6 +78,10 @@ struct nop_manifest {
     nopi_pos stack_pos;
     nopi_op ops[NOP_MAX_OPS];
     int nops;
+    bool ops_given;              /* false: the NEURON_LIBRARY registration gives the ops */
+    nopi_pos ops_pos;
+    char *cxx;                   /* cxx: the C++ compiler, or NULL */
+    bool compiler_cc;            /* compiler: cc */
     nopi_test *tests;
     int ntests;
 };
@@ -92,6 +98,9 @@ int nopi_stack_size_parse(const char *text, int64_t *out, char *why, size_t whys
 
 /* The C parameter type of each, as kernel-api.md gives it. */
 extern const char *const nopi_argtype_ctypes[4];
+
+/* True when path names a C++ source: .cpp, .cc or .cxx. */
+bool nopi_is_cxx_source(const char *path);
 
 /* True when s is a C identifier. */
 bool nopi_is_identifier(const char *s);

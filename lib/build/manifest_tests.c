@@ -40,6 +40,8 @@ static int load_test_arg(loader *L, nopi_test *t, int i, const nopi_ynode *n)
     return 0;
 }
 
+static int load_test_rest(loader *L, nopi_test *t, const nopi_ynode *n, const nopi_op *op);
+
 static int load_test(loader *L, nopi_test *t, const nopi_ynode *n)
 {
     if (nopi_y_expect(L->doc, n, NOPI_Y_MAP, "tests[]", L->err) != 0 ||
@@ -70,6 +72,11 @@ static int load_test(loader *L, nopi_test *t, const nopi_ynode *n)
     if (nopi_y_string(L->doc, v, "op", &s, L->err) != 0)
         return -1;
     t->op = -1;
+    t->op_pos = pos_of(v);
+    if (!(t->opname = strdup(s)))
+        return oom(L);
+    if (!L->m->ops_given)
+        return load_test_rest(L, t, n, NULL);
     const char *names[NOP_MAX_OPS];
     for (int i = 0; i < L->m->nops; i++) {
         names[i] = L->m->ops[i].name;
@@ -82,9 +89,17 @@ static int load_test(loader *L, nopi_test *t, const nopi_ynode *n)
                             "does not declare%s%s%s", t->name, s, hint ? "; did you mean '" : "",
                             hint ? hint : "", hint ? "'?" : "");
     }
-    const nopi_op *op = &L->m->ops[t->op];
+    return load_test_rest(L, t, n, &L->m->ops[t->op]);
+}
+
+/* The rest of a test: its values, expectation and tolerances.  op is NULL when the ops come
+ * from the registration: the build checks the argument count then. */
+static int load_test_rest(loader *L, nopi_test *t, const nopi_ynode *n, const nopi_op *op)
+{
+    const nopi_ynode *v;
+    const char *s;
     if (!(v = nopi_y_lookup(n, "args"))) {
-        if (op->nargs) {
+        if (op && op->nargs) {
             nopi_fail(L->err, NOP_ERR_INPUT, L->m->path, n->line, n->col,
                       "test '%s' lacks required key 'args' (op '%s' takes %d)", t->name,
                       op->name, op->nargs);
@@ -93,7 +108,10 @@ static int load_test(loader *L, nopi_test *t, const nopi_ynode *n)
     } else {
         if (nopi_y_expect(L->doc, v, NOPI_Y_SEQ, "args", L->err) != 0)
             return -1;
-        if ((int)v->n != op->nargs)
+        if (v->n > NOP_MAX_ARGS)
+            return nopi_y_error(L->doc, v, L->err, "test '%s' gives %zu arguments; an op "
+                                "takes at most %d", t->name, v->n, NOP_MAX_ARGS);
+        if (op && (int)v->n != op->nargs)
             return nopi_y_error(L->doc, v, L->err, "test '%s' gives %zu argument%s; op '%s' "
                                 "takes %d", t->name, v->n, v->n == 1 ? "" : "s", op->name,
                                 op->nargs);
@@ -101,7 +119,7 @@ static int load_test(loader *L, nopi_test *t, const nopi_ynode *n)
             if (load_test_arg(L, t, (int)i, v->items[i]) != 0)
                 return -1;
     }
-    t->nargs = op->nargs;
+    t->nargs = op ? op->nargs : v ? (int)v->n : 0;
     if ((v = nopi_y_lookup(n, "expect"))) {
         if (nopi_y_string(L->doc, v, "expect", &s, L->err) != 0)
             return -1;
@@ -125,14 +143,14 @@ static int load_test(loader *L, nopi_test *t, const nopi_ynode *n)
         /* one function, one signature: it may serve several tests of ops with the same args */
         for (int i = 0; i < L->m->ntests; i++) {
             const nopi_test *o = &L->m->tests[i];
-            if (o->reference && strcmp(o->reference, s) == 0 &&
+            if (op && o->reference && strcmp(o->reference, s) == 0 &&
                 (L->m->ops[o->op].nargs != L->m->ops[t->op].nargs ||
                  memcmp(L->m->ops[o->op].args, L->m->ops[t->op].args,
                         sizeof L->m->ops[t->op].args) != 0))
                 return nopi_y_error(L->doc, v, L->err, "reference '%s' serves op '%s' (line "
                                     "%d) and op '%s', whose args differ; give each its own "
                                     "reference function", s, L->m->ops[o->op].name,
-                                    o->reference_pos.line, L->m->ops[t->op].name);
+                                    o->reference_pos.line, op->name);
         }
         if (!(t->reference = strdup(s)))
             return oom(L);

@@ -114,7 +114,10 @@ static void read_desc(image *im, uint64_t v, nt__lib_desc *d)
     d->ops = NULL;
     d->refs = NULL;
     d->api = NULL;
+    d->ns = NULL;
 #define PTR(field) read_ptr(im, v + offsetof(nt__lib_desc, field))
+    uint64_t ns = PTR(ns);   /* NULL in a C library */
+    d->ns = ns ? read_str(im, ns) : NULL;
     d->neuronop_version = read_str(im, PTR(neuronop_version));
     d->name = read_str(im, PTR(name));
     d->stack_size_from = read_str(im, PTR(stack_size_from));
@@ -286,6 +289,7 @@ static void free_desc(nt__lib_desc *d)
     free((char *)d->name);
     free((char *)d->stack_size_from);
     free((char *)d->build_key);
+    free((char *)d->ns);
     for (int i = 0; d->cflags && i < d->ncflags; i++)
         free((char *)d->cflags[i]);
     free((void *)d->cflags);

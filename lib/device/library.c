@@ -178,6 +178,11 @@ char *nop_library_json(const nop_library *lib)
     nopi_strbuf sb = NOPI_STRBUF_INIT;
     nopi_sb_puts(&sb, "{\n  \"library\": ");
     nopi_sb_json_string(&sb, d->name);
+    nopi_sb_puts(&sb, ",\n  \"namespace\": ");
+    if (d->ns)
+        nopi_sb_json_string(&sb, d->ns);
+    else
+        nopi_sb_puts(&sb, "null");
     nopi_sb_puts(&sb, ",\n  \"path\": ");
     nopi_sb_json_string(&sb, lib->path);
     nopi_sb_puts(&sb, ",\n  \"neuronop_version\": ");
@@ -253,8 +258,15 @@ int nop_library_op(const nop_library *lib, int i, nop_opinfo *out)
     return 0;
 }
 
+const char *nop_library_namespace(const nop_library *lib) { return lib->desc->ns; }
+
 int nop_library_find_op(const nop_library *lib, const char *name)
 {
+    /* "my_ops::relu" names op relu of a library registered as NEURON_LIBRARY(my_ops, m) */
+    const char *ns = lib->desc->ns;
+    size_t n = ns ? strlen(ns) : 0;
+    if (n && strncmp(name, ns, n) == 0 && name[n] == ':' && name[n + 1] == ':')
+        name += n + 2;
     for (int i = 0; i < lib->desc->nops; i++)
         if (strcmp(lib->desc->ops[i].name, name) == 0)
             return i;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/elfsyms.h"
+#include "base/mangle.h"
 #include "lines.h"
 
 enum {
@@ -85,6 +86,16 @@ static char cut_name(const char *s)
     return colon[1];
 }
 
+/* A C++ function's mangled name becomes its qualified name, in place (never longer), in
+ * the table's own copy of the strings, as cut_name writes. */
+static void readable_name(const char *s)
+{
+    nopi_cxxfn f;
+    if (s && strncmp(s, "_Z", 2) == 0 && nopi_cxx_read(s, &f) && f.qual[0] &&
+        strlen(f.qual) <= strlen(s))
+        memmove((char *)s, f.qual, strlen(f.qual) + 1);
+}
+
 static int cmp_fn(const void *a, const void *b)
 {
     const fn *x = a, *y = b;
@@ -127,6 +138,7 @@ static int parse(nopi_lines *l, const char *data, size_t n, uintptr_t base)
                 cur->hi = base + st.value;
             cur = &l->fns[l->nfns++];
             cut_name(s);
+            readable_name(s);
             *cur = (fn){ base + st.value, 0, s, file, dir, l->nlines, 0, l->nlocals, 0 };
             break;
         case N_SLINE:

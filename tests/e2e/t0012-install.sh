@@ -7,6 +7,8 @@ test_expect "make install DESTDIR=... PREFIX=... installs binary, share and man 
     make -s -C "$NEURONOP_SRC" install DESTDIR="$WORK/dest" PREFIX=/opt/np BIN="$NEURONOP" >/dev/null
     test -x dest/opt/np/bin/neuronop
     test -f dest/opt/np/share/neuronop/include/neuronop.h
+    test -f dest/opt/np/share/neuronop/include/torchneuron/register.h
+    test -f dest/opt/np/share/neuronop/include/neuronop/registry.h
     test -f dest/opt/np/share/man/man1/neuronop-build.1
     test -f dest/opt/np/share/man/man5/neuronop.yaml.5
     test ! -d dest/opt/np/share/neuronop/examples/relu/build'

@@ -164,7 +164,7 @@ static void trampolines_keep_argument_registers(void **state)
     nop_manifest *m;
     assert_int_equal(nop_manifest_load(&m, dir, &err), 0);
     nopi_gen_source src = { "k.c", "k.c", NOPI_ROLE_COMPUTE, "0" };
-    nopi_gen_info info = { m, &src, 1, "key", false };
+    nopi_gen_info info = { .m = m, .sources = &src, .nsources = 1, .build_key = "key" };
     char *glue = nopi_gen_glue(&info);
     assert_non_null(glue);
     assert_non_null(strstr(glue, "tcm_malloc: movq nt__api(%rip), %r11; jmp *"));

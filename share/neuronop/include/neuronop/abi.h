@@ -11,7 +11,7 @@
 #ifndef NEURONOP_ABI_H
 #define NEURONOP_ABI_H
 
-#define NT_ABI_VERSION 3
+#define NT_ABI_VERSION 4
 #define NT_LIB_MAGIC 0x4e4f5031u          /* "NOP1" */
 #define NT_LIB_SYMBOL "neuronop_library"  /* the exported descriptor */
 
@@ -82,6 +82,7 @@ typedef struct nt__lib_desc {
     const char *build_key;     /* hash of everything the build depended on */
     int nrefs;
     const nt__ref_desc *refs;
+    const char *ns;            /* NEURON_LIBRARY's namespace (C++ libraries), or NULL */
 } nt__lib_desc;
 
 #endif /* NEURONOP_ABI_H */

@@ -1,0 +1,309 @@
+/*
+ * check.c - what a built library must satisfy before it is linked (see builder.h): compute
+ * objects need only device symbols, every op's kernel and shape function and every test's
+ * reference function is defined, as a function, in the right sources.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builder.h"
+#include "base/mangle.h"
+
+/* The function a source of this role must define for op i (or test i, for references). */
+static const char *role_function(const builder *b, nopi_role role, int i)
+{
+    if (role == NOPI_ROLE_REFERENCE)
+        return i < b->m->ntests ? b->m->tests[i].reference : NULL;
+    return i >= b->m->nops ? NULL : role == NOPI_ROLE_COMPUTE ? b->m->ops[i].kernel
+                                                             : b->m->ops[i].shape;
+}
+
+/* When tcc refuses a definition because the prelude declared it otherwise, say which op
+ * declared what. */
+void nopi_build_explain_signature(builder *b, nopi_role role)
+{
+    const char *msg = b->err ? b->err->diag.msg : "";
+    /* libtcc's wording, then gcc's */
+    if (!strstr(msg, "redefinition of '") && !strstr(msg, "conflicting types for '"))
+        return;
+    int n = role == NOPI_ROLE_REFERENCE ? b->m->ntests : b->m->nops;
+    for (int i = 0; i < n; i++) {
+        const char *fname = role_function(b, role, i);
+        if (!fname)
+            continue;
+        const nopi_op *op = role == NOPI_ROLE_REFERENCE ? &b->m->ops[b->m->tests[i].op]
+                                                         : &b->m->ops[i];
+        char quoted[300];
+        snprintf(quoted, sizeof quoted, "'%s'", fname);
+        if (!strstr(msg, quoted))
+            continue;
+        char *sig = nopi_gen_signature(op, fname);
+        nopi_strbuf args = NOPI_STRBUF_INIT;
+        for (int k = 0; k < op->nargs; k++)
+            nopi_sb_printf(&args, "%s%s", k ? ", " : "", nopi_argtype_names[op->args[k]]);
+        const char *file = b->m->path;
+        nopi_pos pos = op->pos;
+        if (role != NOPI_ROLE_REFERENCE)   /* the manifest's op, or its m.def */
+            nopi_op_where(b, i, NOPI_ROLE_REFERENCE, &file, &pos);
+        nopi_detail(b->err, "op '%s' declares args [%s] in %s:%d, so its %s function must be:",
+                    op->name, args.s ? args.s : "", file, pos.line,
+                    role == NOPI_ROLE_COMPUTE ? "kernel"
+                    : role == NOPI_ROLE_SHAPE ? "shape" : "reference");
+        nopi_detail(b->err, "    %s", sig ? sig : fname);
+        nopi_detail(b->err, "fix the definition or the op's args");
+        nopi_sb_free(&args);
+        free(sig);
+        return;
+    }
+}
+
+/* Finds the first whole-word use of `word` in a source, for pointing at a forbidden call. */
+void nopi_locate_word(const char *path, const char *word, int *line, int *col)
+{
+    *line = *col = 0;
+    char *text;
+    if (nopi_read_file(path, &text, NULL) != 0)
+        return;
+    size_t n = strlen(word);
+    int l = 1;
+    const char *bol = text;
+    for (const char *p = text; *p; p++) {
+        if (*p == '\n') {
+            l++;
+            bol = p + 1;
+            continue;
+        }
+        bool starts = p == text || !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') ||
+                                     (p[-1] >= 'A' && p[-1] <= 'Z') ||
+                                     (p[-1] >= '0' && p[-1] <= '9'));
+        char after = p[n];
+        if (starts && strncmp(p, word, n) == 0 &&
+            !(after == '_' || (after >= 'a' && after <= 'z') || (after >= 'A' && after <= 'Z') ||
+              (after >= '0' && after <= '9'))) {
+            *line = l;
+            *col = (int)(p - bol) + 1;
+            break;
+        }
+    }
+    free(text);
+}
+
+bool nopi_object_defines(const object *o, const char *name, bool *is_function)
+{
+    for (size_t i = 0; i < o->nsyms; i++) {
+        if (o->syms[i].defined && strcmp(o->syms[i].name, name) == 0) {
+            *is_function = o->syms[i].function;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* What the C++ runtime offers a kernel, by mangled or runtime name: nothing (neuronop-build(1):
+ * -fno-exceptions -fno-rtti, no operator new or delete, no static initialisers).  Each
+ * refused name gets a message naming the language feature behind it. */
+static const struct { const char *prefix; const char *what; const char *word; } cxx_runtime[] = {
+    { "_Znw", "operator new", "new" }, { "_Zna", "operator new[]", "new" },
+    { "_Zdl", "operator delete", "delete" }, { "_Zda", "operator delete[]", "delete" },
+    { "__cxa_atexit", "a static object with a destructor", "static" },
+    { "__cxa_guard", "a function-local static initialised at run time", "static" },
+    { "__cxa_pure_virtual", "a pure virtual function", "virtual" },
+    { "__cxa_", "the C++ exception runtime", "throw" },
+    { "__gxx_personality", "the C++ exception runtime", "throw" },
+    { "_ZTV", "RTTI (typeid, dynamic_cast)", "typeid" },
+    { "_ZTI", "RTTI (typeid, dynamic_cast)", "typeid" },
+    { "__dso_handle", "a static object with a destructor", "static" },
+    { "_ZSt", "the C++ standard library, which the device's kernels do not link", "std" },
+    { "_ZNSt", "the C++ standard library, which the device's kernels do not link", "std" },
+    { "_ZNKSt", "the C++ standard library, which the device's kernels do not link", "std" },
+};
+
+static int cxx_runtime_error(builder *b, const object *o, const char *name)
+{
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(cxx_runtime); i++) {
+        if (strncmp(name, cxx_runtime[i].prefix, strlen(cxx_runtime[i].prefix)) != 0)
+            continue;
+        int line, col;
+        nopi_locate_word(o->source, cxx_runtime[i].word, &line, &col);
+        nopi_fail(b->err, NOP_ERR_COMPILE, o->source, line, col, "kernel code uses %s "
+                  "('%s'), which the device's C++ runtime does not have", cxx_runtime[i].what,
+                  name);
+        nopi_detail(b->err, "kernels are C++14 without exceptions, RTTI, operator new/delete "
+                    "or static initialisers; allocate with tcm_malloc or torch's tensor "
+                    "factories (neuronop-build(1))");
+        return -1;
+    }
+    return 0;
+}
+
+/* Compute objects may need only device symbols or what other compute objects define, and
+ * C++ ones have no code that runs at load. */
+int nopi_check_device_symbols(builder *b, const object *objs, int nobjs)
+{
+    for (int i = 0; i < nobjs; i++) {
+        if (objs[i].role != NOPI_ROLE_COMPUTE)
+            continue;
+        if (objs[i].static_init) {
+            nopi_cxxfn var;   /* a static's symbol may be mangled: _ZL5start */
+            nopi_cxx_read(objs[i].init_var, &var);
+            int line = 0, col = 0;
+            if (var.name[0])
+                nopi_locate_word(objs[i].source, var.name, &line, &col);
+            nopi_fail(b->err, NOP_ERR_COMPILE, objs[i].source, line, col, "kernel code has a "
+                      "static initialiser%s%s%s: a global or static object whose value is "
+                      "computed when the library loads", var.name[0] ? " ('" : "", var.name,
+                      var.name[0] ? "')" : "");
+            nopi_detail(b->err, "the device runs no code at load; make it constexpr, or "
+                        "compute it inside the kernel");
+            return -1;
+        }
+        for (size_t k = 0; k < objs[i].nsyms; k++) {
+            const nopi_elfsym *s = &objs[i].syms[k];
+            if (s->defined || nopi_device_symbol_allowed(s->name) ||
+                (objs[i].lang != NOPI_LANG_TCC && strcmp(s->name, "_GLOBAL_OFFSET_TABLE_") == 0))
+                continue;
+            bool found = false, fn;
+            for (int j = 0; j < nobjs && !found; j++)
+                found = objs[j].role == NOPI_ROLE_COMPUTE &&
+                        nopi_object_defines(&objs[j], s->name, &fn);
+            if (found)
+                continue;
+            if (objs[i].lang == NOPI_LANG_CXX && cxx_runtime_error(b, &objs[i], s->name) != 0)
+                return -1;
+            nopi_cxxfn f;
+            nopi_cxx_read(s->name, &f);
+            int line, col;
+            nopi_locate_word(objs[i].source, f.name[0] ? f.name : s->name, &line, &col);
+            nopi_fail(b->err, NOP_ERR_COMPILE, objs[i].source, line, col,
+                      "kernel code uses '%s', which the device does not have",
+                      f.cxx && f.nparams >= 0 ? f.display : s->name);
+            nopi_detail(b->err, "compute sources run on GPSIMD cores and may use only the "
+                        "neuronop kernel API, printf, memory and string functions and math.h;"
+                        " move host work into a shape function");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The function names the objects of `role` define, for "did you mean". */
+static const char *closest_function(const object *objs, int nobjs, nopi_role role,
+                                    const char *fname, char *buf, size_t size)
+{
+    const char *names[256];
+    size_t n = 0;
+    char (*keep)[256] = calloc(256, sizeof *keep);
+    if (!keep)
+        return NULL;
+    for (int j = 0; j < nobjs; j++) {
+        for (size_t k = 0; objs[j].role == role && k < objs[j].nsyms && n < 256; k++) {
+            const nopi_elfsym *s = &objs[j].syms[k];
+            nopi_cxxfn f;
+            if (!s->defined || !s->function || !nopi_cxx_read(s->name, &f) ||
+                strncmp(f.name, "nt__", 4) == 0)
+                continue;
+            nopi_strlcpy(keep[n], f.name, sizeof keep[n]);
+            names[n] = keep[n];
+            n++;
+        }
+    }
+    const char *hint = nop_closest(fname, names, n);
+    /* a name that is the other's stem: forward_cpu for forward_cpu_compute */
+    for (size_t i = 0; !hint && i < n; i++) {
+        size_t a = strlen(names[i]), f = strlen(fname);
+        if (a >= 4 && f >= 4 && (strncmp(names[i], fname, a < f ? a : f) == 0))
+            hint = names[i];
+    }
+    if (hint)
+        nopi_strlcpy(buf, hint, size);
+    free(keep);
+    return hint ? buf : NULL;
+}
+
+/* Every declared kernel is defined as a function in a compute source, every shape function
+ * in a shape source (C++ ones were found by resolve.c). */
+int nopi_check_definitions(builder *b, const object *objs, int nobjs)
+{
+    for (int i = 0; i < b->m->nops; i++) {
+        const nopi_op *op = &b->m->ops[i];
+        for (int r = 0; r < 2; r++) {
+            nopi_role role = r == 0 ? NOPI_ROLE_COMPUTE : NOPI_ROLE_SHAPE;
+            if (b->fns[i][r].sym)
+                continue;
+            const char *fname = role == NOPI_ROLE_COMPUTE ? op->kernel : op->shape;
+            const char *file;
+            nopi_pos pos;
+            nopi_op_where(b, i, role, &file, &pos);
+            const char *where = role == NOPI_ROLE_COMPUTE ? "compute_srcs" : "shape_srcs";
+            bool found = false, fn = false, elsewhere = false, cxx = false;
+            for (int j = 0; j < nobjs && !found; j++) {
+                if (objs[j].role == role) {
+                    found = nopi_object_defines(&objs[j], fname, &fn);
+                    cxx = cxx || objs[j].lang == NOPI_LANG_CXX;
+                } else if (nopi_object_defines(&objs[j], fname, &fn)) {
+                    elsewhere = true;
+                }
+            }
+            if (found && fn)
+                continue;
+            if (found)
+                return nopi_fail(b->err, NOP_ERR_COMPILE, file, pos.line, pos.col,
+                                 "'%s' of op '%s' is defined, but not as a function", fname,
+                                 op->name);
+            char hint[256];
+            const char *near = closest_function(objs, nobjs, role, fname, hint, sizeof hint);
+            nopi_fail(b->err, NOP_ERR_COMPILE, file, pos.line, pos.col,
+                      "%s function '%s' of op '%s' is not defined in %s%s%s%s",
+                      role == NOPI_ROLE_COMPUTE ? "kernel" : "shape", fname, op->name, where,
+                      near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+            if (elsewhere) {
+                nopi_detail(b->err, "it is defined in %s; %s",
+                            role == NOPI_ROLE_COMPUTE ? "shape_srcs" : "compute_srcs",
+                            role == NOPI_ROLE_COMPUTE
+                                ? "kernels run on the device: move it to a compute source"
+                                : "shape functions run on the host: move it to a shape "
+                                  "source");
+            } else if (cxx) {
+                char sig[600];
+                int kinds[NOP_MAX_ARGS];
+                for (int k = 0; k < op->nargs; k++)
+                    kinds[k] = (int)op->args[k];
+                nopi_cxx_signature(fname, op->nargs, kinds, b->fns[i][1].byref, sig,
+                                   sizeof sig);
+                nopi_detail(b->err, "define it, with this signature:\n    torch::Tensor %s",
+                            sig);
+            } else {
+                char *sig = nopi_gen_signature(op, fname);
+                nopi_detail(b->err, "define it, with this signature:\n    %s", sig ? sig : "");
+                free(sig);
+            }
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int nopi_check_references(builder *b, const object *objs, int nobjs)
+{
+    for (int i = 0; i < b->m->ntests; i++) {
+        const nopi_test *t = &b->m->tests[i];
+        if (!t->reference)
+            continue;
+        bool found = b->refs && b->refs[i].sym, fn = found;
+        for (int j = 0; j < nobjs && !found; j++)
+            if (objs[j].role == NOPI_ROLE_REFERENCE)
+                found = nopi_object_defines(&objs[j], t->reference, &fn);
+        if (found && fn)
+            continue;
+        nopi_fail(b->err, NOP_ERR_COMPILE, b->m->path, t->reference_pos.line,
+                  t->reference_pos.col, "reference function '%s' of test '%s' is not defined "
+                  "in reference_srcs", t->reference, t->name);
+        char *sig = nopi_gen_signature(&b->m->ops[t->op], t->reference);
+        nopi_detail(b->err, "define it, with its op's signature:\n    %s", sig ? sig : "");
+        free(sig);
+        return -1;
+    }
+    return 0;
+}
+

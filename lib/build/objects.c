@@ -1,0 +1,459 @@
+/*
+ * objects.c - compiles each source to an object and links the library (see builder.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "builder.h"
+#include "syscc.h"
+/* ---- libtcc ----------------------------------------------------------------------------- */
+
+static void note_step(builder *b, const char *what, const char *path, bool instrument)
+{
+    if (!b->o->verbose)
+        return;
+    nopi_strbuf sb = NOPI_STRBUF_INIT;
+    nopi_sb_printf(&sb, "%s %s: libtcc -I%s", what, path, b->include_dir);
+    for (int i = 0; i < b->m->nincludes; i++)
+        nopi_sb_printf(&sb, " -I%s", b->m->includes[i].resolved);
+    for (int i = 0; i < b->m->nflags; i++)
+        nopi_sb_printf(&sb, " %s", b->m->flags[i].text);
+    if (instrument)
+        nopi_sb_puts(&sb, " -b -g");
+    nopi_emit(b->o->diag, b->o->diag_ctx, NOP_SEV_NOTE, NULL, 0, 0, "%s",
+              sb.s ? sb.s : what);
+    nopi_sb_free(&sb);
+}
+
+/* instrument: compile with libtcc's bounds checking and the debug info that maps an access
+ * back to its line (memcheck builds, kernel sources only: shape functions and references
+ * are host code, and the glue must stay uninstrumented). */
+static nopi_cc *new_cc(builder *b, nopi_cc_kind kind, const char *source_dir, bool instrument)
+{
+    nopi_cc *cc = nopi_cc_new(kind, b->tcc_dir, b->o->diag, b->o->diag_ctx);
+    if (!cc)
+        return NULL;
+    nopi_cc_include_dir(cc, b->include_dir);
+    if (source_dir)   /* #include "x.h" next to the source, as a compiler would */
+        nopi_cc_include_dir(cc, source_dir);
+    for (int i = 0; i < b->m->nincludes; i++)
+        nopi_cc_include_dir(cc, b->m->includes[i].resolved);
+    for (int i = 0; i < b->m->nflags; i++) {
+        const nopi_flag *f = &b->m->flags[i];
+        switch (f->kind) {
+        case NOPI_FLAG_DEFINE: nopi_cc_define(cc, f->name, f->value); break;
+        case NOPI_FLAG_UNDEF: nopi_cc_undefine(cc, f->name); break;
+        case NOPI_FLAG_INCLUDE: nopi_cc_include_dir(cc, f->value); break;
+        case NOPI_FLAG_OPTION: nopi_cc_option(cc, f->text); break;
+        }
+    }
+    if (b->m->stack_from == NOP_STACK_KEY) {   /* kernels see STACK_SIZE either way */
+        char v[32];
+        snprintf(v, sizeof v, "%lld", (long long)b->m->stack_size);
+        nopi_cc_define(cc, "STACK_SIZE", v);
+    }
+    if (instrument)
+        nopi_cc_option(cc, "-b -g");
+    if (kind == NOPI_CC_SHARED) {
+        /* A library's own definitions (its trampolines) bind before any same-named symbol
+         * in the process: kernel calls reach the device, never the host's libc by accident. */
+        nopi_cc_option(cc, "-Wl,-Bsymbolic");
+        /* Do not link against libc or the C runtime's start files: the library is only ever
+         * loaded into neuronop, which has libc and libm, and reading libc's symbol table was
+         * a fifth of a build.  link_library adds libtcc1.a, tcc's own helpers. */
+        nopi_cc_option(cc, "-nostdlib");
+    }
+    return cc;
+}
+
+static const char *const role_names[] = { "compute", "shape", "reference" };
+
+static int object_path(builder *b, object *obj, int index, const char *source, nopi_role role)
+{
+    obj->role = role;
+    obj->source = source;
+    obj->lang = nopi_build_lang(b, index);
+    char name[64];
+    snprintf(name, sizeof name, "%s%d.o", role_names[role], index);
+    if (!(obj->path = nopi_path_join(b->tmpdir, name)))
+        return nopi_nomem(b->err);
+    return 0;
+}
+
+/* Reads an object's symbols, and whether it has code that runs when it is loaded. */
+static int read_object(builder *b, object *obj)
+{
+    if (nopi_elfsyms_read(obj->path, &obj->syms, &obj->nsyms, b->err) != 0)
+        return -1;
+    char *data;
+    size_t len, off, size;
+    if (obj->lang == NOPI_LANG_CXX && nopi_read_file(obj->path, &data, &len) == 0) {
+        obj->static_init = nopi_elf_section(data, len, ".init_array", &off, &size, NULL) == 0 ||
+                           nopi_elf_section(data, len, ".ctors", &off, &size, NULL) == 0;
+        if (obj->static_init)
+            nopi_elf_startup_object(data, len, obj->init_var, sizeof obj->init_var);
+        free(data);
+    }
+    return 0;
+}
+
+static int compile_tcc(builder *b, int index, object *obj)
+{
+    const char *path = b->sources[index].file;
+    nopi_role role = b->sources[index].role;
+    if (object_path(b, obj, index, path, role) != 0)
+        return -1;
+    char *text;
+    if (nopi_read_file(path, &text, NULL) != 0)
+        return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read '%s': %s", path,
+                         strerror(errno));
+    char *unit = nopi_gen_unit(b->m, role, path, text);
+    free(text);
+    char *dir = nopi_dirname(path);
+    bool instrument = b->o->memcheck && role == NOPI_ROLE_COMPUTE;
+    nopi_cc *cc = unit && dir ? new_cc(b, NOPI_CC_OBJECT, dir, instrument) : NULL;
+    free(dir);
+    int rc = -1;
+    if (!cc) {
+        nopi_nomem(b->err);
+    } else {
+        note_step(b, role == NOPI_ROLE_COMPUTE ? "compile (device)"
+                     : role == NOPI_ROLE_SHAPE ? "compile (host)" : "compile (reference)", path,
+                  instrument);
+        rc = nopi_cc_compile(cc, unit, b->err);
+        if (rc != 0)
+            nopi_build_explain_signature(b, role);
+        else
+            rc = nopi_cc_output(cc, obj->path, b->err);
+        b->compiled++;
+    }
+    nopi_cc_free(cc);
+    free(unit);
+    return rc == 0 ? read_object(b, obj) : rc;
+}
+
+/* ---- the system compilers --------------------------------------------------------------- */
+
+/* -I and -D of a source: neuronop's headers, the source's folder, extra_include_paths and
+ * the manifest's flags as written, then STACK_SIZE. */
+static void add_common(builder *b, nopi_argv *a, const char *source_dir)
+{
+    nopi_argv_addf(a, "-I%s", b->include_dir);
+    if (source_dir)
+        nopi_argv_addf(a, "-I%s", source_dir);
+    for (int i = 0; i < b->m->nincludes; i++)
+        nopi_argv_addf(a, "-I%s", b->m->includes[i].resolved);
+    for (int i = 0; i < b->m->nflags; i++) {
+        const nopi_flag *f = &b->m->flags[i];
+        if (f->kind == NOPI_FLAG_INCLUDE)
+            nopi_argv_addf(a, "-I%s", f->value);
+        else
+            nopi_argv_add(a, f->text);
+    }
+    if (b->m->stack_from == NOP_STACK_KEY)
+        nopi_argv_addf(a, "-DSTACK_SIZE=%lld", (long long)b->m->stack_size);
+}
+
+/* The flags every C++ source gets after the user's, so the user's cannot undo them: the
+ * device's C++14 without exceptions or RTTI (neuronop-build(1)). */
+static const char *const cxx_enforced[] = {
+    "-std=c++14", "-pedantic-errors", "-fno-exceptions", "-fno-rtti",
+    "-fno-threadsafe-statics", "-fno-stack-protector", "-fPIC", "-fdiagnostics-plain-output",
+    "-fno-diagnostics-show-caret",
+};
+/* memcheck for C++ kernels: g++'s address instrumentation with every check a call, which
+ * the glue routes into memcheck (gen.c); stack and global instrumentation, which need
+ * ASan's shadow memory, are off, and stabs give memcheck its source lines. */
+static const char *const cxx_memcheck[] = {
+    "-fsanitize=address", "--param=asan-stack=0", "--param=asan-globals=0",
+    "--param=asan-instrumentation-with-call-threshold=0", "--param=asan-use-after-return=0",
+    "-fno-sanitize-recover=all", "-gstabs", "-Wno-deprecated",
+};
+static const char *const cc_enforced[] = {
+    "-std=gnu11", "-fno-stack-protector", "-fPIC", "-fdiagnostics-plain-output",
+    "-fno-diagnostics-show-caret",
+};
+
+static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job)
+{
+    const char *path = b->sources[index].file;
+    nopi_role role = b->sources[index].role;
+    if (object_path(b, obj, index, path, role) != 0)
+        return -1;
+    char *dir = nopi_dirname(path);
+    char log[64];
+    snprintf(log, sizeof log, "%s%d.log", role_names[role], index);
+    job->log = nopi_path_join(b->tmpdir, log);
+    if (!dir || !job->log) {
+        free(dir);
+        return nopi_nomem(b->err);
+    }
+    nopi_argv *a = &job->argv;
+    bool cxx = obj->lang == NOPI_LANG_CXX;
+    nopi_argv_add(a, cxx ? nopi_cxx_program(b->m->cxx) : nopi_cc_program());
+    nopi_argv_add(a, "-O2");
+    add_common(b, a, dir);
+    free(dir);
+    const char *const *enforced = cxx ? cxx_enforced : cc_enforced;
+    size_t nenforced = cxx ? NOPI_ARRAY_LEN(cxx_enforced) : NOPI_ARRAY_LEN(cc_enforced);
+    for (size_t i = 0; i < nenforced; i++)
+        nopi_argv_add(a, enforced[i]);
+    if (cxx && b->o->memcheck && role == NOPI_ROLE_COMPUTE)
+        for (size_t i = 0; i < NOPI_ARRAY_LEN(cxx_memcheck); i++)
+            nopi_argv_add(a, cxx_memcheck[i]);
+    nopi_argv_add(a, "-c");
+    nopi_argv_add(a, "-o");
+    nopi_argv_add(a, obj->path);
+    if (cxx) {
+        nopi_argv_add(a, path);
+        return 0;
+    }
+    /* C: the source wrapped in its prelude, as for libtcc, so signatures are checked */
+    char *text, unitname[64];
+    if (nopi_read_file(path, &text, NULL) != 0)
+        return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read '%s': %s", path,
+                         strerror(errno));
+    char *unit = nopi_gen_unit(b->m, role, path, text);
+    free(text);
+    snprintf(unitname, sizeof unitname, "%s%d.c", role_names[role], index);
+    char *unitpath = nopi_path_join(b->tmpdir, unitname);
+    FILE *f = unit && unitpath ? fopen(unitpath, "w") : NULL;
+    bool ok = f && fputs(unit, f) >= 0;
+    ok = f && fclose(f) == 0 && ok;
+    if (ok)
+        nopi_argv_add(a, unitpath);
+    free(unit);
+    free(unitpath);
+    return ok ? 0 : nopi_nomem(b->err);
+}
+
+static void note_job(builder *b, const nopi_tool_job *job)
+{
+    if (!b->o->verbose)
+        return;
+    nopi_strbuf sb = NOPI_STRBUF_INIT;
+    for (int i = 0; i < job->argv.n; i++)
+        nopi_sb_printf(&sb, "%s%s", i ? " " : "", job->argv.v[i]);
+    nopi_emit(b->o->diag, b->o->diag_ctx, NOP_SEV_NOTE, NULL, 0, 0, "%s", sb.s ? sb.s : "");
+    nopi_sb_free(&sb);
+}
+
+/* Runs jobs and reads their logs: warnings to the caller, the first error into b->err. */
+static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what)
+{
+    for (int i = 0; i < n; i++)
+        note_job(b, &jobs[i]);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (nopi_tools_run(jobs, n, cpus > 1 ? (int)cpus : 1, b->err) != 0)
+        return -1;
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        nop_error e = { 0 };
+        int bad = nopi_gcc_log(jobs[i].log, b->include_dir, what, b->o->diag, b->o->diag_ctx,
+                               &e);
+        if (jobs[i].status != 0 && !bad)
+            nopi_fail(&e, NOP_ERR_COMPILE, NULL, 0, 0, "%s failed ('%s' exited with %d)", what,
+                      jobs[i].argv.v[0], jobs[i].status);
+        if ((jobs[i].status != 0 || bad) && rc == 0) {
+            *b->err = e;
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+static void free_jobs(nopi_tool_job *jobs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        nopi_argv_free(&jobs[i].argv);
+        free(jobs[i].log);
+    }
+    free(jobs);
+}
+
+int nopi_build_compile_system(builder *b, object *objs)
+{
+    nopi_tool_job *jobs = calloc((size_t)b->nsources + 1, sizeof *jobs);
+    int *index = calloc((size_t)b->nsources + 1, sizeof *index);
+    int n = 0, rc = jobs && index ? 0 : nopi_nomem(b->err);
+    for (int i = 0; rc == 0 && i < b->nsources; i++) {
+        if (nopi_build_lang(b, i) == NOPI_LANG_TCC)
+            continue;
+        index[n] = i;
+        rc = prepare_system(b, i, &objs[i], &jobs[n++]);
+    }
+    if (rc == 0 && n > 0)
+        rc = run_jobs(b, jobs, n, "compiling");
+    for (int k = 0; rc == 0 && k < n; k++) {
+        b->compiled++;
+        rc = read_object(b, &objs[index[k]]);
+    }
+    if (n > 0 && rc != 0 && b->err->kind == NOP_ERR_COMPILE)
+        nopi_build_explain_signature(b, NOPI_ROLE_COMPUTE);
+    free_jobs(jobs, n);
+    free(index);
+    return rc;
+}
+
+int nopi_build_compile_tcc(builder *b, object *objs)
+{
+    for (int i = 0; i < b->nsources; i++)
+        if (nopi_build_lang(b, i) == NOPI_LANG_TCC && compile_tcc(b, i, &objs[i]) != 0)
+            return -1;
+    return 0;
+}
+
+/* ---- linking ---------------------------------------------------------------------------- */
+
+static int rename_into_place(builder *b, const char *tmp)
+{
+    if (rename(tmp, b->lib_path) != 0)
+        return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot write '%s': %s",
+                         b->lib_path, strerror(errno));
+    return 0;
+}
+
+static nopi_gen_info glue_info(const builder *b)
+{
+    nopi_gen_info info = { b->m, b->sources, b->nsources, b->key, b->o->memcheck,
+                           (const nopi_gen_fn (*)[2])b->fns, b->refs, b->ns, b->system_link };
+    return info;
+}
+
+/* libtcc compiles the glue and links everything: C libraries built by libtcc alone. */
+static int link_tcc(builder *b, const object *objs, int nobjs, const char *tmp)
+{
+    nopi_gen_info info = glue_info(b);
+    char *glue = nopi_gen_glue(&info);
+    nopi_cc *cc = glue ? new_cc(b, NOPI_CC_SHARED, NULL, false) : NULL;
+    int rc = -1;
+    if (!cc) {
+        nopi_nomem(b->err);
+        goto out;
+    }
+    note_step(b, "link", b->lib_path, false);
+    if (nopi_cc_compile(cc, glue, b->err) != 0) {
+        nopi_detail(b->err, "(in the glue neuronop generates; this is a neuronop bug, "
+                    "please report it)");
+        goto out;
+    }
+    for (int i = 0; i < nobjs; i++)
+        if (nopi_cc_add_object(cc, objs[i].path, b->err) != 0)
+            goto out;
+    char libtcc1[1100];
+    snprintf(libtcc1, sizeof libtcc1, "%s/libtcc1.a", b->tcc_dir);
+    if (nopi_cc_add_object(cc, libtcc1, b->err) == 0 && nopi_cc_output(cc, tmp, b->err) == 0)
+        rc = 0;
+out:
+    nopi_cc_free(cc);
+    free(glue);
+    return rc;
+}
+
+/* libtcc compiles glue text to an object at path. */
+static int glue_object(builder *b, const char *text, const char *path)
+{
+    nopi_cc *cc = text ? new_cc(b, NOPI_CC_OBJECT, NULL, false) : NULL;
+    if (!cc)
+        return nopi_nomem(b->err);
+    int rc = nopi_cc_compile(cc, text, b->err);
+    if (rc != 0)
+        nopi_detail(b->err, "(in the glue neuronop generates; this is a neuronop bug, "
+                    "please report it)");
+    else
+        rc = nopi_cc_output(cc, path, b->err);
+    nopi_cc_free(cc);
+    return rc;
+}
+
+/* True when an object to link needs the C++ runtime (libstdc++): a name left undefined
+ * that is mangled or the C++ ABI's, which no object defines.  Only host code can (check.c
+ * refuses it in kernels).  Linking libstdc++ is most of a link's time, so a library that
+ * does not need it is linked by the C driver. */
+static bool needs_cxx_runtime(const object *objs, int nobjs, bool all)
+{
+    bool fn;
+    for (int i = 0; i < nobjs; i++) {
+        if (objs[i].lang != NOPI_LANG_CXX || (!all && objs[i].role != NOPI_ROLE_SHAPE))
+            continue;
+        for (size_t k = 0; k < objs[i].nsyms; k++) {
+            const char *name = objs[i].syms[k].name;
+            if (objs[i].syms[k].defined || (strncmp(name, "_Z", 2) != 0 &&
+                                            strncmp(name, "__cxa_", 6) != 0 &&
+                                            strncmp(name, "__gxx_", 6) != 0))
+                continue;
+            bool found = false;
+            for (int j = 0; j < nobjs && !found; j++)
+                found = nopi_object_defines(&objs[j], name, &fn);
+            if (!found)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The system driver links the glue object, the objects and libtcc1.a into out.  `all`: every
+ * object, else only the shape objects (the registration probe). */
+static int link_system(builder *b, const char *glue, const object *objs, int nobjs, bool all,
+                       const char *out)
+{
+    char *glue_o = nopi_path_join(b->tmpdir, all ? "glue.o" : "probe-glue.o");
+    char *log = nopi_path_join(b->tmpdir, all ? "link.log" : "probe-link.log");
+    nopi_tool_job job = { .log = log };
+    int rc = glue_o && log ? glue_object(b, glue, glue_o) : nopi_nomem(b->err);
+    bool cxx = needs_cxx_runtime(objs, nobjs, all);
+    nopi_argv *a = &job.argv;
+    nopi_argv_add(a, cxx ? nopi_cxx_program(b->m->cxx) : nopi_cc_program());
+    nopi_argv_add(a, "-shared");
+    nopi_argv_add(a, "-o");
+    nopi_argv_add(a, out);
+    /* as for libtcc's link: the library's own trampolines bind first (objects.c, new_cc) */
+    nopi_argv_add(a, "-Wl,-Bsymbolic");
+    nopi_argv_add(a, "-Wl,-z,noexecstack");
+    if (all)
+        nopi_argv_add(a, "-Wl,--no-undefined");
+    nopi_argv_add(a, "-fdiagnostics-plain-output");
+    nopi_argv_add(a, glue_o ? glue_o : "");
+    for (int i = 0; i < nobjs; i++)
+        if (all || objs[i].role == NOPI_ROLE_SHAPE)
+            nopi_argv_add(a, objs[i].path);
+    nopi_argv_addf(a, "%s/libtcc1.a", b->tcc_dir);
+    if (rc == 0)
+        rc = run_jobs(b, &job, 1, "linking");
+    nopi_argv_free(&job.argv);
+    free(glue_o);
+    free(log);
+    return rc;
+}
+
+int nopi_build_link_probe(builder *b, const object *objs, int nobjs, const char *out)
+{
+    char *glue = nopi_gen_probe_glue();
+    int rc = link_system(b, glue, objs, nobjs, false, out);
+    free(glue);
+    return rc;
+}
+
+int nopi_build_link(builder *b, const object *objs, int nobjs)
+{
+    char *tmp = nopi_path_join(b->tmpdir, "library.so");
+    if (!tmp)
+        return nopi_nomem(b->err);
+    int rc;
+    if (b->system_link) {
+        nopi_gen_info info = glue_info(b);
+        char *glue = nopi_gen_glue(&info);
+        note_step(b, "link", b->lib_path, false);
+        rc = link_system(b, glue, objs, nobjs, true, tmp);
+        free(glue);
+    } else {
+        rc = link_tcc(b, objs, nobjs, tmp);
+    }
+    if (rc == 0)
+        rc = rename_into_place(b, tmp);
+    free(tmp);
+    return rc;
+}

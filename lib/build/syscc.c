@@ -1,0 +1,312 @@
+/*
+ * syscc.c - runs the system compilers and reads their messages (see syscc.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "syscc.h"
+
+extern char **environ;
+
+void nopi_argv_add(nopi_argv *a, const char *s)
+{
+    if (a->failed)
+        return;
+    if (a->n + 2 > a->cap) {
+        int cap = a->cap ? a->cap * 2 : 32;
+        char **v = realloc(a->v, (size_t)cap * sizeof *v);
+        if (!v) {
+            a->failed = true;
+            return;
+        }
+        a->v = v;
+        a->cap = cap;
+    }
+    if (!(a->v[a->n] = strdup(s))) {
+        a->failed = true;
+        return;
+    }
+    a->v[++a->n] = NULL;
+}
+
+void nopi_argv_addf(nopi_argv *a, const char *fmt, ...)
+{
+    char buf[2200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    nopi_argv_add(a, buf);
+}
+
+void nopi_argv_free(nopi_argv *a)
+{
+    for (int i = 0; i < a->n; i++)
+        free(a->v[i]);
+    free(a->v);
+    memset(a, 0, sizeof *a);
+}
+
+const char *nopi_cxx_program(const char *manifest_value)
+{
+    const char *env = getenv("CXX");
+    if (manifest_value && manifest_value[0])
+        return manifest_value;
+    return env && env[0] ? env : "g++";
+}
+
+const char *nopi_cc_program(void)
+{
+    const char *env = getenv("CC");
+    return env && env[0] ? env : "cc";
+}
+
+/* The environment with LC_ALL=C: the compilers' messages, which neuronop reads, in English
+ * with ASCII quotes.  malloc'd array of borrowed strings. */
+static char **c_locale_env(void)
+{
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + 2, sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "LC_ALL=", 7) != 0)
+            env[k++] = environ[i];
+    env[k++] = (char *)"LC_ALL=C";
+    return env;
+}
+
+static int spawn(nopi_tool_job *j, pid_t *pid, nop_error *err)
+{
+    posix_spawn_file_actions_t fa;
+    char **env = c_locale_env();
+    if (!env)
+        return nopi_nomem(err);
+    if (posix_spawn_file_actions_init(&fa) != 0) {
+        free(env);
+        return nopi_nomem(err);
+    }
+    int rc = posix_spawn_file_actions_addopen(&fa, 1, j->log, O_WRONLY | O_CREAT | O_TRUNC,
+                                              0644);
+    if (rc == 0)
+        rc = posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    if (rc == 0)
+        rc = posix_spawnp(pid, j->argv.v[0], &fa, NULL, j->argv.v, env);
+    posix_spawn_file_actions_destroy(&fa);
+    free(env);
+    if (rc == 0)
+        return 0;
+    nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot run '%s': %s", j->argv.v[0],
+              strerror(rc));
+    if (rc == ENOENT)
+        nopi_detail(err, "install the compiler ('apt-get install g++' gives g++ and cc), or "
+                    "name another with CXX (C++) or CC (compiler: cc)");
+    return -1;
+}
+
+int nopi_tools_run(nopi_tool_job *jobs, int n, int parallel, nop_error *err)
+{
+    pid_t *pids = calloc((size_t)(n ? n : 1), sizeof *pids);
+    if (!pids)
+        return nopi_nomem(err);
+    int started = 0, waited = 0, rc = 0;
+    for (int i = 0; i < n; i++) {
+        jobs[i].status = -1;
+        if (jobs[i].argv.failed)
+            rc = nopi_nomem(err);
+    }
+    if (parallel < 1)
+        parallel = 1;
+    /* Jobs are waited for in the order they started, each by its own pid: a library must
+     * not reap children of the program it is part of (waitpid(-1) would). */
+    while (waited < started || (rc == 0 && started < n)) {
+        while (rc == 0 && started < n && started - waited < parallel) {
+            if (spawn(&jobs[started], &pids[started], err) != 0)
+                rc = -1;
+            else
+                started++;
+        }
+        if (waited == started)
+            break;
+        int status;
+        if (waitpid(pids[waited], &status, 0) < 0) {
+            if (errno == EINTR)
+                continue;
+            status = 0x7f00;   /* lost: report it as exit status 127 */
+        }
+        jobs[waited].status = WIFEXITED(status) ? WEXITSTATUS(status)
+                              : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+        waited++;
+    }
+    free(pids);
+    return rc;
+}
+
+/* ---- reading gcc's messages ------------------------------------------------------------- */
+
+/* "file:line:col: kind: message" (col optional); false for any other line. */
+typedef struct gline {
+    char file[1024];
+    int line, col;
+    const char *kind;     /* "error", "fatal error", "warning", "note", or NULL */
+    const char *msg;      /* after "kind: ", or the text after the location */
+} gline;
+
+static bool parse_gline(const char *s, gline *g)
+{
+    memset(g, 0, sizeof *g);
+    const char *p = s;
+    /* the file ends at the first ":<digits>:" */
+    while ((p = strchr(p, ':')) != NULL) {
+        char *end;
+        long line = strtol(p + 1, &end, 10);
+        if (end > p + 1 && *end == ':' && line > 0) {
+            size_t n = (size_t)(p - s);
+            if (n >= sizeof g->file)
+                n = sizeof g->file - 1;
+            memcpy(g->file, s, n);
+            g->line = (int)line;
+            p = end + 1;
+            long col = strtol(p, &end, 10);
+            if (end > p && *end == ':') {
+                g->col = (int)col;
+                p = end + 1;
+            }
+            break;
+        }
+        p++;
+    }
+    if (!p)
+        return false;
+    while (*p == ' ')
+        p++;
+    static const char *const kinds[] = { "fatal error: ", "error: ", "warning: ", "note: " };
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(kinds); i++) {
+        size_t n = strlen(kinds[i]);
+        if (strncmp(p, kinds[i], n) == 0) {
+            g->kind = kinds[i];
+            g->msg = p + n;
+            return true;
+        }
+    }
+    g->msg = p;
+    return true;
+}
+
+/* A header the user did not write: neuronop's, or the system's (an error inside <vector> is
+ * reported where the user's code led to it, like one inside torch.h). */
+static bool is_own(const char *file, const char *own_dir)
+{
+    size_t n = own_dir ? strlen(own_dir) : 0;
+    return (n && strncmp(file, own_dir, n) == 0) || strncmp(file, "/usr/", 5) == 0;
+}
+
+/* Copies the message, dropping gcc's "[-Wflag]" suffix noise only when asked; quotes stay. */
+static void set_diag(nop_diag *d, enum nop_severity sev, const gline *g, const char *msg)
+{
+    memset(d, 0, sizeof *d);
+    d->severity = sev;
+    nopi_strlcpy(d->file, g->file, sizeof d->file);
+    d->line = g->line;
+    d->col = g->col;
+    nopi_strlcpy(d->msg, msg, sizeof d->msg);
+}
+
+static void add_detail(nop_diag *d, const char *text)
+{
+    size_t used = strlen(d->detail);
+    snprintf(d->detail + used, sizeof d->detail - used, "%s%s", used ? "\n" : "", text);
+}
+
+int nopi_gcc_log(const char *log_path, const char *own_dir, const char *fallback,
+                 nop_diag_fn *diag, void *ctx, nop_error *err)
+{
+    char *text = NULL;
+    if (nopi_read_file(log_path, &text, NULL) != 0)
+        return nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "%s failed", fallback);
+    /* The user line that led into the current header: the last "required from here" or
+     * "In file included from" in a user file, and the template being instantiated. */
+    gline user = { 0 };
+    char inst[400] = "";
+    bool have_user = false, failed = false;
+    for (char *line = text, *next; line && *line && !failed; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        const char *s = line;
+        bool included = strncmp(s, "In file included from ", 22) == 0 ||
+                        strncmp(s, "                 from ", 22) == 0;
+        if (included)
+            s += 22;
+        if (!included && (strstr(s, ": In function ") || strstr(s, ": At global scope") ||
+                          strstr(s, ": In member function ")))
+            inst[0] = '\0', have_user = false;   /* a new diagnostic's context begins */
+        const char *in = strstr(s, ": In instantiation of '");
+        if (in) {   /* "header: In instantiation of 'T':" has no line number */
+            nopi_strlcpy(inst, in + 23, sizeof inst);
+            char *q = strrchr(inst, '\'');
+            if (q)
+                *q = '\0';
+            continue;
+        }
+        gline g;
+        if (!parse_gline(s, &g))
+            continue;
+        if (!g.kind) {
+            const char *req = strstr(g.msg, "required from here");
+            if ((included || req) && !is_own(g.file, own_dir) && (!have_user || req)) {
+                user = g;
+                have_user = true;
+            }
+            continue;
+        }
+        if (strcmp(g.kind, "note: ") == 0)
+            continue;
+        bool warning = strcmp(g.kind, "warning: ") == 0;
+        const gline *at = is_own(g.file, own_dir) && have_user ? &user : &g;
+        nop_diag d;
+        set_diag(&d, warning ? NOP_SEV_WARNING : NOP_SEV_ERROR, at, g.msg);
+        if (at != &g) {
+            char where[1500];
+            /* register.h checks each parameter type P as param<P>: name P */
+            static const char param[] = "struct torch::neuron_detail::param<";
+            size_t np = sizeof param - 1, ni = strlen(inst);
+            if (strncmp(inst, param, np) == 0 && ni > np && inst[ni - 1] == '>')
+                snprintf(where, sizeof where, "the parameter type is '%.*s'",
+                         (int)(ni - np - 1), inst + np);
+            else
+                snprintf(where, sizeof where, "in %s", inst);
+            if (inst[0])
+                add_detail(&d, where);
+            size_t own = strlen(own_dir);
+            const char *hdr = g.file;
+            if (strncmp(g.file, own_dir, own) == 0)
+                hdr += own + (g.file[own] == '/');
+            snprintf(where, sizeof where, "reported in %s:%d", hdr, g.line);
+            add_detail(&d, where);
+        }
+        nopi_diag_add_excerpt(&d);
+        if (warning) {
+            if (diag && !is_own(d.file, own_dir))
+                diag(ctx, &d);
+            continue;
+        }
+        err->kind = NOP_ERR_COMPILE;
+        err->diag = d;
+        failed = true;
+    }
+    free(text);
+    if (!failed)
+        return 0;
+    return -1;
+}

@@ -1,0 +1,53 @@
+/*
+ * syscc.h - the system compilers (g++, cc) and linker as child processes (internal).
+ *
+ * libtcc compiles C in-process (compile.h).  C++ sources, `compiler: cc` kernels and the link
+ * of a library that has either go to the system's gcc-compatible driver instead.  This file
+ * owns running them (several at once, output to a file, no shell) and turning what they
+ * print into nop_diag records that keep neuronop's contract: the first error at the user's
+ * file, line and column, instantiation and inclusion noise folded into one detail line.
+ */
+#ifndef NEURONOP_SYSCC_H
+#define NEURONOP_SYSCC_H
+
+#include "base/internal.h"
+
+/* A growing argv: strings are copied; NULL-terminated. */
+typedef struct nopi_argv {
+    char **v;
+    int n, cap;
+    bool failed;          /* an allocation failed: the list is incomplete */
+} nopi_argv;
+
+void nopi_argv_add(nopi_argv *a, const char *s);
+void nopi_argv_addf(nopi_argv *a, const char *fmt, ...) NOPI_PRINTF(2, 3);
+void nopi_argv_free(nopi_argv *a);
+
+/* One command: argv, where its stdout and stderr go, and its exit status once run. */
+typedef struct nopi_tool_job {
+    nopi_argv argv;
+    char *log;            /* file that receives stdout and stderr (caller owns the string) */
+    int status;           /* exit status; 128 + N when killed by signal N; -1 not run */
+} nopi_tool_job;
+
+/* Runs the jobs, at most `parallel` at a time, and waits for all.  -1 with an error only
+ * when a job cannot be started (the program is missing: says which package to install);
+ * a job that fails just has a non-zero status. */
+int nopi_tools_run(nopi_tool_job *jobs, int n, int parallel, nop_error *err);
+
+/*
+ * Reads a gcc-style log (-fdiagnostics-plain-output) of a failed or warning compile.
+ * Warnings in the user's files go to diag; the first error fills err (NOP_ERR_COMPILE) at the
+ * user's location: an error inside a header under `own_dir` (neuronop's include folder) is
+ * moved to the user line that led to it ("required from here", "In file included from"),
+ * with the header's location and the template it was in as detail.  `fallback` names what
+ * failed when the log has no error line.  Returns -1 when an error was recorded.
+ */
+int nopi_gcc_log(const char *log_path, const char *own_dir, const char *fallback,
+                 nop_diag_fn *diag, void *ctx, nop_error *err);
+
+/* The C++ compiler: $CXX, else "g++"; and the C compiler: $CC, else "cc". */
+const char *nopi_cxx_program(const char *manifest_value);
+const char *nopi_cc_program(void);
+
+#endif /* NEURONOP_SYSCC_H */

@@ -1,0 +1,151 @@
+/* Unit tests of reading C++ symbols and compiler logs (lib/build/mangle.c, lib/build/syscc.c). */
+#include "unit.h"
+#include "base/mangle.h"
+#include "build/syscc.h"
+
+static void reads_op_signatures(void **state)
+{
+    (void)state;
+    nopi_cxxfn f;
+    assert_true(nopi_cxx_read("_Z14relu_fwd_shapeRKN5torch6TensorE", &f));
+    assert_true(f.cxx);
+    assert_string_equal(f.name, "relu_fwd_shape");
+    assert_int_equal(f.nparams, 1);
+    assert_int_equal(f.params[0].kind, NOP_ARG_TENSOR);
+    assert_true(f.params[0].byref);
+    assert_string_equal(f.display, "relu_fwd_shape(const torch::Tensor &)");
+
+    /* torch is S_, torch::Tensor S0_: the Scalar is torch's, by const reference */
+    assert_true(nopi_cxx_read("_Z11scale_shapeN5torch6TensorEdlRKNS_6ScalarE", &f));
+    assert_int_equal(f.nparams, 4);
+    assert_int_equal(f.params[0].kind, NOP_ARG_TENSOR);
+    assert_false(f.params[0].byref);
+    assert_int_equal(f.params[1].kind, NOP_ARG_DOUBLE);
+    assert_int_equal(f.params[2].kind, NOP_ARG_INT64);
+    assert_int_equal(f.params[3].kind, NOP_ARG_SCALAR);
+    assert_true(f.params[3].byref);
+
+    /* repeated Tensors are substitutions */
+    assert_true(nopi_cxx_read("_Z1fN5torch6TensorES0_S0_", &f));
+    assert_int_equal(f.nparams, 3);
+    assert_int_equal(f.params[2].kind, NOP_ARG_TENSOR);
+    assert_true(nopi_cxx_read("_Z1fRKN5torch6TensorES2_", &f));
+    assert_int_equal(f.nparams, 2);
+    assert_true(f.params[1].byref);
+}
+
+static void other_types_are_not_op_kinds(void **state)
+{
+    (void)state;
+    nopi_cxxfn f;
+    assert_true(nopi_cxx_read("_Z11forward_cpuiiiN5torch6TensorE", &f));
+    assert_int_equal(f.nparams, 4);
+    assert_int_equal(f.params[0].kind, -1);
+    assert_string_equal(f.display, "forward_cpu(int, int, int, torch::Tensor)");
+    /* a non-const reference is not an op parameter */
+    assert_true(nopi_cxx_read("_Z1fRN5torch6TensorE", &f));
+    assert_int_equal(f.params[0].kind, -1);
+    assert_true(nopi_cxx_read("_Z1fPf", &f));
+    assert_int_equal(f.params[0].kind, -1);
+    /* namespaces: the function's name is the last component, not a substitution */
+    assert_true(nopi_cxx_read("_ZN2ns4reluEN5torch6TensorE", &f));
+    assert_string_equal(f.name, "relu");
+    assert_string_equal(f.qual, "ns::relu");
+    assert_int_equal(f.params[0].kind, NOP_ARG_TENSOR);
+    assert_true(nopi_cxx_read("_ZL5start", &f));   /* a static variable */
+    assert_string_equal(f.name, "start");
+    assert_true(nopi_cxx_read("_Z1gv", &f));
+    assert_int_equal(f.nparams, 0);
+    /* C names pass through; templates are not misread */
+    assert_true(nopi_cxx_read("relu", &f));
+    assert_false(f.cxx);
+    assert_string_equal(f.name, "relu");
+    assert_true(nopi_cxx_read("_Z1fIiEvT_", &f));
+    assert_int_equal(f.nparams, -1);
+}
+
+static void writes_signatures(void **state)
+{
+    (void)state;
+    char buf[200];
+    int kinds[] = { NOP_ARG_TENSOR, NOP_ARG_INT64 };
+    bool byref[] = { true, false };
+    nopi_cxx_signature("k", 2, kinds, byref, buf, sizeof buf);
+    assert_string_equal(buf, "k(const torch::Tensor &, int64_t)");
+}
+
+/* Writes a user source and a compiler log in a fresh folder (the log's "%s" is the folder),
+ * and reads the log with /inc as neuronop's include folder. */
+static int read_log(const char *source, const char *log_format, nop_error *err)
+{
+    const char *dir = unit_tmpdir();
+    unit_write(dir, "user.cpp", source);
+    char text[2048];
+    snprintf(text, sizeof text, log_format, dir, dir);
+    unit_write(dir, "log", text);
+    char *log = nopi_path_join(dir, "log");
+    memset(err, 0, sizeof *err);
+    int rc = nopi_gcc_log(log, "/inc", "compiling", NULL, NULL, err);
+    free(log);
+    return rc;
+}
+
+static void moves_header_errors_to_the_user_line(void **state)
+{
+    (void)state;
+    nop_error err;
+    assert_int_equal(read_log("int a;\nint b;\n",
+                              "In file included from %s/user.cpp:1:\n"
+                              "/inc/torchneuron/register.h: In instantiation of 'struct "
+                              "torch::neuron_detail::param<float>':\n"
+                              "%s/user.cpp:2:5:   required from here\n"
+                              "/inc/torchneuron/register.h:40:7: error: static assertion "
+                              "failed: doubles\n"
+                              "/inc/torchneuron/register.h:40:7: note: noise\n", &err), -1);
+    assert_int_equal(err.kind, NOP_ERR_COMPILE);
+    assert_int_equal(err.diag.line, 2);
+    assert_int_equal(err.diag.col, 5);
+    assert_string_equal(err.diag.msg, "static assertion failed: doubles");
+    assert_non_null(strstr(err.diag.detail, "the parameter type is 'float'"));
+    assert_non_null(strstr(err.diag.detail, "reported in torchneuron/register.h:40"));
+    assert_non_null(strstr(err.diag.detail, "    2 | int b;"));
+}
+
+static void system_header_errors_move_too(void **state)
+{
+    (void)state;
+    nop_error err;
+    assert_int_equal(read_log("a\nb\nc\n",
+                              "/usr/include/c++/12/bits/x.h: In instantiation of 'void f()':\n"
+                              "%s/user.cpp:3:7:   required from here\n%.0s"
+                              "/usr/include/c++/12/bits/x.h:9:3: error: static assertion "
+                              "failed: no\n", &err), -1);
+    assert_int_equal(err.diag.line, 3);
+    assert_int_equal(err.diag.col, 7);
+    assert_non_null(strstr(err.diag.detail, "reported in /usr/include/c++/12/bits/x.h:9"));
+}
+
+static void a_clean_log_is_no_error(void **state)
+{
+    (void)state;
+    const char *dir = unit_tmpdir();
+    unit_write(dir, "log", "");
+    char *log = nopi_path_join(dir, "log");
+    nop_error err = { 0 };
+    assert_int_equal(nopi_gcc_log(log, "/inc", "compiling", NULL, NULL, &err), 0);
+    assert_int_equal(err.kind, NOP_ERR_NONE);
+    free(log);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(reads_op_signatures),
+        cmocka_unit_test(other_types_are_not_op_kinds),
+        cmocka_unit_test(writes_signatures),
+        cmocka_unit_test(moves_header_errors_to_the_user_line),
+        cmocka_unit_test(system_header_errors_move_too),
+        cmocka_unit_test(a_clean_log_is_no_error),
+    };
+    return cmocka_run_group_tests_name("cxx", tests, NULL, NULL);
+}
