@@ -49,7 +49,9 @@ done
 # command takes, or the page promises what the program does not do.  "neuronop CMD --opt"
 # on any page is held to CMD's table; any other option on neuronop-CMD.1 to CMD's.
 commands="bench build inspect new run test"
-not_options="-b -g"   # libtcc's own flags, which neuronop-build(1) names, not options of ours
+# Long options only: neuronop-build(1) shows the compilers' own short flags (-g, -fPIC,
+# -std=c++14, ...), which no rule could tell from ours; and these long ones of the linker's.
+not_options="--no-undefined --param"
 # plain PAGE: the page's text with fonts dropped and \- as -
 plain() { sed 's/\\f[BIRP]//g; s/\\-/-/g' "$1"; }
 # takes CMD OPT: neuronop CMD --help lists OPT
@@ -65,7 +67,7 @@ for page in "$NEURONOP_SRC"/man/*.[135]; do
         done
         case $(basename "$page") in neuronop-*.1) ;; *) exit 0 ;; esac
         cmd=$(basename "$page" .1); cmd=${cmd#neuronop-}
-        plain "$page" | sed -E "s/$cmd_re//g" | grep -oE -- "(^|[^a-zA-Z0-9-])--?[a-zA-Z][a-z-]*" |
+        plain "$page" | sed -E "s/$cmd_re//g" | grep -oE -- "(^|[^a-zA-Z0-9-])--[a-zA-Z][a-z-]*" |
             sed "s/^[^-]*//" | sort -u | while read -r opt; do
             case " $not_options --help " in *" $opt "*) continue ;; esac
             takes "$cmd" "$opt" "$page"
