@@ -147,7 +147,7 @@ $(O)/bench/devbench: bench/devbench.c $(LIBA)
 
 bench: deps $(BIN) $(O)/bench/devbench
 	@sh bench/run.sh "$(abspath $(BIN))"
-	@CPLUS_INCLUDE_PATH="$(abspath tests/cxx-standin)" $(O)/bench/devbench \
+	@$(O)/bench/devbench \
 	    "$(abspath share/neuronop)" "$(abspath bench/kernels)" "$(abspath bench/kernels_cxx)" \
 	    "$(abspath bench/kernels_cc)"
 

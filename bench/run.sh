@@ -76,8 +76,6 @@ check "cold build at least 10x faster than gcc -O0" "$(ratio "$t_o0" "$t_cold")"
 check "up-to-date check under 5 ms" "$t_hot" 'v < 5'
 
 echo "== neuronop build of a C++ library (bench/kernels_cxx: TCM relu + NEURON_LIBRARY)"
-# <torch/torch.h>: a stand-in until the real header is merged (cxx-api)
-export CPLUS_INCLUDE_PATH="$src/tests/cxx-standin"
 cp -R "$src/bench/kernels_cxx" "$work/cxx"
 rm -rf "$work/cxx/build"
 t_cxx=$(median_ms 11 --before "rm -rf '$work/cxx/build'" -- "$neuronop" build "$work/cxx")

@@ -56,6 +56,13 @@ void nopi_api_set_coherence(const nt_tensor *t, int policy)
     ((nt_tensor *)t)->coherence = policy;
 }
 
+int nopi_api_get_coherence(const nt_tensor *t)
+{
+    NOPI_API(c, NOP_COST_OTHER);
+    nopi_check_tensor(c, t, "nt_get_coherence");
+    return t->coherence;
+}
+
 /* ---- standard accessors ----------------------------------------------------------------- */
 
 nt_accessor nopi_api_accessor_of(const nt_tensor *t)

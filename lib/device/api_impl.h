@@ -89,6 +89,7 @@ nt_tensor *nopi_api_clamp_out(nt_tensor *out, const nt_tensor *self, nt_scalar l
 
 /* accessors.c */
 void nopi_api_set_coherence(const nt_tensor *t, int policy);
+int nopi_api_get_coherence(const nt_tensor *t);
 nt_accessor nopi_api_accessor_of(const nt_tensor *t);
 nt_read_stream nopi_api_read_stream_of(const nt_tensor *t);
 nt_write_stream nopi_api_write_stream_of(const nt_tensor *t);
@@ -102,6 +103,8 @@ void nopi_api_tcm_to_tensor(nt_tcm_accessor *acc, const void *buf, int64_t offse
     ctype nopi_api_stream_read_##sfx(nt_read_stream *s); \
     void nopi_api_stream_write_##sfx(nt_write_stream *s, ctype v);
 NOPI_DTYPES(NOPI_DECL_ACCESS)
+/* cxxcheck.c: the checks torch/torch.h asks for (nt__cxx_check in neuronop.h). */
+void nopi_api_cxx_check(int what, const nt_tensor *t, int64_t a, int64_t b);
 /* Checks at a core's end: streams left open.  Fails the core. */
 void nopi_streams_check_closed(nopi_core *c);
 

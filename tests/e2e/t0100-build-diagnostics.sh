@@ -6,8 +6,6 @@
 
 golden="$NEURONOP_SRC/tests/golden/build"
 # The C++ cases' <torch/torch.h>: a stand-in until the real header is merged (cxx-api)
-CPLUS_INCLUDE_PATH="$NEURONOP_SRC/tests/cxx-standin"
-export CPLUS_INCLUDE_PATH
 for case in "$golden"/*/; do
     name=$(basename "$case")
     [ "$name" = base ] && continue

@@ -4,9 +4,6 @@
 # what it does not check for C++).
 . ./lib.sh
 
-# <torch/torch.h>: a stand-in until the real header is merged (cxx-api)
-CPLUS_INCLUDE_PATH="$NEURONOP_SRC/tests/cxx-standin"
-export CPLUS_INCLUDE_PATH
 cp -R "$NEURONOP_SRC/tests/fixtures/cxx/memcheck" "$WORK/mc"
 rm -rf "$WORK/mc/build"
 
@@ -27,13 +24,13 @@ test_expect "in-bounds C++ kernels pass under --memcheck with the right values" 
 test_expect "a write past a tcm_malloc buffer is reported at its C++ line" '
     run run --memcheck mc tcm arange:8 4
     expect_status 1
-    expect_err "neuronop: tcm: core 0: error: out-of-bounds access at mc/k.cpp:13 in '\''tcm'\'' (memcheck): 4 bytes at offset 32 of the 32-byte TCM buffer from tcm_malloc at mc/k.cpp:10 in '\''tcm'\''"
+    expect_err "neuronop: tcm: core 0: error: out-of-bounds access at mc/k.cpp:14 in '\''tcm'\'' (memcheck): 4 bytes at offset 32 of the 32-byte TCM buffer from tcm_malloc at mc/k.cpp:11 in '\''tcm'\''"
     expect_err "buf[i] = buf[i] + 1.0f;"'
 
 test_expect "TCM used after tcm_free is reported at its C++ line" '
     run run --memcheck mc after_free zeros:4 1
     expect_status 1
-    expect_err "invalid TCM access at mc/k.cpp:29 in '\''after_free'\'' (memcheck): 4 bytes at TCM offset 0, in no live tcm_malloc buffer"'
+    expect_err "invalid TCM access at mc/k.cpp:31 in '\''after_free'\'' (memcheck): 4 bytes at TCM offset 0, in no live tcm_malloc buffer"'
 
 test_expect "without --memcheck the plain build runs, unchecked" '
     run run mc tcm arange:8 0

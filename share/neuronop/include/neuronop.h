@@ -134,7 +134,9 @@ void *tcm_malloc(size_t nbytes);      /* from this core's 16 KB TCM pool; NULL w
 void tcm_free(void *ptr);             /* ptr must come from tcm_malloc on this core */
 uint32_t get_cpu_id(void);            /* 0 .. get_cpu_count() - 1 */
 uint32_t get_cpu_count(void);
+#ifndef NT__TORCH_API                 /* torch/torch.h declares its own, returning a Tensor */
 nt_tensor *get_dst_tensor(void);      /* the op's output, shaped by the shape function */
+#endif
 
 /* printf goes to the device's ring buffer, shown after the op (only core 0 in multicore). */
 int nt_printf(const char *fmt, ...);
@@ -144,6 +146,19 @@ int nt_printf(const char *fmt, ...);
 
 /* abort() and assert() (from <stdlib.h> and <assert.h>) may be used in kernels: the device
  * stops the core and reports the failed assertion with its file and line. */
+
+/* For torch/torch.h, the C++ layer: checks torch makes that the C API leaves to each call.
+ * `what` is one of the NT__CXX_* below; returns when the rule holds and otherwise stops the
+ * core with a message that names the C++ call (neuronop-cxx(3)).  Not for C kernels. */
+enum {
+    NT__CXX_ACCESSOR,       /* t.accessor<T, N>(): a = N, b = T's dtype */
+    NT__CXX_READ_STREAM,    /* t.read_stream_accessor<T>(): b = T's dtype */
+    NT__CXX_WRITE_STREAM,   /* t.write_stream_accessor<T>(): b = T's dtype */
+    NT__CXX_TO_TCM,         /* tcm_accessor().tensor_to_tcm<T>(): b = T's dtype */
+    NT__CXX_FROM_TCM,       /* tcm_accessor().tcm_to_tensor<T>(): b = T's dtype */
+    NT__CXX_SIZES           /* t.sizes()[a] (t may be NULL: a list of b sizes) */
+};
+void nt__cxx_check(int what, const nt_tensor *t, int64_t a, int64_t b);
 
 /* Raw 16-bit float conversions for TCM buffers of bf16 and f16 tensors. */
 uint16_t nt_f32_to_bf16(float v);
@@ -163,6 +178,7 @@ typedef struct nt_tcm_accessor { const nt_tensor *t_; int64_t id_; } nt_tcm_acce
 /* Coherence policy of a tensor, for streaming and standard accessors (gpsimd.md). */
 enum { NT_COHERENT = 0, NT_INCOHERENT_VERBOSE = 1, NT_INCOHERENT_QUIET = 2 };
 void nt_set_coherence(const nt_tensor *t, int policy);
+int nt_get_coherence(const nt_tensor *t);            /* the tensor's policy */
 
 /* Standard accessor: element-wise random access; single-core only; the slowest path.
  *     nt_accessor a = nt_accessor_of(t);

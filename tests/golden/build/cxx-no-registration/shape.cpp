@@ -1,3 +1,3 @@
 #include <torch/torch.h>
 
-torch::Tensor neg_shape(const torch::Tensor &t) { return torch::empty_like(t); }
+torch::Tensor neg_shape(const torch::Tensor &t) { return torch::empty(t.sizes(), t.scalar_type()); }

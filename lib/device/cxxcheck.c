@@ -1,0 +1,77 @@
+/*
+ * cxxcheck.c - the checks the C++ layer (share/neuronop/include/torch) asks the runtime for.
+ *
+ * torch::Tensor's accessors are typed (`accessor<float, 2>()`, `tensor_to_tcm<float>`) where
+ * the C API's are not, and torch checks what the types claim: the element type against the
+ * tensor's dtype, and N against its dimensions.  The header calls nt__cxx_check when it
+ * makes an accessor (or, for TCM copies, when a copy's T differs from the tensor's dtype);
+ * a broken rule stops the core with a message that names the C++ call the user wrote, so a
+ * C++ kernel is told in its own terms what a C kernel is told in C's.
+ */
+#include <stdbool.h>
+
+#include "api_impl.h"
+
+/* The C++ element type of each dtype, as torch/torch.h spells it. */
+static const char *cxx_type(int64_t d)
+{
+    static const char *const names[] = {
+        [NT_F32] = "float", [NT_BF16] = "c10::BFloat16", [NT_F16] = "c10::Half",
+        [NT_I32] = "int32_t", [NT_I8] = "int8_t", [NT_I64] = "int64_t", [NT_I16] = "int16_t",
+        [NT_U8] = "uint8_t",
+    };
+    return d >= 0 && d <= NT_U8 ? names[d] : "?";
+}
+
+/* The call a kind of check is made for, as the user wrote it, in two parts around its
+ * element type: "tcm_accessor().tensor_to_tcm<" T ">()". */
+static const char *const call_head[] = {
+    [NT__CXX_ACCESSOR] = "accessor<", [NT__CXX_READ_STREAM] = "read_stream_accessor<",
+    [NT__CXX_WRITE_STREAM] = "write_stream_accessor<",
+    [NT__CXX_TO_TCM] = "tcm_accessor().tensor_to_tcm<",
+    [NT__CXX_FROM_TCM] = "tcm_accessor().tcm_to_tensor<",
+};
+
+/* Nothing is formatted unless a rule is broken: this runs on the kernel's small stack on
+ * every accessor a C++ kernel makes, and a formatter needs kilobytes of it. */
+void nopi_api_cxx_check(int what, const nt_tensor *t, int64_t a, int64_t b)
+{
+    NOPI_API(c, NOP_COST_OTHER);
+    char shape[96];
+    if (what == NT__CXX_SIZES) {
+        if (!t)
+            nopi_core_fail(c, "IntArrayRef: index %lld is out of range for a list of %lld "
+                           "sizes", (long long)a, (long long)b);
+        nopi_check_tensor(c, t, "sizes()");
+        if (a >= 0 && a < t->ndim)
+            return;
+        nopi_shape_str(t, shape, sizeof shape);
+        nopi_core_fail(c, "sizes()[%lld] of a tensor of %d dimension%s (%s): the index must be "
+                       "below dim()", (long long)a, t->ndim, t->ndim == 1 ? "" : "s", shape);
+    }
+    if (what < NT__CXX_ACCESSOR || what > NT__CXX_FROM_TCM || b < 0 || b > NT_U8)
+        nopi_core_fail(c, "nt__cxx_check(%d): not a check torch/torch.h makes", what);
+    static const char *const call[] = {
+        [NT__CXX_ACCESSOR] = "accessor<T, N>()", [NT__CXX_READ_STREAM] = "read_stream_accessor<T>()",
+        [NT__CXX_WRITE_STREAM] = "write_stream_accessor<T>()",
+        [NT__CXX_TO_TCM] = "tensor_to_tcm<T>()", [NT__CXX_FROM_TCM] = "tcm_to_tensor<T>()",
+    };
+    nopi_check_tensor(c, t, call[what]);
+    bool accessor = what == NT__CXX_ACCESSOR;
+    if (t->dtype != b) {
+        if (accessor)
+            nopi_core_fail(c, "accessor<%s, %lld>() on a %s tensor: the element type must be "
+                           "the tensor's; use accessor<%s, %lld>()", cxx_type(b), (long long)a,
+                           nopi_dtype_name(t->dtype), cxx_type(t->dtype), (long long)a);
+        nopi_core_fail(c, "%s%s>() on a %s tensor: the element type must be the tensor's; use "
+                       "%s%s>()", call_head[what], cxx_type(b), nopi_dtype_name(t->dtype),
+                       call_head[what], cxx_type(t->dtype));
+    }
+    if (accessor && a != t->ndim) {
+        nopi_shape_str(t, shape, sizeof shape);
+        nopi_core_fail(c, "accessor<%s, %lld>() on a tensor of %d dimension%s (%s): N must be "
+                       "the tensor's number of dimensions; use accessor<%s, %d>()", cxx_type(b),
+                       (long long)a, t->ndim, t->ndim == 1 ? "" : "s", shape, cxx_type(b),
+                       t->ndim);
+    }
+}

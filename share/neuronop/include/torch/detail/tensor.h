@@ -1,0 +1,114 @@
+/*
+ * torch/detail/tensor.h - torch::Tensor and torch::CoherencyEnforcer.  Included by
+ * <torch/torch.h>; not on its own.
+ *
+ * A Tensor is a handle: one pointer to the runtime's tensor (the C API's nt_tensor), trivially
+ * copyable, so an op's Tensor argument is passed exactly as the C API's `const nt_tensor *`
+ * (torchneuron/register.h asserts this) and copying one copies no data.  Tensors are owned by
+ * the device for the rest of the op: a factory's result needs no freeing.
+ *
+ * Const-ness follows the device's API reference: a const Tensor (a kernel's `const
+ * torch::Tensor &` inputs) gives read-only accessors; a non-const one gives writable ones.
+ * Writing an input through a non-const copy is still a device error (the runtime checks).
+ */
+#ifndef NEURONOP_TORCH_DETAIL_TENSOR_H
+#define NEURONOP_TORCH_DETAIL_TENSOR_H
+
+namespace torch {
+
+/* The coherence policy of a tensor's standard and streaming accessors (neuronop-api(3)). */
+class CoherencyEnforcer {
+public:
+    enum Policy {
+        COHERENT = NT_COHERENT,                   /* possibly incoherent access: an error */
+        INCOHERENT_VERBOSE = NT_INCOHERENT_VERBOSE,  /* ... a warning */
+        INCOHERENT_QUIET = NT_INCOHERENT_QUIET,   /* ... allowed */
+    };
+};
+
+/* Members torch has and the device does not: a call is a compile error that says so. */
+#define NT__TORCH_NOT_A_MEMBER(name)                                                          \
+    template <class R = Tensor, class... A> R name(A &&...) const                             \
+    {                                                                                         \
+        static_assert(detail::never<R, A...>::value, "'torch::Tensor::" #name "' is not in "  \
+                      "the device's torch subset (neuronop-cxx(3) lists what it has)");       \
+        return R();                                                                           \
+    }
+
+class Tensor {
+public:
+    Tensor() noexcept : t_(nullptr) {}
+    /* The tensor of a C API handle (neuronop.h), for code that mixes the two. */
+    explicit Tensor(const nt_tensor *t) noexcept : t_(t) {}
+
+    bool defined() const noexcept { return t_ != nullptr; }
+    int64_t numel() const noexcept { return nt_numel(t_); }
+    int64_t dim() const noexcept { return nt_dim(t_); }
+    int64_t ndimension() const noexcept { return nt_dim(t_); }
+    /* dim < 0 counts from the end */
+    int64_t size(int64_t dim) const noexcept { return nt_size(t_, static_cast<int>(dim)); }
+    IntArrayRef sizes() const noexcept { return IntArrayRef(t_); }
+    ScalarType scalar_type() const noexcept { return static_cast<ScalarType>(nt_dtype_of(t_)); }
+    ScalarType dtype() const noexcept { return scalar_type(); }
+
+    template <class T, size_t N> TensorAccessor<T, N, true> accessor() const & noexcept
+    {
+        return TensorAccessor<T, N, true>(t_);
+    }
+    template <class T, size_t N> TensorAccessor<T, N, false> accessor() & noexcept
+    {
+        return TensorAccessor<T, N, false>(t_);
+    }
+    template <class T> TensorReadStreamAccessor<T> read_stream_accessor() const & noexcept
+    {
+        return TensorReadStreamAccessor<T>(t_);
+    }
+    template <class T> TensorWriteStreamAccessor<T> write_stream_accessor() & noexcept
+    {
+        return TensorWriteStreamAccessor<T>(t_);
+    }
+    TensorTcmAccessor<true> tcm_accessor() const & noexcept { return TensorTcmAccessor<true>(t_); }
+    TensorTcmAccessor<false> tcm_accessor() & noexcept { return TensorTcmAccessor<false>(t_); }
+
+    CoherencyEnforcer::Policy get_accessor_coherence_policy() const noexcept
+    {
+        return static_cast<CoherencyEnforcer::Policy>(nt_get_coherence(t_));
+    }
+    void set_accessor_coherence_policy(CoherencyEnforcer::Policy policy) const noexcept
+    {
+        nt_set_coherence(t_, static_cast<int>(policy));
+    }
+
+    Tensor &fill_(const Scalar &value) const noexcept
+    {
+        nt_fill_(mut(), value.nt());
+        return const_cast<Tensor &>(*this);
+    }
+
+    /* The C API's handle (neuronop.h): for calling the C API from C++. */
+    nt_tensor *nt() const noexcept { return mut(); }
+
+    NT__TORCH_NOT_A_MEMBER(data_ptr) NT__TORCH_NOT_A_MEMBER(item) NT__TORCH_NOT_A_MEMBER(view)
+    NT__TORCH_NOT_A_MEMBER(reshape) NT__TORCH_NOT_A_MEMBER(contiguous) NT__TORCH_NOT_A_MEMBER(to)
+    NT__TORCH_NOT_A_MEMBER(clone) NT__TORCH_NOT_A_MEMBER(copy_) NT__TORCH_NOT_A_MEMBER(zero_)
+    NT__TORCH_NOT_A_MEMBER(index) NT__TORCH_NOT_A_MEMBER(select) NT__TORCH_NOT_A_MEMBER(narrow)
+    NT__TORCH_NOT_A_MEMBER(slice) NT__TORCH_NOT_A_MEMBER(transpose) NT__TORCH_NOT_A_MEMBER(permute)
+    NT__TORCH_NOT_A_MEMBER(squeeze) NT__TORCH_NOT_A_MEMBER(unsqueeze)
+    NT__TORCH_NOT_A_MEMBER(flatten) NT__TORCH_NOT_A_MEMBER(sum) NT__TORCH_NOT_A_MEMBER(mean)
+    NT__TORCH_NOT_A_MEMBER(max) NT__TORCH_NOT_A_MEMBER(min) NT__TORCH_NOT_A_MEMBER(matmul)
+    NT__TORCH_NOT_A_MEMBER(mm) NT__TORCH_NOT_A_MEMBER(add) NT__TORCH_NOT_A_MEMBER(sub)
+    NT__TORCH_NOT_A_MEMBER(mul) NT__TORCH_NOT_A_MEMBER(div) NT__TORCH_NOT_A_MEMBER(add_)
+    NT__TORCH_NOT_A_MEMBER(sub_) NT__TORCH_NOT_A_MEMBER(mul_) NT__TORCH_NOT_A_MEMBER(div_)
+    NT__TORCH_NOT_A_MEMBER(exp) NT__TORCH_NOT_A_MEMBER(relu) NT__TORCH_NOT_A_MEMBER(cpu)
+    NT__TORCH_NOT_A_MEMBER(cuda) NT__TORCH_NOT_A_MEMBER(expand) NT__TORCH_NOT_A_MEMBER(repeat)
+
+private:
+    nt_tensor *mut() const noexcept { return const_cast<nt_tensor *>(t_); }
+    const nt_tensor *t_;
+};
+
+#undef NT__TORCH_NOT_A_MEMBER
+
+} // namespace torch
+
+#endif /* NEURONOP_TORCH_DETAIL_TENSOR_H */

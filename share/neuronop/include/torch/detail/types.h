@@ -1,0 +1,225 @@
+/*
+ * torch/detail/types.h - the value types of the device's torch subset: dtypes
+ * (c10::ScalarType, torch::kFloat ...), c10::TensorOptions, c10::BFloat16 and c10::Half,
+ * torch::Scalar and torch::IntArrayRef.  Included by <torch/torch.h>; not on its own.
+ *
+ * Each is a small value over the C API of <neuronop.h>: a ScalarType is an nt_dtype, a Scalar
+ * is an nt_scalar (same layout: the generated glue passes one for the other), an IntArrayRef
+ * holds up to 8 sizes, the device's limit.
+ */
+#ifndef NEURONOP_TORCH_DETAIL_TYPES_H
+#define NEURONOP_TORCH_DETAIL_TYPES_H
+
+namespace torch {
+namespace detail {
+/* false, but only once a template is instantiated: for static_asserts that fire on use */
+template <class...> struct never { static constexpr bool value = false; };
+} // namespace detail
+} // namespace torch
+
+namespace c10 {
+
+/* The device's element types, with torch's names; the values are neuronop.h's nt_dtype. */
+enum class ScalarType : int8_t {
+    Float = NT_F32, BFloat16 = NT_BF16, Half = NT_F16, Int = NT_I32,
+    Char = NT_I8, Long = NT_I64, Short = NT_I16, Byte = NT_U8,
+};
+
+/* 16-bit floats as stored in tensors and TCM buffers: two bytes, converted to and from float
+ * (round to nearest even) by the runtime, exactly as the C API's nt_f32_to_bf16 does. */
+struct BFloat16 {
+    uint16_t x;
+    BFloat16() = default;
+    BFloat16(float v) noexcept : x(nt_f32_to_bf16(v)) {}
+    operator float() const noexcept { return nt_bf16_to_f32(x); }
+};
+struct Half {
+    uint16_t x;
+    Half() = default;
+    Half(float v) noexcept : x(nt_f32_to_f16(v)) {}
+    operator float() const noexcept { return nt_f16_to_f32(x); }
+};
+
+/* Options of a factory function.  Only the dtype has an effect (as on the device); a default
+ * TensorOptions() means float. */
+class TensorOptions {
+public:
+    TensorOptions() noexcept : dtype_(ScalarType::Float) {}
+    TensorOptions(ScalarType d) noexcept : dtype_(d) {}
+    TensorOptions dtype(ScalarType d) const noexcept { return TensorOptions(d); }
+    ScalarType dtype() const noexcept { return dtype_; }
+
+private:
+    ScalarType dtype_;
+};
+
+} // namespace c10
+
+namespace torch {
+
+using c10::ScalarType;
+using c10::TensorOptions;
+using Dtype = c10::ScalarType;
+
+constexpr ScalarType kFloat = ScalarType::Float;
+constexpr ScalarType kFloat32 = ScalarType::Float;
+constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
+constexpr ScalarType kHalf = ScalarType::Half;
+constexpr ScalarType kFloat16 = ScalarType::Half;
+constexpr ScalarType kInt = ScalarType::Int;
+constexpr ScalarType kInt32 = ScalarType::Int;
+constexpr ScalarType kChar = ScalarType::Char;
+constexpr ScalarType kInt8 = ScalarType::Char;
+constexpr ScalarType kLong = ScalarType::Long;
+constexpr ScalarType kInt64 = ScalarType::Long;
+constexpr ScalarType kShort = ScalarType::Short;
+constexpr ScalarType kInt16 = ScalarType::Short;
+constexpr ScalarType kByte = ScalarType::Byte;
+constexpr ScalarType kUInt8 = ScalarType::Byte;
+
+inline TensorOptions dtype(ScalarType d) noexcept { return TensorOptions(d); }
+
+namespace detail {
+inline nt_dtype to_nt(ScalarType d) noexcept { return static_cast<nt_dtype>(d); }
+
+/* What each element type is on the device: its dtype, and its standard and streaming
+ * accessor calls.  Only these eight types have an entry; any other is refused where it is
+ * used (elem_ok). */
+template <class T> struct elem { static constexpr bool ok = false; };
+#define NT__TORCH_ELEM(T, sfx, dt, ctype)                                                     \
+    template <> struct elem<T> {                                                              \
+        static constexpr bool ok = true;                                                      \
+        static constexpr nt_dtype dtype = dt;                                                 \
+        static T get(const nt_accessor *a, int n, const int64_t *i) noexcept                  \
+        { return T(nt__get_##sfx(a, n, i)); }                                                 \
+        static void set(const nt_accessor *a, T v, int n, const int64_t *i) noexcept          \
+        { nt__set_##sfx(a, static_cast<ctype>(v), n, i); }                                    \
+        static T read(nt_read_stream *s) noexcept { return T(nt_stream_read_##sfx(s)); }      \
+        static void write(nt_write_stream *s, T v) noexcept                                   \
+        { nt_stream_write_##sfx(s, static_cast<ctype>(v)); }                                  \
+    };
+NT__TORCH_ELEM(float, f32, NT_F32, float)
+NT__TORCH_ELEM(c10::BFloat16, bf16, NT_BF16, float)
+NT__TORCH_ELEM(c10::Half, f16, NT_F16, float)
+NT__TORCH_ELEM(int32_t, i32, NT_I32, int32_t)
+NT__TORCH_ELEM(int8_t, i8, NT_I8, int8_t)
+NT__TORCH_ELEM(int64_t, i64, NT_I64, int64_t)
+NT__TORCH_ELEM(int16_t, i16, NT_I16, int16_t)
+NT__TORCH_ELEM(uint8_t, u8, NT_U8, uint8_t)
+#undef NT__TORCH_ELEM
+
+template <class T> struct elem_ok {
+    static_assert(elem<typename std::remove_cv<T>::type>::ok,
+                  "the element type must be one of the device's: float, c10::BFloat16, "
+                  "c10::Half, int32_t, int8_t, int64_t, int16_t or uint8_t (no double: the "
+                  "device has no float64 tensors)");
+    static constexpr nt_dtype dtype = elem<typename std::remove_cv<T>::type>::dtype;
+};
+} // namespace detail
+
+/* A number passed to an op or a tensor operation: a double or an int64, as torch's.  Its
+ * layout is nt_scalar's, so an op's Scalar argument arrives as the runtime made it. */
+class Scalar {
+public:
+    Scalar() noexcept : s_(nt_scalar_i(0)) {}
+    template <class T, typename std::enable_if<std::is_integral<T>::value, int>::type = 0>
+    Scalar(T v) noexcept : s_(nt_scalar_i(static_cast<int64_t>(v))) {}
+    template <class T, typename std::enable_if<std::is_floating_point<T>::value, int>::type = 0>
+    Scalar(T v) noexcept : s_(nt_scalar_f(static_cast<double>(v))) {}
+    Scalar(c10::BFloat16 v) noexcept : s_(nt_scalar_f(static_cast<float>(v))) {}
+    Scalar(c10::Half v) noexcept : s_(nt_scalar_f(static_cast<float>(v))) {}
+    explicit Scalar(nt_scalar s) noexcept : s_(s) {}
+
+    bool isIntegral(bool includeBool = false) const noexcept { (void)includeBool; return s_.is_int; }
+    bool isFloatingPoint() const noexcept { return !s_.is_int; }
+    double toDouble() const noexcept { return nt_scalar_to_f(s_); }
+    float toFloat() const noexcept { return static_cast<float>(nt_scalar_to_f(s_)); }
+    int64_t toLong() const noexcept { return nt_scalar_to_i(s_); }
+    int32_t toInt() const noexcept { return static_cast<int32_t>(nt_scalar_to_i(s_)); }
+    template <class T> T to() const noexcept
+    {
+        return std::is_integral<T>::value ? static_cast<T>(toLong()) : static_cast<T>(toDouble());
+    }
+    nt_scalar nt() const noexcept { return s_; }   /* the C API's value (neuronop.h) */
+
+private:
+    nt_scalar s_;
+};
+
+/* A list of sizes: a tensor's sizes(), or a braced list given to a factory ({32, 4096}, or
+ * {num_elem} of a size_t, as the published samples write it).  It holds its sizes (at most
+ * 8, the device's limit on dimensions; a longer list is refused by the factory it reaches).
+ * Indexing past the end stops the core, where torch would read past the array. */
+class IntArrayRef {
+public:
+    /* One size of a braced list: any integer type, so {n} with a size_t n is no narrowing. */
+    struct Size {
+        int64_t v;
+        template <class I, typename std::enable_if<std::is_integral<I>::value, int>::type = 0>
+        constexpr Size(I i) noexcept : v(static_cast<int64_t>(i)) {}
+    };
+
+    IntArrayRef() noexcept : n_(0), of_(nullptr), v_() {}
+    IntArrayRef(std::initializer_list<Size> sizes) noexcept : n_(sizes.size()), of_(nullptr), v_()
+    {
+        size_t i = 0;
+        for (const Size &s : sizes)
+            if (i < kMax)
+                v_[i++] = s.v;
+    }
+    IntArrayRef(const int64_t *sizes, size_t n) noexcept : n_(n), of_(nullptr), v_()
+    {
+        for (size_t i = 0; i < n && i < kMax; i++)
+            v_[i] = sizes[i];
+    }
+    /* The sizes of tensor t (Tensor::sizes()). */
+    explicit IntArrayRef(const nt_tensor *t) noexcept
+        : IntArrayRef(nt_sizes(t), static_cast<size_t>(nt_dim(t)))
+    {
+        of_ = t;
+    }
+
+    size_t size() const noexcept { return n_; }
+    bool empty() const noexcept { return n_ == 0; }
+    const int64_t *data() const noexcept { return v_; }
+    const int64_t *begin() const noexcept { return v_; }
+    const int64_t *end() const noexcept { return v_ + (n_ < kMax ? n_ : kMax); }
+    int64_t operator[](size_t i) const noexcept
+    {
+        if (i >= n_ || i >= kMax)
+            nt__cxx_check(NT__CXX_SIZES, of_, static_cast<int64_t>(i), static_cast<int64_t>(n_));
+        return v_[i < kMax ? i : 0];
+    }
+    int64_t at(size_t i) const noexcept { return (*this)[i]; }
+    int64_t front() const noexcept { return (*this)[0]; }
+    int64_t back() const noexcept { return (*this)[n_ - 1]; }
+    bool equals(const IntArrayRef &o) const noexcept
+    {
+        if (n_ != o.n_)
+            return false;
+        for (size_t i = 0; i < n_ && i < kMax; i++)
+            if (v_[i] != o.v_[i])
+                return false;
+        return true;
+    }
+    /* The (ndim, sizes) pair the C API's factories take. */
+    int nt_ndim() const noexcept { return static_cast<int>(n_); }
+
+private:
+    enum : size_t { kMax = 8 };   /* an enum: never odr-used, never needs a definition */
+    size_t n_;
+    const nt_tensor *of_;       /* the tensor these are the sizes of, for error reports */
+    int64_t v_[kMax];
+};
+
+inline bool operator==(const IntArrayRef &a, const IntArrayRef &b) noexcept { return a.equals(b); }
+inline bool operator!=(const IntArrayRef &a, const IntArrayRef &b) noexcept { return !a.equals(b); }
+
+} // namespace torch
+
+namespace c10 {
+using torch::IntArrayRef;
+using torch::Scalar;
+} // namespace c10
+
+#endif /* NEURONOP_TORCH_DETAIL_TYPES_H */
