@@ -276,7 +276,10 @@ int nopi_gcc_log(const char *log_path, const char *own_dir, const char *fallback
         const gline *at = is_own(g.file, own_dir) && have_user ? &user : &g;
         nop_diag d;
         set_diag(&d, warning ? NOP_SEV_WARNING : NOP_SEV_ERROR, at, g.msg);
-        if (at != &g) {
+        char hint[300] = "";
+        bool subset = !warning && nopi_cxx_reword(d.msg, sizeof d.msg, hint, sizeof hint) &&
+                      strstr(d.msg, "is not in the device's torch subset");
+        if (at != &g && !subset) {
             char where[1500];
             /* register.h checks each parameter type P as param<P>: name P */
             static const char param[] = "struct torch::neuron_detail::param<";
@@ -295,6 +298,8 @@ int nopi_gcc_log(const char *log_path, const char *own_dir, const char *fallback
             snprintf(where, sizeof where, "reported in %s:%d", hdr, g.line);
             add_detail(&d, where);
         }
+        if (hint[0])
+            add_detail(&d, hint);
         nopi_diag_add_excerpt(&d);
         if (warning) {
             if (diag && !is_own(d.file, own_dir))

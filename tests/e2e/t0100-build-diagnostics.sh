@@ -5,7 +5,6 @@
 . ./lib.sh
 
 golden="$NEURONOP_SRC/tests/golden/build"
-# The C++ cases' <torch/torch.h>: a stand-in until the real header is merged (cxx-api)
 for case in "$golden"/*/; do
     name=$(basename "$case")
     [ "$name" = base ] && continue

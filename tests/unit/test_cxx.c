@@ -1,4 +1,5 @@
-/* Unit tests of reading C++ symbols and compiler logs (lib/build/mangle.c, lib/build/syscc.c). */
+/* Unit tests of reading C++ symbols and compiler logs (lib/build/mangle.c, lib/build/syscc.c,
+ * lib/build/cxxdiag.c). */
 #include "unit.h"
 #include "base/mangle.h"
 #include "build/syscc.h"
@@ -137,6 +138,43 @@ static void a_clean_log_is_no_error(void **state)
     free(log);
 }
 
+/* g++'s words about names the device's torch lacks become the device's; others stay. */
+static void rewords_torch_errors(void **state)
+{
+    (void)state;
+    char msg[512], hint[300];
+    strcpy(msg, "'exps' is not a member of 'torch'; did you mean 'exp'?");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, hint, sizeof hint));
+    assert_string_equal(msg, "'torch::exps' is not in the device's torch subset; did you mean "
+                        "'exp'?");
+    assert_string_equal(hint, "neuronop-cxx(3) lists the torch API the device has");
+
+    /* gcc's own suggestion may name what the device lacks: only the subset is suggested */
+    strcpy(msg, "'sigmoid_' is not a member of 'torch'; did you mean 'sigmoid'?");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, hint, sizeof hint));
+    assert_string_equal(msg, "'torch::sigmoid_' is not in the device's torch subset");
+
+    strcpy(msg, "'const class torch::Tensor' has no member named 'numell'; did you mean 'numel'?");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, hint, sizeof hint));
+    assert_string_equal(msg, "'torch::Tensor::numell' is not in the device's torch subset; "
+                        "did you mean 'numel'?");
+
+    strcpy(msg, "'kDouble' is not a member of 'torch'");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, hint, sizeof hint));
+    assert_non_null(strstr(hint, "kFloat, kBFloat16"));
+
+    strcpy(msg, "static assertion failed: 'torch::mm' is not in the device's torch subset (x)");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, hint, sizeof hint));
+    assert_string_equal(msg, "'torch::mm' is not in the device's torch subset (x)");
+
+    strcpy(msg, "'undeclared' was not declared in this scope");
+    assert_false(nopi_cxx_reword(msg, sizeof msg, hint, sizeof hint));
+    assert_string_equal(msg, "'undeclared' was not declared in this scope");
+    assert_string_equal(hint, "");
+    strcpy(msg, "'foo' is not a member of 'std'");
+    assert_false(nopi_cxx_reword(msg, sizeof msg, hint, sizeof hint));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -146,6 +184,7 @@ int main(void)
         cmocka_unit_test(moves_header_errors_to_the_user_line),
         cmocka_unit_test(system_header_errors_move_too),
         cmocka_unit_test(a_clean_log_is_no_error),
+        cmocka_unit_test(rewords_torch_errors),
     };
     return cmocka_run_group_tests_name("cxx", tests, NULL, NULL);
 }

@@ -88,7 +88,14 @@ public:
     /* The C API's handle (neuronop.h): for calling the C API from C++. */
     nt_tensor *nt() const noexcept { return mut(); }
 
-    NT__TORCH_NOT_A_MEMBER(data_ptr) NT__TORCH_NOT_A_MEMBER(item) NT__TORCH_NOT_A_MEMBER(view)
+    template <class T = void, class... A> T *data_ptr(A &&...) const
+    {
+        static_assert(detail::never<T, A...>::value, "'torch::Tensor::data_ptr' is not in the "
+                      "device's torch subset: reach tensor data through an accessor "
+                      "(neuronop-cxx(3))");
+        return nullptr;
+    }
+    NT__TORCH_NOT_A_MEMBER(item) NT__TORCH_NOT_A_MEMBER(view)
     NT__TORCH_NOT_A_MEMBER(reshape) NT__TORCH_NOT_A_MEMBER(contiguous) NT__TORCH_NOT_A_MEMBER(to)
     NT__TORCH_NOT_A_MEMBER(clone) NT__TORCH_NOT_A_MEMBER(copy_) NT__TORCH_NOT_A_MEMBER(zero_)
     NT__TORCH_NOT_A_MEMBER(index) NT__TORCH_NOT_A_MEMBER(select) NT__TORCH_NOT_A_MEMBER(narrow)

@@ -1,0 +1,102 @@
+/*
+ * cxxdiag.c - g++'s messages about the torch API, said in the device's terms.
+ *
+ * The device's torch is a subset of torch: a kernel ported from host torch code calls what
+ * the device lacks (torch::sigmoid, t.view(), torch::kDouble), and g++ answers "'x' is not a
+ * member of 'torch'", with a suggestion that may itself name something the device lacks.
+ * This file turns those messages into "'torch::x' is not in the device's torch subset", with
+ * a suggestion taken from what the subset has, and words the static assertions of neuronop's
+ * own headers (torch/detail/subset.h) without the "static assertion failed" noise.  It also
+ * adds a hint to the two errors the API reference's const-ness causes (read-only accessors,
+ * unary operations taking Tensor &).  syscc.c calls it on each error it reports.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "syscc.h"
+
+/* What the device's torch has, for "did you mean" (torch/torch.h is the source). */
+static const char *const torch_names[] = {
+    "Tensor", "Scalar", "IntArrayRef", "TensorOptions", "ScalarType", "Dtype", "dtype",
+    "TensorAccessor", "TensorReadStreamAccessor", "TensorWriteStreamAccessor",
+    "TensorTcmAccessor", "CoherencyEnforcer", "neuron", "Library",
+    "kFloat", "kFloat32", "kBFloat16", "kHalf", "kFloat16", "kInt", "kInt32", "kChar", "kInt8",
+    "kLong", "kInt64", "kShort", "kInt16", "kByte", "kUInt8",
+    "empty", "zeros", "ones", "full", "eye",
+    "abs", "ceil", "floor", "sin", "cos", "tan", "log", "log2", "log10", "exp",
+    "abs_out", "ceil_out", "floor_out", "sin_out", "cos_out", "tan_out", "log_out", "log2_out",
+    "log10_out", "exp_out", "pow", "pow_out", "clamp", "clamp_out", "add", "add_out", "sub",
+    "sub_out", "mul", "mul_out", "div", "div_out", "bitwise_and", "bitwise_and_out",
+    "bitwise_or", "bitwise_or_out", "bitwise_not", "bitwise_not_out",
+};
+static const char *const tensor_members[] = {
+    "defined", "numel", "dim", "ndimension", "size", "sizes", "scalar_type", "dtype",
+    "accessor", "read_stream_accessor", "write_stream_accessor", "tcm_accessor",
+    "get_accessor_coherence_policy", "set_accessor_coherence_policy", "fill_", "nt",
+};
+
+/* Copies the name between the first pair of quotes of s into buf; false if there is none. */
+static bool quoted(const char *s, char *buf, size_t size)
+{
+    const char *a = strchr(s, '\'');
+    const char *b = a ? strchr(a + 1, '\'') : NULL;
+    if (!b || (size_t)(b - a - 1) >= size)
+        return false;
+    memcpy(buf, a + 1, (size_t)(b - a - 1));
+    buf[b - a - 1] = '\0';
+    return true;
+}
+
+static void not_in_subset(char *msg, size_t size, const char *scope, const char *name,
+                          const char *const *have, size_t nhave)
+{
+    const char *near = nop_closest(name, have, nhave);
+    snprintf(msg, size, "'%s%s' is not in the device's torch subset%s%s%s", scope, name,
+             near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+}
+
+bool nopi_cxx_reword(char *msg, size_t size, char *hint, size_t hint_size)
+{
+    static const char assert_prefix[] = "static assertion failed: ";
+    static const char subset[] = "is not in the device's torch subset";
+    char name[200];
+    hint[0] = '\0';
+    if (strncmp(msg, assert_prefix, sizeof assert_prefix - 1) == 0 && strstr(msg, subset)) {
+        memmove(msg, msg + sizeof assert_prefix - 1, strlen(msg) - (sizeof assert_prefix - 2));
+        return true;
+    }
+    const char *p = strstr(msg, "' is not a member of 'torch");
+    if (p && quoted(msg, name, sizeof name) && !strchr(name, ':')) {
+        bool neuron = strncmp(p, "' is not a member of 'torch::neuron'", 36) == 0;
+        bool top = strncmp(p, "' is not a member of 'torch'", 28) == 0;
+        if (top || neuron) {
+            not_in_subset(msg, size, neuron ? "torch::neuron::" : "torch::", name,
+                          torch_names, NOPI_ARRAY_LEN(torch_names));
+            bool dtype = name[0] == 'k' && name[1] >= 'A' && name[1] <= 'Z';
+            snprintf(hint, hint_size, "%s", dtype ? "the device's dtypes are kFloat, kBFloat16, "
+                     "kHalf, kInt, kChar, kLong, kShort and kByte (no float64)"
+                     : "neuronop-cxx(3) lists the torch API the device has");
+            return true;
+        }
+    }
+    if ((p = strstr(msg, "torch::Tensor' has no member named '")) != NULL &&
+        quoted(strstr(p, "named '") + 6, name, sizeof name)) {
+        not_in_subset(msg, size, "torch::Tensor::", name, tensor_members,
+                      NOPI_ARRAY_LEN(tensor_members));
+        snprintf(hint, hint_size, "neuronop-cxx(3) lists the torch API the device has");
+        return true;
+    }
+    if (strcmp(msg, "lvalue required as left operand of assignment") == 0) {
+        snprintf(hint, hint_size, "if the left operand is an accessor's element: accessors of "
+                 "a const tensor, such as an op's inputs, are read-only");
+        return true;
+    }
+    if (strstr(msg, "binding reference of type 'torch::Tensor&' to 'const torch::Tensor' "
+               "discards qualifiers")) {
+        snprintf(hint, hint_size, "the device's unary operations (abs ... exp, and their _out "
+                 "forms) take a non-const torch::Tensor &, as its API reference lists them; "
+                 "pass a non-const copy (a Tensor is a handle: copying it copies no data)");
+        return true;
+    }
+    return false;
+}
