@@ -114,9 +114,9 @@ static const struct { const char *prefix; const char *what; const char *word; } 
     { "_ZTV", "RTTI (typeid, dynamic_cast)", "typeid" },
     { "_ZTI", "RTTI (typeid, dynamic_cast)", "typeid" },
     { "__dso_handle", "a static object with a destructor", "static" },
-    { "_ZSt", "the C++ standard library, which the device's kernels do not link", "std" },
-    { "_ZNSt", "the C++ standard library, which the device's kernels do not link", "std" },
-    { "_ZNKSt", "the C++ standard library, which the device's kernels do not link", "std" },
+    { "_ZSt", "the C++ standard library", "std" },
+    { "_ZNSt", "the C++ standard library", "std" },
+    { "_ZNKSt", "the C++ standard library", "std" },
 };
 
 static int cxx_runtime_error(builder *b, const object *o, const char *name)

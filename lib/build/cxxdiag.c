@@ -8,7 +8,8 @@
  * a suggestion taken from what the subset has, and words the static assertions of neuronop's
  * own headers (torch/detail/subset.h) without the "static assertion failed" noise.  It also
  * adds a hint to the two errors the API reference's const-ness causes (read-only accessors,
- * unary operations taking Tensor &).  syscc.c calls it on each error it reports.
+ * unary operations taking Tensor &) and says why exceptions and RTTI do not compile, where
+ * g++ would suggest flags neuronop does not let through.  syscc.c calls it on each error.
  */
 #include <stdio.h>
 #include <string.h>
@@ -84,6 +85,18 @@ bool nopi_cxx_reword(char *msg, size_t size, char *hint, size_t hint_size)
         not_in_subset(msg, size, "torch::Tensor::", name, tensor_members,
                       NOPI_ARRAY_LEN(tensor_members));
         snprintf(hint, hint_size, "neuronop-cxx(3) lists the torch API the device has");
+        return true;
+    }
+    if (strncmp(msg, "exception handling disabled", 27) == 0) {
+        snprintf(msg, size, "the device's C++ runtime has no exceptions: kernels and shape "
+                 "functions cannot throw or catch");
+        snprintf(hint, hint_size, "report a broken rule with assert() or abort(), which the "
+                 "device stops the core for (neuronop-cxx(3))");
+        return true;
+    }
+    if (strstr(msg, "with '-fno-rtti'")) {
+        snprintf(msg, size, "the device's C++ runtime has no RTTI: typeid and dynamic_cast "
+                 "do not compile there");
         return true;
     }
     if (strcmp(msg, "lvalue required as left operand of assignment") == 0) {
