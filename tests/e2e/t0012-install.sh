@@ -9,6 +9,9 @@ test_expect "make install DESTDIR=... PREFIX=... installs binary, share and man 
     test -f dest/opt/np/share/neuronop/include/neuronop.h
     test -f dest/opt/np/share/neuronop/include/torchneuron/register.h
     test -f dest/opt/np/share/neuronop/include/neuronop/registry.h
+    test -f dest/opt/np/share/neuronop/include/torch/torch.h
+    test -f dest/opt/np/share/neuronop/include/torch/detail/accessors.h
+    test -f dest/opt/np/share/neuronop/include/neuron/neuron-utils.hpp
     test -f dest/opt/np/share/man/man1/neuronop-build.1
     test -f dest/opt/np/share/man/man5/neuronop.yaml.5
     test ! -d dest/opt/np/share/neuronop/examples/relu/build'
@@ -17,5 +20,14 @@ test_expect "the installed neuronop builds an example without NEURONOP_SHARE_DIR
     copy_example relu_tcm "$WORK/ex"
     env -u NEURONOP_SHARE_DIR dest/opt/np/bin/neuronop build ex >out 2>err || { cat err; exit 1; }
     grep -q "built" out'
+
+test_expect "the installed neuronop builds and runs a C++ library with its own torch header" '
+    cp -R "$NEURONOP_SRC/tests/fixtures/cxx/ops" "$WORK/cx"
+    rm -rf "$WORK/cx/build"
+    env -u NEURONOP_SHARE_DIR dest/opt/np/bin/neuronop build -v cx >out 2>err || { cat err; exit 1; }
+    grep -q -- "-I$WORK/dest/opt/np/share/neuronop/include " err
+    env -u NEURONOP_SHARE_DIR dest/opt/np/bin/neuronop run cx relu_forward arange:4 >out 2>err ||
+        { cat err; exit 1; }
+    grep -q "values: 0 1 2 3" out'
 
 test_done
