@@ -37,7 +37,8 @@ const struct command_spec new_spec = {
     "new", "[options] NAME",
     "Start an op library called NAME: a folder with a manifest, a TCM kernel, a shape\n"
     "function, a reference function and tests, which builds, runs and passes\n"
-    "'neuronop test' as it is.  Never overwrites anything.",
+    "'neuronop test' as it is, in C or (--cxx) the device's torch-style C++.  Never\n"
+    "overwrites anything.",
     options, 1, 1,
     "start a new op library from a template",
 };
@@ -187,24 +188,21 @@ int cmd_new(int argc, char **argv)
     const char *name = args[0];
     const char *target = dir ? dir : name;
     struct stat st;
-    if (cxx) {
-        report_plain_error("--cxx needs the C++ front end, which this neuronop does not have "
-                           "yet; leave out --cxx for a C library");
-        rc = STATUS_USAGE;
-    } else if ((rc = check_name(name)) != 0) {
+    if ((rc = check_name(name)) != 0) {
         /* reported */
     } else if (lstat(target, &st) == 0) {
         report_plain_error("'%s' already exists; neuronop new never overwrites: pick another "
                            "name, or a folder with --dir", target);
         rc = STATUS_USAGE;
     } else {
-        const struct template_flavour *fl = &template_flavours[multicore ? 1 : 0];
+        const struct template_flavour *fl = &template_flavours[(cxx ? 2 : 0) + multicore];
         rc = create(target, fl, name);
         if (rc == 0)
             printf("created '%s': op library '%s' with op '%s_forward' (%s)\n"
                    "next:\n  neuronop build %s\n  neuronop run %s %s_forward randn:4x1024\n"
                    "  neuronop test %s\n", target, name, name,
-                   multicore ? "multicore" : "one core", target, target, name, target);
+                   cxx ? (multicore ? "C++, multicore" : "C++, one core")
+                       : (multicore ? "multicore" : "one core"), target, target, name, target);
     }
     free_option_lists(&new_spec);
     free(args);

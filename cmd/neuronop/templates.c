@@ -5,8 +5,8 @@
  * The kernel is the one we recommend starting from: the TCM accessor (the fast path), output
  * through get_dst_tensor, each core taking its share of the elements and the last core the
  * remainder, so it is right on one core and on any count of them, for any size.  The tests
- * hold it to a reference function on sizes that do not divide evenly.  To add a flavour
- * (the C++ one, once neuronop builds C++), add a table and a row to `flavours`.
+ * hold it to a reference function on sizes that do not divide evenly.  To add a flavour,
+ * add its tables (the C++ ones are in templates_cxx.c) and a row to template_flavours.
  */
 #include <stddef.h>
 
@@ -142,5 +142,7 @@ static const struct template_file multicore_files[] = {
 const struct template_flavour template_flavours[] = {
     { "c", common_files, single_files },
     { "c-multicore", common_files, multicore_files },
+    { "cxx", cxx_common_files, cxx_single_files },
+    { "cxx-multicore", cxx_common_files, cxx_multicore_files },
     { NULL, NULL, NULL },
 };

@@ -18,7 +18,10 @@ struct template_flavour {
     const struct template_file *common, *own;
 };
 
-/* Every flavour, ending in a {NULL} entry. */
+/* Every flavour, ending in a {NULL} entry: c, c-multicore, cxx, cxx-multicore. */
 extern const struct template_flavour template_flavours[];
+
+/* templates_cxx.c: the C++ flavours' files */
+extern const struct template_file cxx_common_files[], cxx_single_files[], cxx_multicore_files[];
 
 #endif /* NEURONOP_TEMPLATES_H */

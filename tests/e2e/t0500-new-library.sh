@@ -84,11 +84,38 @@ test_expect "the reserved name builtin is refused" '
     expect_status 2
     expect_err "neuronop: error: '\''builtin'\'' is reserved for the device'\''s own ops; pick another name"'
 
-test_expect "--cxx says the C++ front end is missing, and writes nothing" '
+test_expect "--cxx writes torch-style C++ whose manifest is custom_op.load'\''s arguments" '
     run new --cxx cx
-    expect_status 2
-    expect_err "neuronop: error: --cxx needs the C++ front end, which this neuronop does not have yet; leave out --cxx for a C library"
-    test ! -e cx'
+    expect_status 0
+    expect_out "created '\''cx'\'': op library '\''cx'\'' with op '\''cx_forward'\'' (C++, one core)"
+    test "$(ls -A cx | sort | tr "\n" " ")" = ".gitignore README.md cx.cpp neuronop.yaml ref.cpp shape.cpp "
+    grep -q "^#include <torch/torch.h>" cx/cx.cpp
+    grep -q "NEURON_LIBRARY(cx, m)" cx/shape.cpp
+    ! grep -q "^ops:" cx/neuronop.yaml'
+
+test_expect "the C++ library builds with its ops from the registration, and passes its tests" '
+    run build cx
+    expect_status 0
+    expect_out "namespace: cx"
+    expect_out "ops: cx_forward(tensor)"
+    run test cx
+    expect_status 0
+    expect_out "4 passed, 0 failed"
+    run test --memcheck cx
+    expect_status 0
+    expect_out "4 passed, 0 failed"'
+
+test_expect "--cxx --multicore passes on 1, 3 and 8 cores, sizes that do not divide included" '
+    run new --cxx --multicore cm
+    expect_status 0
+    expect_out "(C++, multicore)"
+    grep -q "^multicore: true" cm/neuronop.yaml
+    run test cm
+    expect_status 0
+    expect_out "4 passed, 0 failed"
+    run run cm cm::cm_forward full:10:-2
+    expect_status 0
+    expect_out "values: 0 0 0 0 0 0 0 0 0 0"'
 
 test_expect "a folder that cannot be made is an error, and no temporary folder stays" '
     run new y --dir no/such/parent/y

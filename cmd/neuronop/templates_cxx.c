@@ -1,0 +1,123 @@
+/*
+ * templates_cxx.c - the files `neuronop new --cxx` writes: the same library as the C
+ * flavours (templates.c), in the device's torch-style C++, with a manifest of only
+ * custom_op.load's arguments (the ops come from NEURON_LIBRARY in shape.cpp) plus the tests.
+ */
+#include <stddef.h>
+
+#include "templates.h"
+
+const struct template_file cxx_common_files[] = {
+    { "@NAME@.cpp",
+      "/*\n"
+      " * The kernels of @NAME@: they run on the (virtual) GPSIMD cores.\n"
+      " *\n"
+      " * @NAME@_forward is relu through TCM, the fast path: each core copies its share of the\n"
+      " * elements into a TCM buffer, computes there and copies the result into the output.\n"
+      " * The offset is computed before the last core's share is enlarged by the remainder,\n"
+      " * so every element is written exactly once for any size and any core count.\n"
+      " */\n"
+      "#include <torch/torch.h>\n"
+      "\n"
+      "torch::Tensor @NAME@_forward(const torch::Tensor &t_in)\n"
+      "{\n"
+      "    size_t num_elem = t_in.numel();\n"
+      "    torch::Tensor t_out = get_dst_tensor();\n"
+      "    uint32_t cpu_id = get_cpu_id();\n"
+      "    uint32_t cpu_count = get_cpu_count();\n"
+      "    size_t partition = num_elem / cpu_count;\n"
+      "    size_t begin = partition * cpu_id;\n"
+      "    if (cpu_id == cpu_count - 1)\n"
+      "        partition = num_elem - begin;\n"
+      "\n"
+      "    static constexpr size_t buffer_size = 1024;   // floats: 4 KB of the 16 KB of TCM\n"
+      "    float *tcm_buffer =\n"
+      "        static_cast<float *>(torch::neuron::tcm_malloc(sizeof(float) * buffer_size));\n"
+      "    if (tcm_buffer == nullptr)\n"
+      "        return t_out;\n"
+      "    auto t_in_tcm_acc = t_in.tcm_accessor();\n"
+      "    auto t_out_tcm_acc = t_out.tcm_accessor();\n"
+      "    for (size_t i = 0; i < partition; i += buffer_size) {\n"
+      "        size_t copy_size = partition - i < buffer_size ? partition - i : buffer_size;\n"
+      "        t_in_tcm_acc.tensor_to_tcm<float>(tcm_buffer, begin + i, copy_size);\n"
+      "        for (size_t j = 0; j < copy_size; j++)\n"
+      "            tcm_buffer[j] = tcm_buffer[j] > 0.0f ? tcm_buffer[j] : 0.0f;\n"
+      "        t_out_tcm_acc.tcm_to_tensor<float>(tcm_buffer, begin + i, copy_size);\n"
+      "    }\n"
+      "    torch::neuron::tcm_free(tcm_buffer);\n"
+      "    return t_out;\n"
+      "}\n" },
+    { "shape.cpp",
+      "/* The shape functions of @NAME@ and its registration: host code.  A shape function\n"
+      " * describes an op's output (shape and dtype) from the shapes of its inputs and never\n"
+      " * sees data; NEURON_LIBRARY names each op's shape function and kernel. */\n"
+      "#include <torch/torch.h>\n"
+      "#include <torchneuron/register.h>\n"
+      "\n"
+      "torch::Tensor @NAME@_forward_shape(const torch::Tensor &t_in)\n"
+      "{\n"
+      "    return torch::empty(t_in.sizes(), torch::kFloat);\n"
+      "}\n"
+      "\n"
+      "NEURON_LIBRARY(@NAME@, m)\n"
+      "{\n"
+      "    m.def(\"@NAME@_forward\", &@NAME@_forward_shape, \"@NAME@_forward\");\n"
+      "}\n" },
+    { "ref.cpp",
+      "/* The reference functions of @NAME@: plain host code that computes the answer the\n"
+      " * kernels are held to by `neuronop test`.  Keep them simple and obviously right. */\n"
+      "#include <torch/torch.h>\n"
+      "\n"
+      "torch::Tensor @NAME@_forward_ref(const torch::Tensor &t)\n"
+      "{\n"
+      "    torch::Tensor out = torch::empty(t.sizes(), torch::kFloat);\n"
+      "    return torch::clamp_out(out, t, 0.0, 3.4e38);\n"
+      "}\n" },
+    { ".gitignore", "build/\n" },
+    { NULL, NULL },
+};
+
+#define CXX_MANIFEST(multicore, comment, cores)                                               \
+    "# @NAME@: a custom-operator library for the GPSIMD cores (see neuronop.yaml(5)).\n"      \
+    "# The first keys are custom_op.load's; the ops come from NEURON_LIBRARY in shape.cpp.\n" \
+    "name: @NAME@\n"                                                                          \
+    "compute_srcs: [@NAME@.cpp]   # kernels: " comment "\n"                                   \
+    "shape_srcs: [shape.cpp]      # shape functions and the registration: run on the host\n" \
+    "build_directory: build\n"                                                                \
+    "multicore: " multicore "\n"                                                              \
+    "reference_srcs: [ref.cpp]    # host code the tests hold the kernels to\n"               \
+    "tests:\n"                                                                                \
+    "  - name: forward_odd_sizes\n"                                                           \
+    "    op: @NAME@_forward\n"                                                                \
+    "    args: [[randn:1, randn:1023, randn:1025, randn:4x1024]]\n"                           \
+    "    reference: @NAME@_forward_ref\n"                                                     \
+    cores
+
+#define CXX_README(how)                                                                       \
+    "# @NAME@\n"                                                                              \
+    "\n"                                                                                      \
+    "A custom-operator library for the GPSIMD cores of AWS Neuron devices, in the device's\n" \
+    "torch-style C++, made by `neuronop new --cxx" how ".\n"                                  \
+    "\n"                                                                                      \
+    "    neuronop build @NAME@                          # compile it (g++ -std=c++14)\n"      \
+    "    neuronop run @NAME@ @NAME@_forward randn:4x1024  # run its op on the device\n"       \
+    "    neuronop test @NAME@                           # hold it to its reference\n"         \
+    "\n"                                                                                      \
+    "Edit `@NAME@.cpp` (the kernel), `shape.cpp` (with the NEURON_LIBRARY registration),\n"   \
+    "`ref.cpp` and the `tests:` in `neuronop.yaml`; see neuronop-cxx(3) for the C++ API and\n" \
+    "neuronop.yaml(5) for the manifest.\n"
+
+const struct template_file cxx_single_files[] = {
+    { "neuronop.yaml", CXX_MANIFEST("false", "run on one of the device's cores", "") },
+    { "README.md", CXX_README("`. Its kernel runs on one core; `neuronop new --cxx --multicore`\n"
+                              "makes one for all eight") },
+    { NULL, NULL },
+};
+
+const struct template_file cxx_multicore_files[] = {
+    { "neuronop.yaml", CXX_MANIFEST("true", "run on every core of the device",
+                                    "    cores: [1, 3, 8]\n") },
+    { "README.md", CXX_README(" --multicore`. Its kernel runs on all eight cores, each writing\n"
+                              "its share of the output through TCM") },
+    { NULL, NULL },
+};
