@@ -31,27 +31,31 @@
 #error "include <torch/torch.h> before <neuronop.h> (or only torch/torch.h) in C++ sources"
 #endif
 
-/* libc's stdio first: neuronop.h makes printf the device's printf (nt_printf), and a later
- * <cstdio> must not undo that, so it is included here, before the macro exists. */
+/* libc's stdio first: neuronop.h, and then torch/detail/printf.h, make printf the device's
+ * printf, and a later <cstdio> must not undo that, so it is included here, before the
+ * macro exists. */
 #include <stdio.h>
 #include <cstdio>
 #include <stddef.h>
 #include <stdint.h>
+/* What torch's header brings with it and kernels use without including it themselves:
+ * assert, abort, memcpy and math (the device has them, neuronop-cxx(3)). */
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include <initializer_list>
 #include <type_traits>
 
 #define NT__TORCH_API 1
 #include <neuronop.h>
 
-namespace std {
-using ::nt_printf;   /* std::printf, after neuronop.h's macro, is the device's printf too */
-}
-
 #include <torch/detail/types.h>
 #include <torch/detail/accessors.h>
 #include <torch/detail/tensor.h>
 #include <torch/detail/ops.h>
 #include <torch/detail/subset.h>
+#include <torch/detail/printf.h>
 #include <neuron/neuron-utils.hpp>
 
 namespace at {

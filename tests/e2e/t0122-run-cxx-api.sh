@@ -1,0 +1,57 @@
+#!/bin/sh
+# The C++ API (share/neuronop/include/torch) at run time: each kernel of
+# tests/fixtures/cxx/api exercises one part of it, and the values it gives are checked.
+. ./lib.sh
+
+cp -R "$NEURONOP_SRC/tests/fixtures/cxx/api" "$WORK/api"
+rm -rf "$WORK/api/build"
+
+test_expect "the fixture builds, its ops from the registration" '
+    run build api
+    expect_status 0
+    expect_out "ops: print_elements(tensor), index_3d(tensor), stream_scope(tensor), tensorlib(tensor, double, int64, scalar), bf16_halve(tensor), coherence(tensor)"'
+
+test_expect "printf prints a writable accessor'\''s element as its value; += and -= go through" '
+    run run api print_elements arange:3
+    expect_status 0
+    expect_out "values: 10 1 4"
+    expect_out "in 1 out 2"
+    expect_out "after 10 1"'
+
+test_expect "a[i][j][k] addresses a 3-D tensor in row-major order" '
+    run run api index_3d zeros:2x2x3
+    expect_status 0
+    expect_out "output: 2x2x3 float32"
+    run run api index_3d zeros:2x2x3 -o out.npy
+    run run api index_3d zeros:2x2x3 --expect out.npy
+    expect_status 0
+    expect_out "values: 0 1 2 3 4 ... 8 9 10 11"'
+
+test_expect "a write stream flushes when it goes out of scope" '
+    run run api stream_scope arange:4
+    expect_status 0
+    expect_out "values: 1 2 3 4"'
+
+test_expect "factories, fill_, sizes() ==, Scalar alpha and a _out form compute (d + s * k) * t" '
+    run run api tensorlib arange:4 0.5 3 2
+    expect_status 0
+    expect_out "values: 0 6.5 13 19.5"'
+
+test_expect "c10::BFloat16 elements read and write a bf16 tensor" '
+    run run api bf16_halve full:3:3:bf16
+    expect_status 0
+    expect_out "output: 3 bfloat16"
+    expect_out "values: 1.5 1.5 1.5"'
+
+test_expect "the coherence policy reads back what was set, and INCOHERENT_QUIET allows mixing" '
+    run run api coherence arange:3
+    expect_status 0
+    expect_out "values: 0 2 4"
+    expect_err "0 errors, 0 warnings"'
+
+test_expect "the C++ layer keeps the kernel stack small: no formatting on a passing check" '
+    run run api index_3d zeros:2x2x3
+    hw=$(sed -n "s/^stack high-water.*core 0: \([0-9]*\).*/\1/p" out)
+    test "$hw" -lt 1500'
+
+test_done
