@@ -421,6 +421,9 @@ static int link_system(builder *b, const char *glue, const object *objs, int nob
         if (all || objs[i].role == NOPI_ROLE_SHAPE)
             nopi_argv_add(a, objs[i].path);
     nopi_argv_addf(a, "%s/libtcc1.a", b->tcc_dir);
+    /* math.h is the device's (kernels may call exp, expf, pow ...) and host code's: without
+     * libm, --no-undefined refuses any library that calls it */
+    nopi_argv_add(a, "-lm");
     if (rc == 0)
         rc = run_jobs(b, &job, 1, "linking");
     nopi_argv_free(&job.argv);
