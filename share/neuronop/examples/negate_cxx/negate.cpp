@@ -1,5 +1,7 @@
 /* negate_cxx kernel: the standard accessor, accessor<float, 1>, one element per call.  Each
- * a[i] is a runtime call: the simplest way to reach tensor data, and the slowest. */
+ * a[i] is a runtime call: the simplest way to reach tensor data, and the slowest.  The input
+ * is 1-D: N must be the tensor's number of dimensions, and on a 2-D tensor the device stops
+ * the core and says to use accessor<float, 2> (as relu_cxx does). */
 #include <stdint.h>
 #include <torch/torch.h>
 
