@@ -213,4 +213,12 @@ CPP
     expect_status 0
     expect_out "values: 9 1 2 -1"'
 
+test_expect "a failed link shows what the linker said, not only its exit status" '
+    copy_example negate_cxx undef
+    printf "extern \"C\" int not_defined_anywhere(void);\nint call_it() { return not_defined_anywhere(); }\n" >> undef/ref.cpp
+    run build undef
+    expect_status 3
+    expect_err "linking failed"
+    expect_err "undefined reference to \`not_defined_anywhere'\''"'
+
 test_done
