@@ -241,6 +241,26 @@ static void note_job(builder *b, const nopi_tool_job *job)
     nopi_sb_free(&sb);
 }
 
+/* The tool's own words under an error neuronop found no diagnostic for (a linker's
+ * "undefined reference to `exp'"): the first lines of its log, without the driver's summary. */
+static void detail_from_log(nop_error *e, const char *log)
+{
+    char *text = NULL;
+    if (nopi_read_file(log, &text, NULL) != 0)
+        return;
+    int shown = 0;
+    for (char *line = text, *next; line && *line && shown < 6; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        if (*line && strncmp(line, "collect2: ", 10) != 0) {
+            nopi_detail(e, "%s", line);
+            shown++;
+        }
+    }
+    free(text);
+}
+
 /* Runs jobs and reads their logs: warnings to the caller, the first error into b->err. */
 static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what)
 {
@@ -254,9 +274,11 @@ static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what)
         nop_error e = { 0 };
         int bad = nopi_gcc_log(jobs[i].log, b->include_dir, what, b->o->diag, b->o->diag_ctx,
                                &e);
-        if (jobs[i].status != 0 && !bad)
+        if (jobs[i].status != 0 && !bad) {
             nopi_fail(&e, NOP_ERR_COMPILE, NULL, 0, 0, "%s failed ('%s' exited with %d)", what,
                       jobs[i].argv.v[0], jobs[i].status);
+            detail_from_log(&e, jobs[i].log);
+        }
         if ((jobs[i].status != 0 || bad) && rc == 0) {
             *b->err = e;
             rc = -1;
@@ -421,6 +443,9 @@ static int link_system(builder *b, const char *glue, const object *objs, int nob
         if (all || objs[i].role == NOPI_ROLE_SHAPE)
             nopi_argv_add(a, objs[i].path);
     nopi_argv_addf(a, "%s/libtcc1.a", b->tcc_dir);
+    /* math.h is the device's (kernels may call exp, expf, pow ...) and host code's: without
+     * libm, --no-undefined refuses any library that calls it */
+    nopi_argv_add(a, "-lm");
     if (rc == 0)
         rc = run_jobs(b, &job, 1, "linking");
     nopi_argv_free(&job.argv);

@@ -1,0 +1,14 @@
+/* add_cxx shape function and registration: host code.  a and b have one shape (there is no
+ * broadcasting); the output is float32 with that shape. */
+#include <torch/torch.h>
+#include <torchneuron/register.h>
+
+torch::Tensor add_shape(const torch::Tensor &t_a, const torch::Tensor &t_b)
+{
+    (void)t_b;
+    return torch::empty(t_a.sizes(), torch::kFloat);
+}
+
+NEURON_LIBRARY(add_ops, m) {
+    m.def("add", &add_shape, "add");
+}
