@@ -9,7 +9,7 @@ rm -rf "$WORK/api/build"
 test_expect "the fixture builds, its ops from the registration" '
     run build api
     expect_status 0
-    expect_out "ops: print_elements(tensor), index_3d(tensor), stream_scope(tensor), tensorlib(tensor, double, int64, scalar), bf16_halve(tensor), coherence(tensor)"'
+    expect_out "ops: print_elements(tensor), index_3d(tensor), stream_scope(tensor), tensorlib(tensor, double, int64, scalar), bf16_halve(tensor), coherence(tensor), math(tensor)"'
 
 test_expect "printf prints a writable accessor'\''s element as its value; += and -= go through" '
     run run api print_elements arange:3
@@ -37,17 +37,22 @@ test_expect "factories, fill_, sizes() ==, Scalar alpha and a _out form compute 
     expect_status 0
     expect_out "values: 0 6.5 13 19.5"'
 
-test_expect "c10::BFloat16 elements read and write a bf16 tensor" '
+test_expect "c10::BFloat16 elements read and write a bf16 tensor, and read as float" '
     run run api bf16_halve full:3:3:bf16
     expect_status 0
     expect_out "output: 3 bfloat16"
-    expect_out "values: 1.5 1.5 1.5"'
+    expect_out "values: 1.75 1.75 1.75"'
 
 test_expect "the coherence policy reads back what was set, and INCOHERENT_QUIET allows mixing" '
     run run api coherence arange:3
     expect_status 0
     expect_out "values: 0 2 4"
     expect_err "0 errors, 0 warnings"'
+
+test_expect "math.h functions link and run (g++ calls expf and sqrtf)" '
+    run run api math full:2:4
+    expect_status 0
+    expect_out "values: 56.5981 56.5981"'
 
 test_expect "the C++ layer keeps the kernel stack small: no formatting on a passing check" '
     run run api index_3d zeros:2x2x3

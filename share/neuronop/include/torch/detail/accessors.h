@@ -18,15 +18,32 @@
 namespace torch {
 namespace detail {
 
+/* A 16-bit float element reads as float too (float v = acc[i]), which would otherwise take
+ * two user-defined conversions (element -> BFloat16 -> float) that C++ does not chain. */
+template <class Self, class T> struct FloatView {};
+template <class Self> struct FloatView<Self, c10::BFloat16> {
+    operator float() const noexcept
+    {
+        return static_cast<const Self &>(*this).get();
+    }
+};
+template <class Self> struct FloatView<Self, c10::Half> {
+    operator float() const noexcept
+    {
+        return static_cast<const Self &>(*this).get();
+    }
+};
+
 /* One element of a writable accessor: reads and writes go through the runtime. */
-template <class T, size_t N> class ElementRef {
+template <class T, size_t N> class ElementRef : public FloatView<ElementRef<T, N>, T> {
 public:
     ElementRef(const nt_accessor *a, const int64_t *idx) noexcept : a_(a)
     {
         for (size_t k = 0; k < N; k++)
             idx_[k] = idx[k];
     }
-    operator T() const noexcept { return elem<T>::get(a_, static_cast<int>(N), idx_); }
+    T get() const noexcept { return elem<T>::get(a_, static_cast<int>(N), idx_); }
+    operator T() const noexcept { return get(); }
     const ElementRef &operator=(T v) const noexcept
     {
         elem<T>::set(a_, v, static_cast<int>(N), idx_);

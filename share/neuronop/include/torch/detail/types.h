@@ -27,18 +27,23 @@ enum class ScalarType : int8_t {
 
 /* 16-bit floats as stored in tensors and TCM buffers: two bytes, converted to and from float
  * (round to nearest even) by the runtime, exactly as the C API's nt_f32_to_bf16 does. */
+/* (The constructor takes numbers only, so an accessor's element, which converts both to
+ * float and to its own type, makes a BFloat16 in one way only.) */
+#define NT__TORCH_ARITHMETIC(F) \
+    template <class F, typename std::enable_if<std::is_arithmetic<F>::value, int>::type = 0>
 struct BFloat16 {
     uint16_t x;
     BFloat16() = default;
-    BFloat16(float v) noexcept : x(nt_f32_to_bf16(v)) {}
+    NT__TORCH_ARITHMETIC(F) BFloat16(F v) noexcept : x(nt_f32_to_bf16(static_cast<float>(v))) {}
     operator float() const noexcept { return nt_bf16_to_f32(x); }
 };
 struct Half {
     uint16_t x;
     Half() = default;
-    Half(float v) noexcept : x(nt_f32_to_f16(v)) {}
+    NT__TORCH_ARITHMETIC(F) Half(F v) noexcept : x(nt_f32_to_f16(static_cast<float>(v))) {}
     operator float() const noexcept { return nt_f16_to_f32(x); }
 };
+#undef NT__TORCH_ARITHMETIC
 
 /* Options of a factory function.  Only the dtype has an effect (as on the device); a default
  * TensorOptions() means float. */
