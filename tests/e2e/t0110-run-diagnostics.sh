@@ -52,4 +52,16 @@ while read -r name; do
         report_key '$name.actual' >'$name.cxxkey'
         diff -u '$name.ckey' '$name.cxxkey'"
 done <"$WORK/.names"
+test_expect "every C case has a C++ twin, or a reason in the cases file why not" '
+    sed -n "s/^# no-twin \([^ ]*\) .*/\1/p" "$golden/cases" >no-twin
+    bad=0
+    while read -r name; do
+        case $name in cxx*) continue ;; esac
+        if grep -qx "cxx-$name" .names; then
+            if grep -qx "$name" no-twin; then echo "$name has a twin and a no-twin line"; bad=1; fi
+        elif ! grep -qx "$name" no-twin; then
+            echo "$name: no case cxx-$name and no no-twin line"; bad=1
+        fi
+    done <.names
+    [ "$bad" = 0 ]'
 test_done
