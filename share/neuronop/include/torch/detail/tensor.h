@@ -69,6 +69,18 @@ public:
     }
     TensorTcmAccessor<true> tcm_accessor() const & noexcept { return TensorTcmAccessor<true>(t_); }
     TensorTcmAccessor<false> tcm_accessor() & noexcept { return TensorTcmAccessor<false>(t_); }
+    /* A non-const temporary - get_dst_tensor().tcm_accessor(), a factory's result - is no
+     * input: it gives writable accessors too (a Tensor is a handle, so nothing dangles).  An
+     * input, a const lvalue, still binds only to the read-only const & forms. */
+    template <class T, size_t N> TensorAccessor<T, N, false> accessor() && noexcept
+    {
+        return TensorAccessor<T, N, false>(t_);
+    }
+    template <class T> TensorWriteStreamAccessor<T> write_stream_accessor() && noexcept
+    {
+        return TensorWriteStreamAccessor<T>(t_);
+    }
+    TensorTcmAccessor<false> tcm_accessor() && noexcept { return TensorTcmAccessor<false>(t_); }
 
     CoherencyEnforcer::Policy get_accessor_coherence_policy() const noexcept
     {
