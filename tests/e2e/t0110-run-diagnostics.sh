@@ -30,4 +30,38 @@ done
 while read -r name; do
     test_expect "run diagnostic: $name" "diff -u '$golden/$name.expected' '$WORK/$name.actual'"
 done <"$WORK/.names"
+
+# A case cxx-NAME is the C++ twin of case NAME: the same op breaking the same rule through
+# the torch API (tests/fixtures/cxx/).  Its message may name the C++ call instead of the C
+# one, but the report must be the same: the exit status, the first error line's
+# "neuronop: OP: core N: error:" (the first warning's when there is no error) and the count
+# of errors and warnings.  Compared on this run's reports, not on the golden files.
+report_key() {
+    sed -n 1p "$1"
+    awk '/^neuronop: / {
+             i = index($0, ": error:"); if (i && e == "") e = substr($0, 1, i + 7)
+             j = index($0, ": warning:"); if (j && w == "") w = substr($0, 1, j + 9) }
+         END { print (e != "" ? e : w) }' "$1"
+    grep '^neuronop: device checks:' "$1"
+}
+while read -r name; do
+    case $name in cxx-*) ;; *) continue ;; esac
+    test_expect "C++ twin reports as its C case: $name" "
+        grep -qx '${name#cxx-}' .names || { echo 'no C case ${name#cxx-} for $name'; exit 1; }
+        report_key '${name#cxx-}.actual' >'$name.ckey'
+        report_key '$name.actual' >'$name.cxxkey'
+        diff -u '$name.ckey' '$name.cxxkey'"
+done <"$WORK/.names"
+test_expect "every C case has a C++ twin, or a reason in the cases file why not" '
+    sed -n "s/^# no-twin \([^ ]*\) .*/\1/p" "$golden/cases" >no-twin
+    bad=0
+    while read -r name; do
+        case $name in cxx*) continue ;; esac
+        if grep -qx "cxx-$name" .names; then
+            if grep -qx "$name" no-twin; then echo "$name has a twin and a no-twin line"; bad=1; fi
+        elif ! grep -qx "$name" no-twin; then
+            echo "$name: no case cxx-$name and no no-twin line"; bad=1
+        fi
+    done <.names
+    [ "$bad" = 0 ]'
 test_done

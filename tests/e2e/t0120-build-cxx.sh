@@ -58,6 +58,35 @@ test_expect "neuronop test runs the tests of a registration-only manifest, with 
     expect_status 0
     expect_out "3 passed, 0 failed"'
 
+test_expect "accessors of a temporary tensor (get_dst_tensor(), a factory) are writable" '
+    mkdir tmpacc
+    cp ops/shape.cpp tmpacc/
+    cat > tmpacc/neuronop.yaml <<YAML
+name: my_ops
+compute_srcs: [k.cpp]
+shape_srcs: [shape.cpp]
+YAML
+    cat > tmpacc/k.cpp <<CPP
+#include <torch/torch.h>
+torch::Tensor relu_forward(const torch::Tensor &t)
+{
+    float *buf = static_cast<float *>(torch::neuron::tcm_malloc(sizeof(float) * 4));
+    t.tcm_accessor().tensor_to_tcm<float>(buf, 0, 4);
+    get_dst_tensor().tcm_accessor().tcm_to_tensor<float>(buf, 0, 4);
+    torch::neuron::tcm_free(buf);
+    get_dst_tensor().accessor<float, 1>()[0] = 7.0f;
+    auto w = torch::zeros({4}, torch::kFloat).write_stream_accessor<float>();
+    w.write(1.0f);
+    return get_dst_tensor();
+}
+torch::Tensor scale(torch::Tensor t, double d, int64_t k, const torch::Scalar &s) { return t; }
+CPP
+    run build tmpacc
+    expect_status 0
+    run run tmpacc relu_forward arange:4
+    expect_status 0
+    expect_out "values: 7 1 2 3"'
+
 test_expect "a C library is shown without a namespace" '
     copy_example negate neg
     run build neg
