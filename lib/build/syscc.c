@@ -277,9 +277,15 @@ int nopi_gcc_log(const char *log_path, const char *own_dir, const char *fallback
         nop_diag d;
         set_diag(&d, warning ? NOP_SEV_WARNING : NOP_SEV_ERROR, at, g.msg);
         char hint[300] = "";
-        bool subset = !warning && nopi_cxx_reword(d.msg, sizeof d.msg, hint, sizeof hint) &&
-                      strstr(d.msg, "is not in the device's torch subset");
-        if (at != &g && !subset) {
+        bool reworded = !warning && nopi_cxx_reword(d.msg, sizeof d.msg, hint, sizeof hint);
+        /* torch/torch.h's own assertions and the subset's messages are whole sentences about
+         * the user's line: the template they fired in is noise */
+        bool whole = (reworded && strstr(d.msg, "is not in the device's torch subset")) ||
+                     strstr(g.file, "/torch/detail/");
+        static const char sa[] = "static assertion failed: ";
+        if (whole && strncmp(d.msg, sa, sizeof sa - 1) == 0)
+            memmove(d.msg, d.msg + sizeof sa - 1, strlen(d.msg) - (sizeof sa - 2));
+        if (at != &g && !whole) {
             char where[1500];
             /* register.h checks each parameter type P as param<P>: name P */
             static const char param[] = "struct torch::neuron_detail::param<";
