@@ -14,6 +14,9 @@ test_expect "make install DESTDIR=... PREFIX=... installs binary, share and man 
     test -f dest/opt/np/share/neuronop/include/neuron/neuron-utils.hpp
     test -f dest/opt/np/share/man/man1/neuronop-build.1
     test -f dest/opt/np/share/man/man5/neuronop.yaml.5
+    test -f dest/opt/np/share/man/man3/neuronop-api.3
+    test -f dest/opt/np/share/man/man3/neuronop-cxx.3
+    test -f dest/opt/np/share/neuronop/include/torch/torch.h
     test ! -d dest/opt/np/share/neuronop/examples/relu/build'
 
 test_expect "the installed neuronop builds an example without NEURONOP_SHARE_DIR" '

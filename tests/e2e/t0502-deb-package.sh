@@ -19,6 +19,7 @@ test_expect "make deb builds neuronop_VERSION_ARCH.deb with its contents and dep
     dpkg-deb -c "$deb" >contents
     for f in usr/bin/neuronop usr/share/neuronop/include/neuronop.h \
         usr/share/neuronop/examples/relu/neuronop.yaml usr/share/man/man1/neuronop-new.1.gz \
+        usr/share/man/man3/neuronop-cxx.3.gz usr/share/neuronop/include/torch/torch.h \
         usr/share/bash-completion/completions/neuronop usr/share/doc/neuronop/copyright; do
         grep -q "\./$f\$" contents || { echo "missing $f"; exit 1; }
     done
