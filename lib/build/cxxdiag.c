@@ -87,6 +87,34 @@ bool nopi_cxx_reword(char *msg, size_t size, char *hint, size_t hint_size)
         snprintf(hint, hint_size, "neuronop-cxx(3) lists the torch API the device has");
         return true;
     }
+    static const char nomatch[] = "no matching function for call to 'torch::";
+    if (strncmp(msg, nomatch, sizeof nomatch - 1) == 0) {
+        /* a name the subset lacks called with a braced list: no template can take that */
+        const char *q = msg + sizeof nomatch - 1;
+        bool member = strncmp(q, "Tensor::", 8) == 0;
+        q += member ? 8 : 0;
+        size_t n = strcspn(q, "(<'");
+        if (n && n < sizeof name) {
+            memcpy(name, q, n);
+            name[n] = '\0';
+            bool known = false;
+            const char *const *have = member ? tensor_members : torch_names;
+            size_t nhave = member ? NOPI_ARRAY_LEN(tensor_members) : NOPI_ARRAY_LEN(torch_names);
+            for (size_t i = 0; i < nhave && !known; i++)
+                known = strcmp(name, have[i]) == 0;
+            if (!known) {
+                not_in_subset(msg, size, member ? "torch::Tensor::" : "torch::", name, have,
+                              nhave);
+                snprintf(hint, hint_size, "neuronop-cxx(3) lists the torch API the device has");
+                return true;
+            }
+            if (member && strcmp(name, "write_stream_accessor") == 0 && strstr(q, ") const'")) {
+                snprintf(hint, hint_size, "the tensor is const, such as an op's input: it "
+                         "cannot be written; write to the output, from get_dst_tensor()");
+                return true;
+            }
+        }
+    }
     if (strncmp(msg, "exception handling disabled", 27) == 0) {
         snprintf(msg, size, "the device's C++ runtime has no exceptions: kernels and shape "
                  "functions cannot throw or catch");
