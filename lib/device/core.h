@@ -210,6 +210,11 @@ void nopi_memcheck_array(nopi_core *c, const void *p, size_t n, const char *api)
 /* devdiag.c: where a core is, as diagnostics name it ("relu: core 3", or "relu: shape
  * function 'relu_shape'" for a shape function). */
 void nopi_core_where(const nopi_core *c, char *buf, size_t size);
+/* cxxnames.c: when the code a core runs is C++ (the library's sources of its role), every
+ * C API name in d's message and detail becomes the C++ call it stands for
+ * ("nt_tensor_to_tcm" -> "tensor_to_tcm"); nopi_cxx_words rewrites one string. */
+void nopi_core_diag_words(const nopi_core *c, nop_diag *d);
+void nopi_cxx_words(char *msg, size_t size);
 /* devdiag.c: appends kernel printf output to the run's ring (the oldest is overwritten when
  * it is full), and the ring's text in order (malloc'd; *lost when output was overwritten;
  * NULL on no memory). */

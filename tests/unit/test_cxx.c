@@ -1,8 +1,9 @@
 /* Unit tests of reading C++ symbols and compiler logs (lib/build/mangle.c, lib/build/syscc.c,
- * lib/build/cxxdiag.c). */
+ * lib/build/cxxdiag.c), and of device messages in C++ terms (lib/device/cxxnames.c). */
 #include "unit.h"
 #include "base/mangle.h"
 #include "build/syscc.h"
+#include "device/core.h"
 
 static void reads_op_signatures(void **state)
 {
@@ -175,6 +176,25 @@ static void rewords_torch_errors(void **state)
     assert_false(nopi_cxx_reword(msg, sizeof msg, hint, sizeof hint));
 }
 
+/* A device message for C++ code names the C++ calls, word by word; other words stay. */
+static void device_messages_in_cxx_words(void **state)
+{
+    (void)state;
+    char msg[512];
+    strcpy(msg, "nt_tensor_to_tcm(offset=21, n=3): elements 21..23 are outside the tensor");
+    nopi_cxx_words(msg, sizeof msg);
+    assert_string_equal(msg, "tensor_to_tcm(offset=21, n=3): elements 21..23 are outside the "
+                        "tensor");
+    strcpy(msg, "nt_stream_write_bf16: the stream was already closed (call nt_stream_close)");
+    nopi_cxx_words(msg, sizeof msg);
+    assert_string_equal(msg, "write_stream_accessor<c10::BFloat16>().write(): the stream was "
+                        "already closed (call close())");
+    strcpy(msg, "nt_add_s_out: shapes differ; nt_zeros(NT_I8); my_nt_exp nt_frob NT_F32x");
+    nopi_cxx_words(msg, sizeof msg);
+    assert_string_equal(msg, "torch::add_out: shapes differ; torch::zeros(torch::kChar); "
+                        "my_nt_exp nt_frob NT_F32x");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +205,7 @@ int main(void)
         cmocka_unit_test(system_header_errors_move_too),
         cmocka_unit_test(a_clean_log_is_no_error),
         cmocka_unit_test(rewords_torch_errors),
+        cmocka_unit_test(device_messages_in_cxx_words),
     };
     return cmocka_run_group_tests_name("cxx", tests, NULL, NULL);
 }
