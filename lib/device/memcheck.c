@@ -243,6 +243,32 @@ static void describe_region(const nopi_core *c, const nopi_mc_region *r, char *b
     }
 }
 
+/* The detail under an access to TCM outside every live buffer.  Some compilers' checks
+ * (g++'s, for C++ kernels) give only the address, not the pointer it came from, so an index
+ * well past a buffer's end lands here too: name the live buffer just below the address, the
+ * likeliest culprit, without claiming it is the one. */
+static void describe_no_buffer(nopi_core *c, uintptr_t a, char *buf, size_t size)
+{
+    const nopi_tcm_block *below = NULL;
+    for (int i = 0; i < c->nblocks; i++) {
+        const nopi_tcm_block *b = &c->blocks[i];
+        if (b->stream < 0 && (uintptr_t)c->tcm + b->offset + b->req <= a)
+            below = b;   /* blocks are kept in address order */
+    }
+    if (!below) {
+        snprintf(buf, size, "the buffer was freed with tcm_free, or the pointer was never one "
+                 "tcm_malloc returned");
+        return;
+    }
+    nopi_mc_region r = { (uintptr_t)c->tcm + below->offset, below->req, NOPI_MC_TCM,
+                         below->site, 0, 0 };
+    char region[400];
+    describe_region(c, &r, region, sizeof region);
+    snprintf(buf, size, "%zu bytes past the end of %s: an index past its end?  Or the buffer "
+             "was freed with tcm_free, or the pointer was never one tcm_malloc returned",
+             (size_t)(a - (r.start + r.size)), region);
+}
+
 /* Writes the report into c->diag.  Runs on the host's stack. */
 static void write_report(nopi_core *c, void *arg)
 {
@@ -283,8 +309,7 @@ static void write_report(nopi_core *c, void *arg)
         snprintf(c->diag.detail + used, sizeof c->diag.detail - used, "only bytes [0, %zu) "
                  "of it may be touched: check the index or the loop bound", (size_t)rep->r->size);
     else
-        snprintf(c->diag.detail + used, sizeof c->diag.detail - used, "the buffer was freed "
-                 "with tcm_free, or the pointer was never one tcm_malloc returned");
+        describe_no_buffer(c, rep->a, c->diag.detail + used, sizeof c->diag.detail - used);
 }
 
 static _Noreturn void fail(nopi_core *c, const report *rep)

@@ -32,6 +32,12 @@ test_expect "TCM used after tcm_free is reported at its C++ line" '
     expect_status 1
     expect_err "invalid TCM access at mc/k.cpp:31 in '\''after_free'\'' (memcheck): 4 bytes at TCM offset 0, in no live tcm_malloc buffer"'
 
+test_expect "a write well past a buffer names the buffer below it (g++ gives only the address)" '
+    run run --memcheck mc far randn:8 3
+    expect_status 1
+    expect_err "invalid TCM access at mc/k.cpp:43 in '\''far'\'' (memcheck): 4 bytes at TCM offset 40, in no live tcm_malloc buffer"
+    expect_err "8 bytes past the end of the 32-byte TCM buffer from tcm_malloc at mc/k.cpp:41 in '\''far'\'': an index past its end?"'
+
 test_expect "without --memcheck the plain build runs, unchecked" '
     run run mc tcm arange:8 0
     expect_status 0
