@@ -165,13 +165,10 @@ static void print_json(const char *opname, const nop_run_result *res, const nop_
     printf("]}\n");
 }
 
-/* Compares with --expect; prints the verdict on stderr.  Returns 0 when it matches. */
-static int compare(const nop_tensor *out, nop_compare *cmp)
+/* Compares with --expect's tensor, want; prints the verdict on stderr.  Returns 0 when
+ * it matches. */
+static int compare(const nop_tensor *out, const nop_tensor *want, nop_compare *cmp)
 {
-    nop_tensor *want;
-    nop_error err;
-    if (nop_tensor_load_npy(&want, expect, &err) != 0)
-        return report_error(&err);
     double r, a;
     nop_default_tolerances(nop_tensor_dtype(want), &r, &a);
     if (rel_tol >= 0)
@@ -198,7 +195,6 @@ static int compare(const nop_tensor *out, nop_compare *cmp)
         printf("matches '%s' (rtol=%g, atol=%g; largest error %.3g)\n", expect, r, a,
                cmp->max_abs_error);
     }
-    nop_tensor_free(want);
     return rc;
 }
 
@@ -212,36 +208,43 @@ int cmd_run(int argc, char **argv)
         return rc > 0 ? 0 : STATUS_USAGE;
     struct op_call oc;
     nop_run_result res = { 0 };
+    nop_tensor *want = NULL;
+    nop_error err;
     if ((rc = op_call_open(&oc, &dc, args, nargs, verbose)) != 0)
         goto out;
-    nop_error err;
+    /* a missing or broken --expect file is an input error before anything runs */
+    if (expect && nop_tensor_load_npy(&want, expect, &err) != 0) {
+        rc = report_error(&err);
+        goto out;
+    }
     report_reset_counts();
     bool ok = nop_device_run(oc.dev, oc.lib, oc.op, oc.vals, oc.nvals, &res, &err) == 0;
-    nop_compare cmp;
-    bool compared = false;
-    if (!ok) {
+    if (!ok)
         rc = report_error(&err);
-    } else if (expect) {
-        rc = compare(res.output, &cmp);
-        compared = true;
-    }
     const char *opname = oc.display;   /* ns::OP for a C++ library */
-    if (json) {
-        print_json(args[1], &res, compared ? &cmp : NULL, ok && rc == 0);
-    } else {
+    if (!json) {
         if (ok)
             print_human(opname, &res);
         print_printf(&res);
         if (res.ncores)
             print_stacks(&res);
     }
+    fflush(stdout);
+    /* the summary counts what the device reported; what follows (the comparison, saving
+     * the output) is the host's and reported on its own */
+    report_summary("device checks");
+    nop_compare cmp;
+    bool compared = ok && want;
+    if (compared)
+        rc = compare(res.output, want, &cmp);
+    if (json)
+        print_json(args[1], &res, compared ? &cmp : NULL, ok && rc == 0);
     if (ok && output && rc == 0 && nop_tensor_save_npy(res.output, output, &err) != 0)
         rc = report_error(&err);
     else if (ok && output && rc == 0 && !json)
         printf("saved '%s'\n", output);
-    fflush(stdout);
-    report_summary("device checks");
 out:
+    nop_tensor_free(want);
     nop_run_result_clear(&res);
     op_call_close(&oc);
     free_option_lists(&run_spec);

@@ -122,4 +122,24 @@ test_expect "several failing cores are all reported" '
     expect_status 1
     expect_err "core 2: error: nt_tensor_to_tcm"'
 
+test_expect "a missing --expect file is an input error found before the op runs" '
+    copy_example relu r
+    run run r relu_forward randn:4x4 --expect missing.npy
+    expect_status 2
+    expect_err "neuronop: error: cannot read .npy file '\''missing.npy'\''"
+    ! grep -q "relu_forward: ok" out'
+
+test_expect "host errors after a good run are not counted as device check errors" '
+    copy_example relu r2
+    run run r2 relu_forward randn:4x4 -o /nonexistent/x.npy
+    expect_status 2
+    expect_err "neuronop: device checks: 0 errors, 0 warnings"
+    expect_err "neuronop: error: cannot write '\''/nonexistent/x.npy'\''"
+    run run r2 relu_forward zeros:2x2 -o z.npy
+    expect_status 0
+    run run r2 relu_forward ones:2x2 --expect z.npy
+    expect_status 1
+    expect_err "neuronop: device checks: 0 errors, 0 warnings"
+    expect_err "output differs from '\''z.npy'\''"'
+
 test_done
