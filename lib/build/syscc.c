@@ -228,6 +228,40 @@ static void add_detail(nop_diag *d, const char *text)
     snprintf(d->detail + used, sizeof d->detail - used, "%s%s", used ? "\n" : "", text);
 }
 
+/* What follows the first error in the log: the notes g++ gives with it, in the user's
+ * files ("'std::optional' is only available from C++17 onwards"), up to two, and how many
+ * more errors there are, so the user knows the first is not the last. */
+static void add_followers(char *rest, const char *own_dir, nop_diag *d)
+{
+    int notes = 0, more = 0;
+    bool own_notes = true;   /* the notes still belong to the first error */
+    for (char *line = rest, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        gline g;
+        if (!parse_gline(line, &g) || !g.kind)
+            continue;
+        if (strcmp(g.kind, "note: ") != 0) {
+            own_notes = false;
+            more += strcmp(g.kind, "warning: ") != 0;
+            continue;
+        }
+        if (own_notes && notes < 2 && !is_own(g.file, own_dir)) {
+            char text[600];
+            snprintf(text, sizeof text, "note: %s", g.msg);
+            add_detail(d, text);
+            notes++;
+        }
+    }
+    if (more) {
+        char text[120];
+        snprintf(text, sizeof text, "(%d more error%s after this one: fix it and build again)",
+                 more, more == 1 ? "" : "s");
+        add_detail(d, text);
+    }
+}
+
 int nopi_gcc_log(const char *log_path, const char *own_dir, const char *fallback,
                  nop_diag_fn *diag, void *ctx, nop_error *err)
 {
@@ -315,6 +349,7 @@ int nopi_gcc_log(const char *log_path, const char *own_dir, const char *fallback
         err->kind = NOP_ERR_COMPILE;
         err->diag = d;
         failed = true;
+        add_followers(next, own_dir, &err->diag);
     }
     free(text);
     if (!failed)
