@@ -24,7 +24,7 @@ test_expect "in-bounds C++ kernels pass under --memcheck with the right values" 
 test_expect "a write past a tcm_malloc buffer is reported at its C++ line" '
     run run --memcheck mc tcm arange:8 4
     expect_status 1
-    expect_err "neuronop: tcm: core 0: error: out-of-bounds access at mc/k.cpp:14 in '\''tcm'\'' (memcheck): 4 bytes at offset 32 of the 32-byte TCM buffer from tcm_malloc at mc/k.cpp:11 in '\''tcm'\''"
+    expect_err "neuronop: mc::tcm: core 0: error: out-of-bounds access at mc/k.cpp:14 in '\''tcm'\'' (memcheck): 4 bytes at offset 32 of the 32-byte TCM buffer from tcm_malloc at mc/k.cpp:11 in '\''tcm'\''"
     expect_err "buf[i] = buf[i] + 1.0f;"'
 
 test_expect "TCM used after tcm_free is reported at its C++ line" '
