@@ -56,7 +56,7 @@ static void not_in_subset(char *msg, size_t size, const char *scope, const char 
              near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 }
 
-bool nopi_cxx_reword(char *msg, size_t size, char *hint, size_t hint_size)
+bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, size_t hint_size)
 {
     static const char assert_prefix[] = "static assertion failed: ";
     static const char subset[] = "is not in the device's torch subset";
@@ -114,6 +114,17 @@ bool nopi_cxx_reword(char *msg, size_t size, char *hint, size_t hint_size)
                 return true;
             }
         }
+    }
+    if (strncmp(msg, "expected constructor, destructor, or type conversion before", 59) == 0 &&
+        source && (strstr(source, "NEURON_LIBRARY") || strstr(source, "TORCH_LIBRARY"))) {
+        if (strstr(source, "TORCH_LIBRARY"))
+            snprintf(hint, hint_size, "the device registers ops with NEURON_LIBRARY(ns, m) and "
+                     "m.def(op, &shape_fn, \"kernel_fn\"), from <torchneuron/register.h>, not "
+                     "with TORCH_LIBRARY");
+        else
+            snprintf(hint, hint_size, "NEURON_LIBRARY is not defined here: #include "
+                     "<torchneuron/register.h>");
+        return true;
     }
     if (strncmp(msg, "exception handling disabled", 27) == 0) {
         snprintf(msg, size, "the device's C++ runtime has no exceptions: kernels and shape "

@@ -311,7 +311,12 @@ int nopi_gcc_log(const char *log_path, const char *own_dir, const char *fallback
         nop_diag d;
         set_diag(&d, warning ? NOP_SEV_WARNING : NOP_SEV_ERROR, at, g.msg);
         char hint[300] = "";
-        bool reworded = !warning && nopi_cxx_reword(d.msg, sizeof d.msg, hint, sizeof hint);
+        char source[512];
+        bool have_source = d.line > 0 && nopi_read_line(d.file, d.line, source,
+                                                          sizeof source) == 0;
+        bool reworded = !warning && nopi_cxx_reword(d.msg, sizeof d.msg,
+                                                    have_source ? source : NULL, hint,
+                                                    sizeof hint);
         /* torch/torch.h's own assertions and the subset's messages are whole sentences about
          * the user's line: the template they fired in is noise */
         bool whole = (reworded && strstr(d.msg, "is not in the device's torch subset")) ||

@@ -49,10 +49,12 @@ int nopi_gcc_log(const char *log_path, const char *own_dir, const char *fallback
 /*
  * cxxdiag.c: rewords, in place, an error g++ gave about the torch API in the device's terms
  * (msg holds at most size bytes): a name the device's torch lacks becomes "'torch::x' is not
- * in the device's torch subset" with a suggestion from what it has.  Fills hint (a detail
- * line, or "") and returns true when it changed or explained the message.
+ * in the device's torch subset" with a suggestion from what it has.  source is the text of
+ * the line the error is at, or NULL.  Fills hint (a detail line, or "") and returns true
+ * when it changed or explained the message.
  */
-bool nopi_cxx_reword(char *msg, size_t size, char *hint, size_t hint_size);
+bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint,
+                     size_t hint_size);
 
 /* The C++ compiler: $CXX, else "g++"; and the C compiler: $CC, else "cc". */
 const char *nopi_cxx_program(const char *manifest_value);

@@ -145,35 +145,39 @@ static void rewords_torch_errors(void **state)
     (void)state;
     char msg[512], hint[300];
     strcpy(msg, "'exps' is not a member of 'torch'; did you mean 'exp'?");
-    assert_true(nopi_cxx_reword(msg, sizeof msg, hint, sizeof hint));
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
     assert_string_equal(msg, "'torch::exps' is not in the device's torch subset; did you mean "
                         "'exp'?");
     assert_string_equal(hint, "neuronop-cxx(3) lists the torch API the device has");
 
     /* gcc's own suggestion may name what the device lacks: only the subset is suggested */
     strcpy(msg, "'sigmoid_' is not a member of 'torch'; did you mean 'sigmoid'?");
-    assert_true(nopi_cxx_reword(msg, sizeof msg, hint, sizeof hint));
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
     assert_string_equal(msg, "'torch::sigmoid_' is not in the device's torch subset");
 
     strcpy(msg, "'const class torch::Tensor' has no member named 'numell'; did you mean 'numel'?");
-    assert_true(nopi_cxx_reword(msg, sizeof msg, hint, sizeof hint));
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
     assert_string_equal(msg, "'torch::Tensor::numell' is not in the device's torch subset; "
                         "did you mean 'numel'?");
 
     strcpy(msg, "'kDouble' is not a member of 'torch'");
-    assert_true(nopi_cxx_reword(msg, sizeof msg, hint, sizeof hint));
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
     assert_non_null(strstr(hint, "kFloat, kBFloat16"));
 
     strcpy(msg, "static assertion failed: 'torch::mm' is not in the device's torch subset (x)");
-    assert_true(nopi_cxx_reword(msg, sizeof msg, hint, sizeof hint));
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
     assert_string_equal(msg, "'torch::mm' is not in the device's torch subset (x)");
 
     strcpy(msg, "'undeclared' was not declared in this scope");
-    assert_false(nopi_cxx_reword(msg, sizeof msg, hint, sizeof hint));
+    assert_false(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
     assert_string_equal(msg, "'undeclared' was not declared in this scope");
     assert_string_equal(hint, "");
+    strcpy(msg, "expected constructor, destructor, or type conversion before '(' token");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, "TORCH_LIBRARY(my_ops, m) {", hint,
+                                sizeof hint));
+    assert_non_null(strstr(hint, "not with TORCH_LIBRARY"));
     strcpy(msg, "'foo' is not a member of 'std'");
-    assert_false(nopi_cxx_reword(msg, sizeof msg, hint, sizeof hint));
+    assert_false(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
 }
 
 /* A device message for C++ code names the C++ calls, word by word; other words stay. */

@@ -1,0 +1,9 @@
+// Host torch registers with TORCH_LIBRARY; the device with NEURON_LIBRARY.
+#include <torch/torch.h>
+#include <torchneuron/register.h>
+
+torch::Tensor neg_shape(const torch::Tensor &t) { return torch::empty(t.sizes(), t.scalar_type()); }
+
+TORCH_LIBRARY(my_ops, m) {
+    m.def("neg", &neg_shape, "neg");
+}
