@@ -523,9 +523,19 @@ int nop_trace_save(const nop_run_result *r, const nop_profile *p, const nop_mode
                    enum nop_trace_clock clock, const char *opname, const char *path,
                    nop_trace_info *info, nop_error *err);
 
-/* Reads host.throughput and modeled.throughput from an earlier `neuronop bench --json`. */
-int nop_bench_baseline_load(const char *path, double *host_throughput,
-                            double *modeled_throughput, nop_error *err);
+/* An earlier `neuronop bench --json` report, as a baseline: its throughputs, and what it
+ * measured, so a comparison with another op, device, input or core count is refused.  The
+ * strings are "" (and cores 0) when the report predates them. */
+typedef struct nop_baseline {
+    double host_throughput, modeled_throughput;
+    char op[128], device[128];
+    char inputs[2048];          /* the op's arguments as given, space-separated */
+    int cores;
+} nop_baseline;
+
+/* Reads the report at path into *b.  Returns 0, or -1 with err filled (NOP_ERR_INPUT: not
+ * readable, not JSON, or not a bench report, at its line and column where known). */
+int nop_bench_baseline_load(const char *path, nop_baseline *b, nop_error *err);
 
 /* What nop_tensor_hugepages did. */
 enum nop_hugepages { NOP_HUGEPAGES_SMALL, NOP_HUGEPAGES_REFUSED, NOP_HUGEPAGES_GRANTED };

@@ -174,8 +174,32 @@ static void print_human(const char *opname, const nop_profile *p, const nop_benc
 /* The comparison with --baseline, when given. */
 typedef struct comparison {
     bool done, regressed;
-    double old_host, old_model, host_change, model_change;   /* changes in percent */
+    nop_baseline old;
+    double host_change, model_change;   /* changes in percent */
 } comparison;
+
+/* The op's arguments as given (ARG... after LIB and OP), space-separated, into buf. */
+static void inputs_of(char **args, int nargs, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 2; i < nargs && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", i > 2 ? " " : "", args[i]);
+}
+
+/* A baseline measures one op with one input on one device and core count: a comparison
+ * with anything else means nothing, so it is refused (what an older report lacks is not
+ * checked).  Prints and returns an exit status, or 0. */
+static int check_baseline(const char *what, const char *had, const char *has)
+{
+    if (!had[0] || strcmp(had, has) == 0)
+        return 0;
+    report_plain_error("'%s' is a baseline %s '%s', not '%s': compare like with like",
+                       baseline, what, had, has);
+    fprintf(stderr, "make a baseline of this bench with 'neuronop bench ... --json > %s'\n",
+            baseline);
+    return STATUS_USAGE;
+}
 
 /* What --hugepages got: of the input tensors of 2 MiB or more, how many the kernel backed. */
 typedef struct hugepage_report {
@@ -226,13 +250,16 @@ static int write_trace(const struct op_call *oc, double host_ns, trace_report *t
     return rc;
 }
 
-static void print_json(const char *opname, const nop_profile *p, const nop_bench_result *b,
-                       const nop_model *m, double host_ns, const comparison *cmp,
-                       const hugepage_report *hp, const trace_report *tr)
+static void print_json(const char *opname, const char *inputs, const nop_profile *p,
+                       const nop_bench_result *b, const nop_model *m, double host_ns,
+                       const comparison *cmp, const hugepage_report *hp,
+                       const trace_report *tr)
 {
     const nop_run_result *r = &b->fastest;
     printf("{\"op\": ");
     print_json_string(stdout, opname);
+    printf(", \"inputs\": ");
+    print_json_string(stdout, inputs);
     printf(", \"device\": ");
     print_json_string(stdout, nop_profile_name(p));
     printf(", \"cores\": %d, \"threads\": %d, \"warmup\": %ld, \"runs\": %d,\n", r->ncores,
@@ -252,7 +279,8 @@ static void print_json(const char *opname, const nop_profile *p, const nop_bench
     if (cmp->done)
         printf(" \"baseline\": {\"host_throughput\": %.6f, \"modeled_throughput\": %.6f, "
                "\"host_change_percent\": %.3f, \"modeled_change_percent\": %.3f, "
-               "\"regressed\": %s},\n", cmp->old_host, cmp->old_model, cmp->host_change,
+               "\"regressed\": %s},\n", cmp->old.host_throughput, cmp->old.modeled_throughput,
+               cmp->host_change,
                cmp->model_change, cmp->regressed ? "true" : "false");
     if (hugepages)
         printf(" \"hugepages\": {\"large_tensors\": %d, \"granted\": %d},\n", hp->large,
@@ -312,7 +340,7 @@ int cmd_bench(int argc, char **argv)
         goto out;
     nop_error err;
     comparison cmp = { 0 };
-    if (baseline && nop_bench_baseline_load(baseline, &cmp.old_host, &cmp.old_model, &err)) {
+    if (baseline && nop_bench_baseline_load(baseline, &cmp.old, &err)) {
         rc = report_error(&err);
         goto out;
     }
@@ -323,6 +351,14 @@ int cmd_bench(int argc, char **argv)
     }
     dc.profile = true;
     if ((rc = op_call_open(&oc, &dc, args, nargs, verbose)) != 0)
+        goto out;
+    char inputs[sizeof cmp.old.inputs];
+    inputs_of(args, nargs, inputs, sizeof inputs);
+    if (baseline &&
+        ((rc = check_baseline("of op", cmp.old.op, oc.name)) != 0 ||
+         (rc = check_baseline("on device", cmp.old.device,
+                              nop_profile_name(oc.profile))) != 0 ||
+         (rc = check_baseline("with inputs", cmp.old.inputs, inputs)) != 0))
         goto out;
     hugepage_report hp = { 0, 0 };
     for (int i = 0; hugepages && i < oc.nvals; i++) {
@@ -348,17 +384,26 @@ int cmd_bench(int argc, char **argv)
     }
     nop_model m;
     nop_model_run(oc.profile, &b.fastest, host_ns, &m);
+    if (baseline && cmp.old.cores && cmp.old.cores != b.fastest.ncores) {
+        report_plain_error("'%s' is a baseline on %d core%s, not %d: compare like with like",
+                           baseline, cmp.old.cores, cmp.old.cores == 1 ? "" : "s",
+                           b.fastest.ncores);
+        rc = STATUS_USAGE;
+        goto out;
+    }
     if (baseline) {
         cmp.done = true;
-        cmp.host_change = 100 * (1.0 / b.mean - cmp.old_host) / cmp.old_host;
-        cmp.model_change = 100 * (m.throughput - cmp.old_model) / cmp.old_model;
+        cmp.host_change = 100 * (1.0 / b.mean - cmp.old.host_throughput) /
+                          cmp.old.host_throughput;
+        cmp.model_change = 100 * (m.throughput - cmp.old.modeled_throughput) /
+                           cmp.old.modeled_throughput;
         cmp.regressed = cmp.model_change < -max_regression;
     }
     trace_report tr = { false, { 0, 0 } };
     if (trace && (rc = write_trace(&oc, host_ns, &tr)) != 0)
         goto out;
     if (json)
-        print_json(oc.name, oc.profile, &b, &m, host_ns, &cmp, &hp, &tr);
+        print_json(oc.name, inputs, oc.profile, &b, &m, host_ns, &cmp, &hp, &tr);
     else
         print_human(oc.display, oc.profile, &b, &m, nop_library_memcheck(oc.lib));
     if (hugepages && !json)
@@ -370,8 +415,9 @@ int cmd_bench(int argc, char **argv)
                                               "in the core's kernel span" : "");
     if (cmp.done && !json)
         printf("against '%s': modeled throughput %.2f -> %.2f iter/sec (%+.1f%%), host %.2f "
-               "-> %.2f iter/sec (%+.1f%%)\n", baseline, cmp.old_model, m.throughput,
-               cmp.model_change, cmp.old_host, 1.0 / b.mean, cmp.host_change);
+               "-> %.2f iter/sec (%+.1f%%)\n", baseline, cmp.old.modeled_throughput,
+               m.throughput, cmp.model_change, cmp.old.host_throughput, 1.0 / b.mean,
+               cmp.host_change);
     fflush(stdout);   /* results first, then any warning about them */
     /* hyperfine's rule of thumb: a spread this large means the machine was busy */
     if (b.runs > 2 && (b.sd > 0.1 * b.mean || b.max > 3 * b.median))

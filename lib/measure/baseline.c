@@ -2,11 +2,18 @@
  * baseline.c - reading an earlier `neuronop bench --json` report (the jansson boundary).
  */
 #include <jansson.h>
+#include <string.h>
 
 #include "base/internal.h"
 
-int nop_bench_baseline_load(const char *path, double *host_throughput,
-                            double *modeled_throughput, nop_error *err)
+/* Copies the JSON string at key of obj into buf ("" when absent or not a string). */
+static void get_string(json_t *obj, const char *key, char *buf, size_t size)
+{
+    const char *v = json_string_value(json_object_get(obj, key));
+    nopi_strlcpy(buf, v ? v : "", size);
+}
+
+int nop_bench_baseline_load(const char *path, nop_baseline *b, nop_error *err)
 {
     json_error_t je;
     json_t *root = json_load_file(path, 0, &je);
@@ -14,18 +21,21 @@ int nop_bench_baseline_load(const char *path, double *host_throughput,
         return nopi_fail(err, NOP_ERR_INPUT, path, je.line > 0 ? je.line : 0,
                          je.column > 0 ? je.column : 0, "cannot read the baseline: %s",
                          je.text);
-    double host = json_number_value(json_object_get(json_object_get(root, "host"),
-                                                    "throughput"));
-    double model = json_number_value(json_object_get(json_object_get(root, "modeled"),
-                                                     "throughput"));
+    memset(b, 0, sizeof *b);
+    b->host_throughput = json_number_value(json_object_get(json_object_get(root, "host"),
+                                                           "throughput"));
+    b->modeled_throughput = json_number_value(json_object_get(json_object_get(root, "modeled"),
+                                                              "throughput"));
+    get_string(root, "op", b->op, sizeof b->op);
+    get_string(root, "device", b->device, sizeof b->device);
+    get_string(root, "inputs", b->inputs, sizeof b->inputs);
+    b->cores = (int)json_integer_value(json_object_get(root, "cores"));
     json_decref(root);
-    if (!(host > 0) || !(model > 0)) {
+    if (!(b->host_throughput > 0) || !(b->modeled_throughput > 0)) {
         nopi_fail(err, NOP_ERR_INPUT, path, 0, 0, "not a neuronop bench report: it lacks "
                   "host.throughput or modeled.throughput");
         nopi_detail(err, "make one with 'neuronop bench ... --json > %s'", path);
         return -1;
     }
-    *host_throughput = host;
-    *modeled_throughput = model;
     return 0;
 }

@@ -36,6 +36,22 @@ test_expect "--max-regression widens the gate" '
     run bench std relu_forward randn:32x4096 --iters 2 --warmup 0 --baseline base.json --max-regression 100
     expect_status 0'
 
+test_expect "a baseline of another input, op or core count is refused, not compared" '
+    jq -e ".inputs == \"randn:32x4096\" and .op == \"relu_forward\" and .cores == 1" base.json
+    run bench tcm relu_forward randn:4x4 --iters 2 --baseline base.json
+    expect_status 2
+    expect_err "neuronop: error: '\''base.json'\'' is a baseline with inputs '\''randn:32x4096'\'', not '\''randn:4x4'\'': compare like with like"
+    expect_err "make a baseline of this bench with '\''neuronop bench ... --json > base.json'\''"
+    ! grep -q "modeled throughput" out
+    sed "s/\"op\": \"relu_forward\"/\"op\": \"relu_backward\"/" base.json >other-op.json
+    run bench tcm relu_forward randn:32x4096 --iters 2 --baseline other-op.json
+    expect_status 2
+    expect_err "is a baseline of op '\''relu_backward'\'', not '\''relu_forward'\''"
+    copy_example relu_multicore "$WORK/mc"
+    run bench mc relu_forward randn:32x4096 --iters 2 --baseline base.json --cores 3
+    expect_status 2
+    expect_err "is a baseline on 1 core, not 3: compare like with like"'
+
 test_expect "a negative --max-regression is a usage error" '
     run bench tcm relu_forward randn:64 --baseline base.json --max-regression -1
     expect_status 2
