@@ -26,7 +26,8 @@ static const struct option_spec options[] = {
 const struct command_spec build_spec = {
     "build", "[options] [DIR|MANIFEST]",
     "Build the op library a manifest (neuronop.yaml) describes into\n"
-    "BUILD_DIRECTORY/libNAME.so, or say it is up to date.",
+    "BUILD_DIRECTORY/libNAME.so, or say it is up to date: C sources with libtcc (or,\n"
+    "with compiler: cc, the system C compiler), C++ sources with g++ -std=c++14.",
     options, 0, 1,
     "build an op library from its manifest",
 };

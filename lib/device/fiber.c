@@ -330,7 +330,7 @@ static void describe_bad_pointer(nopi_core *c, uintptr_t addr)
     if (addr >= 65536 || !c->tcm_null) {
         snprintf(c->diag.detail, sizeof c->diag.detail, "a pointer the kernel used points "
                  "outside its memory: an index past the end of a TCM buffer or a local "
-                 "array?");
+                 "array?  --memcheck finds the line");
         return;
     }
     char at[300] = "";
