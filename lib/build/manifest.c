@@ -16,7 +16,7 @@
 static const char *const top_keys[] = {
     "name", "compute_srcs", "shape_srcs", "build_directory", "multicore", "extra_cflags",
     "extra_include_paths", "stack_size", "ops", "reference_srcs", "tests", "compiler", "cxx",
-    NULL
+    "verbose", NULL
 };
 static const char *const op_keys[] = { "args", "shape", "kernel", NULL };
 
@@ -400,6 +400,9 @@ static int load(loader *L)
         return oom(L);
     if ((n = nopi_y_lookup(root, "multicore")) &&
         nopi_y_bool(L->doc, n, "multicore", &m->multicore, L->err) != 0)
+        return -1;
+    if ((n = nopi_y_lookup(root, "verbose")) &&
+        nopi_y_bool(L->doc, n, "verbose", &m->verbose, L->err) != 0)
         return -1;
     if ((n = nopi_y_lookup(root, "extra_include_paths")) && load_include_paths(L, n) != 0)
         return -1;

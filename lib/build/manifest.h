@@ -69,6 +69,7 @@ struct nop_manifest {
     int ncompute, nshape, nreference;
     char *build_dir;
     bool multicore;
+    bool verbose;             /* custom_op.load's verbose: show the compile steps (-v) */
     nopi_flag *flags;
     int nflags;
     nopi_src *includes;   /* extra_include_paths */

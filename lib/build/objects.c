@@ -13,7 +13,7 @@
 
 static void note_step(builder *b, const char *what, const char *path, bool instrument)
 {
-    if (!b->o->verbose)
+    if (!b->o->verbose && !b->m->verbose)
         return;
     nopi_strbuf sb = NOPI_STRBUF_INIT;
     nopi_sb_printf(&sb, "%s %s: libtcc -I%s", what, path, b->include_dir);
@@ -232,7 +232,7 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
 
 static void note_job(builder *b, const nopi_tool_job *job)
 {
-    if (!b->o->verbose)
+    if (!b->o->verbose && !b->m->verbose)
         return;
     nopi_strbuf sb = NOPI_STRBUF_INIT;
     for (int i = 0; i < job->argv.n; i++)
@@ -296,14 +296,34 @@ static void free_jobs(nopi_tool_job *jobs, int n)
     free(jobs);
 }
 
+/* A -std= in extra_cflags cannot change a C++ source's dialect: the device's C++14 comes
+ * after it (cxx_enforced).  Said once per build, at the flag. */
+static void warn_cxx_std(builder *b)
+{
+    for (int i = 0; i < b->m->nflags; i++) {
+        const nopi_flag *f = &b->m->flags[i];
+        if (strncmp(f->text, "-std=", 5) != 0 || strcmp(f->text, "-std=c++14") == 0)
+            continue;
+        nopi_emit(b->o->diag, b->o->diag_ctx, NOP_SEV_WARNING, b->m->path, f->pos.line,
+                  f->pos.col, "'%s' does not apply to C++ sources: the device compiles them "
+                  "as C++14 (-std=c++14), and so does neuronop", f->text);
+        return;
+    }
+}
+
 int nopi_build_compile_system(builder *b, object *objs)
 {
     nopi_tool_job *jobs = calloc((size_t)b->nsources + 1, sizeof *jobs);
     int *index = calloc((size_t)b->nsources + 1, sizeof *index);
     int n = 0, rc = jobs && index ? 0 : nopi_nomem(b->err);
+    bool warned = false;
     for (int i = 0; rc == 0 && i < b->nsources; i++) {
         if (nopi_build_lang(b, i) == NOPI_LANG_TCC)
             continue;
+        if (nopi_build_lang(b, i) == NOPI_LANG_CXX && !warned) {
+            warn_cxx_std(b);
+            warned = true;
+        }
         index[n] = i;
         rc = prepare_system(b, i, &objs[i], &jobs[n++]);
     }
