@@ -1,5 +1,6 @@
 /*
- * closest.c - "did you mean": the candidate nearest a mistyped word, by edit distance.
+ * closest.c - "did you mean": the candidate a mistyped word abbreviates, or else the one
+ * nearest it by edit distance.
  *
  * Used wherever a name is looked up (manifest keys, ops, commands, checks), so every
  * suggestion follows the same rule.
@@ -34,8 +35,33 @@ size_t nopi_edit_distance(const char *a, const char *b)
     return row[lb];
 }
 
+/* True when word is an abbreviation of candidate: its letters in order, the first the same
+ * ("relu_fwd" of "relu_forward"), and at least half as long. */
+static bool abbreviates(const char *word, const char *candidate)
+{
+    size_t lw = strlen(word), lc = strlen(candidate);
+    if (lw < 3 || 2 * lw < lc || lw >= lc || word[0] != candidate[0])
+        return false;
+    const char *c = candidate;
+    for (const char *w = word; *w; w++) {
+        c = strchr(c, *w);
+        if (!c)
+            return false;
+        c++;
+    }
+    return true;
+}
+
 const char *nop_closest(const char *word, const char *const *candidates, size_t n)
 {
+    /* an abbreviation says more than a near spelling: the shortest candidate it abbreviates */
+    const char *abbr = NULL;
+    for (size_t i = 0; i < n && candidates[i]; i++)
+        if (abbreviates(word, candidates[i]) &&
+            (!abbr || strlen(candidates[i]) < strlen(abbr)))
+            abbr = candidates[i];
+    if (abbr)
+        return abbr;
     const char *best = NULL;
     size_t best_d = SIZE_MAX;
     for (size_t i = 0; i < n && candidates[i]; i++) {

@@ -153,6 +153,11 @@ static void closest_suggests_near_words_only(void **state)
     assert_string_equal(nop_closest("compute_src", words, 3), "compute_srcs");
     assert_string_equal(nop_closest("multicroe", words, 3), "multicore");
     assert_null(nop_closest("optimise", words, 3));
+    /* an abbreviation beats a nearer spelling of another name */
+    const char *ops[] = { "relu_tcm", "relu_forward", "relu_backward" };
+    assert_string_equal(nop_closest("relu_fwd", ops, 3), "relu_forward");
+    assert_string_equal(nop_closest("relu_bwd", ops, 3), "relu_backward");
+    assert_string_equal(nop_closest("relu_tmc", ops, 3), "relu_tcm");
 }
 
 int main(void)
