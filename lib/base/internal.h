@@ -36,6 +36,10 @@ void nopi_emit(nop_diag_fn *fn, void *ctx, enum nop_severity sev, const char *fi
 /* Bounded copy that always terminates. */
 void nopi_strlcpy(char *dst, const char *src, size_t size);
 
+/* tensor_host.c: the generator a spec that is not one (nor a file) was probably meant to
+ * be: "rnd:4x4" -> "randn"; NULL when it does not look like a generator at all. */
+const char *nopi_generator_like(const char *spec);
+
 /* ---- did you mean (closest.c) ----
  * Edit distance, for "did you mean" suggestions (nop_closest is the public form). */
 size_t nopi_edit_distance(const char *a, const char *b);

@@ -28,6 +28,21 @@ void nop_tensor_shape_str(const nop_tensor *t, char *buf, size_t size)
 
 static const char *const kinds[] = { "randn", "rand", "zeros", "ones", "full", "arange" };
 
+const char *nopi_generator_like(const char *spec)
+{
+    const char *colon = strchr(spec, ':');
+    size_t n = colon ? (size_t)(colon - spec) : 0;
+    char kind[16];
+    if (n == 0 || n >= sizeof kind || strchr(spec, '/') || strchr(spec, '.'))
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!isalpha((unsigned char)spec[i]))
+            return NULL;
+    memcpy(kind, spec, n);
+    kind[n] = '\0';
+    return nop_closest(kind, kinds, NOPI_ARRAY_LEN(kinds));
+}
+
 bool nop_is_generator(const char *spec)
 {
     const char *colon = strchr(spec, ':');

@@ -8,6 +8,8 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "library.h"
 
@@ -107,6 +109,13 @@ int nop_values_parse(const nop_library *lib, const char *opname, int argc,
             continue;
         }
         nop_tensor **t = &(*tensors)[i];
+        const char *meant = !nop_is_generator(a) && access(a, F_OK) != 0 ?
+                            nopi_generator_like(a) : NULL;
+        if (meant)
+            return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%.*s' is not a generator; did "
+                             "you mean '%s'? (argument %d, %s; generators: randn, rand, zeros, "
+                             "ones, full, arange, or give a .npy file)",
+                             (int)strcspn(a, ":"), a, meant, i + 1, a);
         int rc = nop_is_generator(a) ? nop_tensor_generate(t, a, seed + (uint64_t)i, err)
                                      : nop_tensor_load_npy(t, a, err);
         if (rc != 0)
