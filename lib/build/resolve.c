@@ -93,10 +93,10 @@ static int mismatch_error(builder *b, int i, nopi_role role, const nopi_cxxfn *f
               "'%s' take different parameters", op->name,
               role == NOPI_ROLE_COMPUTE ? "kernel" : "shape function", fn->name,
               role == NOPI_ROLE_COMPUTE ? "shape function" : "kernel", other);
-    nopi_detail(b->err, "%s is    %s\n%s is %s",
-                role == NOPI_ROLE_COMPUTE ? "the shape function" : "the op's args give",
-                want, role == NOPI_ROLE_COMPUTE ? "the kernel" : "the shape function",
-                fn->display);
+    const char *l1 = role == NOPI_ROLE_COMPUTE ? "the shape function is" : "the op's args give";
+    const char *l2 = role == NOPI_ROLE_COMPUTE ? "the kernel is" : "the shape function is";
+    int w = (int)(strlen(l1) > strlen(l2) ? strlen(l1) : strlen(l2));
+    nopi_detail(b->err, "%-*s %s\n%-*s %s", w, l1, want, w, l2, fn->display);
     nopi_detail(b->err, "a kernel takes exactly its shape function's parameters (torch::Tensor,"
                 " torch::Scalar, double, int64_t, each by value or const reference)");
     return -1;
