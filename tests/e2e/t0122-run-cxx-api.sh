@@ -54,9 +54,11 @@ test_expect "math.h functions link and run (g++ calls expf and sqrtf)" '
     expect_status 0
     expect_out "values: 56.5981 56.5981"'
 
+# (Under the sanitizers the runtime's own frames are larger, and the figure means nothing.)
+[ -n "${NEURONOP_SANITIZED:-}" ] && limit=100000 || limit=1500
 test_expect "the C++ layer keeps the kernel stack small: no formatting on a passing check" '
     run run api index_3d zeros:2x2x3
     hw=$(sed -n "s/^stack high-water.*core 0: \([0-9]*\).*/\1/p" out)
-    test "$hw" -lt 1500'
+    test "$hw" -lt "$limit"'
 
 test_done
