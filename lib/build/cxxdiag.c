@@ -5,11 +5,11 @@
  * the device lacks (torch::sigmoid, t.view(), torch::kDouble), and g++ answers "'x' is not a
  * member of 'torch'", with a suggestion that may itself name something the device lacks.
  * This file turns those messages into "'torch::x' is not in the device's torch subset", with
- * a suggestion taken from what the subset has, and words the static assertions of neuronop's
- * own headers (torch/detail/subset.h) without the "static assertion failed" noise.  It also
- * adds a hint to the two errors the API reference's const-ness causes (read-only accessors,
- * unary operations taking Tensor &) and says why exceptions and RTTI do not compile, where
- * g++ would suggest flags neuronop does not let through.  syscc.c calls it on each error.
+ * a suggestion only from what the subset has (its list is here: torch_names, tensor_members).
+ * It also explains the errors the API's own design causes - read-only accessors, unary
+ * operations taking Tensor &, a writable accessor's element being a handle, temporaries -
+ * and says why exceptions and RTTI do not compile, where g++ would suggest flags neuronop
+ * does not let through.  syscc.c calls it on each error in a C++ source.
  */
 #include <stdio.h>
 #include <string.h>
@@ -33,7 +33,7 @@ static const char *const torch_names[] = {
 static const char *const tensor_members[] = {
     "defined", "numel", "dim", "ndimension", "size", "sizes", "scalar_type", "dtype",
     "accessor", "read_stream_accessor", "write_stream_accessor", "tcm_accessor",
-    "get_accessor_coherence_policy", "set_accessor_coherence_policy", "fill_", "nt",
+    "get_accessor_coherence_policy", "set_accessor_coherence_policy", "fill_",
 };
 
 /* Copies the name between the first pair of quotes of s into buf; false if there is none. */
@@ -51,7 +51,10 @@ static bool quoted(const char *s, char *buf, size_t size)
 static void not_in_subset(char *msg, size_t size, const char *scope, const char *name,
                           const char *const *have, size_t nhave)
 {
+    /* only a near miss: torch::matmul is not a misspelt torch::mul, whatever the distance */
     const char *near = nop_closest(name, have, nhave);
+    if (near && nopi_edit_distance(name, near) > 2)
+        near = NULL;
     snprintf(msg, size, "'%s%s' is not in the device's torch subset%s%s%s", scope, name,
              near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 }
@@ -138,9 +141,43 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
                  "do not compile there");
         return true;
     }
+    /* the three things a writable accessor's element (ElementRef) refuses, accessors.h */
+    if (strstr(msg, "ElementRef(const torch::detail::ElementRef<T, N>&)") &&
+        strstr(msg, "is private")) {
+        snprintf(msg, size, "an element of a writable accessor cannot be copied with auto: "
+                 "it would stay a handle on the element, seeing later writes");
+        snprintf(hint, hint_size, "write its type for a copy of the value: float x = a[i] "
+                 "(torch gives a copy here)");
+        return true;
+    }
+    static const char ternary[] = "operands to '?:' have different types "
+                                  "'torch::detail::ElementRef<";
+    if (strncmp(msg, ternary, sizeof ternary - 1) == 0) {
+        snprintf(hint, hint_size, "an element of a writable accessor is a handle on the "
+                 "element: give ?: its value, float(a[i]); left as it is, it would become the "
+                 "other operand's type (an int)");
+        return true;
+    }
+    if (strstr(msg, "value_type' {aka 'const c10::") && strstr(msg, "discards qualifiers")) {
+        snprintf(msg, size, "an element of a read-only accessor cannot be assigned");
+        snprintf(hint, hint_size, "accessors of a const tensor, such as an op's inputs, or of "
+                 "a temporary are read-only (as on the device); write to a named tensor: "
+                 "torch::Tensor out = get_dst_tensor();");
+        return true;
+    }
     if (strcmp(msg, "lvalue required as left operand of assignment") == 0) {
         snprintf(hint, hint_size, "if the left operand is an accessor's element: accessors of "
-                 "a const tensor, such as an op's inputs, are read-only");
+                 "a const tensor, such as an op's inputs, or of a temporary, such as "
+                 "get_dst_tensor().accessor<T, N>(), are read-only (as on the device)");
+        return true;
+    }
+    if (strcmp(msg, "cannot convert 'torch::Tensor' to 'torch::Tensor&'") == 0 ||
+        strstr(msg, "cannot bind non-const lvalue reference of type 'torch::Tensor&' to an "
+               "rvalue")) {
+        snprintf(hint, hint_size, "a temporary tensor (a factory's or an operation's result, "
+                 "get_dst_tensor()) binds to no torch::Tensor &: not to write_stream_accessor, "
+                 "nor to a unary operation, as on the device; name it first: torch::Tensor "
+                 "x = ...;");
         return true;
     }
     if (strstr(msg, "binding reference of type 'torch::Tensor&' to 'const torch::Tensor' "

@@ -314,9 +314,12 @@ int nopi_gcc_log(const char *log_path, const char *own_dir, const char *fallback
         char source[512];
         bool have_source = d.line > 0 && nopi_read_line(d.file, d.line, source,
                                                           sizeof source) == 0;
-        bool reworded = !warning && nopi_cxx_reword(d.msg, sizeof d.msg,
-                                                    have_source ? source : NULL, hint,
-                                                    sizeof hint);
+        /* the torch wording is for C++ sources only: a C kernel built by cc has no torch */
+        const char *ext = strrchr(d.file, '.');
+        bool cxx = ext && strcmp(ext, ".c") != 0 && strcmp(ext, ".h") != 0;
+        bool reworded = !warning && cxx &&
+                        nopi_cxx_reword(d.msg, sizeof d.msg, have_source ? source : NULL, hint,
+                                        sizeof hint);
         /* torch/torch.h's own assertions and the subset's messages are whole sentences about
          * the user's line: the template they fired in is noise */
         bool whole = (reworded && strstr(d.msg, "is not in the device's torch subset")) ||

@@ -12,6 +12,7 @@
  */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core.h"
@@ -95,9 +96,11 @@ static bool cxx_spelling(const char *w, char *out, size_t size)
 
 void nopi_cxx_words(char *msg, size_t size)
 {
-    char out[sizeof ((nop_diag *)0)->msg];
+    char *out = malloc(size);
+    if (!out)
+        return;   /* the message stays in C's words */
     size_t o = 0;
-    for (const char *p = msg; *p && o + 1 < sizeof out;) {
+    for (const char *p = msg; *p && o + 1 < size;) {
         bool start = p == msg || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
         size_t n = 0;
         while (isalnum((unsigned char)p[n]) || p[n] == '_')
@@ -108,22 +111,23 @@ void nopi_cxx_words(char *msg, size_t size)
             memcpy(word, p, n);
             word[n] = '\0';
             if (cxx_spelling(word, cxx, sizeof cxx)) {
-                o += (size_t)snprintf(out + o, sizeof out - o, "%s", cxx);
-                if (o >= sizeof out)
-                    o = sizeof out - 1;
+                o += (size_t)snprintf(out + o, size - o, "%s", cxx);
+                if (o >= size)
+                    o = size - 1;
                 p += n;
                 continue;
             }
         }
         size_t k = n ? n : 1;
-        if (o + k >= sizeof out)
-            k = sizeof out - 1 - o;
+        if (o + k >= size)
+            k = size - 1 - o;
         memcpy(out + o, p, k);
         o += k;
         p += n ? n : 1;
     }
     out[o] = '\0';
-    snprintf(msg, size, "%s", out);
+    memcpy(msg, out, o + 1);
+    free(out);
 }
 
 /* True when every source of `role` in the library is C++ (.cpp, .cc, .cxx). */

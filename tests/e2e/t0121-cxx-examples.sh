@@ -191,28 +191,6 @@ test_expect "a C++ kernel and a C++ reference that call math functions link (lib
     expect_status 0
     expect_out "values: -1 -1"'
 
-test_expect "accessors of a temporary (get_dst_tensor().tcm_accessor()) are writable" '
-    mkdir tmpacc
-    cp relu_tcm_cxx/shape.cpp tmpacc/
-    cat > tmpacc/k.cpp <<CPP
-#include <torch/torch.h>
-torch::Tensor relu_forward(const torch::Tensor &t_in)
-{
-    float *buf = static_cast<float *>(torch::neuron::tcm_malloc(sizeof(float) * 4));
-    t_in.tcm_accessor().tensor_to_tcm<float>(buf, 0, 4);
-    buf[0] = 9.0f;
-    get_dst_tensor().tcm_accessor().tcm_to_tensor<float>(buf, 0, 4);
-    torch::neuron::tcm_free(buf);
-    auto out = get_dst_tensor().accessor<float, 1>();
-    out[3] = -1.0f;
-    return get_dst_tensor();
-}
-CPP
-    printf "name: tmpacc\ncompute_srcs: [k.cpp]\nshape_srcs: [shape.cpp]\n" > tmpacc/neuronop.yaml
-    run run tmpacc relu_forward arange:4
-    expect_status 0
-    expect_out "values: 9 1 2 -1"'
-
 test_expect "a failed link shows what the linker said, not only its exit status" '
     copy_example negate_cxx undef
     printf "extern \"C\" int not_defined_anywhere(void);\nint call_it() { return not_defined_anywhere(); }\n" >> undef/ref.cpp

@@ -9,7 +9,7 @@ rm -rf "$WORK/api/build"
 test_expect "the fixture builds, its ops from the registration" '
     run build api
     expect_status 0
-    expect_out "ops: print_elements(tensor), index_3d(tensor), stream_scope(tensor), tensorlib(tensor, double, int64, scalar), bf16_halve(tensor), coherence(tensor), math(tensor)"'
+    expect_out "ops: print_elements(tensor), index_3d(tensor), stream_scope(tensor), tensorlib(tensor, double, int64, scalar), bf16_halve(tensor), coherence(tensor), math(tensor), element_ops(tensor)"'
 
 test_expect "printf prints a writable accessor'\''s element as its value; += and -= go through" '
     run run api print_elements arange:3
@@ -53,6 +53,11 @@ test_expect "math.h functions link and run (g++ calls expf and sqrtf)" '
     run run api math full:2:4
     expect_status 0
     expect_out "values: 56.5981 56.5981"'
+
+test_expect "elements: a temporary accessor'\''s row, int *= 0.5 as torch computes it, ++ and --" '
+    run run api element_ops zeros:2x3
+    expect_status 0
+    expect_out "values: 3 3 4 4.5 42 42"'
 
 # (Under the sanitizers the runtime's own frames are larger, and the figure means nothing.)
 [ -n "${NEURONOP_SANITIZED:-}" ] && limit=100000 || limit=1500

@@ -54,7 +54,6 @@
 #include <torch/detail/accessors.h>
 #include <torch/detail/tensor.h>
 #include <torch/detail/ops.h>
-#include <torch/detail/subset.h>
 #include <torch/detail/printf.h>
 #include <neuron/neuron-utils.hpp>
 

@@ -69,19 +69,9 @@ public:
     }
     TensorTcmAccessor<true> tcm_accessor() const & noexcept { return TensorTcmAccessor<true>(t_); }
     TensorTcmAccessor<false> tcm_accessor() & noexcept { return TensorTcmAccessor<false>(t_); }
-    /* On a non-const temporary (get_dst_tensor().tcm_accessor(), a factory's result) the
-     * writable forms, as on a named copy of it: a Tensor is a handle, so the accessor keeps
-     * no data alive.  (Without these a temporary took the const & forms: a read-only
-     * accessor, refused at the first write as "made from a const tensor (an op's input)".) */
-    template <class T, size_t N> TensorAccessor<T, N, false> accessor() && noexcept
-    {
-        return TensorAccessor<T, N, false>(t_);
-    }
-    template <class T> TensorWriteStreamAccessor<T> write_stream_accessor() && noexcept
-    {
-        return TensorWriteStreamAccessor<T>(t_);
-    }
-    TensorTcmAccessor<false> tcm_accessor() && noexcept { return TensorTcmAccessor<false>(t_); }
+    /* No && forms, as in the device's API: a temporary (get_dst_tensor().tcm_accessor())
+     * takes the const & ones and is read-only there, so it is here too.  Name the tensor
+     * first: torch::Tensor out = get_dst_tensor(); */
 
     CoherencyEnforcer::Policy get_accessor_coherence_policy() const noexcept
     {

@@ -31,18 +31,27 @@ enum class ScalarType : int8_t {
  * float and to its own type, makes a BFloat16 in one way only.) */
 #define NT__TORCH_ARITHMETIC(F) \
     template <class F, typename std::enable_if<std::is_arithmetic<F>::value, int>::type = 0>
+/* Compound assignment computes in float and rounds once, as torch's 16-bit types do. */
+#define NT__TORCH_COMPOUND(Self)                                                              \
+    NT__TORCH_ARITHMETIC(F) Self &operator+=(F v) noexcept { return *this = *this + v; }     \
+    NT__TORCH_ARITHMETIC(F) Self &operator-=(F v) noexcept { return *this = *this - v; }     \
+    NT__TORCH_ARITHMETIC(F) Self &operator*=(F v) noexcept { return *this = *this * v; }     \
+    NT__TORCH_ARITHMETIC(F) Self &operator/=(F v) noexcept { return *this = *this / v; }
 struct BFloat16 {
     uint16_t x;
     BFloat16() = default;
     NT__TORCH_ARITHMETIC(F) BFloat16(F v) noexcept : x(nt_f32_to_bf16(static_cast<float>(v))) {}
     operator float() const noexcept { return nt_bf16_to_f32(x); }
+    NT__TORCH_COMPOUND(BFloat16)
 };
 struct Half {
     uint16_t x;
     Half() = default;
     NT__TORCH_ARITHMETIC(F) Half(F v) noexcept : x(nt_f32_to_f16(static_cast<float>(v))) {}
     operator float() const noexcept { return nt_f16_to_f32(x); }
+    NT__TORCH_COMPOUND(Half)
 };
+#undef NT__TORCH_COMPOUND
 #undef NT__TORCH_ARITHMETIC
 
 /* Options of a factory function.  Only the dtype has an effect (as on the device); a default
@@ -113,11 +122,12 @@ NT__TORCH_ELEM(int16_t, i16, NT_I16, int16_t)
 NT__TORCH_ELEM(uint8_t, u8, NT_U8, uint8_t)
 #undef NT__TORCH_ELEM
 
+#define NT__TORCH_ELEM_TYPES                                                                  \
+    "the element type must be one of the device's: float, c10::BFloat16, c10::Half, "        \
+    "int32_t, int8_t, int64_t, int16_t or uint8_t (no double: the device has no float64 "    \
+    "tensors)"
 template <class T> struct elem_ok {
-    static_assert(elem<typename std::remove_cv<T>::type>::ok,
-                  "the element type must be one of the device's: float, c10::BFloat16, "
-                  "c10::Half, int32_t, int8_t, int64_t, int16_t or uint8_t (no double: the "
-                  "device has no float64 tensors)");
+    static_assert(elem<typename std::remove_cv<T>::type>::ok, NT__TORCH_ELEM_TYPES);
     static constexpr nt_dtype dtype = elem<typename std::remove_cv<T>::type>::dtype;
 };
 } // namespace detail
@@ -164,31 +174,35 @@ public:
         constexpr Size(I i) noexcept : v(static_cast<int64_t>(i)) {}
     };
 
-    IntArrayRef() noexcept : n_(0), of_(nullptr), v_() {}
-    IntArrayRef(std::initializer_list<Size> sizes) noexcept : n_(sizes.size()), of_(nullptr), v_()
+    IntArrayRef() noexcept : n_(0), of_(nullptr), ext_(nullptr), v_() {}
+    IntArrayRef(std::initializer_list<Size> sizes) noexcept
+        : n_(sizes.size()), of_(nullptr), ext_(nullptr), v_()
     {
         size_t i = 0;
         for (const Size &s : sizes)
             if (i < kMax)
                 v_[i++] = s.v;
     }
-    IntArrayRef(const int64_t *sizes, size_t n) noexcept : n_(n), of_(nullptr), v_()
+    IntArrayRef(const int64_t *sizes, size_t n) noexcept
+        : n_(n), of_(nullptr), ext_(nullptr), v_()
     {
         for (size_t i = 0; i < n && i < kMax; i++)
             v_[i] = sizes[i];
     }
-    /* The sizes of tensor t (Tensor::sizes()). */
+    /* The sizes of tensor t (Tensor::sizes()): data() points into the tensor, as torch's
+     * does, so it stays valid after this list is gone. */
     explicit IntArrayRef(const nt_tensor *t) noexcept
         : IntArrayRef(nt_sizes(t), static_cast<size_t>(nt_dim(t)))
     {
         of_ = t;
+        ext_ = nt_sizes(t);
     }
 
     size_t size() const noexcept { return n_; }
     bool empty() const noexcept { return n_ == 0; }
-    const int64_t *data() const noexcept { return v_; }
-    const int64_t *begin() const noexcept { return v_; }
-    const int64_t *end() const noexcept { return v_ + (n_ < kMax ? n_ : kMax); }
+    const int64_t *data() const noexcept { return ext_ ? ext_ : v_; }
+    const int64_t *begin() const noexcept { return data(); }
+    const int64_t *end() const noexcept { return data() + (n_ < kMax ? n_ : kMax); }
     int64_t operator[](size_t i) const noexcept
     {
         if (i >= n_ || i >= kMax)
@@ -214,6 +228,7 @@ private:
     enum : size_t { kMax = 8 };   /* an enum: never odr-used, never needs a definition */
     size_t n_;
     const nt_tensor *of_;       /* the tensor these are the sizes of, for error reports */
+    const int64_t *ext_;        /* ... and its own array of them (nt_sizes), or NULL */
     int64_t v_[kMax];
 };
 
