@@ -87,16 +87,10 @@ nop_device_opts nopi_device_opts(const nop_device *dev)
     return dev->opts;
 }
 
-/* A worker's device sends its diagnostics to the parent, as they happen. */
-static void to_parent(void *ctx, const nop_diag *d)
-{
-    nopi_wire_put(ctx, NOPI_REC_DIAG, d, sizeof *d);
-}
-
 void nopi_device_attach(nop_device *dev, nopi_wire *w)
 {
     dev->opts.isolate = false;
-    dev->opts.diag = to_parent;
+    dev->opts.diag = nopi_wire_diag;   /* to the parent, as they happen */
     dev->opts.diag_ctx = w;
     dev->wire = w;
 }

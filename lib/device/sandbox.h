@@ -1,11 +1,15 @@
 /*
- * sandbox.h - running user code in a worker process (internal; see sandbox.c).
+ * sandbox.h - running user code in a worker process (internal; see sandbox.c, wire.c).
  *
- * The worker is a child of the calling process, forked for one piece of work: it inherits
- * the caller's memory (the library, the inputs) copy-on-write, makes an in-process device of
- * its own, does the work and sends what came of it back as records over a pipe.  The caller
- * keeps the verdict: a worker that dies, exits early, or misses its deadline is a device
- * error, and every record it sends is checked before it is believed.
+ * The worker is a child of the calling process: it inherits the caller's memory (the library,
+ * the inputs) copy-on-write, makes an in-process device of its own, confines itself, and then
+ * serves requests, one after another, sending what came of each back as records over a pipe
+ * (a fork server: `neuronop test` forks one worker for all its cases, not one per case).  The
+ * caller keeps the verdict: a worker that dies, exits early, or misses a deadline is a device
+ * error for the request it was serving, and every record it sends is checked before it is
+ * believed.  Ownership: a nopi_server belongs to one caller and one device; nothing here is
+ * process-wide, so two devices in one process have workers of their own.  Functions return 0
+ * or -1 with a nop_error filled; none prints or exits (the worker's own loop ends with _exit).
  */
 #ifndef NEURONOP_SANDBOX_H
 #define NEURONOP_SANDBOX_H
@@ -21,6 +25,7 @@ enum nopi_rec {
     NOPI_REC_PRINTF,        /* a run's printf text */
     NOPI_REC_CORES,         /* a run's nop_core_report array */
     NOPI_REC_RUN,           /* struct nopi_run_hdr: a run's scalars */
+    NOPI_REC_TRACE,         /* struct nopi_trace_hdr + spans: one core's trace, in core order */
     NOPI_REC_USER,          /* first type a caller of nopi_sandbox_call may use */
 };
 
@@ -34,16 +39,26 @@ struct nopi_phase {
 
 struct nopi_done {
     int32_t rc;             /* the work's return value: 0 or -1 */
+    int32_t retire;         /* the worker ends after this request: the next gets a new one */
     nop_error err;          /* with rc -1 */
 };
 
-/* The child's end of the pipe. */
-typedef struct nopi_wire nopi_wire;
+/* The worker's end of the record pipe (wire.c writes it). */
+typedef struct nopi_wire {
+    int fd;
+    pthread_mutex_t lock;   /* cores on several threads send diagnostics */
+    bool retire;            /* set by nopi_wire_retire */
+} nopi_wire;
 
 /* Sends a record (from the worker); -1 when the parent is gone. */
 int nopi_wire_put(nopi_wire *w, uint32_t type, const void *data, size_t len);
-/* Sends a run's result: its scalars, output, printf text and per-core reports. */
+/* Sends a run's result: its scalars, output, printf text, per-core reports and trace. */
 int nopi_wire_put_run(nopi_wire *w, const nop_run_result *r);
+/* A diagnostics sink (nop_device_opts.diag) for the worker: ctx is the wire. */
+void nopi_wire_diag(void *w, const nop_diag *d);
+/* Asks (from the worker, during a request) that the worker end once the request is answered:
+ * work that failed may have left it broken, and the next request gets a fresh one. */
+void nopi_wire_retire(nopi_wire *w);
 
 /* What the worker does: work on cdev, an in-process device like the caller's, sending what
  * the parent needs through w; returns 0 or -1 with err filled. */
@@ -54,11 +69,33 @@ typedef int nopi_work_fn(nop_device *cdev, void *ctx, nopi_wire *w, nop_error *e
  * record: the work fails). */
 typedef int nopi_take_fn(void *ctx, uint32_t type, const void *data, size_t len);
 
-/* Runs work(.., work_ctx, ..) in a worker process for device dev, passing what it sends to
- * take(take_ctx, ...) in the caller.  budget is
- * how long the work may take in seconds besides the phases it announces (each a run's
- * timeout per core).  Returns the work's own 0 or -1 (with its error) when the worker
- * finished; -1 with a device error when it died, ended early or ran past its deadline. */
+/* What a server's worker does for one request: like nopi_work_fn, with the request's bytes
+ * (len of them at req; the worker's copy, valid during the call). */
+typedef int nopi_serve_fn(nop_device *cdev, void *ctx, const void *req, size_t len,
+                          nopi_wire *w, nop_error *err);
+
+/* A fork server: a worker process for device dev, started by the first request, which runs
+ * serve(.., ctx, ..) for request after request.  What ctx points to is the worker's copy as it
+ * was when the worker was forked (changes the worker makes stay in the worker).  A worker
+ * that fails a request is replaced by a new one for the next. */
+typedef struct nopi_server nopi_server;
+/* Makes a server (it starts no process yet); 0, or -1 on no memory. */
+int nopi_server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, void *ctx,
+                    nop_error *err);
+/* Sends a request of len bytes and passes what the worker sends back to take(take_ctx, ...),
+ * until the request is answered.  budget is how long it may take in seconds besides the
+ * phases it announces (each a run's timeout per core).  Returns serve's own 0 or -1 (with its
+ * error) when the worker answered; -1 with a device error naming opname (or the phase it was
+ * in) when the worker died, ended early, sent garbage or missed its deadline: the worker and
+ * its process group are then killed, and the next request forks a new one. */
+int nopi_server_call(nopi_server *s, const char *opname, double budget, const void *req,
+                     size_t len, nopi_take_fn *take, void *take_ctx, nop_error *err);
+/* Kills the server's worker (the device reaps it by its next call or nop_device_free) and
+ * frees the server; NULL is fine. */
+void nopi_server_free(nopi_server *s);
+
+/* One request to a worker of its own: runs work(.., work_ctx, ..) in a worker process for
+ * device dev; returns as nopi_server_call does. */
 int nopi_sandbox_call(nop_device *dev, const char *opname, double budget, nopi_work_fn *work,
                       void *work_ctx, nopi_take_fn *take, void *take_ctx, nop_error *err);
 
