@@ -605,7 +605,7 @@ static int run_loaded(nop_device *dev, const nop_library *lib, int op, int ref,
 int nop_device_run(nop_device *dev, const nop_library *lib, int op, const nop_value *args,
                    int nargs, nop_run_result *res, nop_error *err)
 {
-    if (dev->opts.isolate && !dev->opts.trace)
+    if (dev->opts.isolate)
         return run_isolated(dev, lib, op, -1, args, nargs, res, err);
     return run_loaded(dev, lib, op, -1, args, nargs, res, err);
 }

@@ -151,7 +151,7 @@ int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *
 {
     memset(res, 0, sizeof *res);
     nop_device_opts dopts = nopi_device_opts(dev);
-    if (dopts.isolate && !dopts.trace) {
+    if (dopts.isolate) {
         if (op < 0 || op >= nop_library_op_count(lib))
             return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no op %d in '%s'", op,
                              nop_library_name(lib));
