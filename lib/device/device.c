@@ -477,6 +477,8 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     if (ref >= 0)
         snprintf(what, sizeof what, "%s: reference function '%s'", op->name,
                  desc->refs[ref].name);
+    else if (run.ncores == 1)   /* where a worker that dies now died, as cores say it */
+        snprintf(what, sizeof what, "%s: core 0", op->name);
     else
         snprintf(what, sizeof what, "%s", op->name);
     nopi_device_phase(dev, NOPI_PHASE_CORES, run.ncores, what);

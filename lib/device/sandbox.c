@@ -274,9 +274,29 @@ static const char *signal_name(int sig)
     case SIGFPE: return "arithmetic exception";
     case SIGILL: return "illegal instruction";
     case SIGABRT: return "abort";
-    case SIGKILL: return "killed (out of memory?)";
+    case SIGKILL: return "killed";
     case SIGSYS: return "bad system call";
     default: return "a signal";
+    }
+}
+
+/* What to do about a worker that died of sig. */
+static const char *signal_hint(int sig)
+{
+    switch (sig) {
+    case SIGSEGV:
+    case SIGBUS:
+        return "kernel code wrote where it must not (outside its tensors?) and broke the "
+               "runtime; run with --memcheck to find the write at its line";
+    case SIGKILL:
+        return "something outside killed it, or the host ran out of memory (look for a huge "
+               "allocation)";
+    case SIGSYS:
+        return "user code made a system call through another ABI (int 0x80?), which the "
+               "device does not have";
+    default:
+        return "user code raised the signal itself, or broke the runtime so that it did; run "
+               "with --memcheck to find a bad write at its line";
     }
 }
 
@@ -417,8 +437,7 @@ int nopi_server_call(nopi_server *s, const char *opname, double budget, const vo
     } else if (WIFSIGNALED(status)) {
         nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the device process died: %s (signal %d)",
                   signal_name(WTERMSIG(status)), WTERMSIG(status));
-        nopi_detail(err, "kernel code wrote where it must not (outside its tensors?) and "
-                    "broke the runtime; run with --memcheck to find the write at its line");
+        nopi_detail(err, "%s", signal_hint(WTERMSIG(status)));
     } else {
         nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "user code ended the device process "
                   "(exit status %d) before the op finished", WEXITSTATUS(status));

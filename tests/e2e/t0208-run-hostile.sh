@@ -30,7 +30,7 @@ test_expect "a kernel that writes wildly through a long pointer is a reported fa
     attacked wild_loop "neuronop: wild_loop: "'
 
 test_expect "a kernel that exits with status 0 is a failure, not a pass" '
-    attacked exits "neuronop: exits: error: user code ended the device process (exit status 0) before the op finished"'
+    attacked exits "neuronop: exits: core 0: error: user code ended the device process (exit status 0) before the op finished"'
 
 test_expect "a kernel that forks is stopped by seccomp, and no child survives" '
     attacked forks "neuronop: forks: core 0: error: kernel made a system call the device does not have: fork"'
