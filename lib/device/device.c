@@ -566,9 +566,9 @@ static int run_in_worker(nop_device *cdev, void *ctx, nopi_wire *w, nop_error *e
     return rc;   /* r is freed with the process */
 }
 
-static int take_run(void *ctx, uint32_t type, const void *data, size_t len)
+static int take_run(void *ctx, uint32_t type, const void *data, size_t len, void **own)
 {
-    return nopi_run_take(ctx, type, data, len) == 0 ? 0 : -1;
+    return nopi_run_take(ctx, type, data, len, own) == 0 ? 0 : -1;
 }
 
 /* Runs op (or reference ref) in a worker process when the device isolates user code. */

@@ -150,8 +150,8 @@ typedef struct watch {
     void *ctx;
 } watch;
 
-/* Handles one complete record; -1 when it is malformed. */
-static int handle(watch *wt, uint32_t type, const char *data, size_t len)
+/* Handles one complete record; -1 when it is malformed.  own: as for nopi_take_fn. */
+static int handle(watch *wt, uint32_t type, const char *data, size_t len, void **own)
 {
     if (wt->done)
         return -1;   /* nothing follows DONE */
@@ -188,33 +188,92 @@ static int handle(watch *wt, uint32_t type, const char *data, size_t len)
         wt->done = true;
         return 0;
     default:
-        return wt->take(wt->ctx, type, data, len) == 0 ? 0 : -1;
+        return wt->take(wt->ctx, type, data, len, own) == 0 ? 0 : -1;
     }
 }
+
+#define HEAD (sizeof(uint32_t) + sizeof(uint64_t))   /* a record's type and length */
 
 /* Handles the complete records at the start of buf[0, have); returns the bytes used. */
 static size_t handle_all(watch *wt, const char *buf, size_t have)
 {
     size_t used = 0;
-    for (;;) {
+    while (have - used >= HEAD && !wt->malformed) {
         uint32_t type;
         uint64_t len;
-        if (have - used < sizeof type + sizeof len)
-            return used;
         memcpy(&type, buf + used, sizeof type);
         memcpy(&len, buf + used + sizeof type, sizeof len);
         if (len > MAX_RECORD) {
             wt->malformed = true;
-            return used;
+            break;
         }
-        if (have - used - sizeof type - sizeof len < len)
-            return used;
-        if (handle(wt, type, buf + used + sizeof type + sizeof len, (size_t)len) != 0)
+        if (have - used - HEAD < len)
+            break;
+        if (handle(wt, type, buf + used + HEAD, (size_t)len, NULL) != 0)
             wt->malformed = true;
-        used += sizeof type + sizeof len + (size_t)len;
-        if (wt->malformed)
-            return used;
+        used += HEAD + (size_t)len;
     }
+    return used;
+}
+
+/* A large record being read straight into a block of its own (which a take function may
+ * keep: a run's output is not copied again). */
+typedef struct big {
+    char *data;
+    uint32_t type;
+    size_t len, have;
+} big;
+
+/* Reads from fd: into the large record in progress if there is one, else into buf; false at
+ * end of file or on an error. */
+static bool read_some(watch *wt, int fd, big *b, char **buf, size_t *have, size_t *cap)
+{
+    if (b->data) {
+        ssize_t n = read(fd, b->data + b->have, b->len - b->have);
+        if (n < 0 && errno == EINTR)
+            return true;
+        if (n <= 0)
+            return false;
+        if ((b->have += (size_t)n) == b->len) {
+            void *own = b->data;
+            if (handle(wt, b->type, b->data, b->len, &own) != 0)
+                wt->malformed = true;
+            free(own);
+            b->data = NULL;
+        }
+        return true;
+    }
+    if (*have + 65536 > *cap) {
+        char *nb = realloc(*buf, *cap = *have + 65536);
+        if (!nb) {
+            wt->malformed = true;
+            return true;
+        }
+        *buf = nb;
+    }
+    ssize_t n = read(fd, *buf + *have, *cap - *have);
+    if (n < 0 && errno == EINTR)
+        return true;
+    if (n <= 0)
+        return false;
+    *have += (size_t)n;
+    size_t used = handle_all(wt, *buf, *have);
+    memmove(*buf, *buf + used, *have - used);
+    *have -= used;
+    uint64_t len;   /* a large record has begun: the rest of it goes to its own block */
+    if (*have >= HEAD && !wt->malformed &&
+        (memcpy(&len, *buf + sizeof(uint32_t), sizeof len), len >= 65536)) {
+        if (!(b->data = malloc((size_t)len))) {
+            wt->malformed = true;
+            return true;
+        }
+        memcpy(&b->type, *buf, sizeof b->type);
+        b->len = (size_t)len;
+        b->have = *have - HEAD;   /* less than len, or handle_all would have taken it */
+        memcpy(b->data, *buf + HEAD, b->have);
+        *have = 0;
+    }
+    return true;
 }
 
 /* Reads records from fd until DONE, end of file or the deadline; false when the deadline
@@ -222,7 +281,8 @@ static size_t handle_all(watch *wt, const char *buf, size_t have)
 static bool read_records(watch *wt, int fd)
 {
     char *buf = NULL;
-    size_t have = 0, cap = 0, want = 65536;   /* want: bytes to make room for */
+    size_t have = 0, cap = 0;
+    big b = { NULL, 0, 0, 0 };
     bool in_time = true;
     while (!wt->done && !wt->malformed) {
         double left = wt->deadline - nopi_now();
@@ -232,37 +292,13 @@ static bool read_records(watch *wt, int fd)
         }
         struct pollfd p = { fd, POLLIN, 0 };
         int pr = poll(&p, 1, left > 3600 ? 3600000 : (int)(left * 1000) + 1);
-        if (pr <= 0)
-            continue;   /* EINTR, or time to look at the deadline */
-        if (have + want > cap) {   /* room for the record in progress, at once */
-            char *nb = realloc(buf, cap = have + want);
-            if (!nb) {
-                wt->malformed = true;
-                break;
-            }
-            buf = nb;
-        }
-        ssize_t n = read(fd, buf + have, cap - have);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        have += (size_t)n;
-        size_t used = handle_all(wt, buf, have);
-        memmove(buf, buf + used, have - used);
-        have -= used;
-        want = 65536;
-        uint64_t len;   /* a record in progress: room for all of it, so one read can fill it */
-        if (have >= sizeof(uint32_t) + sizeof len) {
-            memcpy(&len, buf + sizeof(uint32_t), sizeof len);
-            size_t total = sizeof(uint32_t) + sizeof len + (size_t)len;
-            if (total > have + want)
-                want = total - have;
-        }
+        if (pr > 0 && !read_some(wt, fd, &b, &buf, &have, &cap))
+            break;   /* pr <= 0: EINTR, or time to look at the deadline */
     }
-    if (wt->done && have)
+    if (wt->done && (have || b.data))
         wt->malformed = true;   /* bytes after DONE: nothing was asked for */
     free(buf);
+    free(b.data);
     return in_time;
 }
 

@@ -21,7 +21,8 @@ enum nopi_rec {
     NOPI_REC_DIAG = 1,      /* a nop_diag, sent as it happens */
     NOPI_REC_PHASE,         /* struct nopi_phase: what the worker starts now (deadlines) */
     NOPI_REC_DONE,          /* struct nopi_done: the work ended; last record */
-    NOPI_REC_OUTPUT,        /* struct nopi_tensor_hdr + data: a run's output */
+    NOPI_REC_OUTPUT,        /* struct nopi_tensor_hdr: a run's output; its data follows */
+    NOPI_REC_OUTPUT_DATA,   /* the output's bytes (kept without a copy when large) */
     NOPI_REC_PRINTF,        /* a run's printf text */
     NOPI_REC_CORES,         /* a run's nop_core_report array */
     NOPI_REC_RUN,           /* struct nopi_run_hdr: a run's scalars */
@@ -65,9 +66,10 @@ void nopi_wire_retire(nopi_wire *w);
 typedef int nopi_work_fn(nop_device *cdev, void *ctx, nopi_wire *w, nop_error *err);
 /* Receives, in the parent, each record the worker sent that sandbox.c does not handle
  * itself (those of a run: pass them to nopi_run_take; and NOPI_REC_USER ones).  The data
- * is untrusted and valid only during the call; returns 0, or -1 to reject it (a malformed
- * record: the work fails). */
-typedef int nopi_take_fn(void *ctx, uint32_t type, const void *data, size_t len);
+ * is untrusted and valid only during the call, unless *own is not NULL: then data is that
+ * malloc'd block (a large record, read straight into it), which the callee may keep by
+ * setting *own to NULL.  Returns 0, or -1 to reject the record (malformed: the work fails). */
+typedef int nopi_take_fn(void *ctx, uint32_t type, const void *data, size_t len, void **own);
 
 /* What a server's worker does for one request: like nopi_work_fn, with the request's bytes
  * (len of them at req; the worker's copy, valid during the call). */
@@ -100,8 +102,8 @@ int nopi_sandbox_call(nop_device *dev, const char *opname, double budget, nopi_w
                       void *work_ctx, nopi_take_fn *take, void *take_ctx, nop_error *err);
 
 /* Parent side: folds a run's record into *r (which starts zeroed); 1 when the record is not
- * a run's, 0 when taken, -1 when malformed. */
-int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len);
+ * a run's, 0 when taken, -1 when malformed.  own as for nopi_take_fn. */
+int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len, void **own);
 
 /* device.c: the options dev was made with (timeout and threads resolved). */
 nop_device_opts nopi_device_opts(const nop_device *dev);

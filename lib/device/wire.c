@@ -93,7 +93,10 @@ int nopi_wire_put_run(nopi_wire *w, const nop_run_result *r)
         const nt_tensor *t = r->output;
         struct nopi_tensor_hdr th = { (int32_t)t->dtype, t->ndim, { 0 } };
         memcpy(th.sizes, t->sizes, sizeof th.sizes);
-        rc = put2(w, NOPI_REC_OUTPUT, &th, sizeof th, t->data, (size_t)t->numel * t->itemsize);
+        rc = nopi_wire_put(w, NOPI_REC_OUTPUT, &th, sizeof th);
+        if (rc == 0)
+            rc = nopi_wire_put(w, NOPI_REC_OUTPUT_DATA, t->data,
+                               (size_t)t->numel * t->itemsize);
     }
     if (rc == 0 && r->printf_text)
         rc = nopi_wire_put(w, NOPI_REC_PRINTF, r->printf_text, strlen(r->printf_text));
@@ -111,10 +114,11 @@ int nopi_wire_put_run(nopi_wire *w, const nop_run_result *r)
 
 /* ---- the parent's side ------------------------------------------------------------------ */
 
+/* The output's description: a tensor of zeros until its data comes. */
 static int take_output(nop_run_result *r, const void *data, size_t len)
 {
     struct nopi_tensor_hdr h;
-    if (len < sizeof h || r->output)
+    if (len != sizeof h || r->output)
         return -1;
     memcpy(&h, data, sizeof h);
     if (h.dtype < 0 || h.dtype > NT_U8 || h.ndim < 0 || h.ndim > NOPI_MAX_DIMS)
@@ -125,13 +129,23 @@ static int take_output(nop_run_result *r, const void *data, size_t len)
             return -1;
         bytes *= (uint64_t)h.sizes[i];
     }
-    if (bytes != len - sizeof h)
+    return (r->output = nopi_tensor_alloc((nt_dtype)h.dtype, h.ndim, h.sizes, false)) ? 0 : -1;
+}
+
+/* The output's bytes: the block itself when it may be kept, else a copy.  (A worker that
+ * sends none, or sends them twice, can only make its own output wrong, as it could anyway.) */
+static int take_output_data(nop_run_result *r, const void *data, size_t len, void **own)
+{
+    nt_tensor *t = r->output;
+    if (!t || len != (size_t)t->numel * t->itemsize)
         return -1;
-    nt_tensor *t = nopi_tensor_alloc((nt_dtype)h.dtype, h.ndim, h.sizes, false);
-    if (!t)
-        return -1;
-    memcpy(t->data, (const char *)data + sizeof h, (size_t)bytes);
-    r->output = t;
+    if (own && *own && len) {
+        free(t->data);
+        t->data = *own;
+        *own = NULL;
+    } else {
+        memcpy(t->data, data, len);
+    }
     return 0;
 }
 
@@ -166,7 +180,7 @@ static int take_trace(nop_run_result *r, const void *data, size_t len)
     return 0;
 }
 
-int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len)
+int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len, void **own)
 {
     switch (type) {
     case NOPI_REC_RUN: {
@@ -182,6 +196,8 @@ int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len
     }
     case NOPI_REC_OUTPUT:
         return take_output(r, data, len);
+    case NOPI_REC_OUTPUT_DATA:
+        return take_output_data(r, data, len, own);
     case NOPI_REC_PRINTF:
         if (r->printf_text || !(r->printf_text = malloc(len + 1)))
             return -1;

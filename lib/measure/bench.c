@@ -112,7 +112,7 @@ typedef struct bench_take {
 } bench_take;
 
 /* Parent side: checks and keeps what the worker sent. */
-static int take_bench(void *ctx, uint32_t type, const void *data, size_t len)
+static int take_bench(void *ctx, uint32_t type, const void *data, size_t len, void **own)
 {
     bench_take *bt = ctx;
     nop_bench_result *res = bt->res;
@@ -143,7 +143,7 @@ static int take_bench(void *ctx, uint32_t type, const void *data, size_t len)
             bt->opts->progress(bt->opts->progress_ctx, p.done, p.total, p.elapsed);
         return 0;
     }
-    return nopi_run_take(&res->fastest, type, data, len) == 0 ? 0 : -1;
+    return nopi_run_take(&res->fastest, type, data, len, own) == 0 ? 0 : -1;
 }
 
 int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *args,

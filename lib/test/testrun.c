@@ -331,8 +331,9 @@ static int serve_case(nop_device *cdev, void *ctx, const void *data, size_t len,
     return 0;
 }
 
-static int take_case(void *ctx, uint32_t type, const void *data, size_t len)
+static int take_case(void *ctx, uint32_t type, const void *data, size_t len, void **own)
 {
+    (void)own;
     nop_test_result *res = ctx;
     if (type != REC_CASE || len != sizeof *res)
         return -1;
