@@ -116,9 +116,7 @@ void nopi_device_phase(nop_device *dev, int kind, int ncores, const char *what)
 {
     if (!dev->wire)
         return;
-    struct nopi_phase p = { kind, ncores, "" };
-    snprintf(p.what, sizeof p.what, "%s", what);
-    nopi_wire_put(dev->wire, NOPI_REC_PHASE, &p, sizeof p);
+    nopi_wire_phase(dev->wire, kind, ncores, what);
 }
 
 void nop_device_free(nop_device *dev)

@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -35,11 +37,13 @@
 #define MAX_RECORD (1ull << 36)    /* no record is larger than 64 GiB */
 #define MAX_REQUEST (1u << 20)     /* requests are small descriptions of work */
 #define PIPE_BYTES (1 << 20)       /* a run's output fits the pipe: no round trips */
+#define LOOK 0.1                   /* seconds between looks at the worker's phase page */
 
 struct nopi_server {
     nop_device *dev;
     nopi_serve_fn *serve;
     void *ctx;
+    struct nopi_phase_page *phase;   /* MAP_SHARED: the worker's current phase */
     pid_t pid;                     /* the worker, 0 when none is running */
     int req_fd, rec_fd;            /* the parent's ends: requests out, records in */
 };
@@ -98,7 +102,7 @@ static _Noreturn void worker(nopi_server *s, pid_t parent, int req_fd, int rec_f
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)   /* the parent died before the line above */
         _exit(0);
-    nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false };
+    nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, s->phase };
     struct nopi_done done;
     memset(&done, 0, sizeof done);
     nop_device *cdev = NULL;
@@ -142,6 +146,8 @@ static void terminate(nop_diag *d)
 /* What the parent knows of a worker while it reads a request's records. */
 typedef struct watch {
     nop_device *dev;
+    const struct nopi_phase_page *phase;
+    uint32_t seq;                   /* the phase page's count when last read */
     double budget, timeout, deadline;
     char where[256];                /* the phase it is in, as diagnostics name it */
     bool done, malformed;
@@ -167,19 +173,6 @@ static int handle(watch *wt, uint32_t type, const char *data, size_t len, void *
             o.diag(o.diag_ctx, &d);
         return 0;
     }
-    case NOPI_REC_PHASE: {
-        struct nopi_phase p;
-        if (len != sizeof p)
-            return -1;
-        memcpy(&p, data, sizeof p);
-        p.what[sizeof p.what - 1] = '\0';
-        snprintf(wt->where, sizeof wt->where, "%s", p.what);
-        int n = p.kind == NOPI_PHASE_CORES ? (p.ncores < 1 ? 1 : p.ncores > 64 ? 64 : p.ncores)
-                                           : 1;
-        wt->deadline = nopi_now() + (p.kind == NOPI_PHASE_OTHER ? wt->budget
-                                                                : wt->timeout * n + GRACE);
-        return 0;
-    }
     case NOPI_REC_DONE:
         if (len != sizeof wt->result)
             return -1;
@@ -190,6 +183,33 @@ static int handle(watch *wt, uint32_t type, const char *data, size_t len, void *
     default:
         return wt->take(wt->ctx, type, data, len, own) == 0 ? 0 : -1;
     }
+}
+
+/* Reads the worker's phase page when it has changed: the deadline becomes the phase's,
+ * counted from when the worker says the phase began (never later than now).  A page being
+ * written, or written to meanwhile, is read at the next look. */
+static void look_at_phase(watch *wt)
+{
+    const struct nopi_phase_page *p = wt->phase;
+    uint32_t seq = atomic_load_explicit(&p->seq, memory_order_acquire);
+    if (seq == wt->seq || (seq & 1))
+        return;
+    int kind = p->kind, ncores = p->ncores;
+    double start = p->start;
+    char what[sizeof p->what];
+    memcpy(what, p->what, sizeof what);
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&p->seq, memory_order_relaxed) != seq)
+        return;
+    wt->seq = seq;
+    what[sizeof what - 1] = '\0';
+    snprintf(wt->where, sizeof wt->where, "%s", what);
+    double now = nopi_now();
+    if (!(start <= now))
+        start = now;   /* in the future, or not a number */
+    int n = ncores < 1 ? 1 : ncores > 64 ? 64 : ncores;
+    wt->deadline = start + (kind == NOPI_PHASE_SHAPE ? wt->timeout + GRACE
+                            : kind == NOPI_PHASE_CORES ? wt->timeout * n + GRACE : wt->budget);
 }
 
 #define HEAD (sizeof(uint32_t) + sizeof(uint64_t))   /* a record's type and length */
@@ -285,18 +305,20 @@ static bool read_records(watch *wt, int fd)
     big b = { NULL, 0, 0, 0 };
     bool in_time = true;
     while (!wt->done && !wt->malformed) {
+        look_at_phase(wt);
         double left = wt->deadline - nopi_now();
         if (left <= 0) {
             in_time = false;
             break;
         }
         struct pollfd p = { fd, POLLIN, 0 };
-        int pr = poll(&p, 1, left > 3600 ? 3600000 : (int)(left * 1000) + 1);
+        int pr = poll(&p, 1, (int)((left < LOOK ? left : LOOK) * 1000) + 1);
         if (pr > 0 && !read_some(wt, fd, &b, &buf, &have, &cap))
             break;   /* pr <= 0: EINTR, or time to look at the deadline */
     }
     if (wt->done && (have || b.data))
         wt->malformed = true;   /* bytes after DONE: nothing was asked for */
+    look_at_phase(wt);   /* where it was when it ended */
     free(buf);
     free(b.data);
     return in_time;
@@ -342,7 +364,14 @@ int nopi_server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, vo
     nopi_server *s = calloc(1, sizeof *s);
     if (!(*out = s))
         return nopi_nomem(err);
-    *s = (nopi_server){ dev, serve, ctx, 0, -1, -1 };
+    *s = (nopi_server){ dev, serve, ctx, NULL, 0, -1, -1 };
+    s->phase = mmap(NULL, sizeof *s->phase, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                    -1, 0);
+    if (s->phase == MAP_FAILED) {
+        free(s);
+        *out = NULL;
+        return nopi_nomem(err);
+    }
     return 0;
 }
 
@@ -440,6 +469,8 @@ int nopi_server_call(nopi_server *s, const char *opname, double budget, const vo
     if (len > MAX_REQUEST)
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "a request of %zu bytes to the "
                          "device process is too large", len);
+    /* the phase page as it was before this request: what changes is the request's */
+    uint32_t seq = atomic_load(&s->phase->seq);
     /* a worker that went away between requests is replaced, once */
     for (int tries = 0; s->pid == 0 || send_request(s, req, len) != 0; tries++) {
         if (s->pid)
@@ -449,8 +480,8 @@ int nopi_server_call(nopi_server *s, const char *opname, double budget, const vo
                                           "process ended before it took any work") : -1;
     }
     nop_device_opts o = nopi_device_opts(s->dev);
-    watch wt = { s->dev, budget, o.timeout, nopi_now() + budget, "", false, false, { 0 },
-                 take, take_ctx };
+    watch wt = { s->dev, s->phase, seq, budget, o.timeout,
+                 nopi_now() + budget, "", false, false, { 0 }, take, take_ctx };
     snprintf(wt.where, sizeof wt.where, "%s", opname);
     bool in_time = read_records(&wt, s->rec_fd);
     if (in_time && !wt.malformed && wt.done) {
@@ -489,6 +520,7 @@ void nopi_server_free(nopi_server *s)
     if (!s)
         return;
     stop(s, false);
+    munmap(s->phase, sizeof *s->phase);
     free(s);
 }
 
@@ -511,8 +543,10 @@ int nopi_sandbox_call(nop_device *dev, const char *opname, double budget, nopi_w
                       void *work_ctx, nopi_take_fn *take, void *take_ctx, nop_error *err)
 {
     once o = { work, work_ctx };
-    nopi_server s = { dev, serve_once, &o, 0, -1, -1 };
-    int rc = nopi_server_call(&s, opname, budget, NULL, 0, take, take_ctx, err);
-    stop(&s, false);
+    nopi_server *s;
+    if (nopi_server_new(&s, dev, serve_once, &o, err) != 0)
+        return -1;
+    int rc = nopi_server_call(s, opname, budget, NULL, 0, take, take_ctx, err);
+    nopi_server_free(s);
     return rc;
 }

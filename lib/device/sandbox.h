@@ -19,7 +19,6 @@
 /* Record types.  Each record is a uint32 type, a uint64 length and its payload. */
 enum nopi_rec {
     NOPI_REC_DIAG = 1,      /* a nop_diag, sent as it happens */
-    NOPI_REC_PHASE,         /* struct nopi_phase: what the worker starts now (deadlines) */
     NOPI_REC_DONE,          /* struct nopi_done: the work ended; last record */
     NOPI_REC_OUTPUT,        /* struct nopi_tensor_hdr: a run's output; its data follows */
     NOPI_REC_OUTPUT_DATA,   /* the output's bytes (kept without a copy when large) */
@@ -32,9 +31,16 @@ enum nopi_rec {
 
 /* The phases of a run, and how long each may take. */
 enum nopi_phase_kind { NOPI_PHASE_SHAPE, NOPI_PHASE_CORES, NOPI_PHASE_OTHER };
-struct nopi_phase {
+
+/* The phase a worker is in, on a page it shares with its parent rather than as a record, so
+ * that entering a phase (three per run) does not wake the parent, which looks at the page
+ * only when a deadline comes.  The worker writes it under a sequence count (odd while it
+ * writes); the parent believes none of it beyond the deadline it implies. */
+struct nopi_phase_page {
+    _Atomic uint32_t seq;
     int32_t kind;           /* enum nopi_phase_kind */
     int32_t ncores;         /* NOPI_PHASE_CORES: cores to run */
+    double start;           /* nopi_now() when it began */
     char what[256];         /* "relu: shape function 'relu_shape'" */
 };
 
@@ -49,12 +55,15 @@ typedef struct nopi_wire {
     int fd;
     pthread_mutex_t lock;   /* cores on several threads send diagnostics */
     bool retire;            /* set by nopi_wire_retire */
+    struct nopi_phase_page *phase;   /* shared with the parent */
 } nopi_wire;
 
 /* Sends a record (from the worker); -1 when the parent is gone. */
 int nopi_wire_put(nopi_wire *w, uint32_t type, const void *data, size_t len);
 /* Sends a run's result: its scalars, output, printf text, per-core reports and trace. */
 int nopi_wire_put_run(nopi_wire *w, const nop_run_result *r);
+/* Enters a phase (from the worker): the parent's deadline is now the phase's. */
+void nopi_wire_phase(nopi_wire *w, int kind, int ncores, const char *what);
 /* A diagnostics sink (nop_device_opts.diag) for the worker: ctx is the wire. */
 void nopi_wire_diag(void *w, const nop_diag *d);
 /* Asks (from the worker, during a request) that the worker end once the request is answered:
@@ -116,7 +125,7 @@ void nopi_device_reap(nop_device *dev, pid_t pid);
 /* device.c: makes dev, an in-process device inside a worker, report its diagnostics and
  * phases through w. */
 void nopi_device_attach(nop_device *dev, nopi_wire *w);
-/* device.c: sends a phase record, if the device belongs to a worker. */
+/* device.c: enters a phase (nopi_wire_phase), if the device belongs to a worker. */
 void nopi_device_phase(nop_device *dev, int kind, int ncores, const char *what);
 
 /* seccomp.c: confines the calling process (the worker, once its device is ready): process

@@ -8,6 +8,8 @@
  * before it is used, and a record that fails a check is malformed (the work fails).
  */
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -73,6 +75,20 @@ static int put2(nopi_wire *w, uint32_t type, const void *a, size_t alen, const v
 int nopi_wire_put(nopi_wire *w, uint32_t type, const void *data, size_t len)
 {
     return put2(w, type, data, len, NULL, 0);
+}
+
+void nopi_wire_phase(nopi_wire *w, int kind, int ncores, const char *what)
+{
+    struct nopi_phase_page *p = w->phase;
+    /* odd while it writes (even if a worker before it died writing), even after */
+    uint32_t seq = (atomic_load_explicit(&p->seq, memory_order_relaxed) + 1) | 1;
+    atomic_store_explicit(&p->seq, seq, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    p->kind = kind;
+    p->ncores = ncores;
+    p->start = nopi_now();
+    snprintf(p->what, sizeof p->what, "%s", what);
+    atomic_store_explicit(&p->seq, seq + 1, memory_order_release);
 }
 
 void nopi_wire_diag(void *w, const nop_diag *d)
