@@ -50,22 +50,6 @@ struct nopi_server {
 
 /* ---- the worker's side ------------------------------------------------------------------ */
 
-/* Reads exactly len bytes; -1 at end of file or on error. */
-static int read_all(int fd, void *data, size_t len)
-{
-    char *p = data;
-    while (len) {
-        ssize_t n = read(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* Gives the worker its two channels as descriptors 3 (requests) and 4 (records), closes all
  * the others it inherited (another device's channels among them) and points 0, 1 and 2 at
  * /dev/null.  Under AddressSanitizer, 2 stays: the sanitizer reports there. */
@@ -116,10 +100,10 @@ static _Noreturn void worker(nopi_server *s, pid_t parent, int req_fd, int rec_f
     char *req = NULL;
     for (;;) {
         uint64_t len;
-        if (read_all(req_fd, &len, sizeof len) != 0 || len > MAX_REQUEST)
+        if (nopi_fd_all(req_fd, &len, sizeof len, false) != 0 || len > MAX_REQUEST)
             _exit(0);
         char *nr = realloc(req, len ? (size_t)len : 1);
-        if (!nr || read_all(req_fd, nr, (size_t)len) != 0)
+        if (!nr || nopi_fd_all(req_fd, nr, (size_t)len, false) != 0)
             _exit(0);
         req = nr;
         if (done.rc == 0)   /* else: the set-up failed, and this answer says why */

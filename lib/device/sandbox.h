@@ -58,6 +58,9 @@ typedef struct nopi_wire {
     struct nopi_phase_page *phase;   /* shared with the parent */
 } nopi_wire;
 
+/* Writes (or reads) exactly len bytes, going on after signals; -1 on an error or at end of
+ * file. */
+int nopi_fd_all(int fd, void *data, size_t len, bool writing);
 /* Sends a record (from the worker); -1 when the parent is gone. */
 int nopi_wire_put(nopi_wire *w, uint32_t type, const void *data, size_t len);
 /* Sends a run's result: its scalars, output, printf text, per-core reports and trace. */

@@ -41,11 +41,11 @@ struct nopi_trace_hdr {
 
 /* ---- the worker's side ------------------------------------------------------------------ */
 
-static int write_all(int fd, const void *data, size_t len)
+int nopi_fd_all(int fd, void *data, size_t len, bool writing)
 {
-    const char *p = data;
+    char *p = data;
     while (len) {
-        ssize_t n = write(fd, p, len);
+        ssize_t n = writing ? write(fd, p, len) : read(fd, p, len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -65,9 +65,9 @@ static int put2(nopi_wire *w, uint32_t type, const void *a, size_t alen, const v
     memcpy(head, &type, sizeof type);
     memcpy(head + sizeof type, &len, sizeof len);
     pthread_mutex_lock(&w->lock);
-    int rc = write_all(w->fd, head, sizeof head) == 0 &&
-             (!alen || write_all(w->fd, a, alen) == 0) &&
-             (!blen || write_all(w->fd, b, blen) == 0) ? 0 : -1;
+    int rc = nopi_fd_all(w->fd, head, sizeof head, true) == 0 &&
+             (!alen || nopi_fd_all(w->fd, (void *)a, alen, true) == 0) &&
+             (!blen || nopi_fd_all(w->fd, (void *)b, blen, true) == 0) ? 0 : -1;
     pthread_mutex_unlock(&w->lock);
     return rc;
 }
