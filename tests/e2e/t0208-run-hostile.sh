@@ -21,7 +21,7 @@ attacked() {
 
 # Under AddressSanitizer the worker's sanitizer catches some attacks first (the wild memset,
 # the exit-time leak check) and ends the worker its own way: still a reported failure.
-if [ -n "${NEURONOP_SANITIZED:-}" ]; then died="error: "; else died="error: the device process died:"; fi
+if [ -n "${NEURONOP_SANITIZED:-}" ]; then died="core 0: error: "; else died="error: the device process died:"; fi
 
 test_expect "a kernel that writes over the runtime's memory is a reported failure" '
     attacked wild_memset "neuronop: wild_memset: $died"'
