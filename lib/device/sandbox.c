@@ -8,8 +8,9 @@
  * and error at /dev/null (a kernel cannot write to the terminal or into neuronop's own
  * output), makes an in-process device of its own, confines itself with seccomp (seccomp.c)
  * and then loops: read a request from its socket, serve it, send records over its pipe
- * (wire.c): diagnostics as they happen, the phase it enters (so each phase gets its own
- * deadline), the results and a last DONE.  The parent trusts none of it: a worker that dies,
+ * (wire.c): diagnostics as they happen, the results and a last DONE; the phase it is in (so
+ * each phase gets its own deadline) goes on a page it shares with the parent.  The parent
+ * reads them (watch.c) and trusts none of it: a worker that dies,
  * exits before DONE, sends garbage or misses a deadline fails that request as a device error
  * naming the op and where it was; its process group is killed and the next request forks a
  * new worker.  A worker whose request failed is retired the same way, in case the failure
@@ -18,7 +19,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +33,8 @@
 
 #include "sandbox.h"
 
-#define GRACE 2.0                  /* seconds a phase may overrun its cores' time limits */
-#define MAX_RECORD (1ull << 36)    /* no record is larger than 64 GiB */
 #define MAX_REQUEST (1u << 20)     /* requests are small descriptions of work */
 #define PIPE_BYTES (1 << 20)       /* a run's output fits the pipe: no round trips */
-#define LOOK 0.1                   /* seconds between looks at the worker's phase page */
 
 struct nopi_server {
     nop_device *dev;
@@ -117,196 +114,6 @@ static _Noreturn void worker(nopi_server *s, pid_t parent, int req_fd, int rec_f
 }
 
 /* ---- the parent's side ------------------------------------------------------------------ */
-
-/* Makes every string of d end inside its array (the worker may have sent anything). */
-static void terminate(nop_diag *d)
-{
-    d->file[sizeof d->file - 1] = d->where[sizeof d->where - 1] = '\0';
-    d->msg[sizeof d->msg - 1] = d->detail[sizeof d->detail - 1] = '\0';
-    if ((unsigned)d->severity > NOP_SEV_NOTE)
-        d->severity = NOP_SEV_ERROR;
-}
-
-/* What the parent knows of a worker while it reads a request's records. */
-typedef struct watch {
-    nop_device *dev;
-    const struct nopi_phase_page *phase;
-    uint32_t seq;                   /* the phase page's count when last read */
-    double budget, timeout, deadline;
-    char where[256];                /* the phase it is in, as diagnostics name it */
-    bool done, malformed;
-    struct nopi_done result;
-    nopi_take_fn *take;
-    void *ctx;
-} watch;
-
-/* Handles one complete record; -1 when it is malformed.  own: as for nopi_take_fn. */
-static int handle(watch *wt, uint32_t type, const char *data, size_t len, void **own)
-{
-    if (wt->done)
-        return -1;   /* nothing follows DONE */
-    switch (type) {
-    case NOPI_REC_DIAG: {
-        nop_diag d;
-        if (len != sizeof d)
-            return -1;
-        memcpy(&d, data, sizeof d);
-        terminate(&d);
-        nop_device_opts o = nopi_device_opts(wt->dev);
-        if (o.diag)
-            o.diag(o.diag_ctx, &d);
-        return 0;
-    }
-    case NOPI_REC_DONE:
-        if (len != sizeof wt->result)
-            return -1;
-        memcpy(&wt->result, data, sizeof wt->result);
-        terminate(&wt->result.err.diag);
-        wt->done = true;
-        return 0;
-    default:
-        return wt->take(wt->ctx, type, data, len, own) == 0 ? 0 : -1;
-    }
-}
-
-/* Reads the worker's phase page when it has changed: the deadline becomes the phase's,
- * counted from when the worker says the phase began (never later than now).  A page being
- * written, or written to meanwhile, is read at the next look. */
-static void look_at_phase(watch *wt)
-{
-    const struct nopi_phase_page *p = wt->phase;
-    uint32_t seq = atomic_load_explicit(&p->seq, memory_order_acquire);
-    if (seq == wt->seq || (seq & 1))
-        return;
-    int kind = p->kind, ncores = p->ncores;
-    double start = p->start;
-    char what[sizeof p->what];
-    memcpy(what, p->what, sizeof what);
-    atomic_thread_fence(memory_order_acquire);
-    if (atomic_load_explicit(&p->seq, memory_order_relaxed) != seq)
-        return;
-    wt->seq = seq;
-    what[sizeof what - 1] = '\0';
-    snprintf(wt->where, sizeof wt->where, "%s", what);
-    double now = nopi_now();
-    if (!(start <= now))
-        start = now;   /* in the future, or not a number */
-    int n = ncores < 1 ? 1 : ncores > 64 ? 64 : ncores;
-    wt->deadline = start + (kind == NOPI_PHASE_SHAPE ? wt->timeout + GRACE
-                            : kind == NOPI_PHASE_CORES ? wt->timeout * n + GRACE : wt->budget);
-}
-
-#define HEAD (sizeof(uint32_t) + sizeof(uint64_t))   /* a record's type and length */
-
-/* Handles the complete records at the start of buf[0, have); returns the bytes used. */
-static size_t handle_all(watch *wt, const char *buf, size_t have)
-{
-    size_t used = 0;
-    while (have - used >= HEAD && !wt->malformed) {
-        uint32_t type;
-        uint64_t len;
-        memcpy(&type, buf + used, sizeof type);
-        memcpy(&len, buf + used + sizeof type, sizeof len);
-        if (len > MAX_RECORD) {
-            wt->malformed = true;
-            break;
-        }
-        if (have - used - HEAD < len)
-            break;
-        if (handle(wt, type, buf + used + HEAD, (size_t)len, NULL) != 0)
-            wt->malformed = true;
-        used += HEAD + (size_t)len;
-    }
-    return used;
-}
-
-/* A large record being read straight into a block of its own (which a take function may
- * keep: a run's output is not copied again). */
-typedef struct big {
-    char *data;
-    uint32_t type;
-    size_t len, have;
-} big;
-
-/* Reads from fd: into the large record in progress if there is one, else into buf; false at
- * end of file or on an error. */
-static bool read_some(watch *wt, int fd, big *b, char **buf, size_t *have, size_t *cap)
-{
-    if (b->data) {
-        ssize_t n = read(fd, b->data + b->have, b->len - b->have);
-        if (n < 0 && errno == EINTR)
-            return true;
-        if (n <= 0)
-            return false;
-        if ((b->have += (size_t)n) == b->len) {
-            void *own = b->data;
-            if (handle(wt, b->type, b->data, b->len, &own) != 0)
-                wt->malformed = true;
-            free(own);
-            b->data = NULL;
-        }
-        return true;
-    }
-    if (*have + 65536 > *cap) {
-        char *nb = realloc(*buf, *cap = *have + 65536);
-        if (!nb) {
-            wt->malformed = true;
-            return true;
-        }
-        *buf = nb;
-    }
-    ssize_t n = read(fd, *buf + *have, *cap - *have);
-    if (n < 0 && errno == EINTR)
-        return true;
-    if (n <= 0)
-        return false;
-    *have += (size_t)n;
-    size_t used = handle_all(wt, *buf, *have);
-    memmove(*buf, *buf + used, *have - used);
-    *have -= used;
-    uint64_t len;   /* a large record has begun: the rest of it goes to its own block */
-    if (*have >= HEAD && !wt->malformed &&
-        (memcpy(&len, *buf + sizeof(uint32_t), sizeof len), len >= 65536)) {
-        if (!(b->data = malloc((size_t)len))) {
-            wt->malformed = true;
-            return true;
-        }
-        memcpy(&b->type, *buf, sizeof b->type);
-        b->len = (size_t)len;
-        b->have = *have - HEAD;   /* less than len, or handle_all would have taken it */
-        memcpy(b->data, *buf + HEAD, b->have);
-        *have = 0;
-    }
-    return true;
-}
-
-/* Reads records from fd until DONE, end of file or the deadline; false when the deadline
- * passed. */
-static bool read_records(watch *wt, int fd)
-{
-    char *buf = NULL;
-    size_t have = 0, cap = 0;
-    big b = { NULL, 0, 0, 0 };
-    bool in_time = true;
-    while (!wt->done && !wt->malformed) {
-        look_at_phase(wt);
-        double left = wt->deadline - nopi_now();
-        if (left <= 0) {
-            in_time = false;
-            break;
-        }
-        struct pollfd p = { fd, POLLIN, 0 };
-        int pr = poll(&p, 1, (int)((left < LOOK ? left : LOOK) * 1000) + 1);
-        if (pr > 0 && !read_some(wt, fd, &b, &buf, &have, &cap))
-            break;   /* pr <= 0: EINTR, or time to look at the deadline */
-    }
-    if (wt->done && (have || b.data))
-        wt->malformed = true;   /* bytes after DONE: nothing was asked for */
-    look_at_phase(wt);   /* where it was when it ended */
-    free(buf);
-    free(b.data);
-    return in_time;
-}
 
 static const char *signal_name(int sig)
 {
@@ -464,10 +271,10 @@ int nopi_server_call(nopi_server *s, const char *opname, double budget, const vo
                                           "process ended before it took any work") : -1;
     }
     nop_device_opts o = nopi_device_opts(s->dev);
-    watch wt = { s->dev, s->phase, seq, budget, o.timeout,
-                 nopi_now() + budget, "", false, false, { 0 }, take, take_ctx };
+    nopi_watch wt = { s->dev, s->phase, seq, budget, o.timeout, nopi_now() + budget, "", false,
+                      false, { 0 }, take, take_ctx };
     snprintf(wt.where, sizeof wt.where, "%s", opname);
-    bool in_time = read_records(&wt, s->rec_fd);
+    bool in_time = nopi_watch_read(&wt, s->rec_fd);
     if (in_time && !wt.malformed && wt.done) {
         if (wt.result.retire || wt.result.rc != 0)
             stop(s, false);

@@ -113,6 +113,22 @@ void nopi_server_free(nopi_server *s);
 int nopi_sandbox_call(nop_device *dev, const char *opname, double budget, nopi_work_fn *work,
                       void *work_ctx, nopi_take_fn *take, void *take_ctx, nop_error *err);
 
+/* watch.c: what the parent knows of a worker while it reads one request's records. */
+typedef struct nopi_watch {
+    nop_device *dev;                /* whose diagnostics sink gets the worker's */
+    const struct nopi_phase_page *phase;
+    uint32_t seq;                   /* the phase page's count when last read */
+    double budget, timeout, deadline;
+    char where[256];                /* the phase it is in, as diagnostics name it */
+    bool done, malformed;           /* DONE came; something was not as it must be */
+    struct nopi_done result;        /* with done */
+    nopi_take_fn *take;             /* the records sandbox.c does not handle */
+    void *ctx;
+} nopi_watch;
+/* Reads records from fd until DONE, end of file or the deadline; false when the deadline
+ * passed.  wt->where ends as the phase the worker was last in. */
+bool nopi_watch_read(nopi_watch *wt, int fd);
+
 /* Parent side: folds a run's record into *r (which starts zeroed); 1 when the record is not
  * a run's, 0 when taken, -1 when malformed.  own as for nopi_take_fn. */
 int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len, void **own);
