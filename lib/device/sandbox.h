@@ -1,5 +1,6 @@
 /*
- * sandbox.h - running user code in a worker process (internal; see sandbox.c, wire.c).
+ * sandbox.h - running user code in a worker process (internal; see sandbox.c, the server;
+ * wire.c, the records; watch.c, the parent reading them; seccomp.c, the confinement).
  *
  * The worker is a child of the calling process: it inherits the caller's memory (the library,
  * the inputs) copy-on-write, makes an in-process device of its own, confines itself, and then
@@ -8,8 +9,10 @@
  * caller keeps the verdict: a worker that dies, exits early, or misses a deadline is a device
  * error for the request it was serving, and every record it sends is checked before it is
  * believed.  Ownership: a nopi_server belongs to one caller and one device; nothing here is
- * process-wide, so two devices in one process have workers of their own.  Functions return 0
- * or -1 with a nop_error filled; none prints or exits (the worker's own loop ends with _exit).
+ * process-wide, so two devices in one process have workers of their own (the one static,
+ * seccomp.c's descriptor for its signal handler, is set only inside a worker).  Functions
+ * that can fail return 0 or -1, filling a nop_error where they take one; none prints or exits
+ * (the worker's own loop ends with _exit).
  */
 #ifndef NEURONOP_SANDBOX_H
 #define NEURONOP_SANDBOX_H
@@ -33,9 +36,9 @@ enum nopi_rec {
 enum nopi_phase_kind { NOPI_PHASE_SHAPE, NOPI_PHASE_CORES, NOPI_PHASE_OTHER };
 
 /* The phase a worker is in, on a page it shares with its parent rather than as a record, so
- * that entering a phase (three per run) does not wake the parent, which looks at the page
- * only when a deadline comes.  The worker writes it under a sequence count (odd while it
- * writes); the parent believes none of it beyond the deadline it implies. */
+ * that entering a phase (three per run) does not wake the parent, which looks at the page a
+ * few times a second and when records come.  The worker writes it under a sequence count (odd
+ * while it writes); the parent believes none of it beyond the deadline it implies. */
 struct nopi_phase_page {
     _Atomic uint32_t seq;
     int32_t kind;           /* enum nopi_phase_kind */
