@@ -43,6 +43,17 @@ test_expect "what a kernel writes to its standard output and error goes nowhere"
     NEURONOP_SANDBOX=off "$NEURONOP" run fs says zeros:4 >out 2>err
     grep -q written-by-kernel out'
 
+test_expect "outputs come back from the worker bit for bit, small and large (by page reference)" '
+    copy_example relu_tcm big
+    "$NEURONOP" build big >/dev/null
+    for shape in 7 16383 16384 32x4096 3x1000001; do
+        run run big relu_forward randn:$shape --seed 3 -o worker.npy
+        expect_status 0
+        NEURONOP_SANDBOX=off "$NEURONOP" run big relu_forward randn:$shape --seed 3 \
+            -o inproc.npy >/dev/null
+        cmp worker.npy inproc.npy
+    done'
+
 # strace shows the processes neuronop starts (clones that signal SIGCHLD, not threads): one
 # worker for cases that pass, a new one after each case that ended its worker.  (Not under
 # the sanitizers: LeakSanitizer cannot run under ptrace.)
