@@ -580,7 +580,7 @@ static int run_isolated(nop_device *dev, const nop_library *lib, int op, int ref
     run_work rw = { lib, op, ref, args, nargs };
     /* loading inputs, binding and the output rules: seconds at most, even for huge tensors */
     double budget = 5.0 + dev->opts.timeout;
-    int rc = nopi_sandbox_call(dev, lib->desc->ops[op].name, budget, run_in_worker, &rw,
+    int rc = nopi_sandbox_call(dev, lib->desc->ops[op].name, budget, 1, run_in_worker, &rw,
                                take_run, res, err);
     if (rc != 0) {
         nopi_tensor_free(res->output);

@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,8 +255,9 @@ static int send_request(nopi_server *s, const void *req, size_t len)
     return 0;
 }
 
-int nopi_server_call(nopi_server *s, const char *opname, double budget, const void *req,
-                     size_t len, nopi_take_fn *take, void *take_ctx, nop_error *err)
+int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs,
+                     const void *req, size_t len, nopi_take_fn *take, void *take_ctx,
+                     nop_error *err)
 {
     if (len > MAX_REQUEST)
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "a request of %zu bytes to the "
@@ -271,8 +273,9 @@ int nopi_server_call(nopi_server *s, const char *opname, double budget, const vo
                                           "process ended before it took any work") : -1;
     }
     nop_device_opts o = nopi_device_opts(s->dev);
-    nopi_watch wt = { s->dev, s->phase, seq, budget, o.timeout, nopi_now() + budget, "", false,
-                      false, { 0 }, take, take_ctx };
+    int phases = runs > 0 && runs < INT_MAX / 3 ? 3 * runs : -1;
+    nopi_watch wt = { s->dev, s->phase, seq, phases, budget, o.timeout, nopi_now() + budget, "",
+                      false, false, { 0 }, take, take_ctx };
     snprintf(wt.where, sizeof wt.where, "%s", opname);
     bool in_time = nopi_watch_read(&wt, s->rec_fd);
     if (in_time && !wt.malformed && wt.done) {
@@ -330,14 +333,15 @@ static int serve_once(nop_device *cdev, void *ctx, const void *req, size_t len, 
     return o->work(cdev, o->ctx, w, err);
 }
 
-int nopi_sandbox_call(nop_device *dev, const char *opname, double budget, nopi_work_fn *work,
-                      void *work_ctx, nopi_take_fn *take, void *take_ctx, nop_error *err)
+int nopi_sandbox_call(nop_device *dev, const char *opname, double budget, int runs,
+                      nopi_work_fn *work, void *work_ctx, nopi_take_fn *take, void *take_ctx,
+                      nop_error *err)
 {
     once o = { work, work_ctx };
     nopi_server *s;
     if (nopi_server_new(&s, dev, serve_once, &o, err) != 0)
         return -1;
-    int rc = nopi_server_call(s, opname, budget, NULL, 0, take, take_ctx, err);
+    int rc = nopi_server_call(s, opname, budget, runs, NULL, 0, take, take_ctx, err);
     nopi_server_free(s);
     return rc;
 }

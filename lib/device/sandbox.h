@@ -102,26 +102,30 @@ int nopi_server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, vo
                     nop_error *err);
 /* Sends a request of len bytes and passes what the worker sends back to take(take_ctx, ...),
  * until the request is answered.  budget is how long it may take in seconds besides the
- * phases it announces (each a run's timeout per core).  Returns serve's own 0 or -1 (with its
+ * phases it announces (each a run's timeout per core); runs is how many runs it may make
+ * (three phases each; 0: any number), so that a worker announcing more is stopped.  Returns serve's own 0 or -1 (with its
  * error) when the worker answered; -1 with a device error naming opname (or the phase it was
  * in) when the worker died, ended early, sent garbage or missed its deadline: the worker and
  * its process group are then killed, and the next request forks a new one. */
-int nopi_server_call(nopi_server *s, const char *opname, double budget, const void *req,
-                     size_t len, nopi_take_fn *take, void *take_ctx, nop_error *err);
+int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs,
+                     const void *req, size_t len, nopi_take_fn *take, void *take_ctx,
+                     nop_error *err);
 /* Kills the server's worker (the device reaps it by its next call or nop_device_free) and
  * frees the server; NULL is fine. */
 void nopi_server_free(nopi_server *s);
 
 /* One request to a worker of its own: runs work(.., work_ctx, ..) in a worker process for
  * device dev; returns as nopi_server_call does. */
-int nopi_sandbox_call(nop_device *dev, const char *opname, double budget, nopi_work_fn *work,
-                      void *work_ctx, nopi_take_fn *take, void *take_ctx, nop_error *err);
+int nopi_sandbox_call(nop_device *dev, const char *opname, double budget, int runs,
+                      nopi_work_fn *work, void *work_ctx, nopi_take_fn *take, void *take_ctx,
+                      nop_error *err);
 
 /* watch.c: what the parent knows of a worker while it reads one request's records. */
 typedef struct nopi_watch {
     nop_device *dev;                /* whose diagnostics sink gets the worker's */
     const struct nopi_phase_page *phase;
     uint32_t seq;                   /* the phase page's count when last read */
+    int phases_left;                /* changes of phase still believable; -1: any number */
     double budget, timeout, deadline;
     char where[256];                /* the phase it is in, as diagnostics name it */
     bool done, malformed;           /* DONE came; something was not as it must be */

@@ -7,7 +7,9 @@
  * deadline is the request's budget until the worker enters a phase, which it says on a page
  * shared with the parent (looked at every LOOK seconds and whenever records come): then it is
  * the phase's.  Nothing the worker sends is believed unchecked: a record of a bad length, one
- * after DONE, or a take function's refusal makes the request's report malformed.
+ * after DONE, a take function's refusal, or more phases than the request's runs have (each
+ * seen change counts, so code that keeps rewriting the page to postpone its deadline is
+ * caught) makes the request's report malformed.
  */
 #include <errno.h>
 #include <poll.h>
@@ -79,6 +81,12 @@ static void look_at_phase(nopi_watch *wt)
     if (atomic_load_explicit(&p->seq, memory_order_relaxed) != seq)
         return;
     wt->seq = seq;
+    if (wt->phases_left == 0) {   /* more than its work has: forged to postpone the deadline */
+        wt->malformed = true;
+        return;
+    }
+    if (wt->phases_left > 0)
+        wt->phases_left--;
     what[sizeof what - 1] = '\0';
     snprintf(wt->where, sizeof wt->where, "%s", what);
     double now = nopi_now();

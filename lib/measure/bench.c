@@ -159,7 +159,10 @@ int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *
         nop_library_op(lib, op, &info);
         bench_work bw = { lib, op, args, nargs, opts };
         bench_take bt = { res, opts };
-        int rc = nopi_sandbox_call(dev, info.name, 10.0 + dopts.timeout, bench_in_worker, &bw,
+        /* the runs it may make: warm-ups and timed ones; any number when timed by seconds */
+        long runs = opts->iters > 0 && opts->warmup >= 0 ? (long)opts->warmup + opts->iters : 0;
+        int rc = nopi_sandbox_call(dev, info.name, 10.0 + dopts.timeout,
+                                   runs < 100000000 ? (int)runs : 0, bench_in_worker, &bw,
                                    take_bench, &bt, err);
         if (rc == 0 && (!res->seconds || !res->fastest.cores))
             rc = nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the device process sent no "

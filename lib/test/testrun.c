@@ -361,7 +361,8 @@ static void run_case_isolated(nopi_server *srv, const suite *s, int test,
     for (int a = 0; a < t->nargs && a < NOP_MAX_ARGS; a++)
         rq.pick[a] = pick[a];
     double budget = 30.0 + (s->o->timeout > 0 ? s->o->timeout : s->profile->timeout);
-    if (nopi_server_call(srv, t->op, budget, &rq, sizeof rq, take_case, res, &err) != 0) {
+    int runs = (t->ncores ? t->ncores : 1) * (3 + s->o->shuffles) + 1;   /* and a reference */
+    if (nopi_server_call(srv, t->op, budget, runs, &rq, sizeof rq, take_case, res, &err) != 0) {
         pass_on(s, &err);
         res->status = NOP_TEST_FAILED;
         note(res, "%s%s%s", err.diag.where, err.diag.where[0] ? ": " : "", err.diag.msg);

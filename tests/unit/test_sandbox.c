@@ -44,16 +44,16 @@ static void one_worker_serves_many_requests_and_is_replaced_when_it_dies(void **
     assert_int_equal(nop_device_new(&dev, profile, &o, &err), 0);
     assert_int_equal(nopi_server_new(&srv, dev, serve_pid, NULL, &err), 0);
     int32_t first = 0, again = 0, next = 0;
-    assert_int_equal(nopi_server_call(srv, "op", 10, "a", 1, take_pid, &first, &err), 0);
-    assert_int_equal(nopi_server_call(srv, "op", 10, "b", 1, take_pid, &again, &err), 0);
+    assert_int_equal(nopi_server_call(srv, "op", 10, 0, "a", 1, take_pid, &first, &err), 0);
+    assert_int_equal(nopi_server_call(srv, "op", 10, 0, "b", 1, take_pid, &again, &err), 0);
     assert_true(first > 0 && first != getpid());
     assert_int_equal(again, first);   /* the same worker */
-    assert_int_equal(nopi_server_call(srv, "op", 10, "exit", 4, take_pid, &next, &err), -1);
+    assert_int_equal(nopi_server_call(srv, "op", 10, 0, "exit", 4, take_pid, &next, &err), -1);
     assert_int_equal(err.kind, NOP_ERR_DEVICE);
     assert_string_equal(err.diag.where, "op");
     assert_non_null(strstr(err.diag.msg, "(exit status 3) before the op finished"));
     assert_int_equal(kill(first, 0), -1);   /* killed and reaped */
-    assert_int_equal(nopi_server_call(srv, "op", 10, "c", 1, take_pid, &next, &err), 0);
+    assert_int_equal(nopi_server_call(srv, "op", 10, 0, "c", 1, take_pid, &next, &err), 0);
     assert_true(next > 0 && next != first);   /* a new worker */
     nopi_server_free(srv);
     nop_device_free(dev);   /* reaps the last worker */
