@@ -87,16 +87,10 @@ nop_device_opts nopi_device_opts(const nop_device *dev)
     return dev->opts;
 }
 
-/* A worker's device sends its diagnostics to the parent, as they happen. */
-static void to_parent(void *ctx, const nop_diag *d)
-{
-    nopi_wire_put(ctx, NOPI_REC_DIAG, d, sizeof *d);
-}
-
 void nopi_device_attach(nop_device *dev, nopi_wire *w)
 {
     dev->opts.isolate = false;
-    dev->opts.diag = to_parent;
+    dev->opts.diag = nopi_wire_diag;   /* to the parent, as they happen */
     dev->opts.diag_ctx = w;
     dev->wire = w;
 }
@@ -122,9 +116,7 @@ void nopi_device_phase(nop_device *dev, int kind, int ncores, const char *what)
 {
     if (!dev->wire)
         return;
-    struct nopi_phase p = { kind, ncores, "" };
-    snprintf(p.what, sizeof p.what, "%s", what);
-    nopi_wire_put(dev->wire, NOPI_REC_PHASE, &p, sizeof p);
+    nopi_wire_phase(dev->wire, kind, ncores, what);
 }
 
 void nop_device_free(nop_device *dev)
@@ -485,6 +477,8 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     if (ref >= 0)
         snprintf(what, sizeof what, "%s: reference function '%s'", op->name,
                  desc->refs[ref].name);
+    else if (run.ncores == 1)   /* where a worker that dies now died, as cores say it */
+        snprintf(what, sizeof what, "%s: core 0", op->name);
     else
         snprintf(what, sizeof what, "%s", op->name);
     nopi_device_phase(dev, NOPI_PHASE_CORES, run.ncores, what);
@@ -572,9 +566,9 @@ static int run_in_worker(nop_device *cdev, void *ctx, nopi_wire *w, nop_error *e
     return rc;   /* r is freed with the process */
 }
 
-static int take_run(void *ctx, uint32_t type, const void *data, size_t len)
+static int take_run(void *ctx, uint32_t type, const void *data, size_t len, void **own)
 {
-    return nopi_run_take(ctx, type, data, len) == 0 ? 0 : -1;
+    return nopi_run_take(ctx, type, data, len, own) == 0 ? 0 : -1;
 }
 
 /* Runs op (or reference ref) in a worker process when the device isolates user code. */
@@ -588,7 +582,7 @@ static int run_isolated(nop_device *dev, const nop_library *lib, int op, int ref
     run_work rw = { lib, op, ref, args, nargs };
     /* loading inputs, binding and the output rules: seconds at most, even for huge tensors */
     double budget = 5.0 + dev->opts.timeout;
-    int rc = nopi_sandbox_call(dev, lib->desc->ops[op].name, budget, run_in_worker, &rw,
+    int rc = nopi_sandbox_call(dev, lib->desc->ops[op].name, budget, 1, run_in_worker, &rw,
                                take_run, res, err);
     if (rc != 0) {
         nopi_tensor_free(res->output);
@@ -613,7 +607,7 @@ static int run_loaded(nop_device *dev, const nop_library *lib, int op, int ref,
 int nop_device_run(nop_device *dev, const nop_library *lib, int op, const nop_value *args,
                    int nargs, nop_run_result *res, nop_error *err)
 {
-    if (dev->opts.isolate && !dev->opts.trace)
+    if (dev->opts.isolate)
         return run_isolated(dev, lib, op, -1, args, nargs, res, err);
     return run_loaded(dev, lib, op, -1, args, nargs, res, err);
 }

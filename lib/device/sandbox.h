@@ -1,11 +1,18 @@
 /*
- * sandbox.h - running user code in a worker process (internal; see sandbox.c).
+ * sandbox.h - running user code in a worker process (internal; see sandbox.c, the server;
+ * wire.c, the records; watch.c, the parent reading them; seccomp.c, the confinement).
  *
- * The worker is a child of the calling process, forked for one piece of work: it inherits
- * the caller's memory (the library, the inputs) copy-on-write, makes an in-process device of
- * its own, does the work and sends what came of it back as records over a pipe.  The caller
- * keeps the verdict: a worker that dies, exits early, or misses its deadline is a device
- * error, and every record it sends is checked before it is believed.
+ * The worker is a child of the calling process: it inherits the caller's memory (the library,
+ * the inputs) copy-on-write, makes an in-process device of its own, confines itself, and then
+ * serves requests, one after another, sending what came of each back as records over a pipe
+ * (a fork server: `neuronop test` forks one worker for all its cases, not one per case).  The
+ * caller keeps the verdict: a worker that dies, exits early, or misses a deadline is a device
+ * error for the request it was serving, and every record it sends is checked before it is
+ * believed.  Ownership: a nopi_server belongs to one caller and one device; nothing here is
+ * process-wide, so two devices in one process have workers of their own (the one static,
+ * seccomp.c's descriptor for its signal handler, is set only inside a worker).  Functions
+ * that can fail return 0 or -1, filling a nop_error where they take one; none prints or exits
+ * (the worker's own loop ends with _exit).
  */
 #ifndef NEURONOP_SANDBOX_H
 #define NEURONOP_SANDBOX_H
@@ -15,56 +22,124 @@
 /* Record types.  Each record is a uint32 type, a uint64 length and its payload. */
 enum nopi_rec {
     NOPI_REC_DIAG = 1,      /* a nop_diag, sent as it happens */
-    NOPI_REC_PHASE,         /* struct nopi_phase: what the worker starts now (deadlines) */
     NOPI_REC_DONE,          /* struct nopi_done: the work ended; last record */
-    NOPI_REC_OUTPUT,        /* struct nopi_tensor_hdr + data: a run's output */
+    NOPI_REC_OUTPUT,        /* struct nopi_tensor_hdr: a run's output; its data follows */
+    NOPI_REC_OUTPUT_DATA,   /* the output's bytes (kept without a copy when large) */
     NOPI_REC_PRINTF,        /* a run's printf text */
     NOPI_REC_CORES,         /* a run's nop_core_report array */
     NOPI_REC_RUN,           /* struct nopi_run_hdr: a run's scalars */
+    NOPI_REC_TRACE,         /* struct nopi_trace_hdr + spans: one core's trace, in core order */
     NOPI_REC_USER,          /* first type a caller of nopi_sandbox_call may use */
 };
 
 /* The phases of a run, and how long each may take. */
 enum nopi_phase_kind { NOPI_PHASE_SHAPE, NOPI_PHASE_CORES, NOPI_PHASE_OTHER };
-struct nopi_phase {
+
+/* The phase a worker is in, on a page it shares with its parent rather than as a record, so
+ * that entering a phase (three per run) does not wake the parent, which looks at the page a
+ * few times a second and when records come.  The worker writes it under a sequence count (odd
+ * while it writes); the parent believes none of it beyond the deadline it implies. */
+struct nopi_phase_page {
+    _Atomic uint32_t seq;
     int32_t kind;           /* enum nopi_phase_kind */
     int32_t ncores;         /* NOPI_PHASE_CORES: cores to run */
+    double start;           /* nopi_now() when it began */
     char what[256];         /* "relu: shape function 'relu_shape'" */
 };
 
 struct nopi_done {
     int32_t rc;             /* the work's return value: 0 or -1 */
+    int32_t retire;         /* the worker ends after this request: the next gets a new one */
     nop_error err;          /* with rc -1 */
 };
 
-/* The child's end of the pipe. */
-typedef struct nopi_wire nopi_wire;
+/* The worker's end of the record pipe (wire.c writes it). */
+typedef struct nopi_wire {
+    int fd;
+    pthread_mutex_t lock;   /* cores on several threads send diagnostics */
+    bool retire;            /* set by nopi_wire_retire */
+    struct nopi_phase_page *phase;   /* shared with the parent */
+} nopi_wire;
 
+/* Writes (or reads) exactly len bytes, going on after signals; -1 on an error or at end of
+ * file. */
+int nopi_fd_all(int fd, void *data, size_t len, bool writing);
 /* Sends a record (from the worker); -1 when the parent is gone. */
 int nopi_wire_put(nopi_wire *w, uint32_t type, const void *data, size_t len);
-/* Sends a run's result: its scalars, output, printf text and per-core reports. */
+/* Sends a run's result: its scalars, output, printf text, per-core reports and trace.  The
+ * output goes by reference to its pages: leave it untouched until the request has ended. */
 int nopi_wire_put_run(nopi_wire *w, const nop_run_result *r);
+/* Enters a phase (from the worker): the parent's deadline is now the phase's. */
+void nopi_wire_phase(nopi_wire *w, int kind, int ncores, const char *what);
+/* A diagnostics sink (nop_device_opts.diag) for the worker: ctx is the wire. */
+void nopi_wire_diag(void *w, const nop_diag *d);
+/* Asks (from the worker, during a request) that the worker end once the request is answered:
+ * work that failed may have left it broken, and the next request gets a fresh one. */
+void nopi_wire_retire(nopi_wire *w);
 
 /* What the worker does: work on cdev, an in-process device like the caller's, sending what
  * the parent needs through w; returns 0 or -1 with err filled. */
 typedef int nopi_work_fn(nop_device *cdev, void *ctx, nopi_wire *w, nop_error *err);
 /* Receives, in the parent, each record the worker sent that sandbox.c does not handle
  * itself (those of a run: pass them to nopi_run_take; and NOPI_REC_USER ones).  The data
- * is untrusted and valid only during the call; returns 0, or -1 to reject it (a malformed
- * record: the work fails). */
-typedef int nopi_take_fn(void *ctx, uint32_t type, const void *data, size_t len);
+ * is untrusted and valid only during the call, unless *own is not NULL: then data is that
+ * malloc'd block (a large record, read straight into it), which the callee may keep by
+ * setting *own to NULL.  Returns 0, or -1 to reject the record (malformed: the work fails). */
+typedef int nopi_take_fn(void *ctx, uint32_t type, const void *data, size_t len, void **own);
 
-/* Runs work(.., work_ctx, ..) in a worker process for device dev, passing what it sends to
- * take(take_ctx, ...) in the caller.  budget is
- * how long the work may take in seconds besides the phases it announces (each a run's
- * timeout per core).  Returns the work's own 0 or -1 (with its error) when the worker
- * finished; -1 with a device error when it died, ended early or ran past its deadline. */
-int nopi_sandbox_call(nop_device *dev, const char *opname, double budget, nopi_work_fn *work,
-                      void *work_ctx, nopi_take_fn *take, void *take_ctx, nop_error *err);
+/* What a server's worker does for one request: like nopi_work_fn, with the request's bytes
+ * (len of them at req; the worker's copy, valid during the call). */
+typedef int nopi_serve_fn(nop_device *cdev, void *ctx, const void *req, size_t len,
+                          nopi_wire *w, nop_error *err);
+
+/* A fork server: a worker process for device dev, started by the first request, which runs
+ * serve(.., ctx, ..) for request after request.  What ctx points to is the worker's copy as it
+ * was when the worker was forked (changes the worker makes stay in the worker).  A worker
+ * that fails a request is replaced by a new one for the next. */
+typedef struct nopi_server nopi_server;
+/* Makes a server (it starts no process yet); 0, or -1 on no memory. */
+int nopi_server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, void *ctx,
+                    nop_error *err);
+/* Sends a request of len bytes and passes what the worker sends back to take(take_ctx, ...),
+ * until the request is answered.  budget is how long it may take in seconds besides the
+ * phases it announces (each a run's timeout per core); runs is how many runs it may make
+ * (three phases each; 0: any number), so that a worker announcing more is stopped.  Returns serve's own 0 or -1 (with its
+ * error) when the worker answered; -1 with a device error naming opname (or the phase it was
+ * in) when the worker died, ended early, sent garbage or missed its deadline: the worker and
+ * its process group are then killed, and the next request forks a new one. */
+int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs,
+                     const void *req, size_t len, nopi_take_fn *take, void *take_ctx,
+                     nop_error *err);
+/* Kills the server's worker (the device reaps it by its next call or nop_device_free) and
+ * frees the server; NULL is fine. */
+void nopi_server_free(nopi_server *s);
+
+/* One request to a worker of its own: runs work(.., work_ctx, ..) in a worker process for
+ * device dev; returns as nopi_server_call does. */
+int nopi_sandbox_call(nop_device *dev, const char *opname, double budget, int runs,
+                      nopi_work_fn *work, void *work_ctx, nopi_take_fn *take, void *take_ctx,
+                      nop_error *err);
+
+/* watch.c: what the parent knows of a worker while it reads one request's records. */
+typedef struct nopi_watch {
+    nop_device *dev;                /* whose diagnostics sink gets the worker's */
+    const struct nopi_phase_page *phase;
+    uint32_t seq;                   /* the phase page's count when last read */
+    int phases_left;                /* changes of phase still believable; -1: any number */
+    double budget, timeout, deadline;
+    char where[256];                /* the phase it is in, as diagnostics name it */
+    bool done, malformed;           /* DONE came; something was not as it must be */
+    struct nopi_done result;        /* with done */
+    nopi_take_fn *take;             /* the records sandbox.c does not handle */
+    void *ctx;
+} nopi_watch;
+/* Reads records from fd until DONE, end of file or the deadline; false when the deadline
+ * passed.  wt->where ends as the phase the worker was last in. */
+bool nopi_watch_read(nopi_watch *wt, int fd);
 
 /* Parent side: folds a run's record into *r (which starts zeroed); 1 when the record is not
- * a run's, 0 when taken, -1 when malformed. */
-int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len);
+ * a run's, 0 when taken, -1 when malformed.  own as for nopi_take_fn. */
+int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len, void **own);
 
 /* device.c: the options dev was made with (timeout and threads resolved). */
 nop_device_opts nopi_device_opts(const nop_device *dev);
@@ -77,7 +152,7 @@ void nopi_device_reap(nop_device *dev, pid_t pid);
 /* device.c: makes dev, an in-process device inside a worker, report its diagnostics and
  * phases through w. */
 void nopi_device_attach(nop_device *dev, nopi_wire *w);
-/* device.c: sends a phase record, if the device belongs to a worker. */
+/* device.c: enters a phase (nopi_wire_phase), if the device belongs to a worker. */
 void nopi_device_phase(nop_device *dev, int kind, int ncores, const char *what);
 
 /* seccomp.c: confines the calling process (the worker, once its device is ready): process

@@ -112,7 +112,7 @@ typedef struct bench_take {
 } bench_take;
 
 /* Parent side: checks and keeps what the worker sent. */
-static int take_bench(void *ctx, uint32_t type, const void *data, size_t len)
+static int take_bench(void *ctx, uint32_t type, const void *data, size_t len, void **own)
 {
     bench_take *bt = ctx;
     nop_bench_result *res = bt->res;
@@ -143,7 +143,7 @@ static int take_bench(void *ctx, uint32_t type, const void *data, size_t len)
             bt->opts->progress(bt->opts->progress_ctx, p.done, p.total, p.elapsed);
         return 0;
     }
-    return nopi_run_take(&res->fastest, type, data, len) == 0 ? 0 : -1;
+    return nopi_run_take(&res->fastest, type, data, len, own) == 0 ? 0 : -1;
 }
 
 int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *args,
@@ -151,7 +151,7 @@ int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *
 {
     memset(res, 0, sizeof *res);
     nop_device_opts dopts = nopi_device_opts(dev);
-    if (dopts.isolate && !dopts.trace) {
+    if (dopts.isolate) {
         if (op < 0 || op >= nop_library_op_count(lib))
             return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no op %d in '%s'", op,
                              nop_library_name(lib));
@@ -159,7 +159,10 @@ int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *
         nop_library_op(lib, op, &info);
         bench_work bw = { lib, op, args, nargs, opts };
         bench_take bt = { res, opts };
-        int rc = nopi_sandbox_call(dev, info.name, 10.0 + dopts.timeout, bench_in_worker, &bw,
+        /* the runs it may make: warm-ups and timed ones; any number when timed by seconds */
+        long runs = opts->iters > 0 && opts->warmup >= 0 ? (long)opts->warmup + opts->iters : 0;
+        int rc = nopi_sandbox_call(dev, info.name, 10.0 + dopts.timeout,
+                                   runs < 100000000 ? (int)runs : 0, bench_in_worker, &bw,
                                    take_bench, &bt, err);
         if (rc == 0 && (!res->seconds || !res->fastest.cores))
             rc = nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the device process sent no "

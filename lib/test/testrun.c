@@ -280,70 +280,110 @@ static void run_case(const suite *s, const nop_testinfo *t, const int *pick,
     res->seconds = nopi_now() - t0;
 }
 
-/* ---- a sub-case in a worker process ----------------------------------------------------- */
+/* ---- sub-cases in a worker process ------------------------------------------------------ */
 
 enum { REC_CASE = NOPI_REC_USER };
 
-typedef struct case_work {
-    const suite *s;
-    const nop_testinfo *t;
-    const int *pick;
-    nop_test_result *res;
-} case_work;
+/* The worker's state: the suite and manifest as they were at the fork, and the library it
+ * loads for its first case (kept for the next ones). */
+typedef struct case_server {
+    suite s;
+    nop_test_opts o;           /* the caller's, with diagnostics sent to it */
+    const nop_manifest *m;
+    nop_library *opened;
+    bool loaded;
+} case_server;
 
-static int case_in_worker(nop_device *cdev, void *ctx, nopi_wire *w, nop_error *err)
+/* A request: which case, and which alternative of each argument. */
+typedef struct case_req {
+    int32_t test;
+    int32_t pick[NOP_MAX_ARGS];
+} case_req;
+
+static int serve_case(nop_device *cdev, void *ctx, const void *data, size_t len, nopi_wire *w,
+                      nop_error *err)
 {
     (void)cdev;
-    const case_work *cw = ctx;
-    suite s = *cw->s;
-    s.wire = w;
-    nop_library *opened;   /* loaded here, in the worker, if the caller only described it */
-    if (!(s.lib = nopi_library_runnable(s.lib, &opened, err)))
-        return -1;
-    run_case(&s, cw->t, cw->pick, cw->res);
-    if (nopi_wire_put(w, REC_CASE, cw->res, sizeof *cw->res) != 0)
+    case_server *cs = ctx;
+    case_req rq;
+    if (len != sizeof rq)
+        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "a malformed request");
+    memcpy(&rq, data, sizeof rq);
+    if (!cs->loaded) {   /* loaded here, in the worker, if the caller only described it */
+        if (!(cs->s.lib = nopi_library_runnable(cs->s.lib, &cs->opened, err)))
+            return -1;
+        cs->loaded = true;
+        cs->s.wire = w;
+        cs->o = *cs->s.o;
+        cs->o.diag = nopi_wire_diag;
+        cs->o.diag_ctx = w;
+        cs->s.o = &cs->o;
+    }
+    nop_testinfo t;
+    nop_manifest_test(cs->m, rq.test, &t);
+    nop_test_result res;
+    memset(&res, 0, sizeof res);
+    run_case(&cs->s, &t, rq.pick, &res);
+    if (res.status != NOP_TEST_PASSED)
+        nopi_wire_retire(w);   /* a failing kernel may have broken the worker: a fresh one */
+    if (nopi_wire_put(w, REC_CASE, &res, sizeof res) != 0)
         return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot send the result");
     return 0;
 }
 
-static int take_case(void *ctx, uint32_t type, const void *data, size_t len)
+static int take_case(void *ctx, uint32_t type, const void *data, size_t len, void **own)
 {
+    (void)own;
     nop_test_result *res = ctx;
     if (type != REC_CASE || len != sizeof *res)
         return -1;
-    const char *op = res->op;   /* the parent's pointer, not the worker's */
+    const char *op = res->op;   /* the parent's pointer and label, not the worker's */
+    char label[sizeof res->label];
+    memcpy(label, res->label, sizeof label);
     memcpy(res, data, sizeof *res);
     res->op = op;
-    res->label[sizeof res->label - 1] = res->message[sizeof res->message - 1] = '\0';
+    memcpy(res->label, label, sizeof label);
+    res->message[sizeof res->message - 1] = '\0';
     if ((unsigned)res->status > NOP_TEST_SKIPPED)
         res->status = NOP_TEST_FAILED;
     return 0;
 }
 
-/* Runs one sub-case, all its executions and its reference, in one worker process: a kernel
- * that kills the worker fails the case, and the next case gets a new worker. */
-static void run_case_isolated(const suite *s, const nop_testinfo *t, const int *pick,
-                              nop_test_result *res)
+/* Runs sub-case (test, pick) with all its executions and its reference in the suite's
+ * worker: a kernel that kills the worker fails the case, and the next case gets a new
+ * worker. */
+static void run_case_isolated(nopi_server *srv, const suite *s, int test,
+                              const nop_testinfo *t, const int *pick, nop_test_result *res)
 {
     double t0 = nopi_now();
-    nop_device *dev;
     nop_error err;
-    nop_device_opts o = { .timeout = s->o->timeout, .diag = s->o->diag,
-                          .diag_ctx = s->o->diag_ctx, .isolate = true };
-    case_work cw = { s, t, pick, res };
-    int rc = nop_device_new(&dev, s->profile, &o, &err);
-    if (rc == 0) {
-        o = nopi_device_opts(dev);
-        rc = nopi_sandbox_call(dev, t->op, 30.0 + o.timeout, case_in_worker, &cw, take_case,
-                               res, &err);
-        nop_device_free(dev);
-    }
-    if (rc != 0) {
+    case_req rq = { test, { 0 } };
+    for (int a = 0; a < t->nargs && a < NOP_MAX_ARGS; a++)
+        rq.pick[a] = pick[a];
+    double budget = 30.0 + (s->o->timeout > 0 ? s->o->timeout : s->profile->timeout);
+    int runs = (t->ncores ? t->ncores : 1) * (3 + s->o->shuffles) + 1;   /* and a reference */
+    if (nopi_server_call(srv, t->op, budget, runs, &rq, sizeof rq, take_case, res, &err) != 0) {
         pass_on(s, &err);
         res->status = NOP_TEST_FAILED;
         note(res, "%s%s%s", err.diag.where, err.diag.where[0] ? ": " : "", err.diag.msg);
         res->seconds = nopi_now() - t0;
     }
+}
+
+/* The device and fork server of an isolated suite; 0, or -1 with err filled. */
+static int start_server(const suite *s, const nop_manifest *m, nop_device **dev,
+                        case_server *cs, nopi_server **srv, nop_error *err)
+{
+    nop_device_opts o = { .timeout = s->o->timeout, .diag = s->o->diag,
+                          .diag_ctx = s->o->diag_ctx, .isolate = true };
+    *cs = (case_server){ *s, *s->o, m, NULL, false };
+    if (nop_device_new(dev, s->profile, &o, err) != 0)
+        return -1;
+    if (nopi_server_new(srv, *dev, serve_case, cs, err) != 0) {
+        nop_device_free(*dev);
+        return -1;
+    }
+    return 0;
 }
 
 int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profile *profile,
@@ -359,9 +399,17 @@ int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profil
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "shard %d of %d does not exist",
                          shard, nshards);
     suite s = { lib, profile, opts, NULL };
+    nop_device *dev = NULL;
+    nopi_server *srv = NULL;
+    case_server cs;
+    if (opts->isolate && start_server(&s, m, &dev, &cs, &srv, err) != 0)
+        return -1;
     nop_test_result *res = malloc(sizeof *res);
-    if (!res)
+    if (!res) {
+        nopi_server_free(srv);
+        nop_device_free(dev);
         return nopi_nomem(err);
+    }
     for (int i = 0; i < nop_manifest_test_count(m); i++) {
         nop_testinfo t;
         nop_manifest_test(m, i, &t);
@@ -374,8 +422,10 @@ int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profil
             case_label(&t, pick, res->label, sizeof res->label);
             res->op = t.op;
             res->status = NOP_TEST_SKIPPED;
-            if (selected)
-                (opts->isolate ? run_case_isolated : run_case)(&s, &t, pick, res);
+            if (selected && srv)
+                run_case_isolated(srv, &s, i, &t, pick, res);
+            else if (selected)
+                run_case(&s, &t, pick, res);
             int *count[] = { &sum->passed, &sum->failed, &sum->errored, &sum->skipped };
             (*count[res->status])++;
             if (opts->on_result)
@@ -388,5 +438,7 @@ int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profil
         }
     }
     free(res);
+    nopi_server_free(srv);
+    nop_device_free(dev);
     return 0;
 }

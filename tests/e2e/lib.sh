@@ -8,6 +8,7 @@
 #   expect_status N        the last run exited N
 #   expect_err TEXT        stderr of the last run contains TEXT (a fixed string)
 #   expect_out TEXT        stdout of the last run contains TEXT
+#   run_alone ARGS...      like run, then fails if any process it started is still there
 #   copy_example NAME DIR  copies share/neuronop/examples/NAME (without its build/) to DIR
 #   test_done              prints the plan; exits non-zero if any test failed
 set -u
@@ -39,6 +40,21 @@ run() {
     status=0
     "$NEURONOP" "$@" >"$WORK/out" 2>"$WORK/err" || status=$?
     return 0
+}
+
+# Every process neuronop starts inherits this mark in its environment; one still carrying it
+# after neuronop has exited was left behind.  (Workers no longer hold neuronop's output, so a
+# pipe that stays open cannot tell.)
+run_alone() {
+    mark="NEURONOP_E2E_MARK=$$.$test_count.$(date +%s%N)"
+    status=0
+    env "$mark" "$NEURONOP" "$@" >"$WORK/out" 2>"$WORK/err" || status=$?
+    for e in /proc/[0-9]*/environ; do
+        if { tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qx "$mark"; then
+            echo "left behind: $(tr '\0' ' ' <"${e%/environ}/cmdline") (${e%/environ})"
+            return 1
+        fi
+    done
 }
 
 expect_status() {

@@ -78,4 +78,29 @@ test_expect "bad --trace-clock, --trace-clock alone, and an unwritable trace fil
     expect_err "neuronop: error: cannot write '\''no/such/dir/t.json'\'': No such file or directory"
     test ! -e t2.json'
 
+test_expect "the traced run runs in the worker, confined, like the timed ones" '
+    copy_example relu_tcm probe
+    # a constructor, built by the system compiler, that leaves a mark only
+    # where it runs unconfined
+    sed -i "s/^name: relu_tcm/&\\ncompiler: cc/" probe/neuronop.yaml
+    cat >>probe/shape.c <<EOF
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+__attribute__((constructor)) static void probe(void)
+{
+    if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 0)
+        close(creat("unconfined-ran", 0644));
+}
+EOF
+    "$NEURONOP" build probe >/dev/null 2>&1
+    run bench probe relu_forward randn:64 --iters 2 --warmup 0 --trace probe.json
+    expect_status 0
+    expect_out "trace: '\''probe.json'\'' (modeled clock)"
+    jq -e "[.traceEvents[] | select(.name == \"kernel\")] | length == 1" probe.json
+    test ! -e unconfined-ran
+    NEURONOP_SANDBOX=off "$NEURONOP" bench probe relu_forward randn:64 --iters 1 \
+        --trace off.json >/dev/null
+    test -e unconfined-ran'
+
 test_done

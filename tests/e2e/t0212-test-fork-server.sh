@@ -1,0 +1,72 @@
+#!/bin/sh
+# One worker process serves every case of `neuronop test` (a fork server).  A case whose user
+# code kills, ends, hangs or escapes the worker (a signal, an exit, a trapped call, a 32-bit
+# call the filter kills, a shape function that never returns) fails with what happened (op,
+# core where known, signal, hint), exit status 1; the worker's process group is killed and
+# the next case runs in a new worker.  Nothing a kernel writes to its inherited output
+# reaches the terminal, and no process is left behind.
+. ./lib.sh
+cp -R "$NEURONOP_SRC/tests/fixtures/forkserver" "$WORK/fs"
+"$NEURONOP" build "$WORK/fs" >/dev/null 2>&1
+
+test_expect "each case that kills its worker fails with what happened; the next one passes" '
+    run_alone test fs --timeout 1
+    expect_status 1
+    expect_out "ok    first[zeros:16] (5 executions"
+    expect_out "FAIL  killed_by_abort: aborts: core 0: the device process died: abort (signal 6)"
+    expect_err "neuronop: aborts: core 0: error: the device process died: abort (signal 6)"
+    expect_err "user code raised the signal itself, or broke the runtime so that it did"
+    expect_out "ok    after_abort (5 executions"
+    expect_out "FAIL  exits_with_0: exits: core 0: user code ended the device process (exit status 0) before the op finished"
+    expect_out "ok    after_exit (5 executions"
+    expect_out "FAIL  forks: forks: core 0: kernel made a system call the device does not have: fork"
+    expect_out "ok    after_fork (5 executions"
+    expect_out "FAIL  shape_spins: spins: shape function '\''spins'\'': timeout: it did not finish within its time limit and was stopped"
+    expect_out "ok    after_spin (5 executions"
+    expect_out "ok    says (5 executions"
+    expect_out "FAIL  foreign_abi: int80: core 0: the device process died: bad system call (signal 31)"
+    expect_err "user code made a system call through another ABI (int 0x80?)"
+    expect_out "ok    after_int80 (5 executions"
+    expect_out "9 passed, 5 failed"'
+
+# Under AddressSanitizer the worker keeps its standard error, where the sanitizer reports.
+if [ -n "${NEURONOP_SANITIZED:-}" ]; then quiet="out"; else quiet="out err"; fi
+test_expect "what a kernel writes to its standard output and error goes nowhere" '
+    run test fs -k says
+    expect_status 0
+    ! grep written-by-kernel $quiet
+    run run fs says zeros:4
+    expect_status 0
+    expect_out "says: ok on 1 core"
+    ! grep written-by-kernel $quiet
+    # the kernel does write: in neuronop'\''s own process (the sandbox off), it shows
+    NEURONOP_SANDBOX=off "$NEURONOP" run fs says zeros:4 >out 2>err
+    grep -q written-by-kernel out'
+
+test_expect "outputs come back from the worker bit for bit, small and large (by page reference)" '
+    copy_example relu_tcm big
+    "$NEURONOP" build big >/dev/null
+    for shape in 7 16383 16384 32x4096 3x1000001; do
+        run run big relu_forward randn:$shape --seed 3 -o worker.npy
+        expect_status 0
+        NEURONOP_SANDBOX=off "$NEURONOP" run big relu_forward randn:$shape --seed 3 \
+            -o inproc.npy >/dev/null
+        cmp worker.npy inproc.npy
+    done'
+
+# strace shows the processes neuronop starts (clones that signal SIGCHLD, not threads): one
+# worker for cases that pass, a new one after each case that ended its worker.  (Not under
+# the sanitizers: LeakSanitizer cannot run under ptrace.)
+if [ -z "${NEURONOP_SANITIZED:-}" ] && strace -f -o /dev/null true 2>/dev/null; then
+test_expect "passing cases share one worker; each dead worker is replaced once" '
+    strace -f -qq -e trace=clone,clone3,fork,vfork -o passing.log "$NEURONOP" test fs -k after \
+        >out 2>err
+    expect_out "5 passed, 0 failed"
+    test "$(grep -c "SIGCHLD.*= [0-9]" passing.log)" = 1
+    strace -f -qq -e trace=clone,clone3,fork,vfork -o all.log "$NEURONOP" test fs --timeout 1 \
+        >out 2>err || true
+    expect_out "9 passed, 5 failed"
+    test "$(grep -c "SIGCHLD.*= [0-9]" all.log)" = 6'
+fi
+
+test_done
