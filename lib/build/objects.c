@@ -161,8 +161,7 @@ static void add_common(builder *b, nopi_argv *a, const char *source_dir)
  * device's C++14 without exceptions or RTTI (neuronop-build(1)). */
 static const char *const cxx_enforced[] = {
     "-std=c++14", "-pedantic-errors", "-fno-exceptions", "-fno-rtti",
-    "-fno-threadsafe-statics", "-fno-stack-protector", "-fPIC", "-fdiagnostics-plain-output",
-    "-fno-diagnostics-show-caret",
+    "-fno-threadsafe-statics", "-fno-stack-protector", "-fPIC",
 };
 /* memcheck for C++ kernels: g++'s address instrumentation with every check a call, which
  * the glue routes into memcheck (gen.c); stack and global instrumentation, which need
@@ -173,9 +172,27 @@ static const char *const cxx_memcheck[] = {
     "-fno-sanitize-recover=all", "-gstabs", "-Wno-deprecated",
 };
 static const char *const cc_enforced[] = {
-    "-std=gnu11", "-fno-stack-protector", "-fPIC", "-fdiagnostics-plain-output",
-    "-fno-diagnostics-show-caret",
+    "-std=gnu11", "-fno-stack-protector", "-fPIC",
 };
+
+/* Messages neuronop can read (syscc.c): one line each, no colours, no caret lines.  gcc and
+ * clang spell that differently, and each refuses the other's flags. */
+static bool is_clang(const char *program)
+{
+    const char *base = strrchr(program, '/');
+    return strstr(base ? base + 1 : program, "clang") != NULL;
+}
+
+static void add_plain_diagnostics(nopi_argv *a, const char *program)
+{
+    if (is_clang(program)) {
+        nopi_argv_add(a, "-fno-color-diagnostics");
+        nopi_argv_add(a, "-fno-caret-diagnostics");
+    } else {
+        nopi_argv_add(a, "-fdiagnostics-plain-output");
+        nopi_argv_add(a, "-fno-diagnostics-show-caret");
+    }
+}
 
 static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job)
 {
@@ -201,6 +218,14 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
     size_t nenforced = cxx ? NOPI_ARRAY_LEN(cxx_enforced) : NOPI_ARRAY_LEN(cc_enforced);
     for (size_t i = 0; i < nenforced; i++)
         nopi_argv_add(a, enforced[i]);
+    add_plain_diagnostics(a, a->v[0]);
+    if (cxx && b->o->memcheck && role == NOPI_ROLE_COMPUTE && is_clang(a->v[0])) {
+        nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "--memcheck of C++ kernels needs g++, "
+                  "not '%s': g++'s address instrumentation is what memcheck reads", a->v[0]);
+        nopi_detail(b->err, "build the memcheck library with CXX=g++ (the plain one may stay "
+                    "with '%s')", a->v[0]);
+        return -1;
+    }
     if (cxx && b->o->memcheck && role == NOPI_ROLE_COMPUTE)
         for (size_t i = 0; i < NOPI_ARRAY_LEN(cxx_memcheck); i++)
             nopi_argv_add(a, cxx_memcheck[i]);
@@ -457,7 +482,7 @@ static int link_system(builder *b, const char *glue, const object *objs, int nob
     nopi_argv_add(a, "-Wl,-z,noexecstack");
     if (all)
         nopi_argv_add(a, "-Wl,--no-undefined");
-    nopi_argv_add(a, "-fdiagnostics-plain-output");
+    add_plain_diagnostics(a, a->v[0]);
     nopi_argv_add(a, glue_o ? glue_o : "");
     for (int i = 0; i < nobjs; i++)
         if (all || objs[i].role == NOPI_ROLE_SHAPE)

@@ -240,4 +240,23 @@ test_expect "--compiler takes only tcc or cc" '
     expect_status 2
     expect_err "unknown compiler '\''clang'\''"'
 
+test_expect "CXX=clang++ builds, runs and tests a C++ library; --memcheck says it needs g++" '
+    command -v clang++ >/dev/null || { echo "# no clang++: skipped"; exit 0; }
+    cp -R "$NEURONOP_SRC/tests/fixtures/cxx/ops" "$WORK/clang"
+    rm -rf "$WORK/clang/build"
+    CXX=clang++ run build -v clang
+    expect_status 0
+    expect_err "clang++ -O2"
+    expect_err "-fno-caret-diagnostics"
+    CXX=clang++ run test clang
+    expect_status 0
+    expect_out "3 passed, 0 failed"
+    echo "int bad = undefined_name;" >> clang/kernels.cpp
+    CXX=clang++ run build clang
+    expect_status 3
+    expect_err "clang/kernels.cpp:25:11: error: use of undeclared identifier '\''undefined_name'\''"
+    CXX=clang++ run build --memcheck clang
+    expect_status 2
+    expect_err "neuronop: error: --memcheck of C++ kernels needs g++, not '\''clang++'\''"'
+
 test_done
