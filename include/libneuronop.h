@@ -302,8 +302,8 @@ typedef struct nop_device_opts {
     void *diag_ctx;
     bool isolate;             /* run user code (kernels, shape and reference functions) in a
                                * worker process confined with seccomp, so that no kernel can
-                               * crash, hang or exit the caller; the caller keeps the verdict.
-                               * Traced runs (trace) still run in the caller's process. */
+                               * crash, hang or exit the caller; the caller keeps the verdict
+                               * (traced runs too: their recordings come back as records) */
 } nop_device_opts;
 
 /* The device keeps the profile pointer: free the profile after the device. */

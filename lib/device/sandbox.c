@@ -274,8 +274,9 @@ int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs
     }
     nop_device_opts o = nopi_device_opts(s->dev);
     int phases = runs > 0 && runs < INT_MAX / 3 ? 3 * runs : -1;
-    nopi_watch wt = { s->dev, s->phase, seq, phases, budget, o.timeout, nopi_now() + budget, "",
-                      false, false, { 0 }, take, take_ctx };
+    double now = nopi_now();
+    nopi_watch wt = { s->dev, s->phase, seq, phases, budget, o.timeout, now + budget,
+                      phases < 0 ? now + budget : 0, "", false, false, { 0 }, take, take_ctx };
     snprintf(wt.where, sizeof wt.where, "%s", opname);
     bool in_time = nopi_watch_read(&wt, s->rec_fd);
     if (in_time && !wt.malformed && wt.done) {

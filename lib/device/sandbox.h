@@ -103,7 +103,8 @@ int nopi_server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, vo
 /* Sends a request of len bytes and passes what the worker sends back to take(take_ctx, ...),
  * until the request is answered.  budget is how long it may take in seconds besides the
  * phases it announces (each a run's timeout per core); runs is how many runs it may make
- * (three phases each; 0: any number), so that a worker announcing more is stopped.  Returns serve's own 0 or -1 (with its
+ * (three phases each), so that a worker announcing more is stopped; runs 0 means any number,
+ * and then budget bounds the whole request instead (phases or not).  Returns serve's own 0 or -1 (with its
  * error) when the worker answered; -1 with a device error naming opname (or the phase it was
  * in) when the worker died, ended early, sent garbage or missed its deadline: the worker and
  * its process group are then killed, and the next request forks a new one. */
@@ -127,6 +128,8 @@ typedef struct nopi_watch {
     uint32_t seq;                   /* the phase page's count when last read */
     int phases_left;                /* changes of phase still believable; -1: any number */
     double budget, timeout, deadline;
+    double limit;                   /* with any number of phases, the request's end at the
+                                     * latest, forged phases or not (0: none) */
     char where[256];                /* the phase it is in, as diagnostics name it */
     bool done, malformed;           /* DONE came; something was not as it must be */
     struct nopi_done result;        /* with done */

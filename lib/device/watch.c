@@ -95,6 +95,8 @@ static void look_at_phase(nopi_watch *wt)
     int n = ncores < 1 ? 1 : ncores > 64 ? 64 : ncores;
     wt->deadline = start + (kind == NOPI_PHASE_SHAPE ? wt->timeout + GRACE
                             : kind == NOPI_PHASE_CORES ? wt->timeout * n + GRACE : wt->budget);
+    if (wt->limit > 0 && wt->deadline > wt->limit)
+        wt->deadline = wt->limit;   /* any number of phases, but not forever */
 }
 
 #define HEAD (sizeof(uint32_t) + sizeof(uint64_t))   /* a record's type and length */

@@ -159,11 +159,17 @@ int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *
         nop_library_op(lib, op, &info);
         bench_work bw = { lib, op, args, nargs, opts };
         bench_take bt = { res, opts };
-        /* the runs it may make: warm-ups and timed ones; any number when timed by seconds */
+        /* the runs it may make: warm-ups and timed ones.  Timed by seconds, any number: the
+         * budget then bounds the whole bench, at the timed seconds plus each warm-up run and
+         * the last timed one taking all a run may (every core its timeout, one after
+         * another) */
         long runs = opts->iters > 0 && opts->warmup >= 0 ? (long)opts->warmup + opts->iters : 0;
-        int rc = nopi_sandbox_call(dev, info.name, 10.0 + dopts.timeout,
-                                   runs < 100000000 ? (int)runs : 0, bench_in_worker, &bw,
-                                   take_bench, &bt, err);
+        double run_max = dopts.timeout * (NOPI_MAX_CORES + 1) + 4.0;
+        double budget = runs > 0 && runs < 100000000 ? 10.0 + dopts.timeout
+                        : runs > 0 ? 10.0 + (double)(runs + 1) * run_max
+                                   : 10.0 + opts->seconds + (opts->warmup + 1) * run_max;
+        int rc = nopi_sandbox_call(dev, info.name, budget, runs < 100000000 ? (int)runs : 0,
+                                   bench_in_worker, &bw, take_bench, &bt, err);
         if (rc == 0 && (!res->seconds || !res->fastest.cores))
             rc = nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the device process sent no "
                            "figures");

@@ -33,6 +33,41 @@ static int take_pid(void *ctx, uint32_t type, const void *data, size_t len, void
     return 0;
 }
 
+/* Announces phase after phase forever: each would postpone the deadline. */
+static int serve_forged_phases(nop_device *cdev, void *ctx, const void *req, size_t len,
+                               nopi_wire *w, nop_error *err)
+{
+    for (;;) {
+        nopi_wire_phase(w, NOPI_PHASE_CORES, 1, "forged");
+        usleep(20000);
+    }
+    return 0;
+}
+
+/* A request of any number of runs (bench timed by seconds) cannot be kept alive by
+ * announcing phases: its budget bounds it as a whole. */
+static void a_request_of_any_number_of_runs_ends_at_its_budget(void **state)
+{
+    nop_profile *profile;
+    nop_device *dev;
+    nopi_server *srv;
+    nop_error err;
+    nop_device_opts o = { .isolate = true, .timeout = 0.5 };
+    assert_int_equal(nop_profile_load(&profile, "trn1", unit_share_dir(), &err), 0);
+    assert_int_equal(nop_device_new(&dev, profile, &o, &err), 0);
+    assert_int_equal(nopi_server_new(&srv, dev, serve_forged_phases, NULL, &err), 0);
+    double t0 = nopi_now();
+    int32_t pid = 0;
+    assert_int_equal(nopi_server_call(srv, "op", 1.5, 0, "a", 1, take_pid, &pid, &err), -1);
+    double took = nopi_now() - t0;
+    assert_int_equal(err.kind, NOP_ERR_DEVICE);
+    assert_non_null(strstr(err.diag.msg, "timeout"));
+    assert_true(took >= 1.4 && took < 5.0);   /* not the 2.5 s each forged phase would give */
+    nopi_server_free(srv);
+    nop_device_free(dev);
+    nop_profile_free(profile);
+}
+
 static void one_worker_serves_many_requests_and_is_replaced_when_it_dies(void **state)
 {
     nop_profile *profile;
@@ -163,6 +198,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_worker_serves_many_requests_and_is_replaced_when_it_dies),
+        cmocka_unit_test(a_request_of_any_number_of_runs_ends_at_its_budget),
         cmocka_unit_test(the_filter_traps_what_the_device_has_not),
         cmocka_unit_test(the_filter_allows_what_the_runtime_needs),
     };
