@@ -29,10 +29,13 @@ nopi_core *nopi_self(void)
     return c;
 }
 
-nopi_api_timer nopi_api_enter(nopi_core *c, int category)
+nopi_api_timer nopi_api_enter(nopi_core *c, int category, const void *pc)
 {
     nopi_api_timer t = { c, category, 0, -1, { 0, 0, 0 } };
-    if (c->run->profiled && c->api_depth++ == 0) {
+    if (c->api_depth++ != 0)
+        return t;
+    c->call_pc = pc;   /* the kernel's call (a trampoline jumps: no frame of its own) */
+    if (c->run->profiled) {
         t.t0 = nopi_now();
         if (c->run->traced && !c->shape_mode && (t.span = nopi_trace_kind_of(category)) >= 0)
             t.start = nopi_trace_at(c, t.t0);
@@ -42,9 +45,10 @@ nopi_api_timer nopi_api_enter(nopi_core *c, int category)
 
 void nopi_api_leave(nopi_api_timer *t)
 {
-    if (!t->c->run->profiled)
+    if (--t->c->api_depth != 0)
         return;
-    if (--t->c->api_depth == 0 && t->t0 > 0) {
+    t->c->call_pc = NULL;
+    if (t->t0 > 0) {
         double now = nopi_now();
         t->c->api_seconds[t->category] += now - t->t0;
         if (t->span >= 0)

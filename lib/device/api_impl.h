@@ -29,12 +29,12 @@ typedef struct nopi_api_timer {
     int span;                   /* the kind of trace span this call draws, or -1 */
     nopi_trace_point start;     /* ... and where it starts */
 } nopi_api_timer;
-nopi_api_timer nopi_api_enter(nopi_core *c, int category);
+nopi_api_timer nopi_api_enter(nopi_core *c, int category, const void *pc);
 void nopi_api_leave(nopi_api_timer *t);
 #define NOPI_API(c, category) \
     nopi_core *c = nopi_self(); \
     __attribute__((cleanup(nopi_api_leave))) nopi_api_timer nopi_timer_ = \
-        nopi_api_enter(c, category); \
+        nopi_api_enter(c, category, __builtin_return_address(0)); \
     (void)nopi_timer_
 /* Each fails the core (does not return) when its rule is broken. */
 void nopi_check_tensor(nopi_core *c, const nt_tensor *t, const char *fn);

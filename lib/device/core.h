@@ -127,7 +127,9 @@ typedef struct nopi_core {
     int nstreams, open_streams;
     nopi_counters n;
     double api_seconds[NOP_COST_CATEGORIES];   /* host time in runtime calls (profiled runs) */
-    int api_depth;
+    int api_depth;              /* kernel API calls under way (one calls another) */
+    const void *call_pc;        /* where the kernel called the one under way: the address
+                                 * its call returns to; NULL between calls */
     nt_tensor *owned;           /* tensors the kernel made */
     nt_tensor *returned;        /* what the kernel returned */
     bool dst_called;
@@ -210,10 +212,17 @@ void nopi_memcheck_array(nopi_core *c, const void *p, size_t n, const char *api)
 /* devdiag.c: where a core is, as diagnostics name it ("relu: core 3", or "relu: shape
  * function 'relu_shape'" for a shape function). */
 void nopi_core_where(const nopi_core *c, char *buf, size_t size);
+/* devdiag.c: when c failed inside a kernel API call and the library has source lines (a
+ * --memcheck build of C kernels: libtcc's stabs), puts "called at k.c:17 in 'relu'" and that
+ * source line in front of d's detail.  Not for C++ code: its calls are in torch/torch.h's
+ * inline functions, whose lines are the header's, not the user's.  (Plain builds carry no
+ * lines: libtcc's -g costs a third of a build and leaks in libtcc.) */
+void nopi_core_call_site(const nopi_core *c, nop_diag *d);
 /* cxxnames.c: when the code a core runs is C++ (the library's sources of its role), every
  * C API name in d's message and detail becomes the C++ call it stands for
  * ("nt_tensor_to_tcm" -> "tensor_to_tcm"); nopi_cxx_words rewrites one string. */
 void nopi_core_diag_words(const nopi_core *c, nop_diag *d);
+bool nopi_core_is_cxx(const nopi_core *c);   /* the code c runs is C++ */
 void nopi_cxx_words(char *msg, size_t size);
 /* devdiag.c: appends kernel printf output to the run's ring (the oldest is overwritten when
  * it is full), and the ring's text in order (malloc'd; *lost when output was overwritten;

@@ -147,10 +147,15 @@ static bool role_is_cxx(const nop_library *lib, const char *role)
     return n > 0;
 }
 
-void nopi_core_diag_words(const nopi_core *c, nop_diag *d)
+bool nopi_core_is_cxx(const nopi_core *c)
 {
     const char *role = c->shape_mode ? "shape" : c->run->ref_name ? "reference" : "compute";
-    if (!role_is_cxx(c->run->lib, role))
+    return role_is_cxx(c->run->lib, role);
+}
+
+void nopi_core_diag_words(const nopi_core *c, nop_diag *d)
+{
+    if (!nopi_core_is_cxx(c))
         return;
     nopi_cxx_words(d->msg, sizeof d->msg);
     nopi_cxx_words(d->detail, sizeof d->detail);

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "core.h"
+#include "library.h"
+#include "lines.h"
 
 void nopi_core_where(const nopi_core *c, char *buf, size_t size)
 {
@@ -24,6 +26,30 @@ void nopi_core_where(const nopi_core *c, char *buf, size_t size)
                  c->run->ref_name);
     else
         snprintf(buf, size, "%s%s%s: core %u", ns, sep, c->run->op->name, c->id);
+}
+
+void nopi_core_call_site(const nopi_core *c, nop_diag *d)
+{
+    const nop_library *lib = c->run->lib;
+    nopi_where w;
+    if (!c->call_pc || !lib || nopi_core_is_cxx(c) ||
+        !nopi_lines_find(lib->lines, (uintptr_t)c->call_pc - 1, &w) || !w.file || w.line <= 0)
+        return;
+    char head[700], text[512] = "", *path = nopi_path_join(w.dir ? w.dir : ".", w.file);
+    int n = snprintf(head, sizeof head, "called at %s:%d", w.file, w.line);
+    if (w.func && n > 0 && (size_t)n < sizeof head)
+        snprintf(head + n, sizeof head - (size_t)n, " in '%s'", w.func);
+    bool excerpt = path && nopi_read_line(path, w.line, text, sizeof text) == 0;
+    free(path);
+    nopi_strbuf sb = NOPI_STRBUF_INIT;
+    nopi_sb_printf(&sb, "%s", head);
+    if (excerpt)
+        nopi_sb_printf(&sb, "\n%5d | %s", w.line, text);
+    if (d->detail[0])
+        nopi_sb_printf(&sb, "\n%s", d->detail);
+    if (sb.s)   /* a detail too long is cut, as any is */
+        nopi_strlcpy(d->detail, sb.s, sizeof d->detail);
+    nopi_sb_free(&sb);
 }
 
 typedef struct warning {

@@ -283,6 +283,7 @@ static int run_shape(nop_device *dev, nopi_run *run, const nt__arg *sargs, nop_e
         nopi_core_where(&sc, err->diag.where, sizeof err->diag.where);
         nopi_strlcpy(err->diag.detail, sc.diag.detail, sizeof err->diag.detail);
         nopi_core_diag_words(&sc, &err->diag);
+        nopi_core_call_site(&sc, &err->diag);
         rc = -1;
         goto out;
     }
@@ -367,6 +368,7 @@ static int report_failures(nopi_run *run, nop_error *err)
         d.severity = NOP_SEV_ERROR;
         nopi_core_where(c, d.where, sizeof d.where);
         nopi_core_diag_words(c, &d);
+        nopi_core_call_site(c, &d);
         if (failed++ == 0) {
             err->kind = NOP_ERR_DEVICE;
             err->diag = d;
