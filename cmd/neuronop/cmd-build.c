@@ -46,7 +46,8 @@ static void print_ops(const nop_manifest *m, const nop_build_result *res)
     nop_library *lib = NULL;
     nop_error err;
     int n = nop_manifest_op_count(m);
-    if (n == 0 && nop_library_open(&lib, res->lib_path, &err) == 0) {
+    /* from the file, never by loading it: a library's constructors are user code */
+    if (n == 0 && nop_library_describe(&lib, res->lib_path, &err) == 0) {
         n = nop_library_op_count(lib);
         if (nop_library_namespace(lib))
             printf("  namespace: %s\n", nop_library_namespace(lib));
@@ -83,7 +84,7 @@ static int print_json(const nop_build_result *res)
 {
     nop_library *lib;
     nop_error err;
-    if (nop_library_open(&lib, res->lib_path, &err) != 0)
+    if (nop_library_describe(&lib, res->lib_path, &err) != 0)   /* never loaded: see print_ops */
         return report_error(&err);
     char *meta = nop_library_json(lib);
     nop_library_close(lib);

@@ -37,7 +37,8 @@ void nopi_emit(nop_diag_fn *fn, void *ctx, enum nop_severity sev, const char *fi
 void nopi_strlcpy(char *dst, const char *src, size_t size);
 
 /* tensor_host.c: the generator a spec that is not one (nor a file) was probably meant to
- * be: "rnd:4x4" -> "randn"; NULL when it does not look like a generator at all. */
+ * be: "zeroes:4x4" -> "zeros", "ful:4x4:2.5" -> "full"; NULL when what comes before its first
+ * colon is not a near-miss of a generator's name (letters only: no path). */
 const char *nopi_generator_like(const char *spec);
 
 /* ---- did you mean (closest.c) ----

@@ -33,7 +33,7 @@ const char *nopi_generator_like(const char *spec)
     const char *colon = strchr(spec, ':');
     size_t n = colon ? (size_t)(colon - spec) : 0;
     char kind[16];
-    if (n == 0 || n >= sizeof kind || strchr(spec, '/') || strchr(spec, '.'))
+    if (n == 0 || n >= sizeof kind)
         return NULL;
     for (size_t i = 0; i < n; i++)
         if (!isalpha((unsigned char)spec[i]))

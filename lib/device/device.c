@@ -87,6 +87,11 @@ nop_device_opts nopi_device_opts(const nop_device *dev)
     return dev->opts;
 }
 
+int nopi_device_cores(const nop_device *dev, const nop_library *lib)
+{
+    return lib->desc->multicore ? (dev->opts.cores ? dev->opts.cores : dev->profile->cores) : 1;
+}
+
 void nopi_device_attach(nop_device *dev, nopi_wire *w)
 {
     dev->opts.isolate = false;
@@ -425,7 +430,7 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     run.kernel = ref >= 0 ? desc->refs[ref].call : op->call_kernel;
     run.ref_name = ref >= 0 ? desc->refs[ref].name : NULL;
     run.multicore = ref < 0 && desc->multicore != 0;
-    run.ncores = run.multicore ? (dev->opts.cores ? dev->opts.cores : dev->profile->cores) : 1;
+    run.ncores = run.multicore ? nopi_device_cores(dev, lib) : 1;   /* a reference: one */
     run.stack_size = ref >= 0 ? SHAPE_STACK : (size_t)desc->stack_size;
     run.timeout = dev->opts.timeout;
     run.checks = ref >= 0 ? 0 : NOP_CHECK_ALL & ~dev->opts.disabled_checks;

@@ -146,6 +146,8 @@ int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len
 
 /* device.c: the options dev was made with (timeout and threads resolved). */
 nop_device_opts nopi_device_opts(const nop_device *dev);
+/* device.c: how many cores a run of lib's ops uses on dev. */
+int nopi_device_cores(const nop_device *dev, const nop_library *lib);
 /* device.c: makes the worker's own in-process device, like dev but sending diagnostics and
  * phases through w; NULL on no memory. */
 nop_device *nopi_device_for_worker(const nop_device *dev, nopi_wire *w);

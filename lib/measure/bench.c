@@ -161,10 +161,10 @@ int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *
         bench_take bt = { res, opts };
         /* the runs it may make: warm-ups and timed ones.  Timed by seconds, any number: the
          * budget then bounds the whole bench, at the timed seconds plus each warm-up run and
-         * the last timed one taking all a run may (every core its timeout, one after
-         * another) */
+         * the last timed one taking all a run may (its shape function and every core their
+         * timeouts, one after another, with the worker's grace for each) */
         long runs = opts->iters > 0 && opts->warmup >= 0 ? (long)opts->warmup + opts->iters : 0;
-        double run_max = dopts.timeout * (NOPI_MAX_CORES + 1) + 4.0;
+        double run_max = dopts.timeout * (nopi_device_cores(dev, lib) + 1) + 4.0;
         double budget = runs > 0 && runs < 100000000 ? 10.0 + dopts.timeout
                         : runs > 0 ? 10.0 + (double)(runs + 1) * run_max
                                    : 10.0 + opts->seconds + (opts->warmup + 1) * run_max;

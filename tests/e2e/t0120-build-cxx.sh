@@ -142,7 +142,12 @@ NEURON_LIBRARY(mixed_ops, m) {
 CPP
     run build mixed3
     expect_status 0
-    ! grep -q chatty "$WORK/out"
+    if grep -q chatty "$WORK/out"; then exit 1; fi
+    if grep -q chatty "$WORK/err"; then exit 1; fi
+    run build --json --force mixed3
+    expect_status 0
+    jq -e ".library.namespace == \"mixed_ops\"" "$WORK/out"
+    if grep -q chatty "$WORK/out"; then exit 1; fi
     ! grep -q chatty "$WORK/err"'
 
 test_expect "g++ warnings in the user'\''s files pass through in neuronop'\''s form" '
@@ -170,7 +175,7 @@ test_expect "a C++ library may declare ops: without a registration; C++ names re
     mkdir plain
     cp ops/kernels.cpp plain/
     sed -e "/NEURON_LIBRARY/,\$d" -e "/torchneuron/d" ops/shape.cpp > plain/shape.cpp
-    ! grep -q NEURON_LIBRARY plain/shape.cpp
+    if grep -q NEURON_LIBRARY plain/shape.cpp; then exit 1; fi
     cat > plain/neuronop.yaml <<YAML
 name: plain
 compute_srcs: [kernels.cpp]

@@ -237,7 +237,7 @@ EOF
     run test sref -k bad_reference
     expect_status 1
     expect_err "neuronop: relu_forward: reference function '\''stack_ref'\'': error: nt_tensor_to_tcm"
-    ! grep -q "relu_forward: core 0: error" "$WORK/err"
+    if grep -q "relu_forward: core 0: error" "$WORK/err"; then exit 1; fi
     expect_out "ERROR bad_reference: its reference function '\''stack_ref'\'' failed"'
 
 test_done

@@ -42,15 +42,20 @@ test_expect "a baseline of another input, op or core count is refused, not compa
     expect_status 2
     expect_err "neuronop: error: '\''base.json'\'' is a baseline with inputs '\''randn:32x4096'\'', not '\''randn:4x4'\'': compare like with like"
     expect_err "make a baseline of this bench with '\''neuronop bench ... --json > base.json'\''"
-    ! grep -q "modeled throughput" out
+    if grep -q "modeled throughput" out; then exit 1; fi
     sed "s/\"op\": \"relu_forward\"/\"op\": \"relu_backward\"/" base.json >other-op.json
     run bench tcm relu_forward randn:32x4096 --iters 2 --baseline other-op.json
     expect_status 2
     expect_err "is a baseline of op '\''relu_backward'\'', not '\''relu_forward'\''"
+    sed "s/\"device\": \"trn1\"/\"device\": \"trn2\"/" base.json >other-device.json
+    run bench tcm relu_forward randn:32x4096 --iters 2 --baseline other-device.json
+    expect_status 2
+    expect_err "is a baseline on device '\''trn2'\'', not '\''trn1'\''"
     copy_example relu_multicore "$WORK/mc"
     run bench mc relu_forward randn:32x4096 --iters 2 --baseline base.json --cores 3
     expect_status 2
-    expect_err "is a baseline on 1 core, not 3: compare like with like"'
+    expect_err "is a baseline on cores '\''1'\'', not '\''3'\'': compare like with like"
+    expect_err "make a baseline of this bench with"'
 
 test_expect "a negative --max-regression is a usage error" '
     run bench tcm relu_forward randn:64 --baseline base.json --max-regression -1
