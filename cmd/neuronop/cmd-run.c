@@ -237,11 +237,14 @@ int cmd_run(int argc, char **argv)
     bool compared = ok && want;
     if (compared)
         rc = compare(res.output, want, &cmp);
-    if (json)
-        print_json(args[1], &res, compared ? &cmp : NULL, ok && rc == 0);
+    bool saved = false;
     if (ok && output && rc == 0 && nop_tensor_save_npy(res.output, output, &err) != 0)
         rc = report_error(&err);
-    else if (ok && output && rc == 0 && !json)
+    else
+        saved = ok && output && rc == 0;
+    if (json)   /* last, so its "ok" is the whole run's, -o included */
+        print_json(args[1], &res, compared ? &cmp : NULL, ok && rc == 0);
+    else if (saved)
         printf("saved '%s'\n", output);
 out:
     nop_tensor_free(want);

@@ -135,6 +135,9 @@ test_expect "host errors after a good run are not counted as device check errors
     expect_status 2
     expect_err "neuronop: device checks: 0 errors, 0 warnings"
     expect_err "neuronop: error: cannot write '\''/nonexistent/x.npy'\''"
+    run run r2 relu_forward randn:4x4 -o /nonexistent/x.npy --json
+    expect_status 2
+    jq -e ".ok == false" out
     run run r2 relu_forward zeros:2x2 -o z.npy
     expect_status 0
     run run r2 relu_forward ones:2x2 --expect z.npy
