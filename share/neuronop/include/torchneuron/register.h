@@ -59,7 +59,8 @@ template <class P> struct param {
 };
 
 /* The generated glue passes a Tensor as its one nt_tensor pointer and a Scalar as its
- * nt_scalar (CXX-CONTRACT.md): both must keep that layout and stay trivially copyable. */
+ * nt_scalar (torch/detail/tensor.h, types.h): both must keep that layout and stay trivially
+ * copyable. */
 static_assert(std::is_trivially_copyable<torch::Tensor>::value &&
               std::is_standard_layout<torch::Tensor>::value &&
               sizeof(torch::Tensor) == sizeof(void *),
