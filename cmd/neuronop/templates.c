@@ -14,14 +14,7 @@
 
 static const struct template_file common_files[] = {
     { "@NAME@.c",
-      "/*\n"
-      " * The kernels of @NAME@: they run on the (virtual) GPSIMD cores.\n"
-      " *\n"
-      " * @NAME@_forward is relu through TCM, the fast path: each core copies its share of the\n"
-      " * elements into a TCM buffer, computes there and copies the result into the output.\n"
-      " * The offset is computed before the last core's share is enlarged by the remainder,\n"
-      " * so every element is written exactly once for any size and any core count.\n"
-      " */\n"
+      TEMPLATE_KERNEL_COMMENT
       "#include <neuronop.h>\n"
       "\n"
       "enum { BUF = 1024 };   /* floats per TCM buffer: 4 KB of the core's 16 KB pool */\n"

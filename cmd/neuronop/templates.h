@@ -18,6 +18,17 @@ struct template_flavour {
     const struct template_file *common, *own;
 };
 
+/* The top comment of every flavour's kernel file: the same kernel, in C or in C++. */
+#define TEMPLATE_KERNEL_COMMENT                                                                \
+    "/*\n"                                                                                     \
+    " * The kernels of @NAME@: they run on the (virtual) GPSIMD cores.\n"                      \
+    " *\n"                                                                                     \
+    " * @NAME@_forward is relu through TCM, the fast path: each core copies its share of the\n" \
+    " * elements into a TCM buffer, computes there and copies the result into the output.\n"   \
+    " * The offset is computed before the last core's share is enlarged by the remainder,\n"   \
+    " * so every element is written exactly once for any size and any core count.\n"          \
+    " */\n"
+
 /* Every flavour, ending in a {NULL} entry: c, c-multicore, cxx, cxx-multicore. */
 extern const struct template_flavour template_flavours[];
 

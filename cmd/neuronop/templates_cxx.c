@@ -9,14 +9,7 @@
 
 const struct template_file cxx_common_files[] = {
     { "@NAME@.cpp",
-      "/*\n"
-      " * The kernels of @NAME@: they run on the (virtual) GPSIMD cores.\n"
-      " *\n"
-      " * @NAME@_forward is relu through TCM, the fast path: each core copies its share of the\n"
-      " * elements into a TCM buffer, computes there and copies the result into the output.\n"
-      " * The offset is computed before the last core's share is enlarged by the remainder,\n"
-      " * so every element is written exactly once for any size and any core count.\n"
-      " */\n"
+      TEMPLATE_KERNEL_COMMENT
       "#include <torch/torch.h>\n"
       "\n"
       "torch::Tensor @NAME@_forward(const torch::Tensor &input)\n"

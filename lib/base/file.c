@@ -209,3 +209,10 @@ void nopi_diag_add_excerpt(nop_diag *d)
     snprintf(d->detail + used, sizeof d->detail - used, "%s%5d | %s", used ? "\n" : "",
              d->line, text);
 }
+
+bool nopi_is_cxx_source(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    return dot && (strcmp(dot, ".cpp") == 0 || strcmp(dot, ".cc") == 0 ||
+                   strcmp(dot, ".cxx") == 0);
+}

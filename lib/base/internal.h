@@ -85,6 +85,9 @@ int nopi_read_input(const char *path, const char *what, size_t cap, char **data,
 /* Line `line` (1-based) of a text file, without its newline, cut to fit buf.  -1 when the
  * file cannot be read or is shorter. */
 int nopi_read_line(const char *path, int line, char *buf, size_t size);
+/* True when path names a C++ source: .cpp, .cc or .cxx (the build compiles it as C++; the
+ * device words its messages in C++). */
+bool nopi_is_cxx_source(const char *path);
 /* Appends "  N | text", line d->line of d->file, to d's detail when the file can be read:
  * the source excerpt under a compile message. */
 void nopi_diag_add_excerpt(nop_diag *d);

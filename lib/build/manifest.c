@@ -299,13 +299,6 @@ static int load_ops(loader *L, const nopi_ynode *ops)
     return 0;
 }
 
-bool nopi_is_cxx_source(const char *path)
-{
-    const char *dot = strrchr(path, '.');
-    return dot && (strcmp(dot, ".cpp") == 0 || strcmp(dot, ".cc") == 0 ||
-                   strcmp(dot, ".cxx") == 0);
-}
-
 /* True when a shape source is C++, whose NEURON_LIBRARY may give the ops. */
 static bool has_cxx_shape(const nop_manifest *m)
 {

@@ -100,9 +100,6 @@ int nopi_stack_size_parse(const char *text, int64_t *out, char *why, size_t whys
 /* The C parameter type of each, as kernel-api.md gives it. */
 extern const char *const nopi_argtype_ctypes[4];
 
-/* True when path names a C++ source: .cpp, .cc or .cxx. */
-bool nopi_is_cxx_source(const char *path);
-
 /* True when s is a C identifier. */
 bool nopi_is_identifier(const char *s);
 

@@ -138,9 +138,7 @@ static bool role_is_cxx(const nop_library *lib, const char *role)
     for (int i = 0; d && i < d->nsources; i++) {
         if (strcmp(d->sources[i].role, role) != 0)
             continue;
-        const char *dot = strrchr(d->sources[i].path, '.');
-        if (!dot || (strcmp(dot, ".cpp") != 0 && strcmp(dot, ".cc") != 0 &&
-                     strcmp(dot, ".cxx") != 0))
+        if (!nopi_is_cxx_source(d->sources[i].path))
             return false;
         n++;
     }

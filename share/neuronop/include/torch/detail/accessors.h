@@ -199,26 +199,15 @@ private:
     nt_accessor a_;
 };
 
-/* t.read_stream_accessor<T>(): reads the tensor's elements in order.  Single-core only; takes
- * 4 KB of the core's TCM until closed (on close() or at the end of its scope). */
-template <class T> class TensorReadStreamAccessor {
-    static_assert(detail::elem<T>::ok, NT__TORCH_ELEM_TYPES);
-
+namespace detail {
+/* What both stream accessors are: an open stream, moved but never copied, closed once - by
+ * close() or at the end of the accessor's scope, which flushes a write stream. */
+class OpenStream {
 public:
-    explicit TensorReadStreamAccessor(const nt_tensor *t) noexcept : open_(true)
-    {
-        nt__cxx_check(NT__CXX_READ_STREAM, t, 0, detail::elem_ok<T>::dtype);
-        s_ = nt_read_stream_of(t);
-    }
-    TensorReadStreamAccessor(TensorReadStreamAccessor &&o) noexcept : s_(o.s_), open_(o.open_)
-    {
-        o.open_ = false;
-    }
-    TensorReadStreamAccessor(const TensorReadStreamAccessor &) = delete;
-    TensorReadStreamAccessor &operator=(const TensorReadStreamAccessor &) = delete;
-    ~TensorReadStreamAccessor() { close(); }
-
-    T read() noexcept { return detail::elem<T>::read(&s_); }
+    OpenStream(OpenStream &&o) noexcept : s_(o.s_), open_(o.open_) { o.open_ = false; }
+    OpenStream(const OpenStream &) = delete;
+    OpenStream &operator=(const OpenStream &) = delete;
+    ~OpenStream() { close(); }
     int close() noexcept
     {
         if (open_)
@@ -227,42 +216,47 @@ public:
         return 0;
     }
 
+protected:
+    explicit OpenStream(nt_stream s) noexcept : s_(s), open_(true) {}
+    nt_stream s_;
+
 private:
-    nt_read_stream s_;
     bool open_;
+};
+} // namespace detail
+
+/* t.read_stream_accessor<T>(): reads the tensor's elements in order.  Single-core only; takes
+ * 4 KB of the core's TCM until closed (on close() or at the end of its scope). */
+template <class T> class TensorReadStreamAccessor : public detail::OpenStream {
+    static_assert(detail::elem<T>::ok, NT__TORCH_ELEM_TYPES);
+
+public:
+    explicit TensorReadStreamAccessor(const nt_tensor *t) noexcept : OpenStream(start(t)) {}
+    T read() noexcept { return detail::elem<T>::read(&s_); }
+
+private:
+    static nt_read_stream start(const nt_tensor *t) noexcept
+    {
+        nt__cxx_check(NT__CXX_READ_STREAM, t, 0, detail::elem_ok<T>::dtype);
+        return nt_read_stream_of(t);
+    }
 };
 
 /* t.write_stream_accessor<T>(): writes the tensor's elements in order; what is written reaches
  * the tensor by close() or the end of the accessor's scope.  Single-core only; 4 KB of TCM. */
-template <class T> class TensorWriteStreamAccessor {
+template <class T> class TensorWriteStreamAccessor : public detail::OpenStream {
     static_assert(detail::elem<T>::ok, NT__TORCH_ELEM_TYPES);
 
 public:
-    explicit TensorWriteStreamAccessor(const nt_tensor *t) noexcept : open_(true)
-    {
-        nt__cxx_check(NT__CXX_WRITE_STREAM, t, 0, detail::elem_ok<T>::dtype);
-        s_ = nt_write_stream_of(t);
-    }
-    TensorWriteStreamAccessor(TensorWriteStreamAccessor &&o) noexcept : s_(o.s_), open_(o.open_)
-    {
-        o.open_ = false;
-    }
-    TensorWriteStreamAccessor(const TensorWriteStreamAccessor &) = delete;
-    TensorWriteStreamAccessor &operator=(const TensorWriteStreamAccessor &) = delete;
-    ~TensorWriteStreamAccessor() { close(); }
-
+    explicit TensorWriteStreamAccessor(const nt_tensor *t) noexcept : OpenStream(start(t)) {}
     void write(T value) noexcept { detail::elem<T>::write(&s_, value); }
-    int close() noexcept
-    {
-        if (open_)
-            nt_stream_close(&s_);
-        open_ = false;
-        return 0;
-    }
 
 private:
-    nt_write_stream s_;
-    bool open_;
+    static nt_write_stream start(const nt_tensor *t) noexcept
+    {
+        nt__cxx_check(NT__CXX_WRITE_STREAM, t, 0, detail::elem_ok<T>::dtype);
+        return nt_write_stream_of(t);
+    }
 };
 
 /* t.tcm_accessor(): copies between the tensor and a tcm_malloc buffer; offsets and counts in
