@@ -102,6 +102,18 @@ static int parse_shape(const char *v, int *ndim, int64_t *sizes)
     }
 }
 
+/* The bytes of data a shape of dtype needs; SIZE_MAX when that does not fit a size_t. */
+static size_t data_bytes(int dtype, int ndim, const int64_t *sizes)
+{
+    size_t n = nopi_dtype_size((nt_dtype)dtype);
+    for (int i = 0; i < ndim; i++) {
+        if (sizes[i] && n > SIZE_MAX / (size_t)sizes[i])
+            return SIZE_MAX;
+        n *= (size_t)sizes[i];
+    }
+    return n;
+}
+
 /* Fortran order stores the first index fastest: permute into C order. */
 static void fortran_to_c(nt_tensor *t, const unsigned char *src)
 {
@@ -182,19 +194,25 @@ int nop_tensor_load_npy(nop_tensor **out, const char *path, nop_error *err)
     } else if (!nopi_shape_ok(ndim, sizes, why, sizeof why)) {
         nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' has a shape the device cannot hold: "
                   "%s", path, why);
-    } else {
-        nt_tensor *t = nopi_tensor_alloc((nt_dtype)dtype, ndim, sizes, false);
-        size_t need = t ? (size_t)t->numel * t->itemsize : 0, have = len - hstart - hlen;
-        if (!t) {
-            nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' is too large to load", path);
-        } else if (have != need) {
-            char msg[128];
+    } else if (data_bytes(dtype, ndim, sizes) != len - hstart - hlen) {
+        /* checked against the file before anything is allocated: a 130-byte file may claim
+         * billions of elements, and must not cost more than its own size to reject */
+        size_t need = data_bytes(dtype, ndim, sizes), have = len - hstart - hlen;
+        char msg[160];
+        if (need == SIZE_MAX)
+            snprintf(msg, sizeof msg, "its shape needs more bytes than memory can hold, "
+                     "the file has %zu", have);
+        else
             snprintf(msg, sizeof msg, "its shape needs %zu bytes of data, the file has %zu%s",
                      need, have, have < need ? " (truncated)" : " (extra bytes at the end)");
-            bad(err, path, "%s", msg);
-            nopi_tensor_free(t);
+        bad(err, path, "%s", msg);
+    } else {
+        nt_tensor *t = nopi_tensor_alloc((nt_dtype)dtype, ndim, sizes, false);
+        if (!t) {
+            nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' is too large to load", path);
         } else {
             const unsigned char *src = u + hstart + hlen;
+            size_t need = (size_t)t->numel * t->itemsize;
             if (strncmp(fv, "True", 4) == 0)
                 fortran_to_c(t, src);
             else if (need)

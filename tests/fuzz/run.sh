@@ -4,8 +4,9 @@
 # Each target starts from a seed corpus made from the tree (the examples' manifests, .npy
 # files and built libraries, the golden build cases, generator specs and command lines the tests use) plus the
 # regression inputs in tests/fuzz/regressions/TARGET/: every input that once found a bug,
-# kept so the bug stays fixed.  A crash, a leak, undefined behaviour, a timeout or running
-# out of memory fails the run; the input is left in out/fuzz/artifacts/.
+# kept so the bug stays fixed.  A crash, a leak, undefined behaviour, a timeout, running
+# out of memory or one allocation over 512 MB (an allocation bomb: every reader checks sizes
+# against its input before allocating) fails the run; the input is left in out/fuzz/artifacts/.
 # Usage: tests/fuzz/run.sh OBJDIR SECONDS
 set -eu
 objdir=$1
@@ -47,7 +48,7 @@ for t in manifest npy generator options library; do
     echo "== fuzz_$t for ${seconds}s ($(ls "$corpus/$t" | wc -l) seeds)"
     if ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 \
         "$objdir/fuzz_$t" "$corpus/$t" -max_total_time="$seconds" -timeout=10 \
-        -rss_limit_mb=2048 -print_final_stats=0 -artifact_prefix="$artifacts/$t-" \
+        -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=0 -artifact_prefix="$artifacts/$t-" \
         >"$objdir/fuzz_$t.log" 2>&1; then
         grep -E "^Done [0-9]+ runs" "$objdir/fuzz_$t.log" | tail -n 1
     else

@@ -71,13 +71,38 @@ static void npy_round_trip(void **state)
         nopi_tensor_free(t);
         nopi_tensor_free(back);
     }
-    unit_write(dir, "bad.npy", "\x93NUMPY\x01\x00\x05\x00{'a'}");
+    unit_write_bytes(dir, "bad.npy", UNIT_LITERAL("\x93NUMPY\x01\x00\x05\x00{'a'}"));
     snprintf(path, sizeof path, "%s/bad.npy", dir);
     nt_tensor *t = NULL;
     nop_error err;
     assert_int_equal(nop_tensor_load_npy(&t, path, &err), -1);
     assert_null(t);
     assert_int_equal(err.kind, NOP_ERR_INPUT);
+    unit_cleanup(dir);
+}
+
+/* A header that claims more data than the file holds is refused before anything is
+ * allocated (the fuzzer's 130-byte file claiming 7.5 GB); the fuzz regression input
+ * tests/fuzz/regressions/npy/claims-7GB runs under libFuzzer's malloc limit. */
+static void npy_claimed_size_checked_first(void **state)
+{
+    const char *dir = unit_tmpdir();
+    char path[300];
+    nop_error err;
+    nt_tensor *t = NULL;
+    unit_write_bytes(dir, "big.npy", UNIT_LITERAL("\x93NUMPY\x01\x00\x49\x00{'descr': '<f4', "
+                     "'fortran_order': False, 'shape': (1873570537,), }      \nabcd"));
+    snprintf(path, sizeof path, "%s/big.npy", dir);
+    assert_int_equal(nop_tensor_load_npy(&t, path, &err), -1);
+    assert_null(t);
+    assert_int_equal(err.kind, NOP_ERR_INPUT);
+    assert_non_null(strstr(err.diag.msg, "needs 7494282148 bytes of data, the file has 4 (truncated)"));
+    unit_write_bytes(dir, "huge.npy", UNIT_LITERAL("\x93NUMPY\x01\x00\x67\x00{'descr': '<i8', "
+                     "'fortran_order': False, 'shape': (4294967295, 4294967295, 4294967295, "
+                     "4), }          \n"));
+    snprintf(path, sizeof path, "%s/huge.npy", dir);
+    assert_int_equal(nop_tensor_load_npy(&t, path, &err), -1);
+    assert_non_null(strstr(err.diag.msg, "more bytes than memory can hold"));
     unit_cleanup(dir);
 }
 
@@ -133,6 +158,7 @@ int main(void)
         cmocka_unit_test(elements_convert_by_dtype),
         cmocka_unit_test(shape_limits),
         cmocka_unit_test(npy_round_trip),
+        cmocka_unit_test(npy_claimed_size_checked_first),
         cmocka_unit_test(generators_are_seeded),
         cmocka_unit_test(compare_finds_the_worst),
     };

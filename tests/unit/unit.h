@@ -28,16 +28,26 @@ static inline const char *unit_tmpdir(void)
     return dir;
 }
 
-/* Writes text to dir/name. */
-static inline void unit_write(const char *dir, const char *name, const char *text)
+/* Writes len bytes of data to dir/name (binary-safe: .npy headers hold NUL bytes). */
+static inline void unit_write_bytes(const char *dir, const char *name, const void *data,
+                                    size_t len)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
+    FILE *f = fopen(path, "wb");
     assert_non_null(f);
-    fputs(text, f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
     fclose(f);
 }
+
+/* Writes text to dir/name. */
+static inline void unit_write(const char *dir, const char *name, const char *text)
+{
+    unit_write_bytes(dir, name, text, strlen(text));
+}
+
+/* A string literal's bytes, embedded NULs included. */
+#define UNIT_LITERAL(s) (s), sizeof(s) - 1
 
 static inline void unit_cleanup(const char *dir)
 {
