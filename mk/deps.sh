@@ -7,7 +7,10 @@
 set -eu
 
 build_pkgs="gcc g++ make pkg-config libyaml-dev libtcc-dev tcc libxxhash-dev libjansson-dev libseccomp-dev"
-test_pkgs="libcmocka-dev perl jq libxml2-utils lintian python3-yaml clang bash-completion"
+# python3-torch (for /usr/bin/python3) and libtorch-dev: real PyTorch/libtorch 1.13, the oracle
+# that tensor and element semantics are tested against, and the Python bridge's host.
+test_pkgs="libcmocka-dev perl jq libxml2-utils lintian python3-yaml clang bash-completion strace
+    python3-torch libtorch-dev"
 
 want=$build_pkgs
 [ "${1:-build}" = test ] && want="$build_pkgs $test_pkgs"
