@@ -199,11 +199,13 @@ fuzz: test-deps
 	@sh tests/fuzz/run.sh $(FUZZ_O) $(FUZZ_TIME)
 
 # A Debian package of what `make install PREFIX=/usr` installs (mk/deb.sh says what is in it).
-# (MAKEFLAGS emptied: a caller's O=... on the command line must not win over O=$(O)/deb.)
-deb:
-	@MAKEFLAGS= $(MAKE) -s --no-print-directory O=$(O)/deb BIN=$(O)/deb/bin/neuronop \
+# Its binary is linked from the same objects as $(BIN) (only the link differs: shared
+# libyaml, libxxhash and libjansson, as Debian policy asks), so a package after a build
+# compiles nothing again.  (MAKEFLAGS emptied: a caller's BIN=... must not win over ours.)
+deb: $(CMD_OBJS) $(LIBA)
+	@MAKEFLAGS= $(MAKE) -s --no-print-directory O=$(O) BIN=$(O)/deb/bin/neuronop \
 		STATIC_DEPS=no $(O)/deb/bin/neuronop
-	@MAKEFLAGS= sh mk/deb.sh "$(abspath $(O)/deb)" "$(abspath $(O))"
+	@MAKEFLAGS= sh mk/deb.sh "$(abspath $(O)/deb/bin/neuronop)" "$(abspath $(O))"
 
 clean:
 	rm -rf out bin
