@@ -349,10 +349,6 @@ static nt_tensor *clamp(nt_tensor *out, const nt_tensor *self, nt_scalar lo, nt_
     nopi_tl_args x = { .op = NOPI_TL_CLAMP, .ct = ct, .a = self };
     /* ATen: a NaN bound makes every element NaN, before converting the bounds */
     x.clamp_nan = (!lo.is_int && isnan(lo.f)) || (!hi.is_int && isnan(hi.f));
-    if (!x.clamp_nan) {
-        checked(c, &k, lo, ct, &x.bi, &x.bf);
-        checked(c, &k, hi, ct, &x.ci, &x.cf);
-    }
     if (out == self && !nopi_can_cast(ct, out->dtype)) {   /* ATen's clamp_ says it so */
         static const char *const meta[] = {
             [NT_I32] = "int", [NT_I8] = "signed char", [NT_I64] = "long int",
@@ -363,8 +359,12 @@ static nt_tensor *clamp(nt_tensor *out, const nt_tensor *self, nt_scalar lo, nt_
                nopi_torch_type_name(ct), meta[out->dtype]);
     }
     nt_tensor *r = result(c, &k, out, self, ct, SAME_DTYPE);
-    if (ct == NT_F16 && !x.clamp_nan)   /* ATen's CPU clamp has no half (its NaN fill is no clamp) */
-        REFUSE(c, &k, "\"clamp_scalar_cpu\" not implemented for 'Half'");
+    if (!x.clamp_nan) {
+        if (ct == NT_F16)   /* ATen's CPU clamp has no half (its NaN fill is no clamp) */
+            REFUSE(c, &k, "\"clamp_scalar_cpu\" not implemented for 'Half'");
+        checked(c, &k, lo, ct, &x.bi, &x.bf);
+        checked(c, &k, hi, ct, &x.ci, &x.cf);
+    }
     nopi_tl_run(&x, r);
     count(c, r);
     return r;

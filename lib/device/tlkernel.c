@@ -167,9 +167,9 @@ static bool run_f32(const nopi_tl_args *x, nt_tensor *r)
         else if (b)
             for (int64_t i = 0; i < n; i++)
                 o[i] = fmaf(al, b[i], a[i]);
-        else   /* a Scalar other: ATen multiplies it by alpha once */
+        else
             for (int64_t i = 0; i < n; i++)
-                o[i] = a[i] + al * s;
+                o[i] = fmaf(al, s, a[i]);
         return true;
     case NOPI_TL_MUL:
         if (b)
@@ -193,7 +193,7 @@ void nopi_tl_run(const nopi_tl_args *xa, nt_tensor *r)
     if (run_f32(xa, r))
         return;
     nopi_tl_args xs = *xa, *x = &xs;
-    if (x->op == NOPI_TL_ADD && !x->b && nopi_dtype_is_float(x->ct)) {
+    if (x->op == NOPI_TL_ADD && !x->b && (x->ct == NT_BF16 || x->ct == NT_F16)) {
         x->bf = nopi_round_to(x->ct, x->af * x->bf);   /* a Scalar other times alpha, once */
         x->af = 1;
     }
