@@ -5,8 +5,10 @@ each dtype, in place, aliasing), computed by torch here and now and by neuronop 
 case table of k.c; integers and exact float ops compared bit for bit, transcendentals within
 1 ulp; where torch raises, neuronop must stop the core (exit 1) with torch's reason.
 
-usage: diff.py NEURONOP LIBDIR [--count]   (prints TAP; --count prints how many cases differ)
-LIBDIR is a scratch copy of tests/diff (it is built there).
+usage: diff.py NEURONOP LIBDIR [--count] [--no-cxx]
+Prints TAP (--count: how many cases differ, by op).  LIBDIR is a scratch copy of tests/diff,
+built there (the C library, and the C++ one in LIBDIR/cxx, which every 4th case and every
+other refusal also runs through, for the C++ overloads and the C++ names in messages).
 """
 import math
 import os
@@ -269,6 +271,21 @@ def same(c, want, got_d, got):
     return True
 
 
+def cxx_name(c):
+    """the C++ call of a case, as the device's message names it"""
+    if c.op == FILL:
+        return "fill_("
+    name = {POW_T: "pow", POW_S: "pow"}.get(c.op, NAMES[c.op])
+    return "torch::%s%s(" % (name, "_out" if c.form != ALLOC else "")
+
+
+def c_name(c):
+    name = NAMES[c.op] if c.op != FILL else "fill_"
+    if c.op in (ADD, SUB, MUL, DIV, AND, OR) and c.od is None:
+        name += "_s"
+    return "nt_%s%s(" % (name, "_out" if c.form != ALLOC and c.op not in (FILL, FULL) else "")
+
+
 def run(neuronop, lib, tag, cs):
     spec, data = encode(cs)
     d = os.path.join(os.path.dirname(lib), "run-" + tag)
@@ -281,6 +298,54 @@ def run(neuronop, lib, tag, cs):
     return p, out
 
 
+def compare(neuronop, lib, surface, name_of, good, bad, differ):
+    """runs good through lib in one process and a representative of each kind of refusal in
+    bad in one each; adds what differs to differ"""
+    tag = "cxx" if surface == "C++" else "c"
+    p, out = run(neuronop, lib, tag, [c for c, _ in good])
+    if out is None:
+        differ.setdefault("table", []).append("%s: the case table did not run: %s" % (
+            surface, p.stderr.strip()[-2000:]))
+        return
+    for (c, w), row in zip(good, out):
+        n = int(row[1])
+        got = [int(v) & 0xffffffffffffffff for v in row[2:2 + n]]
+        if int(row[0]) not in FLOATS:   # back to the dtype's width, as raw_bits has it
+            nb = torch.iinfo(DT[int(row[0])]).bits
+            got = [v & ((1 << nb) - 1) for v in got]
+        if not same(c, w, int(row[0]), got):
+            differ.setdefault(NAMES[c.op], []).append("%s %s: torch %s %s, neuronop %s %s" % (
+                surface, c, DT[w[0]], w[1], DT[int(row[0])], got))
+
+    # where torch raises: one run each (the core stops at the first), a few at a time;
+    # one per reason and op form unless DIFF_EVERY_RAISE is set
+    seen, picked = set(), []
+    for c, reason in bad:
+        key = (c.op, c.form == ALLOC, reason[:24]) if not os.environ.get("DIFF_EVERY_RAISE") else c
+        if key not in seen:
+            seen.add(key)
+            picked.append((c, reason))
+    if surface == "C++" and not os.environ.get("DIFF_EVERY_RAISE"):
+        picked = picked[::3]
+
+    def refused(cw):
+        c, reason = cw
+        p, _ = run(neuronop, lib, "%s-e%d" % (tag, id(c)), [c])
+        name = name_of(c) if reason != DEVICE_RULE else name_of(c)[:-1] + " "
+        ok = p.returncode == 1 and ("core 0: error: " + name) in p.stderr and (
+            (": " + reason) in p.stderr if reason != DEVICE_RULE else
+            "bitwise ops take integral tensors only" in p.stderr or
+            "bitwise ops write integral tensors only" in p.stderr)
+        return c, reason, ok, p
+    with ThreadPoolExecutor(max_workers=4) as ex:
+        for c, reason, ok, p in ex.map(refused, picked):
+            if not ok:
+                differ.setdefault(NAMES[c.op], []).append(
+                    "%s %s: torch raises '%s', neuronop exit %d: %s" % (
+                        surface, c, reason, p.returncode, p.stderr.strip()[:300]))
+    return len(picked)
+
+
 def main():
     neuronop, libdir = sys.argv[1], sys.argv[2]
     count_only = "--count" in sys.argv
@@ -291,62 +356,42 @@ def main():
     lib = os.path.abspath(os.path.join(libdir, "build", "libtdiff.so"))
     cs = cases()
     good, bad = [], []
+    raised = {}   # whether torch raises depends on dtypes and Scalars, never on tensor values
     for c in cs:
-        w = c.torch()
-        if c.device_refuses():
-            w = DEVICE_RULE
+        key = (c.op, c.form, c.sd, c.od, c.outd, repr(c.s1), repr(c.s2))
+        w = DEVICE_RULE if c.device_refuses() else raised.get(key) or c.torch()
+        if isinstance(w, str):
+            raised[key] = w
         (bad if isinstance(w, str) else good).append((c, w))
     differ = {}   # op name -> list of messages
-
-    p, out = run(neuronop, lib, "all", [c for c, _ in good])
-    if out is None:
-        print("Bail out! the case table did not run: %s" % p.stderr.strip()[-2000:])
-        return 1
-    for (c, w), row in zip(good, out):
-        n = int(row[1])
-        got = [int(v) & 0xffffffffffffffff for v in row[2:2 + n]]
-        if int(row[0]) not in FLOATS:   # back to the dtype's width, as raw_bits has it
-            nb = torch.iinfo(DT[int(row[0])]).bits
-            got = [v & ((1 << nb) - 1) for v in got]
-        if not same(c, w, int(row[0]), got):
-            differ.setdefault(NAMES[c.op], []).append(
-                "%s: torch %s %s, neuronop %s %s" % (c, DT[w[0]], w[1], DT[int(row[0])], got))
-
-    # where torch raises: one run each (the core stops at the first), a few at a time
-    def refused(cw):
-        c, reason = cw
-        p, _ = run(neuronop, lib, "e%d" % id(c), [c])
-        ok = p.returncode == 1 and ("core 0: error: nt_" in p.stderr) and (
-            (": " + reason) in p.stderr if reason != DEVICE_RULE else
-            "bitwise ops take integral tensors only" in p.stderr or
-            "bitwise ops write integral tensors only" in p.stderr)
-        return c, reason, ok, p
-    # one process per reason and op form and dtype of self: the core stops at the first
-    seen, picked = set(), []
-    for c, reason in bad:
-        key = (c.op, c.form, reason[:24]) if not os.environ.get("DIFF_EVERY_RAISE") else c
-        if key not in seen:
-            seen.add(key)
-            picked.append((c, reason))
-    with ThreadPoolExecutor(max_workers=4) as ex:
-        for c, reason, ok, p in ex.map(refused, picked):
-            if not ok:
-                differ.setdefault(NAMES[c.op], []).append(
-                    "%s: torch raises '%s', neuronop exit %d: %s" % (c, reason, p.returncode,
-                                                                     p.stderr.strip()[:300]))
+    libs = [("C", lib, c_name, good, bad)]
+    if "--no-cxx" not in sys.argv:
+        b = subprocess.run([neuronop, "build", os.path.join(libdir, "cxx")], capture_output=True,
+                           text=True)
+        if b.returncode:
+            print("Bail out! build of %s/cxx failed: %s" % (libdir, b.stderr))
+            return 1
+        libs.append(("C++", os.path.abspath(os.path.join(libdir, "cxx", "build",
+                                                         "libtdiffcxx.so")),
+                     cxx_name, good[::4], bad))
+    for surface, path, name_of, table, raising in libs:
+        compare(neuronop, path, surface, name_of, table, raising, differ)
     total = sum(len(v) for v in differ.values())
     if count_only:
-        print("%d cases (%d where torch raises, %d of them run), %d differ" % (
-            len(cs), len(bad), len(picked), total))
+        print("%d cases (%d where torch raises), %d differ" % (len(cs), len(bad), total))
         for k, v in sorted(differ.items()):
             print("# %s: %d" % (k, len(v)))
             for m in v[:int(os.environ.get("DIFF_SHOW", "3"))]:
                 print("#   " + m)
         return 0
-    print("1..%d" % len(NAMES))
-    for i, name in enumerate(NAMES):
+    print("1..%d" % (len(NAMES) + 1))
+    v = differ.get("table", [])
+    print("%s 1 - the case table runs on the C and the C++ surface" % ("not ok" if v else "ok"))
+    for m in v:
+        print("# " + m)
+    for i, name in enumerate(NAMES, 1):
         v = differ.get(name, [])
-        n = sum(1 for c in cs if c.op == i)
+        n = sum(1 for c in cs if c.op == i - 1)
         print("%s %d - %s: %d cases as torch 1.13 computes them" % ("not ok" if v else "ok",
                                                                      i + 1, name, n))
         for m in v[:10]:

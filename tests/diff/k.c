@@ -123,3 +123,8 @@ nt_tensor *cases(const nt_tensor *spec, const nt_tensor *data)
     tcm_free(row);
     return dst;
 }
+
+nt_tensor *add_scalar(const nt_tensor *x, nt_scalar s)
+{
+    return nt_add_s_out(get_dst_tensor(), x, s, nt_scalar_i(1));
+}
