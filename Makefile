@@ -143,7 +143,7 @@ e2e-sanitize: $(BIN)
 
 $(O)/bench/devbench: bench/devbench.c $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(CMD_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
+	$(CC) $(LIB_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
 
 bench: deps $(BIN) $(O)/bench/devbench
 	@sh bench/run.sh "$(abspath $(BIN))"
