@@ -176,7 +176,8 @@ def cases():
             add(Case(POW, OUT_NEW, d, vs, outd=F32, s1=2))
             add(Case(POW, OUT_SELF, d, vs, s1=2.5 if first else 2))
             add(Case(POW_S, OUT_SELF, d, vs, s1=2))
-            for s in (1, 2, -3, 300, 2**40, -2**63, 2.5, -0.1, 0.1, 1.7, NAN, INF, 1e40):
+            for s in (1, 2, -3, 0, 300, 2**40, -2**63, 2.5, -0.1, 0.1, 1.7, 0.0, -0.0, NAN,
+                      INF, 1e40):
                 for op in (ADD, SUB, MUL, DIV, AND, OR):
                     bitwise = op in (AND, OR)
                     if bitwise and (d in FLOATS or not isinstance(s, int)) and not (
