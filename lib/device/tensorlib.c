@@ -430,7 +430,7 @@ nt_tensor *nopi_api_fill_(nt_tensor *t, nt_scalar v)
     call_text(&k, "ts", &(const nt_tensor *){ t }, &v);
     int64_t i;
     float f;
-    checked(c, &k, v, t->dtype, &i, &f);
+    checked(c, &k, v, t->dtype, &i, &f);   /* before t counts as written */
     if (t == c->run->dst)
         nopi_out_write(c, 0, t->numel);
     return fill(c, &k, t, v);
