@@ -25,51 +25,89 @@ typedef enum kind {
 
 static bool integral_only(kind k) { return k == INTEGRAL_ONLY || k == INTEGRAL_SAME; }
 
-/* One call, as the messages name it: "nt_add(int32 tensor, int32 tensor, 2.5)". */
+/* One call, as the messages name it: "nt_add(int32 tensor, int32 tensor, 2.5)".  Its text is
+ * written only when the call is refused: formatting costs stack, and kernels have little. */
 typedef struct call {
     const char *fn;
-    char text[256];
+    char fmt[8];                /* the operands in order: 't' a tensor, 's' a Scalar */
+    const nt_tensor *ts[3];
+    const nt_scalar *ss[3];     /* the caller's, alive for the call */
+    int nt, ns;
+    int dtype;                  /* nt_full's dtype, or -1 */
 } call;
 
-static void describe_tensor(const nt_tensor *t, char *buf, size_t size)
+static void arg_t(call *k, const nt_tensor *t)
 {
-    snprintf(buf, size, "%s tensor", nopi_dtype_name(t->dtype));
+    k->fmt[k->nt + k->ns] = 't';
+    k->ts[k->nt++] = t;
 }
 
-/* Writes the call's text from a list of operands: 't' a tensor, 's' a Scalar. */
-static void call_text(call *k, const char *fmt, const nt_tensor *const *ts, const nt_scalar *ss)
+static void arg_s(call *k, const nt_scalar *s)
 {
-    size_t o = (size_t)snprintf(k->text, sizeof k->text, "%s(", k->fn);
-    for (const char *p = fmt; *p && o < sizeof k->text; p++) {
+    k->fmt[k->nt + k->ns] = 's';
+    k->ss[k->ns++] = s;
+}
+
+/* "NT_I8" for messages (the C++ layer's names replace these) */
+static void dtype_const(nt_dtype d, char *buf, size_t size)
+{
+    const char *sfx = nopi_dtype_suffix(d);
+    size_t n = (size_t)snprintf(buf, size, "NT_");
+    for (; *sfx && n + 1 < size; sfx++)
+        buf[n++] = (char)(*sfx >= 'a' && *sfx <= 'z' ? *sfx - 'a' + 'A' : *sfx);
+    buf[n] = '\0';
+}
+
+static void call_text(const call *k, char *buf, size_t size)
+{
+    size_t o = (size_t)snprintf(buf, size, "%s(%s", k->fn, k->dtype >= 0 ? "..., " : "");
+    int t = 0, sc = 0;
+    for (int i = 0; i < k->nt + k->ns && o < size; i++) {
         char arg[64];
-        if (*p == 't')
-            describe_tensor(*ts++, arg, sizeof arg);
+        if (k->fmt[i] == 't')
+            snprintf(arg, sizeof arg, "%s tensor", nopi_dtype_name(k->ts[t++]->dtype));
         else
-            nopi_scalar_str(*ss++, arg, sizeof arg);
-        o += (size_t)snprintf(k->text + o, sizeof k->text - o, "%s%s", p == fmt ? "" : ", ", arg);
+            nopi_scalar_str(*k->ss[sc++], arg, sizeof arg);
+        o += (size_t)snprintf(buf + o, size - o, "%s%s", i ? ", " : "", arg);
     }
-    if (o < sizeof k->text)
-        snprintf(k->text + o, sizeof k->text - o, ")");
+    if (k->dtype >= 0 && o < size) {
+        char dt[16];
+        dtype_const((nt_dtype)k->dtype, dt, sizeof dt);
+        o += (size_t)snprintf(buf + o, size - o, ", %s", dt);
+    }
+    if (o < size)
+        snprintf(buf + o, size - o, ")");
 }
 
 /* ATen's refusal: the call and torch's reason (its wording, without the final full stop). */
-static _Noreturn void NOPI_PRINTF(3, 4) refuse(nopi_core *c, const call *k, const char *fmt, ...)
+/* (never inlined: its buffers stay off the stack of every call that is not refused) */
+static _Noreturn __attribute__((noinline, cold)) void NOPI_PRINTF(3, 4) refuse(nopi_core *c, const call *k, const char *fmt, ...)
 {
-    char why[256];
+    char text[256], why[256];
+    call_text(k, text, sizeof text);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    nopi_core_fail(c, "%s: %s", k->text, why);
+    nopi_core_fail(c, "%s: %s", text, why);
 }
 #define REFUSE refuse
 
 /* Fails the core unless a and b have one shape (the library never broadcasts). */
+static void shape_mismatch(nopi_core *c, const nt_tensor *a, const nt_tensor *b, const char *fn,
+                           const char *aname, const char *bname);
 static void require_same_shape(nopi_core *c, const nt_tensor *a, const nt_tensor *b,
                                const char *fn, const char *aname, const char *bname)
 {
-    if (nopi_same_shape(a, b))
-        return;
+    if (!nopi_same_shape(a, b))
+        shape_mismatch(c, a, b, fn, aname, bname);
+}
+
+/* (never inlined: its buffers stay off the stack of the calls that pass) */
+static __attribute__((noinline, cold)) void shape_mismatch(nopi_core *c, const nt_tensor *a,
+                                                           const nt_tensor *b, const char *fn,
+                                                           const char *aname, const char *bname)
+{
     char x[96], y[96];
     nopi_shape_str(a, x, sizeof x);
     nopi_shape_str(b, y, sizeof y);
@@ -134,10 +172,11 @@ static nt_tensor *unary(nt_tensor *out, const nt_tensor *self, nopi_tl_op op, ki
                         const char *fn)
 {
     NOPI_API(c, NOP_COST_TENSORLIB);
-    call k = { fn, "" };
+    call k = { .fn = fn, .dtype = -1 };
     input(c, self, NULL, kd, fn, "self");
-    const nt_tensor *ts[] = { out, self };
-    call_text(&k, out ? "tt" : "t", out ? ts : ts + 1, NULL);
+    if (out)
+        arg_t(&k, out);
+    arg_t(&k, self);
     nt_dtype ct = kd == FLOAT_RESULT && !nopi_dtype_is_float(self->dtype) ? NT_F32 : self->dtype;
     nt_tensor *r = result(c, &k, out, self, ct, kd);
     if (ct == NT_F16 && op != NOPI_TL_ABS) {   /* ATen's CPU kernels have no half for these */
@@ -189,29 +228,21 @@ static nt_tensor *binary(nt_tensor *out, const nt_tensor *self, const nt_tensor 
 {
     NOPI_API(c, NOP_COST_TENSORLIB);
     kind kd = op == AND || op == OR ? INTEGRAL_ONLY : op == DIV ? FLOAT_RESULT : PROMOTE;
-    call k = { fn, "" };
+    call k = { .fn = fn, .dtype = -1 };
     input(c, self, NULL, kd, fn, swap ? "exponent" : "self");
     if (other)
         input(c, other, self, kd, fn, op == POW ? "exponent" : "other");
-
-    /* the call, as written */
-    const nt_tensor *ts[3];
-    nt_scalar ss[2];
-    char fmt[8];
-    int nt = 0, ns = 0, nf = 0;
-    if (out)
-        ts[nt++] = out, fmt[nf++] = 't';
+    if (out)   /* the call, as written */
+        arg_t(&k, out);
     if (swap)
-        ss[ns++] = s, fmt[nf++] = 's';
-    ts[nt++] = self, fmt[nf++] = 't';
+        arg_s(&k, &s);
+    arg_t(&k, self);
     if (other)
-        ts[nt++] = other, fmt[nf++] = 't';
+        arg_t(&k, other);
     else if (!swap)
-        ss[ns++] = s, fmt[nf++] = 's';
+        arg_s(&k, &s);
     if (alpha)
-        ss[ns++] = *alpha, fmt[nf++] = 's';
-    fmt[nf] = '\0';
-    call_text(&k, fmt, ts, ss);
+        arg_s(&k, alpha);
 
     nopi_operand ops[2] = { { self, s }, { other, s } };
     nt_dtype rd = nopi_result_type(ops, 2), ct = rd;
@@ -339,11 +370,13 @@ static nt_tensor *clamp(nt_tensor *out, const nt_tensor *self, nt_scalar lo, nt_
                         const char *fn)
 {
     NOPI_API(c, NOP_COST_TENSORLIB);
-    call k = { fn, "" };
+    call k = { .fn = fn, .dtype = -1 };
     input(c, self, NULL, PROMOTE, fn, "self");
-    const nt_tensor *ts[] = { out, self };
-    nt_scalar ss[] = { lo, hi };
-    call_text(&k, out ? "ttss" : "tss", out ? ts : ts + 1, ss);
+    if (out)
+        arg_t(&k, out);
+    arg_t(&k, self);
+    arg_s(&k, &lo);
+    arg_s(&k, &hi);
     nopi_operand ops[3] = { { self, lo }, { NULL, lo }, { NULL, hi } };
     nt_dtype ct = nopi_result_type(ops, 3);
     nopi_tl_args x = { .op = NOPI_TL_CLAMP, .ct = ct, .a = self };
@@ -381,14 +414,31 @@ nt_tensor *nopi_api_clamp_out(nt_tensor *out, const nt_tensor *self, nt_scalar l
 
 /* ---- full and fill_: the value must fit the dtype --------------------------------------- */
 
-/* Fills t with v, refused as ATen refuses a value the dtype cannot hold. */
-static nt_tensor *fill(nopi_core *c, const call *k, nt_tensor *t, nt_scalar v)
+/* ATen's refusal of a fill value the dtype cannot hold (apart: its call text costs stack) */
+static __attribute__((noinline, cold)) void refuse_value(nopi_core *c, const char *fn,
+                                                         const nt_tensor *t, nt_scalar v)
+{
+    call k = { .fn = fn, .dtype = t->shape_only || strcmp(fn, "nt_full") == 0 ? (int)t->dtype
+                                                                              : -1 };
+    if (k.dtype < 0)
+        arg_t(&k, t);
+    arg_s(&k, &v);
+    REFUSE(c, &k, "value cannot be converted to type %s without overflow",
+           nopi_torch_cpp_name(t->dtype));
+}
+
+/* Fills t with v (counting it as written when it is the op's output), refused as ATen
+ * refuses a value the dtype cannot hold. */
+static nt_tensor *fill(nopi_core *c, nt_tensor *t, nt_scalar v, const char *fn)
 {
     int64_t i;
     float f;
-    checked(c, k, v, t->dtype, &i, &f);
+    if (!nopi_scalar_checked(v, t->dtype, &i, &f))
+        refuse_value(c, fn, t, v);
     if (t->shape_only)
         return t;
+    if (t == c->run->dst)
+        nopi_out_write(c, 0, t->numel);
     bool fl = nopi_dtype_is_float(t->dtype);
     for (int64_t e = 0; e < t->numel; e++) {
         if (fl)
@@ -400,38 +450,15 @@ static nt_tensor *fill(nopi_core *c, const call *k, nt_tensor *t, nt_scalar v)
     return t;
 }
 
-/* "NT_I8" for messages (the C++ layer's names replace these) */
-static void dtype_const(nt_dtype d, char *buf, size_t size)
-{
-    const char *sfx = nopi_dtype_suffix(d);
-    size_t n = (size_t)snprintf(buf, size, "NT_");
-    for (; *sfx && n + 1 < size; sfx++)
-        buf[n++] = (char)(*sfx >= 'a' && *sfx <= 'z' ? *sfx - 'a' + 'A' : *sfx);
-    buf[n] = '\0';
-}
-
 nt_tensor *nopi_api_full(int ndim, const int64_t *sizes, nt_scalar v, nt_dtype d)
 {
     NOPI_API(c, NOP_COST_TENSORLIB);
-    call k = { "nt_full", "" };
-    char val[64], dt[16];
-    nopi_scalar_str(v, val, sizeof val);
-    dtype_const(d, dt, sizeof dt);
-    snprintf(k.text, sizeof k.text, "nt_full(..., %s, %s)", val, dt);
-    nt_tensor *t = nopi_new_tensor(c, d, ndim, sizes, "nt_full");
-    return fill(c, &k, t, v);
+    return fill(c, nopi_new_tensor(c, d, ndim, sizes, "nt_full"), v, "nt_full");
 }
 
 nt_tensor *nopi_api_fill_(nt_tensor *t, nt_scalar v)
 {
     NOPI_API(c, NOP_COST_TENSORLIB);
-    call k = { "nt_fill_", "" };
     nopi_check_writable(c, t, "nt_fill_");
-    call_text(&k, "ts", &(const nt_tensor *){ t }, &v);
-    int64_t i;
-    float f;
-    checked(c, &k, v, t->dtype, &i, &f);   /* before t counts as written */
-    if (t == c->run->dst)
-        nopi_out_write(c, 0, t->numel);
-    return fill(c, &k, t, v);
+    return fill(c, t, v, "nt_fill_");
 }
