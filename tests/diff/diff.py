@@ -332,7 +332,8 @@ def compare(neuronop, lib, surface, name_of, good, bad, differ):
     def refused(cw):
         c, reason = cw
         p, _ = run(neuronop, lib, "%s-e%d" % (tag, id(c)), [c])
-        name = name_of(c) if reason != DEVICE_RULE else name_of(c)[:-1] + " "
+        # torch's reasons follow the call with its operands; the device's own rules, its name
+        name = name_of(c) if reason != DEVICE_RULE else name_of(c)[:-1]
         ok = p.returncode == 1 and ("core 0: error: " + name) in p.stderr and (
             (": " + reason) in p.stderr if reason != DEVICE_RULE else
             "bitwise ops take integral tensors only" in p.stderr or
