@@ -91,7 +91,6 @@ static _Noreturn __attribute__((noinline, cold)) void NOPI_PRINTF(3, 4) refuse(n
     va_end(ap);
     nopi_core_fail(c, "%s: %s", text, why);
 }
-#define REFUSE refuse
 
 /* Fails the core unless a and b have one shape (the library never broadcasts). */
 static void shape_mismatch(nopi_core *c, const nt_tensor *a, const nt_tensor *b, const char *fn,
@@ -142,10 +141,10 @@ static nt_tensor *result(nopi_core *c, const call *k, nt_tensor *out, const nt_t
         nopi_core_fail(c, "%s: out is %s; bitwise ops write integral tensors only", k->fn,
                        nopi_dtype_name(out->dtype));
     if ((kd == SAME_DTYPE || kd == INTEGRAL_SAME) && out->dtype != rd)
-        REFUSE(c, k, "Found dtype %s but expected %s", nopi_torch_type_name(out->dtype),
+        refuse(c, k, "Found dtype %s but expected %s", nopi_torch_type_name(out->dtype),
                nopi_torch_type_name(rd));
     if (!nopi_can_cast(rd, out->dtype))
-        REFUSE(c, k, "result type %s can't be cast to the desired output type %s",
+        refuse(c, k, "result type %s can't be cast to the desired output type %s",
                nopi_torch_type_name(rd), nopi_torch_type_name(out->dtype));
     if (out == c->run->dst)
         nopi_out_write(c, 0, out->numel);
@@ -162,7 +161,7 @@ static void count(nopi_core *c, const nt_tensor *t)
 static void checked(nopi_core *c, const call *k, nt_scalar s, nt_dtype ct, int64_t *i, float *f)
 {
     if (!nopi_scalar_checked(s, ct, i, f))
-        REFUSE(c, k, "value cannot be converted to type %s without overflow",
+        refuse(c, k, "value cannot be converted to type %s without overflow",
                nopi_torch_cpp_name(ct));
 }
 
@@ -185,7 +184,7 @@ static nt_tensor *unary(nt_tensor *out, const nt_tensor *self, nopi_tl_op op, ki
         char *o = strstr(name, "_out");
         if (o)
             *o = '\0';
-        REFUSE(c, &k, "\"%s_vml_cpu\" not implemented for 'Half'", name);
+        refuse(c, &k, "\"%s_vml_cpu\" not implemented for 'Half'", name);
     }
     nopi_tl_args x = { .op = op, .ct = ct, .a = self };
     nopi_tl_run(&x, r);
@@ -250,13 +249,13 @@ static nt_tensor *binary(nt_tensor *out, const nt_tensor *self, const nt_tensor 
     if (kd == FLOAT_RESULT && integral)
         rd = ct = NT_F32;
     if (kd == INTEGRAL_ONLY && !integral)   /* an integral tensor with a float Scalar */
-        REFUSE(c, &k, "\"%s_cpu\" not implemented for '%s'", op == AND ? "bitwise_and"
+        refuse(c, &k, "\"%s_cpu\" not implemented for '%s'", op == AND ? "bitwise_and"
                : "bitwise_or", nopi_torch_type_name(rd));
 
     nopi_tl_args x = { .op = tl_of[op], .ct = ct, .a = self, .b = other, .ai = 1, .af = 1 };
     if (alpha) {
         if (!nopi_dtype_is_float(ct) && !alpha->is_int)
-            REFUSE(c, &k, "For integral input tensors, argument alpha must not be a floating "
+            refuse(c, &k, "For integral input tensors, argument alpha must not be a floating "
                    "point number");
         nt_scalar a = *alpha;
         if (op == SUB) {   /* sub is add with -alpha */
@@ -269,7 +268,7 @@ static nt_tensor *binary(nt_tensor *out, const nt_tensor *self, const nt_tensor 
     }
     if (op == POW && !other && !swap) {   /* tensor ^ Scalar: ATen's special exponents */
         if (!nopi_dtype_is_float(self->dtype) && s.is_int && s.i < 0)
-            REFUSE(c, &k, "Integers to negative integer powers are not allowed");
+            refuse(c, &k, "Integers to negative integer powers are not allowed");
         x.pow_special = true;
         x.ed = nt_scalar_to_f(s);
         if (ct == NT_F32)
@@ -388,13 +387,13 @@ static nt_tensor *clamp(nt_tensor *out, const nt_tensor *self, nt_scalar lo, nt_
             [NT_I16] = "short int", [NT_U8] = "unsigned char",
         };
         nopi_check_writable(c, out, fn);
-        REFUSE(c, &k, "result type %s can't be cast to the desired output type %s",
+        refuse(c, &k, "result type %s can't be cast to the desired output type %s",
                nopi_torch_type_name(ct), meta[out->dtype]);
     }
     nt_tensor *r = result(c, &k, out, self, ct, SAME_DTYPE);
     if (!x.clamp_nan) {
         if (ct == NT_F16)   /* ATen's CPU clamp has no half (its NaN fill is no clamp) */
-            REFUSE(c, &k, "\"clamp_scalar_cpu\" not implemented for 'Half'");
+            refuse(c, &k, "\"clamp_scalar_cpu\" not implemented for 'Half'");
         checked(c, &k, lo, ct, &x.bi, &x.bf);
         checked(c, &k, hi, ct, &x.ci, &x.cf);
     }
@@ -423,7 +422,7 @@ static __attribute__((noinline, cold)) void refuse_value(nopi_core *c, const cha
     if (k.dtype < 0)
         arg_t(&k, t);
     arg_s(&k, &v);
-    REFUSE(c, &k, "value cannot be converted to type %s without overflow",
+    refuse(c, &k, "value cannot be converted to type %s without overflow",
            nopi_torch_cpp_name(t->dtype));
 }
 
