@@ -7,8 +7,10 @@ case table of k.c; integers and exact float ops compared bit for bit, transcende
 
 usage: diff.py NEURONOP LIBDIR [--count] [--no-cxx]
 Prints TAP (--count: how many cases differ, by op).  LIBDIR is a scratch copy of tests/diff,
-built there (the C library, and the C++ one in LIBDIR/cxx, which every 4th case and every
-other refusal also runs through, for the C++ overloads and the C++ names in messages).
+built there (the C library, and the C++ one in LIBDIR/cxx, which every 4th case and a third
+of the kinds of refusal also run through, for the C++ overloads and the C++ names in
+messages).  A refusal costs a process, so one case per op and kind of reason runs unless
+DIFF_EVERY_RAISE=1 (about a minute: every refusal, on both surfaces).
 """
 import math
 import os
@@ -319,10 +321,10 @@ def compare(neuronop, lib, surface, name_of, good, bad, differ):
                 surface, c, DT[w[0]], w[1], DT[int(row[0])], got))
 
     # where torch raises: one run each (the core stops at the first), a few at a time;
-    # one per reason and op form unless DIFF_EVERY_RAISE is set
+    # one per op and kind of reason unless DIFF_EVERY_RAISE is set
     seen, picked = set(), []
     for c, reason in bad:
-        key = (c.op, c.form == ALLOC, reason[:24]) if not os.environ.get("DIFF_EVERY_RAISE") else c
+        key = (c.op, reason[:24]) if not os.environ.get("DIFF_EVERY_RAISE") else c
         if key not in seen:
             seen.add(key)
             picked.append((c, reason))
