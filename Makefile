@@ -151,7 +151,7 @@ check-sanitized: $(BIN) $(UNIT_BINS)
 
 $(O)/bench/devbench: bench/devbench.c $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(CMD_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
+	$(CC) $(LIB_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
 
 bench: deps $(BIN) $(O)/bench/devbench
 	@sh bench/run.sh "$(abspath $(BIN))"
