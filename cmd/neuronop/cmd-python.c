@@ -3,7 +3,7 @@
  * ops run on the virtual device (python/neuronop is the package; neuronop-python(1)).
  *
  * It sets up the environment and execs the Python (/usr/bin/python3, or $NEURONOP_PYTHON)
- * on the package's launcher, neuronop._launch, so the script's exit status is neuronop's
+ * on the package's launcher, neuronop/_launch.py, so the script's exit status is neuronop's
  * with nothing in between.  What it sets:
  *   PYTHONPATH            the in-tree package (python/ next to bin/), when there is one; an
  *                         installed neuronop is in Python's own dist-packages
@@ -123,8 +123,11 @@ int cmd_python(int argc, char **argv)
         *slash = '\0';
     if ((rc = set_env("NEURONOP_BIN", exe)) || (rc = set_env("NEURONOP_SHARE_DIR", share_dir())))
         return rc;
-    /* in the source tree, bin/../python holds the package and its compat folder */
-    if (existing(bindir, "../python/neuronop/__init__.py", buf, sizeof buf)) {
+    /* the package: in the source tree, bin/../python (put on PYTHONPATH); installed,
+     * PREFIX/lib/python3/dist-packages, where Debian's Python looks by itself.  Its
+     * launcher runs as a file, so a script that never imports torch starts quickly. */
+    char launch[PATH_MAX + 64];
+    if (existing(bindir, "../python/neuronop/_launch.py", launch, sizeof launch)) {
         char *pkg = existing(bindir, "../python", buf, sizeof buf);
         char path[2 * PATH_MAX + 2];
         const char *old = getenv("PYTHONPATH");
@@ -133,10 +136,16 @@ int cmd_python(int argc, char **argv)
             (rc = set_env("NEURONOP_COMPAT_DIR", existing(bindir, "../python/compat", buf,
                                                           sizeof buf) ? buf : "")))
             return rc;
-    } else {
+    } else if (existing(bindir, "../lib/python3/dist-packages/neuronop/_launch.py", launch,
+                        sizeof launch)) {
         snprintf(buf, sizeof buf, "%s/python-compat", share_dir());
         if ((rc = set_env("NEURONOP_COMPAT_DIR", buf)))
             return rc;
+    } else {
+        report_plain_error("cannot find neuronop's Python package next to '%s' (in "
+                           "../python or ../lib/python3/dist-packages); reinstall neuronop",
+                           exe);
+        return STATUS_INTERNAL;
     }
     /* the device options, as given, for the supervisor (parsed there again, with the same
      * table rows) */
@@ -164,14 +173,13 @@ int cmd_python(int argc, char **argv)
     if (!python || !*python)
         python = "/usr/bin/python3";
     int extra = argc - at;
-    char **pargv = calloc((size_t)extra + 4, sizeof *pargv);
+    char **pargv = calloc((size_t)extra + 3, sizeof *pargv);
     if (!pargv)
         return report_nomem();
     pargv[0] = (char *)python;
-    pargv[1] = "-m";
-    pargv[2] = "neuronop._launch";
+    pargv[1] = launch;
     for (int i = 0; i < extra; i++)
-        pargv[3 + i] = argv[at + i];
+        pargv[2 + i] = argv[at + i];
     fflush(NULL);
     execv(python, pargv);
     int e = errno;

@@ -13,6 +13,7 @@ import sys
 def main():
     script = sys.argv[1]
     sys.argv = sys.argv[1:]
+    # run as a file, this module's folder is sys.path[0]: the script's must be instead
     sys.path[0] = os.path.dirname(os.path.abspath(script))
     compat = os.environ.get("NEURONOP_COMPAT_DIR")
     if compat:
