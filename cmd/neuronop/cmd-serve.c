@@ -313,9 +313,7 @@ static int deliver(server *s, uint64_t offset, struct call_rep *rep)
             return -1;
         done += (size_t)k;
     }
-    nop_run_result_clear(&s->held);
-    s->have_held = false;
-    return REP_OK;
+    return REP_OK;   /* the caller clears s->held once it has sent what else it holds */
 }
 
 /* Turns the request's arguments into values over the arena; -1 with b filled. */
@@ -416,9 +414,10 @@ static int call(server *s, const unsigned char *body, size_t len, buf *b)
                  "buffer: its oldest lines are lost");
         put_diag(b, ITEM_DIAG, &d, 0, 0);
     }
-    if (!s->have_held)
+    if (status != REP_ROOM) {
         nop_run_result_clear(&s->held);
-    else {   /* keep only the output for a FETCH */
+        s->have_held = false;
+    } else {   /* keep only the output, for a FETCH */
         free(s->held.printf_text);
         s->held.printf_text = NULL;
     }
@@ -440,6 +439,10 @@ static int fetch(server *s, const unsigned char *body, size_t len, buf *b)
     memcpy(&offset, body, sizeof offset);
     int status = deliver(s, offset, &rep);
     put(b, &rep, sizeof rep);
+    if (status == REP_OK) {
+        nop_run_result_clear(&s->held);
+        s->have_held = false;
+    }
     if (status < 0) {
         put_protocol(b, "cannot write the output into the arena");
         return REP_ERROR;

@@ -234,10 +234,17 @@ class Supervisor:
                 self._arena.close()
                 self._arena = None
 
-    def _request(self, rtype, body, fixed=None, fds=()):
+    def _ensure_running(self):
+        """Starts the supervisor, or a new one in place of one that has died (the new one
+        gets the arena and the libraries again as they are needed)."""
         if self._sock is None or self._proc is None or self._proc.poll() is not None:
             self._stop()
             self._start()
+
+    def _request(self, rtype, body, fixed=None, fds=()):
+        if self._sock is None:
+            raise errors.SupervisorError("neuronop's supervisor process is not running; the "
+                                         "next call starts a new one")
         msg = HDR.pack(MAGIC, rtype, 0, 0) + body
         try:
             if fds:
@@ -295,12 +302,14 @@ class Supervisor:
     def load(self, path):
         """Describes the library at path (never loading its code here); its JSON."""
         with self._lock:
+            self._ensure_running()
             return self._load(path)[1]
 
     def call(self, path, op, args, profile=False):
         """Runs op (an index) of the library at path with args, a list of (ARG_*, value):
         tensors must be CPU tensors of a device dtype.  A Result, or raises the error."""
         with self._lock:
+            self._ensure_running()
             return self._call(path, op, args, profile)
 
     def _call(self, path, op, args, profile):
@@ -318,11 +327,8 @@ class Supervisor:
             else:
                 layout.append(0)
         out_offset = end
-        for _ in range(3):   # a supervisor replaced while loading needs the arena again
-            arena = self._ensure_arena(out_offset + largest)
-            lib = self._lib_id(path)
-            if self._arena_sent:
-                break
+        arena = self._ensure_arena(out_offset + largest)
+        lib = self._lib_id(path)
         parts = [CALL_REQ.pack(lib, op, len(args), CALL_PROFILE if profile else 0,
                                out_offset)]
         for (kind, value), offset in zip(args, layout):
