@@ -104,6 +104,19 @@ int cmd_python(int argc, char **argv)
         return rc;
     }
     free_option_lists(&python_spec);
+    if (dc.memcheck) {
+        report_plain_error("neuronop python: --memcheck is not supported yet: run the op "
+                           "with 'neuronop run --memcheck' to find a bad pointer");
+        return STATUS_USAGE;
+    }
+    bool known = !dc.schedule;   /* the supervisor would refuse it only at the first op */
+    for (int i = 0; dc.schedule && schedule_names[i]; i++)
+        known |= strcmp(dc.schedule, schedule_names[i]) == 0;
+    if (!known) {
+        report_plain_error("unknown schedule '%s'; use parallel, sequential, reversed or "
+                           "shuffle", dc.schedule);
+        return STATUS_USAGE;
+    }
     const char *script = argv[at];
     if (access(script, R_OK) != 0) {
         report_plain_error("cannot read script '%s': %s", script, strerror(errno));
