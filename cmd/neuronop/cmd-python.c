@@ -151,6 +151,16 @@ int cmd_python(int argc, char **argv)
             return rc;
     } else if (existing(bindir, "../lib/python3/dist-packages/neuronop/_launch.py", launch,
                         sizeof launch)) {
+        /* under /usr Python looks there itself; under another prefix it must be told */
+        char *pkg = existing(bindir, "../lib/python3/dist-packages", buf, sizeof buf);
+        char real[PATH_MAX], path[2 * PATH_MAX + 2];
+        const char *old = getenv("PYTHONPATH");
+        if (realpath(pkg, real) && strcmp(real, "/usr/lib/python3/dist-packages") != 0) {
+            snprintf(path, sizeof path, "%s%s%s", real, old && *old ? ":" : "",
+                     old ? old : "");
+            if ((rc = set_env("PYTHONPATH", path)))
+                return rc;
+        }
         snprintf(buf, sizeof buf, "%s/python-compat", share_dir());
         if ((rc = set_env("NEURONOP_COMPAT_DIR", buf)))
             return rc;
