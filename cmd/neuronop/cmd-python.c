@@ -117,6 +117,13 @@ int cmd_python(int argc, char **argv)
                            "shuffle", dc.schedule);
         return STATUS_USAGE;
     }
+    if (dc.device) {   /* a wrong profile is said now, not at the script's first op */
+        nop_profile *p;
+        nop_error err;
+        if (nop_profile_load(&p, dc.device, share_dir(), &err) != 0)
+            return report_error(&err);
+        nop_profile_free(p);
+    }
     const char *script = argv[at];
     if (access(script, R_OK) != 0) {
         report_plain_error("cannot read script '%s': %s", script, strerror(errno));

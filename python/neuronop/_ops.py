@@ -9,6 +9,7 @@ registry here, as do the ops, so that loading a library twice is harmless and tw
 defining one op is an error.
 """
 
+import keyword
 import os
 import sys
 import threading
@@ -66,7 +67,11 @@ class Library:
 
 def _schema(op):
     args = op["args"]
-    names = op.get("argnames") or ["arg%d" % i for i in range(len(args))]
+    names = op.get("argnames") or []
+    # names torch can take: identifiers, none a Python keyword (keyword calls), none twice
+    if (len(names) != len(args) or len(set(names)) != len(names) or
+            not all(n.isidentifier() and not keyword.iskeyword(n) for n in names)):
+        names = ["arg%d" % i for i in range(len(args))]
     params = ", ".join("%s %s" % (SCHEMA_TYPES[t], n) for t, n in zip(args, names))
     return "%s(%s) -> Tensor" % (op["name"], params), names
 
@@ -129,7 +134,10 @@ def register(path):
                 _namespaces[namespace] = lib
             for op in planned:
                 lib.define(op.schema)
-                lib.impl(op.schema.split("(", 1)[0], op, "CPU")
+                # an op with no tensor argument has no backend to dispatch on: it gets the
+                # key torch uses for every backend
+                key = "CPU" if ARG_TENSOR in op.kinds else "CompositeExplicitAutograd"
+                lib.impl(op.schema.split("(", 1)[0], op, key)
                 _ops[op.qualname] = op
         if known is None:
             known = _libraries[real] = Library(real, desc["library"], namespace,

@@ -46,7 +46,13 @@ test_expect "a bad device option is a usage error" '
     run python --timeout abc s.py
     expect_status 2
     run python --schedule sideways s.py
-    expect_status 2'
+    expect_status 2
+    expect_err "unknown schedule '\''sideways'\''"
+    run python --device nosuch s.py
+    expect_status 2
+    run python --memcheck s.py
+    expect_status 2
+    expect_err "--memcheck is not supported yet"'
 
 test_expect "modules beside the script import, as under python itself" '
     mkdir sub

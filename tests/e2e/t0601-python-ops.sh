@@ -33,6 +33,28 @@ for t in twin_a twin_b aten; do
     built "$t" "$WORK/$t/m.yaml" "$WORK/$t/build/lib$name.so"
 done
 
+# an op whose output is larger than the room Python guessed for it (its inputs' size)
+mkdir -p "$WORK/grow"
+cat >"$WORK/grow/k.c" <<'K'
+#include <neuronop.h>
+nt_tensor *grow(int64_t n, double v)
+{
+    int64_t sizes[1] = { n };
+    return nt_full(1, sizes, nt_scalar_f(v), NT_F32);
+}
+K
+cat >"$WORK/grow/s.c" <<'S'
+#include <neuronop.h>
+nt_tensor *grow_shape(int64_t n, double v)
+{
+    int64_t sizes[1] = { n };
+    return nt_empty(1, sizes, NT_F32);
+}
+S
+printf 'name: grow\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\nops:\n  grow: {args: [int64, double], shape: grow_shape, kernel: grow}\n' \
+    >"$WORK/grow/neuronop.yaml"
+built grow "$WORK/grow" "$WORK/grow/build/libgrow.so"
+
 src=$EXAMPLES/mlp_python
 key=$(cat "$src/relu.cpp" "$src/shape.cpp" "$src/my_ops.py" "$src/model.py" | cksum | tr ' ' -)
 mlp=$NEURONOP_SRC/out/python-tests/mlp-$key

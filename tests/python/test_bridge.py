@@ -249,6 +249,15 @@ def _():
     assert "row_sums: 2 x 3" in out.getvalue(), out.getvalue()
 
 
+@check("an output larger than the room set aside for it arrives whole, as do numbers")
+def _():
+    custom_op.load_library(lib("grow/libgrow.so"))
+    y = torch.ops.grow.grow(3 << 20, 2.5)    # 12 MiB, after a 1 MiB arena
+    assert y.shape == (3 << 20,) and torch.equal(y, torch.full((3 << 20,), 2.5)), y
+    assert torch.equal(torch.ops.grow.grow(n=5, v=-1.0), torch.full((5,), -1.0))
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+
+
 @check("neuronop.stats() counts each op's calls and times")
 def _():
     s = neuronop.stats()["my_ops::relu_forward"]
