@@ -147,13 +147,18 @@ int cmd_python(int argc, char **argv)
      * PREFIX/lib/python3/dist-packages, where Debian's Python looks by itself.  Its
      * launcher runs as a file, so a script that never imports torch starts quickly. */
     char launch[PATH_MAX + 64];
-    if (existing(bindir, "../python/neuronop/_launch.py", launch, sizeof launch)) {
-        char *pkg = existing(bindir, "../python", buf, sizeof buf);
+    /* the tree: python/ beside bin/, or beside share/ (a build in out/, the share folder
+     * named by NEURONOP_SHARE_DIR) */
+    char tree[PATH_MAX + 32];
+    snprintf(tree, sizeof tree, "%s/../python", bindir);
+    if (!existing(tree, "neuronop/_launch.py", launch, sizeof launch))
+        snprintf(tree, sizeof tree, "%s/../../python", share_dir());
+    if (existing(tree, "neuronop/_launch.py", launch, sizeof launch)) {
         char path[2 * PATH_MAX + 2];
         const char *old = getenv("PYTHONPATH");
-        snprintf(path, sizeof path, "%s%s%s", pkg, old && *old ? ":" : "", old ? old : "");
+        snprintf(path, sizeof path, "%s%s%s", tree, old && *old ? ":" : "", old ? old : "");
         if ((rc = set_env("PYTHONPATH", path)) ||
-            (rc = set_env("NEURONOP_COMPAT_DIR", existing(bindir, "../python/compat", buf,
+            (rc = set_env("NEURONOP_COMPAT_DIR", existing(tree, "compat", buf,
                                                           sizeof buf) ? buf : "")))
             return rc;
     } else if (existing(bindir, "../lib/python3/dist-packages/neuronop/_launch.py", launch,
