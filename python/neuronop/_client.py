@@ -10,6 +10,7 @@ input is copied once (into the arena, which also makes it contiguous) and an out
 call, which loads its libraries again.
 """
 
+import atexit
 import json
 import mmap
 import os
@@ -213,14 +214,18 @@ class Supervisor:
         self._ids = {}
         self._arena_sent = False
 
-    def _stop(self):
+    def _stop(self, grace=0.0):
+        """Ends the supervisor: closing its socket ends it within a moment (it may be
+        finishing a run, bounded by the device's timeout); after grace seconds it is killed."""
         if self._sock is not None:
             self._sock.close()
             self._sock = None
         if self._proc is not None:
-            if self._proc.poll() is None:
+            try:
+                self._proc.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
                 self._proc.kill()
-            self._proc.wait()
+                self._proc.wait()
             self._proc = None
 
     def pid(self):
@@ -228,8 +233,9 @@ class Supervisor:
         return self._proc.pid if self._proc is not None else None
 
     def close(self):
+        """Ends the supervisor and frees the arena (the next call starts another)."""
         with self._lock:
-            self._stop()
+            self._stop(grace=2.0)
             if self._arena is not None:
                 self._arena.close()
                 self._arena = None
@@ -390,4 +396,6 @@ def supervisor():
         with _supervisor_lock:
             if _supervisor is None:
                 _supervisor = Supervisor()
+                # at exit, wait for it to end, so nothing outlives the script
+                atexit.register(_supervisor.close)
     return _supervisor
