@@ -347,10 +347,13 @@ static int make_values(server *s, const nop_library *lib, int op, const struct c
     return 0;
 }
 
+/* Runs a CALL; its reply is the fixed struct call_rep, then the items. */
 static int call(server *s, const unsigned char *body, size_t len, buf *b)
 {
     struct call_req rq;
     struct call_rep rep = { .device_seconds = -1 };
+    size_t at = b->len;   /* rep goes first, filled in at the end */
+    put(b, &rep, sizeof rep);
     if (len < sizeof rq) {
         put_protocol(b, "a call request is too short");
         return REP_ERROR;
@@ -373,10 +376,8 @@ static int call(server *s, const unsigned char *body, size_t len, buf *b)
     nop_tensor *tensors[NOP_MAX_ARGS] = { 0 };
     int status = REP_ERROR;
     nop_error err;
-    if (make_values(s, lib, (int)rq.op, args, rq.nargs, vals, tensors, b) != 0) {
-        put(b, &rep, sizeof rep);   /* (after the error: Python reads the fixed part first) */
+    if (make_values(s, lib, (int)rq.op, args, rq.nargs, vals, tensors, b) != 0)
         goto out;
-    }
     int rc = nop_device_run(s->dev, lib, (int)rq.op, vals, (int)rq.nargs, &s->held, &err);
     rep.host_seconds = s->held.seconds;
     if (rc == 0 && (rq.flags & CALL_PROFILE)) {
@@ -395,13 +396,9 @@ static int call(server *s, const unsigned char *body, size_t len, buf *b)
             nop_diag d = { .severity = NOP_SEV_ERROR };
             snprintf(d.msg, sizeof d.msg, "cannot write the output into the arena: %s",
                      strerror(errno));
-            put(b, &rep, sizeof rep);
             put_diag(b, ITEM_ERROR, &d, NOP_ERR_NOMEM, CLASS_NOMEM);
-        } else {
-            put(b, &rep, sizeof rep);
         }
     } else {
-        put(b, &rep, sizeof rep);
         put_error(b, &err);
     }
     put_diags(s, b);
@@ -422,6 +419,8 @@ static int call(server *s, const unsigned char *body, size_t len, buf *b)
         s->held.printf_text = NULL;
     }
 out:
+    if (!b->oom)
+        memcpy(b->p + at, &rep, sizeof rep);
     for (uint32_t k = 0; k < rq.nargs; k++)
         nop_tensor_unwrap(tensors[k]);
     return status;

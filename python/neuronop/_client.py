@@ -261,6 +261,11 @@ class Supervisor:
         except OSError as e:
             data = b""
             why = e.strerror
+        except BaseException:
+            # interrupted (KeyboardInterrupt) between request and reply: the reply would
+            # answer the next request, so this supervisor is done; the next call starts one
+            self._stop()
+            raise
         else:
             why = "it ended"
         if not data:

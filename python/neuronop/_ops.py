@@ -160,6 +160,9 @@ def _run(op, args):
                                       "(float32, bfloat16, float16 and 8- to 64-bit integers): "
                                       "convert it first, e.g. with .float()"
                                       % str(value.dtype).replace("torch.", ""))
+            if value.dim() > 8:
+                raise _argument_error(op, i, "has %d dimensions; the device has at most 8"
+                                      % value.dim())
             if grad and value.requires_grad:
                 raise _argument_error(op, i, "requires grad, but the op has no derivative, so "
                                       "its gradient would be lost: call it from a "

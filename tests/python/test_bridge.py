@@ -109,6 +109,12 @@ def _():
     assert str(e).startswith("neuronop: my_ops::relu_forward: error:"), e
 
 
+@check("a tensor of more dimensions than the device has is refused")
+def _():
+    e = raises(neuronop.InputError, torch.ops.my_ops.relu_forward, torch.ones([1] * 9))
+    assert "9 dimensions" in str(e), e
+
+
 @check("an input that needs grad is refused outside autograd, accepted under no_grad")
 def _():
     xr = x.clone().requires_grad_()
