@@ -43,41 +43,7 @@
 #include "builtin.h"
 #include "devopts.h"
 #include "report.h"
-
-#define MAGIC 0x42504f4eu         /* "NOPB" */
-#define MAX_MESSAGE (1u << 20)
-#define MAX_LIBS 256
-#define MAX_DIAGS 32              /* warnings sent with one reply; the rest are counted */
-#define MAX_DIMS 8
-
-enum { REQ_ARENA = 1, REQ_LOAD, REQ_CALL, REQ_FETCH };
-enum { REP_OK = 0, REP_ERROR = 1, REP_ROOM = 2 };
-enum { ITEM_PRINTF = 1, ITEM_DIAG, ITEM_ERROR, ITEM_JSON };
-/* What kind of failure an ITEM_ERROR is: the Python exception class it becomes. */
-enum { CLASS_INPUT = 1, CLASS_BUILD, CLASS_DEVICE, CLASS_CRASH, CLASS_TIMEOUT,
-       CLASS_FORBIDDEN, CLASS_NOMEM, CLASS_PROTOCOL };
-enum { CALL_PROFILE = 1 };        /* call_req.flags: model the device time */
-
-struct hdr { uint32_t magic, type; int32_t status; uint32_t spare; };
-struct call_req { uint32_t lib, op, nargs, flags; uint64_t out_offset; };
-struct call_arg {
-    int32_t type, dtype, ndim, is_int;
-    int64_t sizes[MAX_DIMS];
-    uint64_t offset;
-    double d;
-    int64_t i;
-};
-struct call_rep {
-    int32_t dtype, ndim;
-    int64_t sizes[MAX_DIMS];
-    uint64_t offset, nbytes;
-    double host_seconds, device_seconds;   /* device: the cost model's, -1 when not asked */
-};
-struct item { uint32_t kind, len; };
-struct diag_item {
-    int32_t severity, line, col, errkind, errclass;
-    uint32_t lens[4];                      /* file, where, msg, detail */
-};
+#include "serve.h"
 
 static struct device_cli dc;
 static bool profile_opt;
@@ -93,94 +59,6 @@ const struct command_spec serve_spec = {
     "Serve the Python package's requests on socket descriptor FD (internal).",
     options, 1, 1, "the Python package's supervisor (internal)",
 };
-
-/* ---- replies ---------------------------------------------------------------------------- */
-
-typedef struct buf {
-    unsigned char *p;
-    size_t len, cap;
-    bool oom;
-} buf;
-
-static void put(buf *b, const void *data, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n)
-            cap *= 2;
-        unsigned char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, data, n);
-    b->len += n;
-}
-
-static void put_item(buf *b, uint32_t kind, const void *data, size_t n)
-{
-    struct item it = { kind, (uint32_t)n };
-    put(b, &it, sizeof it);
-    put(b, data, n);
-}
-
-/* Which exception a failure becomes.  The device's messages say what ended a run; their
- * openings are the device's wording (lib/device), and t0601 runs each kind through Python,
- * so a change of wording shows there. */
-static int class_of(const nop_error *e)
-{
-    static const struct { const char *opening; int cls; } device[] = {
-        { "timeout:", CLASS_TIMEOUT },
-        { "kernel crashed:", CLASS_CRASH },
-        { "stack overflow:", CLASS_CRASH },
-        { "the device process died", CLASS_CRASH },
-        { "user code ended the device process", CLASS_CRASH },
-        { "the device process sent a malformed", CLASS_CRASH },
-        { "kernel made a system call", CLASS_FORBIDDEN },
-    };
-    switch (e->kind) {
-    case NOP_ERR_INPUT: return CLASS_INPUT;
-    case NOP_ERR_COMPILE: return CLASS_BUILD;
-    case NOP_ERR_NOMEM: return CLASS_NOMEM;
-    default: break;
-    }
-    for (size_t i = 0; i < sizeof device / sizeof device[0]; i++)
-        if (strncmp(e->diag.msg, device[i].opening, strlen(device[i].opening)) == 0)
-            return device[i].cls;
-    return CLASS_DEVICE;
-}
-
-static void put_diag(buf *b, uint32_t kind, const nop_diag *d, int errkind, int cls)
-{
-    const char *s[4] = { d->file, d->where, d->msg, d->detail };
-    struct diag_item di = { (int32_t)d->severity, d->line, d->col, errkind, cls, { 0 } };
-    uint32_t total = sizeof di;
-    for (int i = 0; i < 4; i++)
-        total += di.lens[i] = (uint32_t)strlen(s[i]);
-    struct item it = { kind, total };
-    put(b, &it, sizeof it);
-    put(b, &di, sizeof di);
-    for (int i = 0; i < 4; i++)
-        put(b, s[i], di.lens[i]);
-}
-
-static void put_error(buf *b, const nop_error *e)
-{
-    put_diag(b, ITEM_ERROR, &e->diag, (int)e->kind, class_of(e));
-}
-
-/* A failure of the request itself (what Python sent), as an input error. */
-static void put_protocol(buf *b, const char *msg)
-{
-    nop_diag d = { .severity = NOP_SEV_ERROR };
-    snprintf(d.msg, sizeof d.msg, "%s", msg);
-    put_diag(b, ITEM_ERROR, &d, NOP_ERR_INPUT, CLASS_PROTOCOL);
-}
 
 /* ---- the server ------------------------------------------------------------------------- */
 
@@ -212,12 +90,12 @@ static void collect(void *ctx, const nop_diag *d)
 static void put_diags(server *s, buf *b)
 {
     for (int i = 0; i < s->ndiags; i++)
-        put_diag(b, ITEM_DIAG, &s->diags[i], 0, 0);
+        reply_diag(b, ITEM_DIAG, &s->diags[i], 0, 0);
     if (s->dropped) {
         nop_diag d = { .severity = NOP_SEV_WARNING };
         snprintf(d.msg, sizeof d.msg, "%d more warnings of this call were not shown",
                  s->dropped);
-        put_diag(b, ITEM_DIAG, &d, 0, 0);
+        reply_diag(b, ITEM_DIAG, &d, 0, 0);
     }
     s->ndiags = s->dropped = 0;
 }
@@ -228,7 +106,7 @@ static int set_arena(server *s, int fd, const unsigned char *body, size_t len, b
     if (fd < 0 || len != sizeof size) {
         if (fd >= 0)
             close(fd);
-        put_protocol(b, "an arena request needs its memfd and its size");
+        reply_protocol(b, "an arena request needs its memfd and its size");
         return REP_ERROR;
     }
     memcpy(&size, body, sizeof size);
@@ -245,7 +123,7 @@ static int set_arena(server *s, int fd, const unsigned char *body, size_t len, b
         close(ro);
     if (map == MAP_FAILED) {
         close(fd);
-        put_protocol(b, "cannot map the arena Python sent");
+        reply_protocol(b, "cannot map the arena Python sent");
         return REP_ERROR;
     }
     if (s->arena)
@@ -263,31 +141,31 @@ static int load(server *s, const unsigned char *body, size_t len, buf *b)
 {
     char path[4096];
     if (len == 0 || len >= sizeof path || memchr(body, '\0', len)) {
-        put_protocol(b, "a load request needs a library path");
+        reply_protocol(b, "a load request needs a library path");
         return REP_ERROR;
     }
     memcpy(path, body, len);
     path[len] = '\0';
     if (s->nlibs == MAX_LIBS) {
-        put_protocol(b, "too many libraries loaded in one process");
+        reply_protocol(b, "too many libraries loaded in one process");
         return REP_ERROR;
     }
     nop_library *lib;
     nop_error err;
     if (nop_library_describe(&lib, path, &err) != 0) {   /* no code of it runs here */
-        put_error(b, &err);
+        reply_error(b, &err);
         return REP_ERROR;
     }
     char *json = nop_library_json(lib);
     if (!json) {
         nop_library_close(lib);
-        put_protocol(b, "out of memory");
+        reply_protocol(b, "out of memory");
         return REP_ERROR;
     }
     uint32_t id[2] = { (uint32_t)s->nlibs, 0 };
     s->libs[s->nlibs++] = lib;
-    put(b, id, sizeof id);
-    put_item(b, ITEM_JSON, json, strlen(json));
+    reply_put(b, id, sizeof id);
+    reply_item(b, ITEM_JSON, json, strlen(json));
     free(json);
     return REP_OK;
 }
@@ -326,20 +204,20 @@ static int make_values(server *s, const nop_library *lib, int op, const struct c
         vals[k] = (nop_value){ .type = (enum nop_argtype)a[k].type, .d = a[k].d, .i = a[k].i,
                                .is_int = a[k].is_int != 0 };
         if (a[k].type < NOP_ARG_TENSOR || a[k].type > NOP_ARG_INT64) {
-            put_protocol(b, "an argument of an unknown type");
+            reply_protocol(b, "an argument of an unknown type");
             return -1;
         }
         if (a[k].type != NOP_ARG_TENSOR)
             continue;
         if (a[k].ndim < 0 || a[k].ndim > MAX_DIMS || a[k].offset > s->arena_size ||
             a[k].dtype < 0 || a[k].dtype > NOP_U8) {
-            put_protocol(b, "a tensor argument outside the arena");
+            reply_protocol(b, "a tensor argument outside the arena");
             return -1;
         }
         nop_error err;
         if (nop_tensor_wrap(&tensors[k], (enum nop_dtype)a[k].dtype, a[k].ndim, a[k].sizes,
                             s->arena + a[k].offset, s->arena_size - a[k].offset, &err) != 0) {
-            put_error(b, &err);
+            reply_error(b, &err);
             return -1;
         }
         vals[k].tensor = tensors[k];
@@ -353,16 +231,16 @@ static int call(server *s, const unsigned char *body, size_t len, buf *b)
     struct call_req rq;
     struct call_rep rep = { .device_seconds = -1 };
     size_t at = b->len;   /* rep goes first, filled in at the end */
-    put(b, &rep, sizeof rep);
+    reply_put(b, &rep, sizeof rep);
     if (len < sizeof rq) {
-        put_protocol(b, "a call request is too short");
+        reply_protocol(b, "a call request is too short");
         return REP_ERROR;
     }
     memcpy(&rq, body, sizeof rq);
     if (rq.nargs > NOP_MAX_ARGS || len != sizeof rq + rq.nargs * sizeof(struct call_arg) ||
         rq.lib >= (uint32_t)s->nlibs || !s->arena ||
         (int)rq.op >= nop_library_op_count(s->libs[rq.lib])) {
-        put_protocol(b, "a call request that names no loaded op, or has no arena");
+        reply_protocol(b, "a call request that names no loaded op, or has no arena");
         return REP_ERROR;
     }
     if (s->have_held) {   /* Python did not fetch it: drop it */
@@ -396,20 +274,20 @@ static int call(server *s, const unsigned char *body, size_t len, buf *b)
             nop_diag d = { .severity = NOP_SEV_ERROR };
             snprintf(d.msg, sizeof d.msg, "cannot write the output into the arena: %s",
                      strerror(errno));
-            put_diag(b, ITEM_ERROR, &d, NOP_ERR_NOMEM, CLASS_NOMEM);
+            reply_diag(b, ITEM_ERROR, &d, NOP_ERR_NOMEM, CLASS_NOMEM);
         }
     } else {
-        put_error(b, &err);
+        reply_error(b, &err);
     }
     put_diags(s, b);
     const char *text = s->held.printf_text;
     if (text && text[0])
-        put_item(b, ITEM_PRINTF, text, strlen(text));
+        reply_item(b, ITEM_PRINTF, text, strlen(text));
     if (s->held.printf_lost) {
         nop_diag d = { .severity = NOP_SEV_WARNING };
         snprintf(d.msg, sizeof d.msg, "the kernel's printf output overflowed the device's "
                  "buffer: its oldest lines are lost");
-        put_diag(b, ITEM_DIAG, &d, 0, 0);
+        reply_diag(b, ITEM_DIAG, &d, 0, 0);
     }
     if (status != REP_ROOM) {
         nop_run_result_clear(&s->held);
@@ -431,19 +309,19 @@ static int fetch(server *s, const unsigned char *body, size_t len, buf *b)
     uint64_t offset;
     struct call_rep rep = { .device_seconds = -1 };
     if (len != sizeof offset || !s->have_held) {
-        put(b, &rep, sizeof rep);
-        put_protocol(b, "a fetch request with no output waiting");
+        reply_put(b, &rep, sizeof rep);
+        reply_protocol(b, "a fetch request with no output waiting");
         return REP_ERROR;
     }
     memcpy(&offset, body, sizeof offset);
     int status = deliver(s, offset, &rep);
-    put(b, &rep, sizeof rep);
+    reply_put(b, &rep, sizeof rep);
     if (status == REP_OK) {
         nop_run_result_clear(&s->held);
         s->have_held = false;
     }
     if (status < 0) {
-        put_protocol(b, "cannot write the output into the arena");
+        reply_protocol(b, "cannot write the output into the arena");
         return REP_ERROR;
     }
     return status;
@@ -481,17 +359,17 @@ static int serve(server *s)
             break;   /* Python has gone: nothing is left to serve */
         struct hdr h;
         buf b = { 0 };
-        put(&b, &h, sizeof h);   /* filled in below */
+        reply_put(&b, &h, sizeof h);   /* filled in below */
         int status = REP_ERROR;
         if ((size_t)n < sizeof h) {
-            put_protocol(&b, "a request shorter than its header");
+            reply_protocol(&b, "a request shorter than its header");
             memset(&h, 0, sizeof h);
         } else {
             memcpy(&h, m, sizeof h);
             const unsigned char *body = m + sizeof h;
             size_t len = (size_t)n - sizeof h;
             if (h.magic != MAGIC)
-                put_protocol(&b, "a request without the protocol's magic number");
+                reply_protocol(&b, "a request without the protocol's magic number");
             else if (h.type == REQ_ARENA) {
                 int afd = passed;   /* the arena keeps it (or set_arena closes it) */
                 passed = -1;
@@ -504,7 +382,7 @@ static int serve(server *s)
             else if (h.type == REQ_FETCH)
                 status = fetch(s, body, len, &b);
             else
-                put_protocol(&b, "a request of an unknown type");
+                reply_protocol(&b, "a request of an unknown type");
         }
         if (passed >= 0)
             close(passed);
