@@ -318,7 +318,9 @@ class Supervisor:
 
     def call(self, path, op, args, profile=False):
         """Runs op (an index) of the library at path with args, a list of (ARG_*, value):
-        tensors must be CPU tensors of a device dtype.  A Result, or raises the error."""
+        tensors must be CPU tensors of a device dtype.  Returns (Result, Reply): the
+        Result's output is None when the op failed, and Reply.raise_error() raises why
+        (after the caller has shown the run's warnings and printf text)."""
         with self._lock:
             self._ensure_running()
             return self._call(path, op, args, profile)
@@ -362,12 +364,6 @@ class Supervisor:
                                            0.0 if is_int else float(value),
                                            value if is_int else 0))
         reply = self._request(REQ_CALL, b"".join(parts), fixed=CALL_REP)
-        if reply.status == REP_ROOM:
-            nbytes = reply.fixed[11]
-            self._ensure_arena(out_offset + nbytes)   # the inputs are no longer needed
-            room = self._request(REQ_FETCH, struct.pack("<Q", out_offset), fixed=CALL_REP)
-            room.printf, room.diags = reply.printf, reply.diags
-            reply = room
         res = Result()
         res.printf = reply.printf
         res.diags = reply.diags
@@ -376,6 +372,10 @@ class Supervisor:
             res.host_seconds, res.device_seconds = reply.fixed[12], reply.fixed[13]
         else:
             res.host_seconds, res.device_seconds = 0.0, -1.0
+        if reply.status == REP_ROOM:   # the output did not fit: it waits for a larger arena
+            nbytes = reply.fixed[11]
+            self._ensure_arena(out_offset + nbytes)   # the inputs are no longer needed
+            reply = self._request(REQ_FETCH, struct.pack("<Q", out_offset), fixed=CALL_REP)
         if reply.status != REP_OK:
             res.error = reply.error
             return res, reply
