@@ -20,9 +20,10 @@ int nop_tensor_wrap(nop_tensor **out, enum nop_dtype dtype, int ndim, const int6
     if ((unsigned)dtype > NOP_U8)
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "dtype %d is not a device dtype",
                          (int)dtype);
-    if (ndim < 0 || ndim > NOPI_MAX_DIMS)
-        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "a tensor of %d dimensions: the "
-                         "device has 0 to %d", ndim, NOPI_MAX_DIMS);
+    char why[256];
+    if (!nopi_shape_ok(ndim, sizes, why, sizeof why))   /* the device's limits (gpsimd.md) */
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "a tensor the device cannot have: "
+                         "%s", why);
     nt_tensor *t = nopi_tensor_alloc((nt_dtype)dtype, ndim, sizes, true);
     if (!t)
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "a tensor with a negative size or "

@@ -109,10 +109,13 @@ def _():
     assert str(e).startswith("neuronop: my_ops::relu_forward: error:"), e
 
 
-@check("a tensor of more dimensions than the device has is refused")
+@check("a tensor of a shape the device cannot have is refused")
 def _():
     e = raises(neuronop.InputError, torch.ops.my_ops.relu_forward, torch.ones([1] * 9))
     assert "9 dimensions" in str(e), e
+    e = raises(neuronop.InputError, torch.ops.my_ops.relu_forward, torch.ones(1, 1, 1, 1, 70000))
+    assert "over 65535 only up to 4-D" in str(e), e
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
 
 
 @check("an input that needs grad is refused outside autograd, accepted under no_grad")

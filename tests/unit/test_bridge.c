@@ -84,6 +84,9 @@ static void a_tensor_over_the_callers_memory(void **state)
     assert_int_equal(nop_tensor_wrap(&t, (enum nop_dtype)99, 2, sizes, data, sizeof data,
                                      &err), -1);
     assert_int_equal(nop_tensor_wrap(&t, NOP_F32, 9, sizes, data, sizeof data, &err), -1);
+    int64_t wide[5] = { 1, 1, 1, 1, 70000 };   /* 5 dimensions allow at most 65535 each */
+    assert_int_equal(nop_tensor_wrap(&t, NOP_F32, 5, wide, data, sizeof data, &err), -1);
+    assert_int_equal(err.kind, NOP_ERR_INPUT);
     nop_tensor_unwrap(NULL);
 }
 
