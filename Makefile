@@ -173,6 +173,17 @@ install: $(BIN)
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/neuronop
 	cp -R share/neuronop $(DESTDIR)$(PREFIX)/share/
 	find $(DESTDIR)$(PREFIX)/share/neuronop -name build -type d -prune -exec rm -rf {} +
+	find $(DESTDIR)$(PREFIX)/share/neuronop/examples \( -name .neuronop -o -name '*.so' \
+		-o -name '*.so.stamp' -o -name __pycache__ \) -prune -exec rm -rf {} +
+	# the Python package where Debian's python3 finds it; the torch_neuronx stand-in only
+	# where `neuronop python` alone puts it on sys.path (never shadowing a real one)
+	install -d $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/neuronop \
+		$(DESTDIR)$(PREFIX)/share/neuronop/python-compat/torch_neuronx/xla_impl
+	install -m 644 python/neuronop/*.py $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/neuronop/
+	install -m 644 python/compat/torch_neuronx/__init__.py \
+		$(DESTDIR)$(PREFIX)/share/neuronop/python-compat/torch_neuronx/
+	install -m 644 python/compat/torch_neuronx/xla_impl/*.py \
+		$(DESTDIR)$(PREFIX)/share/neuronop/python-compat/torch_neuronx/xla_impl/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	$(if $(wildcard man/*.3),install -m 644 man/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/)

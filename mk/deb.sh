@@ -59,7 +59,9 @@ printf 'neuronop (%s) unstable; urgency=medium\n\n  * Built from the neuronop so
 shlibs=$(ldd "$bin" | awk '/=> \// { print $3 }' | while read -r lib; do
     dpkg -S "$(readlink -f "$lib")" 2>/dev/null || dpkg -S "$lib" 2>/dev/null || true
 done | cut -d: -f1 | sort -u | paste -sd, - | sed 's/,/, /g')
-depends="${shlibs:-libc6}, tcc, libc6-dev${CXX_DEPENDS:+, $CXX_DEPENDS}"
+# python3 for the neuronop Python package (usr/lib/python3/dist-packages); torch is only
+# recommended: it is 600 MiB, and everything but `neuronop python` works without it
+depends="${shlibs:-libc6}, tcc, libc6-dev, python3${CXX_DEPENDS:+, $CXX_DEPENDS}"
 size=$(du -sk "$stage/usr" | cut -f1)
 cat >"$stage/DEBIAN/control" <<EOT
 Package: neuronop
@@ -68,6 +70,7 @@ Architecture: $arch
 Maintainer: neuronop authors <neuronop@example.org>
 Installed-Size: $size
 Depends: $depends
+Recommends: python3-torch
 Section: devel
 Priority: optional
 Homepage: https://example.org/neuronop

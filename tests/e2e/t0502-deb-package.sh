@@ -17,8 +17,12 @@ test_expect "make deb builds neuronop_VERSION_ARCH.deb with its contents and dep
     grep -qx "Package: neuronop" fields
     grep -q "tcc" fields
     grep -q "libc6-dev" fields
+    grep -q "python3" fields
     dpkg-deb -c "$deb" >contents
-    for f in usr/bin/neuronop usr/share/neuronop/include/neuronop.h \
+    for f in usr/lib/python3/dist-packages/neuronop/custom_op.py \
+        usr/share/neuronop/python-compat/torch_neuronx/xla_impl/custom_op.py \
+        usr/share/man/man1/neuronop-python.1.gz \
+        usr/bin/neuronop usr/share/neuronop/include/neuronop.h \
         usr/share/neuronop/examples/relu/neuronop.yaml usr/share/man/man1/neuronop-new.1.gz \
         usr/share/man/man3/neuronop-cxx.3.gz usr/share/neuronop/include/torch/torch.h \
         usr/share/bash-completion/completions/neuronop usr/share/doc/neuronop/copyright; do
