@@ -9,9 +9,8 @@
  * the same runtime code as for a C kernel, and counted and priced the same.  What torch checks
  * from the template arguments - T against the tensor's dtype, N against its dimensions - is
  * checked when the accessor is made (nt__cxx_check), and reported in these C++ terms.
- * Read-only accessors (from a const tensor: a kernel's inputs) have no way to write: that is
- * a compile error, as with torch.  A writable accessor's element is a handle (ElementRef):
- * what that changes for the code that uses it is said where it is defined.
+ * Read-only accessors (from a const tensor: a kernel's inputs) give const T & elements, so a
+ * write through one is a compile error; a writable accessor's elements are T &, as torch's.
  */
 #ifndef NEURONOP_TORCH_DETAIL_ACCESSORS_H
 #define NEURONOP_TORCH_DETAIL_ACCESSORS_H
@@ -20,104 +19,14 @@ namespace torch {
 template <class T, size_t N, bool read_only = false> class TensorAccessor;
 namespace detail {
 
-/* A 16-bit float element reads as float too (float v = acc[i]), which would otherwise take
- * two user-defined conversions (element -> BFloat16 -> float) that C++ does not chain. */
-template <class Self, class T> struct FloatView {};
-template <class Self> struct FloatView<Self, c10::BFloat16> {
-    operator float() const noexcept
-    {
-        return static_cast<const Self &>(*this).get();
-    }
-};
-template <class Self> struct FloatView<Self, c10::Half> {
-    operator float() const noexcept
-    {
-        return static_cast<const Self &>(*this).get();
-    }
-};
-
-/* One element of a writable accessor: a handle on the element, whose reads and writes go
- * through the runtime.  It is not a T &, so three things torch code does with a T & are made
- * compile errors here rather than left to compute something else:
- *   - auto x = acc[i] (a copy of the value in torch) would be a second handle on the
- *     element, seeing later writes: the copy constructor is private;
- *   - c ? acc[i] : 0 would convert the element to int: a deleted constructor from numbers
- *     makes the two operands' types ambiguous;
- * and compound assignment computes in the wider type, as torch does (an int element *= 0.5
- * is int(x * 0.5), not x * int(0.5)). */
-template <class T, size_t N> class ElementRef : public FloatView<ElementRef<T, N>, T> {
-    template <class, size_t, size_t, bool> friend class Level;
-    template <class, size_t, bool> friend class ::torch::TensorAccessor;
-
-public:
-    template <class U, typename std::enable_if<std::is_arithmetic<U>::value, int>::type = 0>
-    ElementRef(U) = delete;
-
-    T get() const noexcept { return elem<T>::get(&a_, static_cast<int>(N), idx_); }
-    operator T() const noexcept { return get(); }
-    const ElementRef &operator=(T v) const noexcept
-    {
-        elem<T>::set(&a_, v, static_cast<int>(N), idx_);
-        return *this;
-    }
-    /* any number (one overload for all, so a BFloat16 element takes a float unambiguously) */
-    template <class U, typename std::enable_if<std::is_arithmetic<U>::value, int>::type = 0>
-    const ElementRef &operator=(U v) const noexcept
-    {
-        return *this = T(v);
-    }
-    const ElementRef &operator=(const ElementRef &o) const noexcept { return *this = o.get(); }
-    template <class U, size_t M>
-    const ElementRef &operator=(const ElementRef<U, M> &o) const noexcept
-    {
-        return *this = T(o.get());
-    }
-    template <class U> const ElementRef &operator+=(const U &v) const noexcept
-    {
-        return *this = T(get() + v);
-    }
-    template <class U> const ElementRef &operator-=(const U &v) const noexcept
-    {
-        return *this = T(get() - v);
-    }
-    template <class U> const ElementRef &operator*=(const U &v) const noexcept
-    {
-        return *this = T(get() * v);
-    }
-    template <class U> const ElementRef &operator/=(const U &v) const noexcept
-    {
-        return *this = T(get() / v);
-    }
-    const ElementRef &operator++() const noexcept { return *this += 1; }
-    const ElementRef &operator--() const noexcept { return *this -= 1; }
-    T operator++(int) const noexcept
-    {
-        T old = get();
-        *this += 1;
-        return old;
-    }
-    T operator--(int) const noexcept
-    {
-        T old = get();
-        *this -= 1;
-        return old;
-    }
-
-private:
-    ElementRef(const nt_accessor &a, const int64_t *idx) noexcept : a_(a)
-    {
-        for (size_t k = 0; k < N; k++)
-            idx_[k] = idx[k];
-    }
-    ElementRef(const ElementRef &) = default;
-    nt_accessor a_;             /* a copy: an element outlives a temporary accessor */
-    int64_t idx_[N];
-};
-
-/* a[i0]...[ik-1] of an N-dimensional accessor, with R indices still to give.  The last
- * index yields the element: a value when read-only (const, so a 16-bit float's cannot be
- * assigned to either), an ElementRef otherwise.  Each level holds a copy of the accessor, so
- * a row of a temporary accessor stays valid. */
+/* a[i0]...[ik-1] of an N-dimensional accessor, with R indices still to give.  The last index
+ * yields the element as torch does: a T & into the tensor's memory (a const T & when
+ * read-only), so every use a T & has - auto copies, T & bindings, std::max, std::swap,
+ * template deduction, compound operators - is the language's own.  Each element access is
+ * one runtime call (nt__cxx_ref), which checks the indices and the accessor rules and counts
+ * the access for the cost model before the reference is made; what it cannot see (whether
+ * the reference is then read or written) is said in neuronop-cxx(3).  Each level holds a
+ * copy of the accessor, so a row of a temporary accessor stays valid. */
 template <class T, size_t N, size_t R, bool RO> class Level {
 public:
     Level(const nt_accessor &a, const int64_t *idx) noexcept : a_(a)
@@ -130,40 +39,31 @@ public:
         idx_[N - R] = i;
         return Level<T, N, R - 1, RO>(a_, idx_);
     }
-
-private:
-    nt_accessor a_;
-    mutable int64_t idx_[N];
-};
-template <class T, size_t N> class Level<T, N, 1, true> {
-public:
-    typedef typename std::conditional<std::is_class<T>::value, const T, T>::type value_type;
-    Level(const nt_accessor &a, const int64_t *idx) noexcept : a_(a)
+    int64_t size(int64_t dim) const noexcept
     {
-        for (size_t k = 0; k + 1 < N; k++)
-            idx_[k] = idx[k];
-    }
-    value_type operator[](int64_t i) const noexcept
-    {
-        idx_[N - 1] = i;
-        return elem<T>::get(&a_, static_cast<int>(N), idx_);
+        return nt_size(a_.t_, static_cast<int>(dim + static_cast<int64_t>(N - R)));
     }
 
 private:
     nt_accessor a_;
     mutable int64_t idx_[N];
 };
-template <class T, size_t N> class Level<T, N, 1, false> {
+template <class T, size_t N, bool RO> class Level<T, N, 1, RO> {
 public:
+    typedef typename std::conditional<RO, const T &, T &>::type reference;
     Level(const nt_accessor &a, const int64_t *idx) noexcept : a_(a)
     {
         for (size_t k = 0; k + 1 < N; k++)
             idx_[k] = idx[k];
     }
-    ElementRef<T, N> operator[](int64_t i) const noexcept
+    reference operator[](int64_t i) const noexcept
     {
         idx_[N - 1] = i;
-        return ElementRef<T, N>(a_, idx_);
+        return *static_cast<T *>(nt__cxx_ref(&a_, static_cast<int>(N), idx_, !RO));
+    }
+    int64_t size(int64_t dim) const noexcept
+    {
+        return nt_size(a_.t_, static_cast<int>(dim + static_cast<int64_t>(N - 1)));
     }
 
 private:
@@ -174,7 +74,8 @@ private:
 } // namespace detail
 
 /* t.accessor<T, N>(): element-wise random access, a[i][j].  Single-core only; the slowest
- * path (each element is a runtime call).  read_only when made from a const tensor. */
+ * path (each element reference is a runtime call).  read_only when made from a const
+ * tensor. */
 template <class T, size_t N, bool read_only> class TensorAccessor {
     static_assert(N >= 1 && N <= 8, "accessor<T, N>: N is the tensor's number of dimensions, "
                   "1 to 8");
