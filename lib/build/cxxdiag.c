@@ -7,9 +7,9 @@
  * This file turns those messages into "'torch::x' is not in the device's torch subset", with
  * a suggestion only from what the subset has (its list is here: torch_names, tensor_members).
  * It also explains the errors the API's own design causes - read-only accessors, unary
- * operations taking Tensor &, a writable accessor's element being a handle, temporaries -
- * and says why exceptions and RTTI do not compile, where g++ would suggest flags neuronop
- * does not let through.  syscc.c calls it on each error in a C++ source.
+ * operations taking Tensor &, temporaries - and says why exceptions, RTTI and torch's
+ * throwing checks (TORCH_CHECK) do not compile, where g++ would suggest flags neuronop does
+ * not let through.  syscc.c calls it on each error in a C++ source.
  */
 #include <stdio.h>
 #include <string.h>
@@ -48,12 +48,32 @@ static bool quoted(const char *s, char *buf, size_t size)
     return true;
 }
 
+/* torch functions the subset lacks that have a plain replacement in it */
+static const char *const instead[][2] = {
+    { "neg", "negate with torch::mul(t, -1), or -x on each element" },
+    { "relu", "torch::clamp(t, 0, FLT_MAX), or x > 0 ? x : 0 on each element" },
+    { "square", "torch::mul(t, t)" },
+    { "sqrt", "torch::pow(t, 0.5)" },
+    { "zeros_like", "torch::zeros(t.sizes(), t.scalar_type())" },
+    { "empty_like", "torch::empty(t.sizes(), t.scalar_type())" },
+    { "ones_like", "torch::ones(t.sizes(), t.scalar_type())" },
+};
+
+static const char *replacement(const char *name)
+{
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(instead); i++)
+        if (strcmp(name, instead[i][0]) == 0)
+            return instead[i][1];
+    return NULL;
+}
+
 static void not_in_subset(char *msg, size_t size, const char *scope, const char *name,
                           const char *const *have, size_t nhave)
 {
-    /* only a near miss: torch::matmul is not a misspelt torch::mul, whatever the distance */
-    const char *near = nop_closest(name, have, nhave);
-    if (near && nopi_edit_distance(name, near) > 2)
+    /* only a near miss: torch::matmul is not a misspelt torch::mul, whatever the distance,
+     * and in a short name two edits are most of it (torch::neg is not torch::ones) */
+    const char *near = replacement(name) ? NULL : nop_closest(name, have, nhave);
+    if (near && nopi_edit_distance(name, near) > (strlen(name) < 6 ? 1 : 2))
         near = NULL;
     snprintf(msg, size, "'%s%s' is not in the device's torch subset%s%s%s", scope, name,
              near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
@@ -77,9 +97,13 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
             not_in_subset(msg, size, neuron ? "torch::neuron::" : "torch::", name,
                           torch_names, NOPI_ARRAY_LEN(torch_names));
             bool dtype = name[0] == 'k' && name[1] >= 'A' && name[1] <= 'Z';
-            snprintf(hint, hint_size, "%s", dtype ? "the device's dtypes are kFloat, kBFloat16, "
-                     "kHalf, kInt, kChar, kLong, kShort and kByte (no float64)"
-                     : "neuronop-cxx(3) lists the torch API the device has");
+            const char *use = neuron ? NULL : replacement(name);
+            if (use)
+                snprintf(hint, hint_size, "instead: %s", use);
+            else
+                snprintf(hint, hint_size, "%s", dtype ? "the device's dtypes are kFloat, "
+                         "kBFloat16, kHalf, kInt, kChar, kLong, kShort and kByte (no float64)"
+                         : "neuronop-cxx(3) lists the torch API the device has");
             return true;
         }
     }
@@ -129,6 +153,19 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
                      "<torchneuron/register.h>");
         return true;
     }
+    /* torch's checking macros throw c10::Error; the device's API has none of them */
+    static const char *const checks[] = { "TORCH_CHECK", "TORCH_INTERNAL_ASSERT", "AT_ASSERT",
+                                          "AT_ERROR", "TORCH_WARN" };
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(checks); i++) {
+        if (quoted(msg, name, sizeof name) && strncmp(name, checks[i], strlen(checks[i])) == 0 &&
+            strstr(msg, "' was not declared in this scope")) {
+            snprintf(msg, size, "'%s' is not in the device's torch subset: it throws, and the "
+                     "device's C++ runtime has no exceptions", name);
+            snprintf(hint, hint_size, "check with assert(cond), which stops the core and reports "
+                     "the condition with its file and line (or abort())");
+            return true;
+        }
+    }
     if (strncmp(msg, "exception handling disabled", 27) == 0) {
         snprintf(msg, size, "the device's C++ runtime has no exceptions: kernels and shape "
                  "functions cannot throw or catch");
@@ -141,24 +178,16 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
                  "do not compile there");
         return true;
     }
-    /* the three things a writable accessor's element (ElementRef) refuses, accessors.h */
-    if (strstr(msg, "ElementRef(const torch::detail::ElementRef<T, N>&)") &&
-        strstr(msg, "is private")) {
-        snprintf(msg, size, "an element of a writable accessor cannot be copied with auto: "
-                 "it would stay a handle on the element, seeing later writes");
-        snprintf(hint, hint_size, "write its type for a copy of the value: float x = a[i] "
-                 "(torch gives a copy here)");
-        return true;
-    }
-    static const char ternary[] = "operands to '?:' have different types "
-                                  "'torch::detail::ElementRef<";
-    if (strncmp(msg, ternary, sizeof ternary - 1) == 0) {
-        snprintf(hint, hint_size, "an element of a writable accessor is a handle on the "
-                 "element: give ?: its value, float(a[i]); left as it is, it would become the "
-                 "other operand's type (an int)");
-        return true;
-    }
-    if (strstr(msg, "value_type' {aka 'const c10::") && strstr(msg, "discards qualifiers")) {
+    /* a read-only accessor's element is a const T & (accessors.h): written to, g++ names
+     * the accessor's internals, or a 16-bit float's assignment operator */
+    bool ro_elem = strncmp(msg, "assignment of read-only location '", 34) == 0 &&
+                   strstr(msg, "TensorAccessor<") && strstr(msg, ">::operator[](");
+    bool ro_f16 = (strstr(msg, "passing 'const c10::BFloat16' as 'this' argument") ||
+                   strstr(msg, "passing 'const c10::Half' as 'this' argument")) &&
+                  strstr(msg, "discards qualifiers");
+    bool ro_f16_compound = strncmp(msg, "no match for 'operator", 22) == 0 &&
+                           strstr(msg, "=' (operand types are 'const c10::");
+    if (ro_elem || ro_f16 || ro_f16_compound) {
         snprintf(msg, size, "an element of a read-only accessor cannot be assigned");
         snprintf(hint, hint_size, "accessors of a const tensor, such as an op's inputs, or of "
                  "a temporary are read-only (as on the device); write to a named tensor: "
