@@ -79,14 +79,30 @@ nt_accessor nopi_api_accessor_of(const nt_tensor *t)
     return a;
 }
 
-/* Checks an element access and returns its flat index. */
+/* The C API's name of a read of one element of each dtype: what a C++ element reference's
+ * messages name (cxxnames.c words it as accessor<T, N>()[...]). */
+static const char *const get_name[] = {
+    [NT_F32] = "nt_get_f32", [NT_BF16] = "nt_get_bf16", [NT_F16] = "nt_get_f16",
+    [NT_I32] = "nt_get_i32", [NT_I8] = "nt_get_i8", [NT_I64] = "nt_get_i64",
+    [NT_I16] = "nt_get_i16", [NT_U8] = "nt_get_u8",
+};
+static const char *const set_name[] = {
+    [NT_F32] = "nt_set_f32", [NT_BF16] = "nt_set_bf16", [NT_F16] = "nt_set_f16",
+    [NT_I32] = "nt_set_i32", [NT_I8] = "nt_set_i8", [NT_I64] = "nt_set_i64",
+    [NT_I16] = "nt_set_i16", [NT_U8] = "nt_set_u8",
+};
+
+/* Checks an element access and returns its flat index.  fn NULL: a C++ element reference,
+ * named in messages by its tensor's dtype (looked up only when a rule is broken). */
 static int64_t element(nopi_core *c, const nt_accessor *a, int want, int nidx,
                        const int64_t *idx, const char *fn)
 {
     if (!a)
-        nopi_core_fail(c, "%s: the accessor is NULL", fn);
+        nopi_core_fail(c, "%s: the accessor is NULL", fn ? fn : "accessor<T, N>()[...]");
     const nt_tensor *t = a->t_;
-    nopi_check_data(c, t, fn);
+    nopi_check_data(c, t, fn ? fn : "accessor<T, N>()[...]");
+    if (!fn && (nidx != t->ndim || t->dtype > NT_U8))
+        fn = get_name[t->dtype <= NT_U8 ? t->dtype : NT_F32];
     if (want >= 0 && t->dtype != (nt_dtype)want)
         nopi_core_fail(c, "%s on a %s tensor: use nt_%s_%s", fn, nopi_dtype_name(t->dtype),
                        strncmp(fn, "nt_get", 6) == 0 ? "get" : "set", nopi_dtype_suffix(t->dtype));
@@ -96,6 +112,8 @@ static int64_t element(nopi_core *c, const nt_accessor *a, int want, int nidx,
     int64_t flat = 0;
     for (int d = 0; d < nidx; d++) {
         if (idx[d] < 0 || idx[d] >= t->sizes[d]) {
+            if (!fn)
+                fn = get_name[t->dtype];
             char shape[96];
             nopi_shape_str(t, shape, sizeof shape);
             nopi_core_fail(c, "%s: index %lld of dimension %d is out of range for a %s tensor",
@@ -177,17 +195,6 @@ GET_SET(u8, uint8_t, NT_U8)
  * the next reference or at the kernel's end is reported as the write to an input it is
  * (neuronop-cxx(3), "Elements are references"). */
 
-static const char *const get_name[] = {
-    [NT_F32] = "nt_get_f32", [NT_BF16] = "nt_get_bf16", [NT_F16] = "nt_get_f16",
-    [NT_I32] = "nt_get_i32", [NT_I8] = "nt_get_i8", [NT_I64] = "nt_get_i64",
-    [NT_I16] = "nt_get_i16", [NT_U8] = "nt_get_u8",
-};
-static const char *const set_name[] = {
-    [NT_F32] = "nt_set_f32", [NT_BF16] = "nt_set_bf16", [NT_F16] = "nt_set_f16",
-    [NT_I32] = "nt_set_i32", [NT_I8] = "nt_set_i8", [NT_I64] = "nt_set_i64",
-    [NT_I16] = "nt_set_i16", [NT_U8] = "nt_set_u8",
-};
-
 /* True (and the input restored) when the remembered reference into an input was written. */
 static bool input_written(nopi_core *c)
 {
@@ -205,19 +212,14 @@ static bool input_written(nopi_core *c)
 void *nopi_api_cxx_ref(const nt_accessor *a, int nidx, const int64_t *idx, int writable)
 {
     NOPI_API(c, NOP_COST_STD);
-    if (input_written(c))
+    if (c->cxx_ref.p && input_written(c))
         nopi_check_writable(c, c->cxx_ref.t, set_name[c->cxx_ref.t->dtype]);
-    const char *fn = "accessor<T, N>()[...]";
-    if (a) {
-        nopi_check_data(c, a->t_, fn);
-        fn = get_name[a->t_->dtype];
-    }
-    int64_t i = element(c, a, -1, nidx, idx, fn);
+    int64_t i = element(c, a, -1, nidx, idx, NULL);
     const nt_tensor *t = a->t_;
     unsigned char *p = t->data + (size_t)i * t->itemsize;
     if (!writable) {
         if (t == c->run->dst)
-            nopi_out_read(c, i, i + 1, fn);
+            nopi_out_read(c, i, i + 1, get_name[t->dtype]);
     } else if (t == c->run->dst) {
         nopi_out_write(c, i, i + 1);
     } else if (t->readonly && (c->run->checks & NOP_CHECK_READONLY)) {
