@@ -1,8 +1,8 @@
 #!/bin/sh
 # The idiom suite: torch C++ idioms on accessor elements (auto copies, T & bindings, integer
 # compound operators, ?:, std::max, std::swap, template deduction, lambdas, const T & seeing
-# later writes, c10's 16-bit float rounding, a 4-D kernel) compute bit for bit what libtorch
-# 1.13 computes.  tests/fixtures/cxx/idioms/k.cpp is compiled unmodified twice: by neuronop
+# later writes, c10's 16-bit float rounding, 4-D kernels in the style of the public RWKV
+# wkv op - our own code, not a copy) compute bit for bit what libtorch 1.13 computes.  tests/fixtures/cxx/idioms/k.cpp is compiled unmodified twice: by neuronop
 # build, and into driver.cpp against the real libtorch, whose outputs are the expectations.
 # One translation unit against libtorch takes 6-40 s, so the driver's outputs are cached
 # under out/ keyed by the hash of the sources.
@@ -31,11 +31,14 @@ test_expect "the same kernels build unmodified with neuronop" '
     run build idioms
     expect_status 0'
 
-# Each case: the input the driver gave torch, neuronop runs the op on it, and the output's
+# Each case: the inputs the driver gave torch, neuronop runs the op on them, and the output's
 # elements (the .npy file's last bytes) must equal torch's exactly.
-while read -r name op; do
+while read -r name op nin; do
+    ins="$cache/$name.npy"
+    [ "$nin" -lt 2 ] || ins="$ins $cache/$name.1.npy"
+    [ "$nin" -lt 3 ] || ins="$ins $cache/$name.2.npy"
     test_expect "idiom $name computes what libtorch computes, bit for bit" '
-        run run idioms "$op" "$cache/$name.npy" -o "$name.out.npy"
+        run run idioms "$op" $ins -o "$name.out.npy"
         expect_status 0
         expect_err "0 errors, 0 warnings"
         n=$(stat -c %s "$cache/$name.bin")
