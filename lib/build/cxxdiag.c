@@ -12,6 +12,7 @@
  * not let through.  syscc.c calls it on each error in a C++ source.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "syscc.h"
@@ -79,12 +80,92 @@ static void not_in_subset(char *msg, size_t size, const char *scope, const char 
              near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 }
 
+/* g++ names the accessor types as torch/detail/accessors.h spells them: a row of an
+ * accessor (a[i] with indices still to give) is 'torch::detail::Level<T, N, R, RO>', an
+ * accessor 'torch::TensorAccessor<T, N, RO>'.  Torch calls both TensorAccessor<T, R>: say
+ * them so in msg, in place.  Returns true when a row was named. */
+static bool torch_accessor_names(char *msg, size_t size)
+{
+    static const char level[] = "torch::detail::Level<", acc[] = "torch::TensorAccessor<";
+    bool row = false;
+    char out[1024];
+    size_t o = 0;
+    for (const char *p = msg; *p && o + 1 < sizeof out;) {
+        bool is_level = strncmp(p, level, sizeof level - 1) == 0;
+        bool is_acc = strncmp(p, acc, sizeof acc - 1) == 0;
+        const char *args = p + (is_level ? sizeof level - 1 : sizeof acc - 1);
+        const char *end = (is_level || is_acc) ? strchr(args, '>') : NULL;
+        char t[128];
+        long n = 0, r = 0;
+        int ro = -1;
+        /* Level<T, N, R, RO>: the element type up to its last comma-separated three */
+        if (end && (size_t)(end - args) < sizeof t) {
+            memcpy(t, args, (size_t)(end - args));
+            t[end - args] = '\0';
+            char *c3 = strrchr(t, ','), *c2 = NULL, *c1 = NULL;
+            if (c3) {
+                *c3 = '\0';
+                c2 = strrchr(t, ',');
+            }
+            if (is_level && c2) {
+                *c2 = '\0';
+                c1 = strrchr(t, ',');
+                if (c1) {
+                    *c1 = '\0';
+                    n = strtol(c1 + 1, NULL, 10);
+                    r = strtol(c2 + 1, NULL, 10);
+                    ro = strstr(c3 + 1, "true") != NULL;
+                }
+            } else if (is_acc && c2) {
+                *c2 = '\0';
+                n = strtol(c2 + 1, NULL, 10);
+                r = n;
+                ro = strstr(c3 + 1, "true") != NULL;
+                c1 = c2;
+            }
+            if (c1 && n > 0 && r > 0) {
+                int k = snprintf(out + o, sizeof out - o, "TensorAccessor<%s, %ld>%s", t, r,
+                                 ro == 1 ? " (read-only)" : "");
+                if (k < 0 || (size_t)k >= sizeof out - o)
+                    break;
+                o += (size_t)k;
+                row |= is_level;
+                p = end + 1;
+                continue;
+            }
+        }
+        out[o++] = *p++;
+    }
+    out[o] = '\0';
+    if (strcmp(out, msg) != 0)
+        snprintf(msg, size, "%s", out);
+    return row;
+}
+
 bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, size_t hint_size)
 {
     static const char assert_prefix[] = "static assertion failed: ";
     static const char subset[] = "is not in the device's torch subset";
     char name[200];
     hint[0] = '\0';
+    /* a row of an accessor used as an element, or bound to a T & (torch refuses both too) */
+    if (torch_accessor_names(msg, size)) {
+        if (strstr(msg, "cannot bind non-const lvalue reference"))
+            snprintf(hint, hint_size, "a[i] of a multi-dimensional accessor is a row, a "
+                     "temporary (as in torch): keep it with auto row = a[i], or index on to an "
+                     "element, a[i][j]");
+        else
+            snprintf(hint, hint_size, "a[i] of a multi-dimensional accessor is a row, not an "
+                     "element: give one index per dimension, a[i][j]");
+        return true;
+    }
+    if (strstr(msg, "class TensorAccessor<") && strstr(msg, "' has no member named '") &&
+        quoted(strstr(msg, "named '") + 6, name, sizeof name)) {
+        snprintf(msg, size, "'TensorAccessor::%s' is not in the device's torch subset", name);
+        snprintf(hint, hint_size, "an accessor has a[i]...[k] (one index per dimension) and "
+                 "size(dim); for raw data, copy a block with tcm_accessor().tensor_to_tcm");
+        return true;
+    }
     if (strncmp(msg, assert_prefix, sizeof assert_prefix - 1) == 0 && strstr(msg, subset)) {
         memmove(msg, msg + sizeof assert_prefix - 1, strlen(msg) - (sizeof assert_prefix - 2));
         return true;
@@ -181,7 +262,7 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
     /* a read-only accessor's element is a const T & (accessors.h): written to, g++ names
      * the accessor's internals, or a 16-bit float's assignment operator */
     bool ro_elem = strncmp(msg, "assignment of read-only location '", 34) == 0 &&
-                   strstr(msg, "TensorAccessor<") && strstr(msg, ">::operator[](");
+                   strstr(msg, "TensorAccessor<") && strstr(msg, "::operator[](");
     bool ro_f16 = (strstr(msg, "passing 'const c10::BFloat16' as 'this' argument") ||
                    strstr(msg, "passing 'const c10::Half' as 'this' argument")) &&
                   strstr(msg, "discards qualifiers");
