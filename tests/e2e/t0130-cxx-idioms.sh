@@ -15,6 +15,8 @@ cache="$NEURONOP_SRC/out/idioms/$key"
 
 test_expect "libtorch 1.13 computes the expectations (driver.cpp, cached by source hash)" '
     if [ ! -f "$cache/cases" ]; then
+        [ -f /usr/include/torch/csrc/api/include/torch/torch.h ] ||
+            { echo "libtorch 1.13 is not installed: mk/deps.sh installs it (libtorch-dev)"; false; }
         mkdir -p "$NEURONOP_SRC/out/idioms"
         tmp=$(mktemp -d "$NEURONOP_SRC/out/idioms/tmp.XXXXXX")
         g++ -std=c++14 -O1 -I/usr/include/torch/csrc/api/include -o "$tmp/driver" \
@@ -34,11 +36,11 @@ test_expect "the same kernels build unmodified with neuronop" '
 # Each case: the inputs the driver gave torch, neuronop runs the op on them, and the output's
 # elements (the .npy file's last bytes) must equal torch's exactly.
 while read -r name op nin; do
-    ins="$cache/$name.npy"
-    [ "$nin" -lt 2 ] || ins="$ins $cache/$name.1.npy"
-    [ "$nin" -lt 3 ] || ins="$ins $cache/$name.2.npy"
     test_expect "idiom $name computes what libtorch computes, bit for bit" '
-        run run idioms "$op" $ins -o "$name.out.npy"
+        set -- "$cache/$name.npy"
+        [ "$nin" -lt 2 ] || set -- "$@" "$cache/$name.1.npy"
+        [ "$nin" -lt 3 ] || set -- "$@" "$cache/$name.2.npy"
+        run run idioms "$op" "$@" -o "$name.out.npy"
         expect_status 0
         expect_err "0 errors, 0 warnings"
         n=$(stat -c %s "$cache/$name.bin")
