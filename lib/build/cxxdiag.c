@@ -80,56 +80,36 @@ static void not_in_subset(char *msg, size_t size, const char *scope, const char 
              near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 }
 
-/* g++ names the accessor types as torch/detail/accessors.h spells them: a row of an
- * accessor (a[i] with indices still to give) is 'torch::detail::Level<T, N, R, RO>', an
- * accessor 'torch::TensorAccessor<T, N, RO>'.  Torch calls both TensorAccessor<T, R>: say
- * them so in msg, in place.  Returns true when a row was named. */
+/* g++ names an accessor as accessors.h spells it, 'torch::TensorAccessor<T, N, RO>'; torch
+ * calls it TensorAccessor<T, N>: say it so in msg, in place, with "(read-only)" for one
+ * from a const tensor.  Returns true when it named one. */
 static bool torch_accessor_names(char *msg, size_t size)
 {
-    static const char level[] = "torch::detail::Level<", acc[] = "torch::TensorAccessor<";
-    bool row = false;
+    static const char acc[] = "torch::TensorAccessor<";
+    bool named = false;
     char out[1024];
     size_t o = 0;
     for (const char *p = msg; *p && o + 1 < sizeof out;) {
-        bool is_level = strncmp(p, level, sizeof level - 1) == 0;
-        bool is_acc = strncmp(p, acc, sizeof acc - 1) == 0;
-        const char *args = p + (is_level ? sizeof level - 1 : sizeof acc - 1);
-        const char *end = (is_level || is_acc) ? strchr(args, '>') : NULL;
+        const char *args = p + sizeof acc - 1;
+        const char *end = strncmp(p, acc, sizeof acc - 1) == 0 ? strchr(args, '>') : NULL;
         char t[128];
-        long n = 0, r = 0;
-        int ro = -1;
-        /* Level<T, N, R, RO>: the element type up to its last comma-separated three */
         if (end && (size_t)(end - args) < sizeof t) {
             memcpy(t, args, (size_t)(end - args));
             t[end - args] = '\0';
-            char *c3 = strrchr(t, ','), *c2 = NULL, *c1 = NULL;
-            if (c3) {
-                *c3 = '\0';
-                c2 = strrchr(t, ',');
+            /* T, N, RO: the element type is all before the last two commas */
+            char *ro = strrchr(t, ','), *n = NULL;
+            if (ro) {
+                *ro = '\0';
+                n = strrchr(t, ',');
             }
-            if (is_level && c2) {
-                *c2 = '\0';
-                c1 = strrchr(t, ',');
-                if (c1) {
-                    *c1 = '\0';
-                    n = strtol(c1 + 1, NULL, 10);
-                    r = strtol(c2 + 1, NULL, 10);
-                    ro = strstr(c3 + 1, "true") != NULL;
-                }
-            } else if (is_acc && c2) {
-                *c2 = '\0';
-                n = strtol(c2 + 1, NULL, 10);
-                r = n;
-                ro = strstr(c3 + 1, "true") != NULL;
-                c1 = c2;
-            }
-            if (c1 && n > 0 && r > 0) {
-                int k = snprintf(out + o, sizeof out - o, "TensorAccessor<%s, %ld>%s", t, r,
-                                 ro == 1 ? " (read-only)" : "");
+            if (n) {
+                *n = '\0';
+                int k = snprintf(out + o, sizeof out - o, "TensorAccessor<%s,%s>%s", t, n + 1,
+                                 strstr(ro + 1, "true") ? " (read-only)" : "");
                 if (k < 0 || (size_t)k >= sizeof out - o)
                     break;
                 o += (size_t)k;
-                row |= is_level;
+                named = true;
                 p = end + 1;
                 continue;
             }
@@ -137,9 +117,26 @@ static bool torch_accessor_names(char *msg, size_t size)
         out[o++] = *p++;
     }
     out[o] = '\0';
-    if (strcmp(out, msg) != 0)
-        snprintf(msg, size, "%s", out);
-    return row;
+    if (!named)
+        return false;
+    /* a row's type is written TensorAccessor<T, N>::index_type: g++ says "'...::index_type'
+     * {aka 'TensorAccessor<T, N - 1>'}"; only the second is torch's name */
+    static const char aka[] = "::index_type' {aka '";
+    char *x;
+    while ((x = strstr(out, aka)) != NULL) {
+        char *open = x;
+        while (open > out && *open != '\'')
+            open--;
+        char *y = x + sizeof aka - 1, *close = strstr(y, "'}");
+        if (*open != '\'' || !close)
+            break;
+        char joined[sizeof out];
+        snprintf(joined, sizeof joined, "%.*s%.*s%s", (int)(open + 1 - out), out,
+                 (int)(close + 1 - y), y, close + 2);
+        memcpy(out, joined, strlen(joined) + 1);
+    }
+    snprintf(msg, size, "%s", out);
+    return true;
 }
 
 bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, size_t hint_size)
@@ -150,14 +147,19 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
     hint[0] = '\0';
     /* a row of an accessor used as an element, or bound to a T & (torch refuses both too) */
     if (torch_accessor_names(msg, size)) {
-        if (strstr(msg, "cannot bind non-const lvalue reference"))
+        if (strstr(msg, "cannot bind non-const lvalue reference of type 'TensorAccessor<")) {
             snprintf(hint, hint_size, "a[i] of a multi-dimensional accessor is a row, a "
                      "temporary (as in torch): keep it with auto row = a[i], or index on to an "
                      "element, a[i][j]");
-        else
+            return true;
+        }
+        if (strstr(msg, "cannot convert 'TensorAccessor<") ||
+            (strncmp(msg, "no match for 'operator", 22) == 0 &&
+             strstr(msg, "(operand types are 'TensorAccessor<"))) {
             snprintf(hint, hint_size, "a[i] of a multi-dimensional accessor is a row, not an "
                      "element: give one index per dimension, a[i][j]");
-        return true;
+            return true;
+        }
     }
     if (strstr(msg, "class TensorAccessor<") && strstr(msg, "' has no member named '") &&
         quoted(strstr(msg, "named '") + 6, name, sizeof name)) {

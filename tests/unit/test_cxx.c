@@ -199,11 +199,18 @@ static void rewords_torch_errors(void **state)
     assert_non_null(strstr(hint, "assert(cond)"));
 
     /* the header's accessor types are said as torch names them */
-    strcpy(msg, "cannot convert 'torch::detail::Level<c10::BFloat16, 3, 2, true>' to 'float'");
+    strcpy(msg, "cannot convert 'torch::TensorAccessor<c10::BFloat16, 2, true>' to 'float'");
     assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
     assert_string_equal(msg, "cannot convert 'TensorAccessor<c10::BFloat16, 2> (read-only)' "
                         "to 'float'");
     assert_non_null(strstr(hint, "one index per dimension"));
+    strcpy(msg, "cannot bind non-const lvalue reference of type 'torch::TensorAccessor<float, 1, "
+           "false>&' to an rvalue of type 'torch::TensorAccessor<float, 2, false>::index_type' "
+           "{aka 'torch::TensorAccessor<float, 1, false>'}");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
+    assert_string_equal(msg, "cannot bind non-const lvalue reference of type 'TensorAccessor<"
+                        "float, 1>&' to an rvalue of type 'TensorAccessor<float, 1>'");
+    assert_non_null(strstr(hint, "auto row = a[i]"));
     strcpy(msg, "'class torch::TensorAccessor<float, 1, false>' has no member named 'stride'");
     assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
     assert_string_equal(msg, "'TensorAccessor::stride' is not in the device's torch subset");

@@ -16,88 +16,70 @@
 #define NEURONOP_TORCH_DETAIL_ACCESSORS_H
 
 namespace torch {
-template <class T, size_t N, bool read_only = false> class TensorAccessor;
-namespace detail {
-
-/* a[i0]...[ik-1] of an N-dimensional accessor, with R indices still to give.  The last index
- * yields the element as torch does: a T & into the tensor's memory (a const T & when
- * read-only), so every use a T & has - auto copies, T & bindings, std::max, std::swap,
- * template deduction, compound operators - is the language's own.  Each element access is
- * one runtime call (nt__cxx_ref), which checks the indices and the accessor rules and counts
- * the access for the cost model before the reference is made; what it cannot see (whether
- * the reference is then read or written) is said in neuronop-cxx(3).  Each level holds a
- * copy of the accessor, so a row of a temporary accessor stays valid. */
-template <class T, size_t N, size_t R, bool RO> class Level {
-public:
-    Level(const nt_accessor &a, const int64_t *idx) noexcept : a_(a)
-    {
-        for (size_t k = 0; k < N - R; k++)
-            idx_[k] = idx[k];
-    }
-    Level<T, N, R - 1, RO> operator[](int64_t i) const noexcept
-    {
-        idx_[N - R] = i;
-        return Level<T, N, R - 1, RO>(a_, idx_);
-    }
-    int64_t size(int64_t dim) const noexcept
-    {
-        return nt_size(a_.t_, static_cast<int>(dim + static_cast<int64_t>(N - R)));
-    }
-
-private:
-    nt_accessor a_;
-    mutable int64_t idx_[N];
-};
-template <class T, size_t N, bool RO> class Level<T, N, 1, RO> {
-public:
-    typedef typename std::conditional<RO, const T &, T &>::type reference;
-    Level(const nt_accessor &a, const int64_t *idx) noexcept : a_(a)
-    {
-        for (size_t k = 0; k + 1 < N; k++)
-            idx_[k] = idx[k];
-    }
-    reference operator[](int64_t i) const noexcept
-    {
-        idx_[N - 1] = i;
-        return *static_cast<T *>(nt__cxx_ref(&a_, static_cast<int>(N), idx_, !RO));
-    }
-    int64_t size(int64_t dim) const noexcept
-    {
-        return nt_size(a_.t_, static_cast<int>(dim + static_cast<int64_t>(N - 1)));
-    }
-
-private:
-    nt_accessor a_;
-    mutable int64_t idx_[N];
-};
-
-} // namespace detail
 
 /* t.accessor<T, N>(): element-wise random access, a[i][j].  Single-core only; the slowest
  * path (each element reference is a runtime call).  read_only when made from a const
- * tensor. */
-template <class T, size_t N, bool read_only> class TensorAccessor {
+ * tensor (or a temporary).
+ *
+ * As in torch, a[i] of an N-dimensional accessor is a row, a TensorAccessor<T, N - 1> (so a
+ * helper taking a TensorAccessor<float, 1> takes it), and the last index yields the
+ * element: a T & into the tensor's memory (a const T & when read-only), so every use a T &
+ * has - auto copies, T & bindings, std::max, std::swap, template deduction, compound
+ * operators - is the language's own.  Each element reference is one runtime call
+ * (nt__cxx_ref) that checks the indices and the accessor's rules and counts the access for
+ * the cost model before the reference is made; what it cannot see (whether the reference is
+ * then read or written) is said in neuronop-cxx(3).  A row holds a copy of the accessor and
+ * the indices given so far, so a row of a temporary accessor stays valid. */
+template <class T, size_t N, bool read_only = false> class TensorAccessor {
     static_assert(N >= 1 && N <= 8, "accessor<T, N>: N is the tensor's number of dimensions, "
                   "1 to 8");
     static_assert(detail::elem<T>::ok, NT__TORCH_ELEM_TYPES);
+    template <class, size_t, bool> friend class TensorAccessor;
 
 public:
-    explicit TensorAccessor(const nt_tensor *t) noexcept : t_(t)
+    typedef typename std::conditional<read_only, const T &, T &>::type reference;
+    typedef typename std::conditional<N == 1, reference,
+                                      TensorAccessor<T, N - 1, read_only>>::type index_type;
+
+    explicit TensorAccessor(const nt_tensor *t) noexcept : t_(t), depth_(0), idx_()
     {
         nt__cxx_check(NT__CXX_ACCESSOR, t, static_cast<int64_t>(N),
                       detail::elem_ok<T>::dtype);
         a_ = nt_accessor_of(t);
     }
-    auto operator[](int64_t i) const noexcept
-        -> decltype(detail::Level<T, N, N, read_only>(nt_accessor(), nullptr)[i])
+    index_type operator[](int64_t i) const noexcept
     {
-        return detail::Level<T, N, N, read_only>(a_, nullptr)[i];
+        return at(i, std::integral_constant<bool, N == 1>());
     }
-    int64_t size(int64_t dim) const noexcept { return nt_size(t_, static_cast<int>(dim)); }
+    /* size(0) is the size of this accessor's first dimension (of a row: the row's); dim < 0
+     * counts from the last, which a row shares with its tensor */
+    int64_t size(int64_t dim) const noexcept
+    {
+        return nt_size(t_, static_cast<int>(dim < 0 ? dim : dim + depth_));
+    }
 
 private:
+    TensorAccessor(const TensorAccessor<T, N + 1, read_only> &up, int64_t i) noexcept
+        : t_(up.t_), a_(up.a_), depth_(up.depth_ + 1), idx_()
+    {
+        for (int k = 0; k < up.depth_; k++)
+            idx_[k] = up.idx_[k];
+        idx_[up.depth_] = i;
+    }
+    index_type at(int64_t i, std::false_type) const noexcept { return index_type(*this, i); }
+    index_type at(int64_t i, std::true_type) const noexcept
+    {
+        int64_t idx[8];
+        for (int k = 0; k < depth_; k++)
+            idx[k] = idx_[k];
+        idx[depth_] = i;
+        return *static_cast<T *>(nt__cxx_ref(&a_, depth_ + 1, idx, !read_only));
+    }
+
     const nt_tensor *t_;
     nt_accessor a_;
+    int depth_;                 /* indices given before this accessor: a row's */
+    int64_t idx_[8];            /* ... and their values */
 };
 
 namespace detail {
