@@ -41,7 +41,7 @@ public:
     typedef typename std::conditional<N == 1, reference,
                                       TensorAccessor<T, N - 1, read_only>>::type index_type;
 
-    explicit TensorAccessor(const nt_tensor *t) noexcept : t_(t), depth_(0), idx_()
+    explicit TensorAccessor(const nt_tensor *t) noexcept : t_(t), depth_(0)
     {
         nt__cxx_check(NT__CXX_ACCESSOR, t, static_cast<int64_t>(N),
                       detail::elem_ok<T>::dtype);
@@ -60,7 +60,7 @@ public:
 
 private:
     TensorAccessor(const TensorAccessor<T, N + 1, read_only> &up, int64_t i) noexcept
-        : t_(up.t_), a_(up.a_), depth_(up.depth_ + 1), idx_()
+        : t_(up.t_), a_(up.a_), depth_(up.depth_ + 1)
     {
         for (int k = 0; k < up.depth_; k++)
             idx_[k] = up.idx_[k];
@@ -69,17 +69,14 @@ private:
     index_type at(int64_t i, std::false_type) const noexcept { return index_type(*this, i); }
     index_type at(int64_t i, std::true_type) const noexcept
     {
-        int64_t idx[8];
-        for (int k = 0; k < depth_; k++)
-            idx[k] = idx_[k];
-        idx[depth_] = i;
-        return *static_cast<T *>(nt__cxx_ref(&a_, depth_ + 1, idx, !read_only));
+        idx_[depth_] = i;
+        return *static_cast<T *>(nt__cxx_ref(&a_, depth_ + 1, idx_, !read_only));
     }
 
     const nt_tensor *t_;
     nt_accessor a_;
     int depth_;                 /* indices given before this accessor: a row's */
-    int64_t idx_[8];            /* ... and their values */
+    mutable int64_t idx_[8];    /* ... and their values; the last index goes after them */
 };
 
 namespace detail {
