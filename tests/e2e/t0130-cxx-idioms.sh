@@ -2,8 +2,9 @@
 # The idiom suite: torch C++ idioms on accessor elements (auto copies, T & bindings, integer
 # compound operators, ?:, std::max, std::swap, template deduction, lambdas, const T & seeing
 # later writes, c10's 16-bit float rounding, 4-D kernels in the style of the public RWKV
-# wkv op - our own code, not a copy) compute bit for bit what libtorch 1.13 computes.  tests/fixtures/cxx/idioms/k.cpp is compiled unmodified twice: by neuronop
-# build, and into driver.cpp against the real libtorch, whose outputs are the expectations.
+# wkv op - our own code, not a copy) compute bit for bit what libtorch 1.13 computes.
+# tests/fixtures/cxx/idioms/k.cpp is compiled unmodified twice: by neuronop build, and into
+# driver.cpp against the real libtorch, whose outputs are the expectations.
 # One translation unit against libtorch takes 6-40 s, so the driver's outputs are cached
 # under out/ keyed by the hash of the sources.
 . ./lib.sh

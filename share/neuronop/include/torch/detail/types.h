@@ -55,8 +55,24 @@ struct Half {
     operator float() const noexcept { return nt_f16_to_f32(x); }
 };
 
-#define NT__TORCH_F16_OP(H, op)                                                                   inline H operator op(const H &a, const H &b) noexcept                                         { return H(static_cast<float>(a) op static_cast<float>(b)); }                                 inline H &operator op##=(H &a, const H &b) noexcept { a = a op b; return a; }                 inline float operator op(H a, float b) noexcept { return static_cast<float>(a) op b; }        inline float operator op(float a, H b) noexcept { return a op static_cast<float>(b); }        inline float &operator op##=(float &a, const H &b) noexcept                                   { return a op##= static_cast<float>(b); }                                                     inline double operator op(H a, double b) noexcept { return static_cast<double>(a) op b; }     inline double operator op(double a, H b) noexcept { return a op static_cast<double>(b); }     inline H operator op(H a, int b) noexcept { return a op static_cast<H>(b); }                  inline H operator op(int a, H b) noexcept { return static_cast<H>(a) op b; }                  inline H operator op(H a, int64_t b) noexcept { return a op static_cast<H>(b); }              inline H operator op(int64_t a, H b) noexcept { return static_cast<H>(a) op b; }
-#define NT__TORCH_F16_OPS(H)                                                                      NT__TORCH_F16_OP(H, +) NT__TORCH_F16_OP(H, -) NT__TORCH_F16_OP(H, *)                          NT__TORCH_F16_OP(H, /)                                                                        inline H operator-(const H &a) noexcept { return H(-static_cast<float>(a)); }
+#define NT__TORCH_F16_OP(H, op)                                                               \
+    inline H operator op(const H &a, const H &b) noexcept                                     \
+    { return H(static_cast<float>(a) op static_cast<float>(b)); }                             \
+    inline H &operator op##=(H &a, const H &b) noexcept { a = a op b; return a; }             \
+    inline float operator op(H a, float b) noexcept { return static_cast<float>(a) op b; }    \
+    inline float operator op(float a, H b) noexcept { return a op static_cast<float>(b); }    \
+    inline float &operator op##=(float &a, const H &b) noexcept                               \
+    { return a op##= static_cast<float>(b); }                                                 \
+    inline double operator op(H a, double b) noexcept { return static_cast<double>(a) op b; } \
+    inline double operator op(double a, H b) noexcept { return a op static_cast<double>(b); } \
+    inline H operator op(H a, int b) noexcept { return a op static_cast<H>(b); }              \
+    inline H operator op(int a, H b) noexcept { return static_cast<H>(a) op b; }              \
+    inline H operator op(H a, int64_t b) noexcept { return a op static_cast<H>(b); }          \
+    inline H operator op(int64_t a, H b) noexcept { return static_cast<H>(a) op b; }
+#define NT__TORCH_F16_OPS(H)                                                                  \
+    NT__TORCH_F16_OP(H, +) NT__TORCH_F16_OP(H, -) NT__TORCH_F16_OP(H, *)                      \
+    NT__TORCH_F16_OP(H, /)                                                                    \
+    inline H operator-(const H &a) noexcept { return H(-static_cast<float>(a)); }
 NT__TORCH_F16_OPS(BFloat16)
 NT__TORCH_F16_OPS(Half)
 #undef NT__TORCH_F16_OPS
@@ -104,9 +120,8 @@ inline TensorOptions dtype(ScalarType d) noexcept { return TensorOptions(d); }
 namespace detail {
 inline nt_dtype to_nt(ScalarType d) noexcept { return static_cast<nt_dtype>(d); }
 
-/* What each element type is on the device: its dtype, and its streaming
- * stream calls.  Only these eight types have an entry; any other is refused where it is
- * used (elem_ok). */
+/* What each element type is on the device: its dtype, and its stream calls.  Only these
+ * eight types have an entry; any other is refused where it is used (elem_ok). */
 template <class T> struct elem { static constexpr bool ok = false; };
 #define NT__TORCH_ELEM(T, sfx, dt, ctype)                                                     \
     template <> struct elem<T> {                                                              \
