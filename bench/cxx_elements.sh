@@ -10,9 +10,10 @@ neuronop=$1 src=$2 work=$3
 base=eb9f3aa   # the last commit with the proxy elements
 
 lib() { echo "$1"/build/lib*.so; }   # a built library: benched as it is, never rebuilt
-tp() { # host throughput of `neuronop bench` of library LIB's relu_forward
+tp() { # best host throughput of library LIB's relu_forward (1000 / its fastest run in ms):
+       # the fastest of 20 runs is the least disturbed by the machine's other work
     "$neuronop" bench "$1" relu_forward randn:32x4096 --threads 1 --warmup 2 --iters 20 \
-        2>/dev/null | sed -n 's/^host throughput (iter\/sec): //p'
+        2>/dev/null | awk '/^  min / { printf "%.2f", 1000 / $2 }'
 }
 modeled() { # "TOTAL ACCESS": modeled device time per run (us), and its cycles without the
             # kernel's compute (launch, accessors, copies, library: counted, not timed)
@@ -48,7 +49,8 @@ if git -C "$src" cat-file -e "$base" 2>/dev/null; then
         old=$(awk -v a="$old" -v b="$(tp "$(lib "$work/el-old")")" \
             'BEGIN { print (b > a) ? b : a }')
     done
-    echo "  host throughput (best of 3): references $new iter/s, proxies ($base) $old iter/s;" \
+    echo "  host throughput (fastest run of 3x20): references $new iter/s, proxies ($base)" \
+        "$old iter/s;" \
         "ratio $(ratio2 "$new" "$old")x"
     echo "  the mechanism: one checked, counted runtime call per element reference (a[i][j]);" \
         "v = in[i][j]; out[i][j] = f(v) makes 2, as the proxies' get and set did"
