@@ -88,6 +88,7 @@ echo "  g++ -O2 -shared -fPIC, same files:   $t_gxx ms   ratio neuronop/g++: $(r
 echo "  up-to-date check (whole process):    $t_cxx_hot ms"
 check "cold C++ build at most 1.2x bare g++ -O2 -shared" "$(awk -v a="$t_cxx" -v b="$t_gxx" 'BEGIN { print a / b }')" 'v <= 1.2'
 check "C++ up-to-date check under 5 ms" "$t_cxx_hot" 'v < 5'
+sh "$src/bench/cxx_elements.sh" "$neuronop" "$src" "$work"
 
 echo "== Python: torch ops on the virtual device (neuronop python; see neuronop-python(1))"
 cp -R "$src/share/neuronop/examples/mlp_python" "$work/mlp"

@@ -7,11 +7,12 @@
  * This file turns those messages into "'torch::x' is not in the device's torch subset", with
  * a suggestion only from what the subset has (its list is here: torch_names, tensor_members).
  * It also explains the errors the API's own design causes - read-only accessors, unary
- * operations taking Tensor &, a writable accessor's element being a handle, temporaries -
- * and says why exceptions and RTTI do not compile, where g++ would suggest flags neuronop
- * does not let through.  syscc.c calls it on each error in a C++ source.
+ * operations taking Tensor &, temporaries - and says why exceptions, RTTI and torch's
+ * throwing checks (TORCH_CHECK) do not compile, where g++ would suggest flags neuronop does
+ * not let through.  syscc.c calls it on each error in a C++ source.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "syscc.h"
@@ -48,15 +49,94 @@ static bool quoted(const char *s, char *buf, size_t size)
     return true;
 }
 
+/* torch functions the subset lacks that have a plain replacement in it */
+static const char *const instead[][2] = {
+    { "neg", "negate with torch::mul(t, -1), or -x on each element" },
+    { "relu", "torch::clamp(t, 0, FLT_MAX), or x > 0 ? x : 0 on each element" },
+    { "square", "torch::mul(t, t)" },
+    { "sqrt", "torch::pow(t, 0.5)" },
+    { "zeros_like", "torch::zeros(t.sizes(), t.scalar_type())" },
+    { "empty_like", "torch::empty(t.sizes(), t.scalar_type())" },
+    { "ones_like", "torch::ones(t.sizes(), t.scalar_type())" },
+};
+
+static const char *replacement(const char *name)
+{
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(instead); i++)
+        if (strcmp(name, instead[i][0]) == 0)
+            return instead[i][1];
+    return NULL;
+}
+
 static void not_in_subset(char *msg, size_t size, const char *scope, const char *name,
                           const char *const *have, size_t nhave)
 {
-    /* only a near miss: torch::matmul is not a misspelt torch::mul, whatever the distance */
-    const char *near = nop_closest(name, have, nhave);
-    if (near && nopi_edit_distance(name, near) > 2)
+    /* only a near miss: torch::matmul is not a misspelt torch::mul, whatever the distance,
+     * and in a short name two edits are most of it (torch::neg is not torch::ones) */
+    const char *near = replacement(name) ? NULL : nop_closest(name, have, nhave);
+    if (near && nopi_edit_distance(name, near) > (strlen(name) < 6 ? 1 : 2))
         near = NULL;
     snprintf(msg, size, "'%s%s' is not in the device's torch subset%s%s%s", scope, name,
              near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+}
+
+/* g++ names an accessor as accessors.h spells it, 'torch::TensorAccessor<T, N, RO>'; torch
+ * calls it TensorAccessor<T, N>: say it so in msg, in place, with "(read-only)" for one
+ * from a const tensor.  Returns true when it named one. */
+static bool torch_accessor_names(char *msg, size_t size)
+{
+    static const char acc[] = "torch::TensorAccessor<";
+    bool named = false;
+    char out[1024];
+    size_t o = 0;
+    for (const char *p = msg; *p && o + 1 < sizeof out;) {
+        const char *args = p + sizeof acc - 1;
+        const char *end = strncmp(p, acc, sizeof acc - 1) == 0 ? strchr(args, '>') : NULL;
+        char t[128];
+        if (end && (size_t)(end - args) < sizeof t) {
+            memcpy(t, args, (size_t)(end - args));
+            t[end - args] = '\0';
+            /* T, N, RO: the element type is all before the last two commas */
+            char *ro = strrchr(t, ','), *n = NULL;
+            if (ro) {
+                *ro = '\0';
+                n = strrchr(t, ',');
+            }
+            if (n) {
+                *n = '\0';
+                int k = snprintf(out + o, sizeof out - o, "TensorAccessor<%s,%s>%s", t, n + 1,
+                                 strstr(ro + 1, "true") ? " (read-only)" : "");
+                if (k < 0 || (size_t)k >= sizeof out - o)
+                    break;
+                o += (size_t)k;
+                named = true;
+                p = end + 1;
+                continue;
+            }
+        }
+        out[o++] = *p++;
+    }
+    out[o] = '\0';
+    if (!named)
+        return false;
+    /* a row's type is written TensorAccessor<T, N>::index_type: g++ says "'...::index_type'
+     * {aka 'TensorAccessor<T, N - 1>'}"; only the second is torch's name */
+    static const char aka[] = "::index_type' {aka '";
+    char *x;
+    while ((x = strstr(out, aka)) != NULL) {
+        char *open = x;
+        while (open > out && *open != '\'')
+            open--;
+        char *y = x + sizeof aka - 1, *close = strstr(y, "'}");
+        if (*open != '\'' || !close)
+            break;
+        char joined[sizeof out];
+        snprintf(joined, sizeof joined, "%.*s%.*s%s", (int)(open + 1 - out), out,
+                 (int)(close + 1 - y), y, close + 2);
+        memcpy(out, joined, strlen(joined) + 1);
+    }
+    snprintf(msg, size, "%s", out);
+    return true;
 }
 
 bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, size_t hint_size)
@@ -65,6 +145,29 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
     static const char subset[] = "is not in the device's torch subset";
     char name[200];
     hint[0] = '\0';
+    /* a row of an accessor used as an element, or bound to a T & (torch refuses both too) */
+    if (torch_accessor_names(msg, size)) {
+        if (strstr(msg, "cannot bind non-const lvalue reference of type 'TensorAccessor<")) {
+            snprintf(hint, hint_size, "a[i] of a multi-dimensional accessor is a row, a "
+                     "temporary (as in torch): keep it with auto row = a[i], or index on to an "
+                     "element, a[i][j]");
+            return true;
+        }
+        if (strstr(msg, "cannot convert 'TensorAccessor<") ||
+            (strncmp(msg, "no match for 'operator", 22) == 0 &&
+             strstr(msg, "(operand types are 'TensorAccessor<"))) {
+            snprintf(hint, hint_size, "a[i] of a multi-dimensional accessor is a row, not an "
+                     "element: give one index per dimension, a[i][j]");
+            return true;
+        }
+    }
+    if (strstr(msg, "class TensorAccessor<") && strstr(msg, "' has no member named '") &&
+        quoted(strstr(msg, "named '") + 6, name, sizeof name)) {
+        snprintf(msg, size, "'TensorAccessor::%s' is not in the device's torch subset", name);
+        snprintf(hint, hint_size, "an accessor has a[i]...[k] (one index per dimension) and "
+                 "size(dim); for raw data, copy a block with tcm_accessor().tensor_to_tcm");
+        return true;
+    }
     if (strncmp(msg, assert_prefix, sizeof assert_prefix - 1) == 0 && strstr(msg, subset)) {
         memmove(msg, msg + sizeof assert_prefix - 1, strlen(msg) - (sizeof assert_prefix - 2));
         return true;
@@ -77,9 +180,13 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
             not_in_subset(msg, size, neuron ? "torch::neuron::" : "torch::", name,
                           torch_names, NOPI_ARRAY_LEN(torch_names));
             bool dtype = name[0] == 'k' && name[1] >= 'A' && name[1] <= 'Z';
-            snprintf(hint, hint_size, "%s", dtype ? "the device's dtypes are kFloat, kBFloat16, "
-                     "kHalf, kInt, kChar, kLong, kShort and kByte (no float64)"
-                     : "neuronop-cxx(3) lists the torch API the device has");
+            const char *use = neuron ? NULL : replacement(name);
+            if (use)
+                snprintf(hint, hint_size, "instead: %s", use);
+            else
+                snprintf(hint, hint_size, "%s", dtype ? "the device's dtypes are kFloat, "
+                         "kBFloat16, kHalf, kInt, kChar, kLong, kShort and kByte (no float64)"
+                         : "neuronop-cxx(3) lists the torch API the device has");
             return true;
         }
     }
@@ -129,6 +236,19 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
                      "<torchneuron/register.h>");
         return true;
     }
+    /* torch's checking macros throw c10::Error; the device's API has none of them */
+    static const char *const checks[] = { "TORCH_CHECK", "TORCH_INTERNAL_ASSERT", "AT_ASSERT",
+                                          "AT_ERROR", "TORCH_WARN" };
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(checks); i++) {
+        if (quoted(msg, name, sizeof name) && strncmp(name, checks[i], strlen(checks[i])) == 0 &&
+            strstr(msg, "' was not declared in this scope")) {
+            snprintf(msg, size, "'%s' is not in the device's torch subset: it throws, and the "
+                     "device's C++ runtime has no exceptions", name);
+            snprintf(hint, hint_size, "check with assert(cond), which stops the core and reports "
+                     "the condition with its file and line (or abort())");
+            return true;
+        }
+    }
     if (strncmp(msg, "exception handling disabled", 27) == 0) {
         snprintf(msg, size, "the device's C++ runtime has no exceptions: kernels and shape "
                  "functions cannot throw or catch");
@@ -141,24 +261,16 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
                  "do not compile there");
         return true;
     }
-    /* the three things a writable accessor's element (ElementRef) refuses, accessors.h */
-    if (strstr(msg, "ElementRef(const torch::detail::ElementRef<T, N>&)") &&
-        strstr(msg, "is private")) {
-        snprintf(msg, size, "an element of a writable accessor cannot be copied with auto: "
-                 "it would stay a handle on the element, seeing later writes");
-        snprintf(hint, hint_size, "write its type for a copy of the value: float x = a[i] "
-                 "(torch gives a copy here)");
-        return true;
-    }
-    static const char ternary[] = "operands to '?:' have different types "
-                                  "'torch::detail::ElementRef<";
-    if (strncmp(msg, ternary, sizeof ternary - 1) == 0) {
-        snprintf(hint, hint_size, "an element of a writable accessor is a handle on the "
-                 "element: give ?: its value, float(a[i]); left as it is, it would become the "
-                 "other operand's type (an int)");
-        return true;
-    }
-    if (strstr(msg, "value_type' {aka 'const c10::") && strstr(msg, "discards qualifiers")) {
+    /* a read-only accessor's element is a const T & (accessors.h): written to, g++ names
+     * the accessor's internals, or a 16-bit float's assignment operator */
+    bool ro_elem = strncmp(msg, "assignment of read-only location '", 34) == 0 &&
+                   strstr(msg, "TensorAccessor<") && strstr(msg, "::operator[](");
+    bool ro_f16 = (strstr(msg, "passing 'const c10::BFloat16' as 'this' argument") ||
+                   strstr(msg, "passing 'const c10::Half' as 'this' argument")) &&
+                  strstr(msg, "discards qualifiers");
+    bool ro_f16_compound = strncmp(msg, "no match for 'operator", 22) == 0 &&
+                           strstr(msg, "=' (operand types are 'const c10::");
+    if (ro_elem || ro_f16 || ro_f16_compound) {
         snprintf(msg, size, "an element of a read-only accessor cannot be assigned");
         snprintf(hint, hint_size, "accessors of a const tensor, such as an op's inputs, or of "
                  "a temporary are read-only (as on the device); write to a named tensor: "

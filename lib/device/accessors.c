@@ -79,15 +79,31 @@ nt_accessor nopi_api_accessor_of(const nt_tensor *t)
     return a;
 }
 
-/* Checks an element access and returns its flat index. */
-static int64_t element(nopi_core *c, const nt_accessor *a, nt_dtype want, int nidx,
+/* The C API's name of a read of one element of each dtype: what a C++ element reference's
+ * messages name (cxxnames.c words it as accessor<T, N>()[...]). */
+static const char *const get_name[] = {
+    [NT_F32] = "nt_get_f32", [NT_BF16] = "nt_get_bf16", [NT_F16] = "nt_get_f16",
+    [NT_I32] = "nt_get_i32", [NT_I8] = "nt_get_i8", [NT_I64] = "nt_get_i64",
+    [NT_I16] = "nt_get_i16", [NT_U8] = "nt_get_u8",
+};
+static const char *const set_name[] = {
+    [NT_F32] = "nt_set_f32", [NT_BF16] = "nt_set_bf16", [NT_F16] = "nt_set_f16",
+    [NT_I32] = "nt_set_i32", [NT_I8] = "nt_set_i8", [NT_I64] = "nt_set_i64",
+    [NT_I16] = "nt_set_i16", [NT_U8] = "nt_set_u8",
+};
+
+/* Checks an element access and returns its flat index.  fn NULL: a C++ element reference,
+ * named in messages by its tensor's dtype (looked up only when a rule is broken). */
+static int64_t element(nopi_core *c, const nt_accessor *a, int want, int nidx,
                        const int64_t *idx, const char *fn)
 {
     if (!a)
-        nopi_core_fail(c, "%s: the accessor is NULL", fn);
+        nopi_core_fail(c, "%s: the accessor is NULL", fn ? fn : "accessor<T, N>()[...]");
     const nt_tensor *t = a->t_;
-    nopi_check_data(c, t, fn);
-    if (t->dtype != want)
+    nopi_check_data(c, t, fn ? fn : "accessor<T, N>()[...]");
+    if (!fn && (nidx != t->ndim || t->dtype > NT_U8))
+        fn = get_name[t->dtype <= NT_U8 ? t->dtype : NT_F32];
+    if (want >= 0 && t->dtype != (nt_dtype)want)
         nopi_core_fail(c, "%s on a %s tensor: use nt_%s_%s", fn, nopi_dtype_name(t->dtype),
                        strncmp(fn, "nt_get", 6) == 0 ? "get" : "set", nopi_dtype_suffix(t->dtype));
     if (nidx != t->ndim)
@@ -96,6 +112,8 @@ static int64_t element(nopi_core *c, const nt_accessor *a, nt_dtype want, int ni
     int64_t flat = 0;
     for (int d = 0; d < nidx; d++) {
         if (idx[d] < 0 || idx[d] >= t->sizes[d]) {
+            if (!fn)
+                fn = get_name[t->dtype];
             char shape[96];
             nopi_shape_str(t, shape, sizeof shape);
             nopi_core_fail(c, "%s: index %lld of dimension %d is out of range for a %s tensor",
@@ -166,6 +184,51 @@ GET_SET(i8, int8_t, NT_I8)
 GET_SET(i64, int64_t, NT_I64)
 GET_SET(i16, int16_t, NT_I16)
 GET_SET(u8, uint8_t, NT_U8)
+
+/* ---- C++ element references ------------------------------------------------------------
+ * torch's a[i][j] is a T & into the tensor (const T & on a read-only accessor), so the
+ * runtime sees the access when the reference is made, not whether it is read or written.
+ * Everything an nt_get/nt_set checks that does not depend on that is checked here, on each
+ * reference, and counted as one standard-accessor element for the cost model.  A reference
+ * through a writable accessor into the output counts as writing that element (racecheck,
+ * unwritten output); one into an input is remembered with its bytes, and a change found at
+ * the next reference or at the kernel's end is reported as the write to an input it is
+ * (neuronop-cxx(3), "Elements are references"). */
+
+/* True (and the input restored) when the remembered reference into an input was written. */
+static bool input_written(nopi_core *c)
+{
+    unsigned char *p = c->cxx_ref.p;
+    if (!p)
+        return false;
+    c->cxx_ref.p = NULL;
+    size_t n = c->cxx_ref.t->itemsize;
+    if (memcmp(p, c->cxx_ref.old, n) == 0)
+        return false;
+    memcpy(p, c->cxx_ref.old, n);
+    return true;
+}
+
+void *nopi_api_cxx_ref(const nt_accessor *a, int nidx, const int64_t *idx, int writable)
+{
+    NOPI_API(c, NOP_COST_STD);
+    if (c->cxx_ref.p && input_written(c))
+        nopi_check_writable(c, c->cxx_ref.t, set_name[c->cxx_ref.t->dtype]);
+    int64_t i = element(c, a, -1, nidx, idx, NULL);
+    const nt_tensor *t = a->t_;
+    unsigned char *p = t->data + (size_t)i * t->itemsize;
+    if (!writable) {
+        if (t == c->run->dst)
+            nopi_out_read(c, i, i + 1, get_name[t->dtype]);
+    } else if (t == c->run->dst) {
+        nopi_out_write(c, i, i + 1);
+    } else if (t->readonly && (c->run->checks & NOP_CHECK_READONLY)) {
+        c->cxx_ref.p = p;
+        c->cxx_ref.t = t;
+        memcpy(c->cxx_ref.old, p, t->itemsize);
+    }
+    return p;
+}
 
 /* ---- streaming accessors ---------------------------------------------------------------- */
 
@@ -308,6 +371,15 @@ STREAM_RW(u8, uint8_t, NT_U8, nopi_get_i, nopi_set_i, int64_t)
 
 void nopi_streams_check_closed(nopi_core *c)
 {
+    /* a C++ element reference into an input, written after the last runtime call */
+    if (input_written(c)) {
+        c->end = NOPI_END_ERROR;
+        c->diag.severity = NOP_SEV_ERROR;
+        snprintf(c->diag.msg, sizeof c->diag.msg, "%s: writes to an input tensor; inputs are "
+                 "read-only (write the output from get_dst_tensor, or a tensor the kernel made)",
+                 set_name[c->cxx_ref.t->dtype]);
+        return;
+    }
     for (int i = 0; i < c->nstreams; i++) {
         nopi_stream *st = &c->streams[i];
         if (st->open && st->write) {

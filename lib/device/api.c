@@ -356,6 +356,7 @@ const struct nt__api nopi_api_table = {
     .nt_f32_to_f16 = api_f32_to_f16, .nt_f16_to_f32 = api_f16_to_f32,
     .nt_set_coherence = nopi_api_set_coherence, .nt_get_coherence = nopi_api_get_coherence,
     .nt__cxx_check = nopi_api_cxx_check, .nt_accessor_of = nopi_api_accessor_of,
+    .nt__cxx_ref = nopi_api_cxx_ref,
     .nt_read_stream_of = nopi_api_read_stream_of, .nt_write_stream_of = nopi_api_write_stream_of,
     .nt_stream_close = nopi_api_stream_close, .nt_tcm_accessor_of = nopi_api_tcm_accessor_of,
     .nt_tensor_to_tcm = nopi_api_tensor_to_tcm, .nt_tcm_to_tensor = nopi_api_tcm_to_tensor,

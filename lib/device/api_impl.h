@@ -108,7 +108,10 @@ void nopi_api_tcm_to_tensor(nt_tcm_accessor *acc, const void *buf, int64_t offse
 NOPI_DTYPES(NOPI_DECL_ACCESS)
 /* cxxcheck.c: the checks torch/torch.h asks for (nt__cxx_check in neuronop.h). */
 void nopi_api_cxx_check(int what, const nt_tensor *t, int64_t a, int64_t b);
-/* Checks at a core's end: streams left open.  Fails the core. */
+/* accessors.c: torch's accessor<T, N>()[...] element, a reference (nt__cxx_ref). */
+void *nopi_api_cxx_ref(const nt_accessor *a, int nidx, const int64_t *idx, int writable);
+/* Checks at a core's end: streams left open, and a write through the last C++ element
+ * reference into an input (nt__cxx_ref).  Fails the core. */
 void nopi_streams_check_closed(nopi_core *c);
 
 #endif /* NEURONOP_API_IMPL_H */

@@ -136,6 +136,10 @@ typedef struct nopi_core {
     nopi_ranges written;        /* the output elements it wrote (outtrack.c) */
     bool finished;              /* under run->diag_lock: its writes are final */
     bool warned_streams;
+    /* The last C++ element reference taken on an input through a writable accessor, and its
+     * bytes then: a change seen at the next reference or at the kernel's end is a write to
+     * an input (accessors.c, nt__cxx_ref). */
+    struct { unsigned char *p; const nt_tensor *t; unsigned char old[8]; } cxx_ref;
     size_t tcm_null;            /* the first tcm_malloc request that got NULL, 0 if none */
     const void *tcm_null_site;  /* where the kernel made it */
     size_t stack_high_water;

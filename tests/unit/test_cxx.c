@@ -178,6 +178,46 @@ static void rewords_torch_errors(void **state)
     assert_non_null(strstr(hint, "not with TORCH_LIBRARY"));
     strcpy(msg, "'foo' is not a member of 'std'");
     assert_false(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
+
+    /* a short name: two edits are most of it, so torch::neg is no misspelt torch::ones */
+    strcpy(msg, "'neg' is not a member of 'torch'");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
+    assert_string_equal(msg, "'torch::neg' is not in the device's torch subset");
+    assert_string_equal(hint, "instead: negate with torch::mul(t, -1), or -x on each element");
+    strcpy(msg, "'lgo' is not a member of 'torch'");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
+    assert_string_equal(msg, "'torch::lgo' is not in the device's torch subset");
+    strcpy(msg, "'lo' is not a member of 'torch'");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
+    assert_string_equal(msg, "'torch::lo' is not in the device's torch subset; did you mean "
+                        "'log'?");
+
+    strcpy(msg, "'TORCH_CHECK' was not declared in this scope");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
+    assert_string_equal(msg, "'TORCH_CHECK' is not in the device's torch subset: it throws, "
+                        "and the device's C++ runtime has no exceptions");
+    assert_non_null(strstr(hint, "assert(cond)"));
+
+    /* the header's accessor types are said as torch names them */
+    strcpy(msg, "cannot convert 'torch::TensorAccessor<c10::BFloat16, 2, true>' to 'float'");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
+    assert_string_equal(msg, "cannot convert 'TensorAccessor<c10::BFloat16, 2> (read-only)' "
+                        "to 'float'");
+    assert_non_null(strstr(hint, "one index per dimension"));
+    strcpy(msg, "cannot bind non-const lvalue reference of type 'torch::TensorAccessor<float, 1, "
+           "false>&' to an rvalue of type 'torch::TensorAccessor<float, 2, false>::index_type' "
+           "{aka 'torch::TensorAccessor<float, 1, false>'}");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
+    assert_string_equal(msg, "cannot bind non-const lvalue reference of type 'TensorAccessor<"
+                        "float, 1>&' to an rvalue of type 'TensorAccessor<float, 1>'");
+    assert_non_null(strstr(hint, "auto row = a[i]"));
+    strcpy(msg, "'class torch::TensorAccessor<float, 1, false>' has no member named 'stride'");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
+    assert_string_equal(msg, "'TensorAccessor::stride' is not in the device's torch subset");
+    strcpy(msg, "assignment of read-only location 'a.torch::TensorAccessor<float, 1, "
+           "true>::operator[](0)'");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
+    assert_string_equal(msg, "an element of a read-only accessor cannot be assigned");
 }
 
 /* A device message for C++ code names the C++ calls, word by word; other words stay. */

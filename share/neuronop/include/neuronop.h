@@ -188,6 +188,10 @@ int nt_get_coherence(const nt_tensor *t);            /* the tensor's policy */
  *     float v = nt_get_f32(&a, i, j);    nt_set_f32(&a, v, i, j);
  * Give exactly nt_dim(t) indices. */
 nt_accessor nt_accessor_of(const nt_tensor *t);
+/* For torch/torch.h's accessor<T, N>()[i]...[k]: checks and counts one element access (as
+ * nt_get_* does) and returns where the element lives, for the T & (or const T &, when
+ * writable is 0) that torch gives.  Not for C kernels. */
+void *nt__cxx_ref(const nt_accessor *a, int nidx, const int64_t *idx, int writable);
 
 /* Streaming accessors: strictly sequential; each open stream holds 4 KB of the TCM pool;
  * nt_stream_close flushes writes.  Single-core only. */

@@ -11,7 +11,7 @@
 #ifndef NEURONOP_ABI_H
 #define NEURONOP_ABI_H
 
-#define NT_ABI_VERSION 5
+#define NT_ABI_VERSION 6
 #define NT_LIB_MAGIC 0x4e4f5031u          /* "NOP1" */
 #define NT_LIB_SYMBOL "neuronop_library"  /* the exported descriptor */
 

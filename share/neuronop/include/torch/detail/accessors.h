@@ -9,194 +9,74 @@
  * the same runtime code as for a C kernel, and counted and priced the same.  What torch checks
  * from the template arguments - T against the tensor's dtype, N against its dimensions - is
  * checked when the accessor is made (nt__cxx_check), and reported in these C++ terms.
- * Read-only accessors (from a const tensor: a kernel's inputs) have no way to write: that is
- * a compile error, as with torch.  A writable accessor's element is a handle (ElementRef):
- * what that changes for the code that uses it is said where it is defined.
+ * Read-only accessors (from a const tensor: a kernel's inputs) give const T & elements, so a
+ * write through one is a compile error; a writable accessor's elements are T &, as torch's.
  */
 #ifndef NEURONOP_TORCH_DETAIL_ACCESSORS_H
 #define NEURONOP_TORCH_DETAIL_ACCESSORS_H
 
 namespace torch {
-template <class T, size_t N, bool read_only = false> class TensorAccessor;
-namespace detail {
-
-/* A 16-bit float element reads as float too (float v = acc[i]), which would otherwise take
- * two user-defined conversions (element -> BFloat16 -> float) that C++ does not chain. */
-template <class Self, class T> struct FloatView {};
-template <class Self> struct FloatView<Self, c10::BFloat16> {
-    operator float() const noexcept
-    {
-        return static_cast<const Self &>(*this).get();
-    }
-};
-template <class Self> struct FloatView<Self, c10::Half> {
-    operator float() const noexcept
-    {
-        return static_cast<const Self &>(*this).get();
-    }
-};
-
-/* One element of a writable accessor: a handle on the element, whose reads and writes go
- * through the runtime.  It is not a T &, so three things torch code does with a T & are made
- * compile errors here rather than left to compute something else:
- *   - auto x = acc[i] (a copy of the value in torch) would be a second handle on the
- *     element, seeing later writes: the copy constructor is private;
- *   - c ? acc[i] : 0 would convert the element to int: a deleted constructor from numbers
- *     makes the two operands' types ambiguous;
- * and compound assignment computes in the wider type, as torch does (an int element *= 0.5
- * is int(x * 0.5), not x * int(0.5)). */
-template <class T, size_t N> class ElementRef : public FloatView<ElementRef<T, N>, T> {
-    template <class, size_t, size_t, bool> friend class Level;
-    template <class, size_t, bool> friend class ::torch::TensorAccessor;
-
-public:
-    template <class U, typename std::enable_if<std::is_arithmetic<U>::value, int>::type = 0>
-    ElementRef(U) = delete;
-
-    T get() const noexcept { return elem<T>::get(&a_, static_cast<int>(N), idx_); }
-    operator T() const noexcept { return get(); }
-    const ElementRef &operator=(T v) const noexcept
-    {
-        elem<T>::set(&a_, v, static_cast<int>(N), idx_);
-        return *this;
-    }
-    /* any number (one overload for all, so a BFloat16 element takes a float unambiguously) */
-    template <class U, typename std::enable_if<std::is_arithmetic<U>::value, int>::type = 0>
-    const ElementRef &operator=(U v) const noexcept
-    {
-        return *this = T(v);
-    }
-    const ElementRef &operator=(const ElementRef &o) const noexcept { return *this = o.get(); }
-    template <class U, size_t M>
-    const ElementRef &operator=(const ElementRef<U, M> &o) const noexcept
-    {
-        return *this = T(o.get());
-    }
-    template <class U> const ElementRef &operator+=(const U &v) const noexcept
-    {
-        return *this = T(get() + v);
-    }
-    template <class U> const ElementRef &operator-=(const U &v) const noexcept
-    {
-        return *this = T(get() - v);
-    }
-    template <class U> const ElementRef &operator*=(const U &v) const noexcept
-    {
-        return *this = T(get() * v);
-    }
-    template <class U> const ElementRef &operator/=(const U &v) const noexcept
-    {
-        return *this = T(get() / v);
-    }
-    const ElementRef &operator++() const noexcept { return *this += 1; }
-    const ElementRef &operator--() const noexcept { return *this -= 1; }
-    T operator++(int) const noexcept
-    {
-        T old = get();
-        *this += 1;
-        return old;
-    }
-    T operator--(int) const noexcept
-    {
-        T old = get();
-        *this -= 1;
-        return old;
-    }
-
-private:
-    ElementRef(const nt_accessor &a, const int64_t *idx) noexcept : a_(a)
-    {
-        for (size_t k = 0; k < N; k++)
-            idx_[k] = idx[k];
-    }
-    ElementRef(const ElementRef &) = default;
-    nt_accessor a_;             /* a copy: an element outlives a temporary accessor */
-    int64_t idx_[N];
-};
-
-/* a[i0]...[ik-1] of an N-dimensional accessor, with R indices still to give.  The last
- * index yields the element: a value when read-only (const, so a 16-bit float's cannot be
- * assigned to either), an ElementRef otherwise.  Each level holds a copy of the accessor, so
- * a row of a temporary accessor stays valid. */
-template <class T, size_t N, size_t R, bool RO> class Level {
-public:
-    Level(const nt_accessor &a, const int64_t *idx) noexcept : a_(a)
-    {
-        for (size_t k = 0; k < N - R; k++)
-            idx_[k] = idx[k];
-    }
-    Level<T, N, R - 1, RO> operator[](int64_t i) const noexcept
-    {
-        idx_[N - R] = i;
-        return Level<T, N, R - 1, RO>(a_, idx_);
-    }
-
-private:
-    nt_accessor a_;
-    mutable int64_t idx_[N];
-};
-template <class T, size_t N> class Level<T, N, 1, true> {
-public:
-    typedef typename std::conditional<std::is_class<T>::value, const T, T>::type value_type;
-    Level(const nt_accessor &a, const int64_t *idx) noexcept : a_(a)
-    {
-        for (size_t k = 0; k + 1 < N; k++)
-            idx_[k] = idx[k];
-    }
-    value_type operator[](int64_t i) const noexcept
-    {
-        idx_[N - 1] = i;
-        return elem<T>::get(&a_, static_cast<int>(N), idx_);
-    }
-
-private:
-    nt_accessor a_;
-    mutable int64_t idx_[N];
-};
-template <class T, size_t N> class Level<T, N, 1, false> {
-public:
-    Level(const nt_accessor &a, const int64_t *idx) noexcept : a_(a)
-    {
-        for (size_t k = 0; k + 1 < N; k++)
-            idx_[k] = idx[k];
-    }
-    ElementRef<T, N> operator[](int64_t i) const noexcept
-    {
-        idx_[N - 1] = i;
-        return ElementRef<T, N>(a_, idx_);
-    }
-
-private:
-    nt_accessor a_;
-    mutable int64_t idx_[N];
-};
-
-} // namespace detail
 
 /* t.accessor<T, N>(): element-wise random access, a[i][j].  Single-core only; the slowest
- * path (each element is a runtime call).  read_only when made from a const tensor. */
-template <class T, size_t N, bool read_only> class TensorAccessor {
+ * path (each element reference is a runtime call).  read_only when made from a const
+ * tensor (or a temporary).
+ *
+ * As in torch, a[i] of an N-dimensional accessor is a row, a TensorAccessor<T, N - 1> (so a
+ * helper taking a TensorAccessor<float, 1> takes it), and the last index yields the
+ * element: a T & into the tensor's memory (a const T & when read-only), so every use a T &
+ * has - auto copies, T & bindings, std::max, std::swap, template deduction, compound
+ * operators - is the language's own.  Each element reference is one runtime call
+ * (nt__cxx_ref) that checks the indices and the accessor's rules and counts the access for
+ * the cost model before the reference is made; what it cannot see (whether the reference is
+ * then read or written) is said in neuronop-cxx(3).  A row holds a copy of the accessor and
+ * the indices given so far, so a row of a temporary accessor stays valid. */
+template <class T, size_t N, bool read_only = false> class TensorAccessor {
     static_assert(N >= 1 && N <= 8, "accessor<T, N>: N is the tensor's number of dimensions, "
                   "1 to 8");
     static_assert(detail::elem<T>::ok, NT__TORCH_ELEM_TYPES);
+    template <class, size_t, bool> friend class TensorAccessor;
 
 public:
-    explicit TensorAccessor(const nt_tensor *t) noexcept : t_(t)
+    typedef typename std::conditional<read_only, const T &, T &>::type reference;
+    typedef typename std::conditional<N == 1, reference,
+                                      TensorAccessor<T, N - 1, read_only>>::type index_type;
+
+    explicit TensorAccessor(const nt_tensor *t) noexcept : t_(t), depth_(0)
     {
         nt__cxx_check(NT__CXX_ACCESSOR, t, static_cast<int64_t>(N),
                       detail::elem_ok<T>::dtype);
         a_ = nt_accessor_of(t);
     }
-    auto operator[](int64_t i) const noexcept
-        -> decltype(detail::Level<T, N, N, read_only>(nt_accessor(), nullptr)[i])
+    index_type operator[](int64_t i) const noexcept
     {
-        return detail::Level<T, N, N, read_only>(a_, nullptr)[i];
+        return at(i, std::integral_constant<bool, N == 1>());
     }
-    int64_t size(int64_t dim) const noexcept { return nt_size(t_, static_cast<int>(dim)); }
+    /* size(0) is the size of this accessor's first dimension (of a row: the row's); dim < 0
+     * counts from the last, which a row shares with its tensor */
+    int64_t size(int64_t dim) const noexcept
+    {
+        return nt_size(t_, static_cast<int>(dim < 0 ? dim : dim + depth_));
+    }
 
 private:
+    TensorAccessor(const TensorAccessor<T, N + 1, read_only> &up, int64_t i) noexcept
+        : t_(up.t_), a_(up.a_), depth_(up.depth_ + 1)
+    {
+        for (int k = 0; k < up.depth_; k++)
+            idx_[k] = up.idx_[k];
+        idx_[up.depth_] = i;
+    }
+    index_type at(int64_t i, std::false_type) const noexcept { return index_type(*this, i); }
+    index_type at(int64_t i, std::true_type) const noexcept
+    {
+        idx_[depth_] = i;
+        return *static_cast<T *>(nt__cxx_ref(&a_, depth_ + 1, idx_, !read_only));
+    }
+
     const nt_tensor *t_;
     nt_accessor a_;
+    int depth_;                 /* indices given before this accessor: a row's */
+    mutable int64_t idx_[8];    /* ... and their values; the last index goes after them */
 };
 
 namespace detail {

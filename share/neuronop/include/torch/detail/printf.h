@@ -1,12 +1,11 @@
 /*
- * torch/detail/printf.h - printf in C++ kernels: the device's printf (nt_printf), taking an
- * accessor's element as the value it stands for.  Included by <torch/torch.h>.
+ * torch/detail/printf.h - printf in C++ kernels: the device's printf (nt_printf), taking a
+ * c10::BFloat16 or c10::Half as the float it stands for.  Included by <torch/torch.h>.
  *
- * `printf("%f\n", out_acc[i])` is what a kernel author writes to debug, and with a writable
- * accessor out_acc[i] is not a float but a handle on the element (ElementRef), which a
- * C variadic call would pass as raw bytes: a wrong number printed, silently.  So in C++,
- * printf is a variadic template that turns each such handle (and each c10::BFloat16 or
- * c10::Half) into its value before the call; every other argument passes unchanged.
+ * `printf("%f\n", out_acc[i])` is what a kernel author writes to debug; with a 16-bit float
+ * element a C variadic call would pass its two bytes as raw bits: a wrong number printed,
+ * silently.  So in C++, printf is a variadic template that turns each c10::BFloat16 or
+ * c10::Half into its value before the call; every other argument passes unchanged.
  */
 #ifndef NEURONOP_TORCH_DETAIL_PRINTF_H
 #define NEURONOP_TORCH_DETAIL_PRINTF_H
@@ -16,9 +15,6 @@ namespace detail {
 
 template <class T> struct printf_arg {
     template <class U> static U &&get(U &&v) noexcept { return static_cast<U &&>(v); }
-};
-template <class T, size_t N> struct printf_arg<ElementRef<T, N>> {
-    static auto get(const ElementRef<T, N> &r) noexcept -> decltype(+T()) { return +T(r); }
 };
 template <> struct printf_arg<c10::BFloat16> {
     static double get(c10::BFloat16 v) noexcept { return static_cast<float>(v); }

@@ -26,33 +26,57 @@ enum class ScalarType : int8_t {
 };
 
 /* 16-bit floats as stored in tensors and TCM buffers: two bytes, converted to and from float
- * (round to nearest even) by the runtime, exactly as the C API's nt_f32_to_bf16 does. */
-/* (The constructor takes numbers only, so an accessor's element, which converts both to
- * float and to its own type, makes a BFloat16 in one way only.) */
-#define NT__TORCH_ARITHMETIC(F) \
-    template <class F, typename std::enable_if<std::is_arithmetic<F>::value, int>::type = 0>
-/* Compound assignment computes in float and rounds once, as torch's 16-bit types do. */
-#define NT__TORCH_COMPOUND(Self)                                                              \
-    NT__TORCH_ARITHMETIC(F) Self &operator+=(F v) noexcept { return *this = *this + v; }     \
-    NT__TORCH_ARITHMETIC(F) Self &operator-=(F v) noexcept { return *this = *this - v; }     \
-    NT__TORCH_ARITHMETIC(F) Self &operator*=(F v) noexcept { return *this = *this * v; }     \
-    NT__TORCH_ARITHMETIC(F) Self &operator/=(F v) noexcept { return *this = *this / v; }
+ * (round to nearest even) by the runtime, exactly as the C API's nt_f32_to_bf16 does.  Their
+ * conversions and arithmetic are c10's (c10/util/BFloat16-inl.h, Half-inl.h), operator for
+ * operator, so the same expression rounds where torch's rounds:
+ *   - h op h (+ - * /) computes in float and rounds to the 16-bit type: a 16-bit result;
+ *   - h op float is a float, h op double a double (no rounding);
+ *   - h op int and h op int64_t round the integer to the 16-bit type first: a 16-bit result;
+ *   - h op= x converts x to the 16-bit type first, then rounds the result again: two roundings
+ *     (h += 0.1f is h = h + BFloat16(0.1f)), and float op= h is float arithmetic.
+ * Each implicit conversion is c10's too: from float (so from any number, by a standard
+ * conversion first) and to float. */
 struct BFloat16 {
     uint16_t x;
+    struct from_bits_t {};
+    static constexpr from_bits_t from_bits() noexcept { return from_bits_t(); }
     BFloat16() = default;
-    NT__TORCH_ARITHMETIC(F) BFloat16(F v) noexcept : x(nt_f32_to_bf16(static_cast<float>(v))) {}
+    constexpr BFloat16(unsigned short bits, from_bits_t) noexcept : x(bits) {}
+    BFloat16(float v) noexcept : x(nt_f32_to_bf16(v)) {}
     operator float() const noexcept { return nt_bf16_to_f32(x); }
-    NT__TORCH_COMPOUND(BFloat16)
 };
 struct Half {
     uint16_t x;
+    struct from_bits_t {};
+    static constexpr from_bits_t from_bits() noexcept { return from_bits_t(); }
     Half() = default;
-    NT__TORCH_ARITHMETIC(F) Half(F v) noexcept : x(nt_f32_to_f16(static_cast<float>(v))) {}
+    constexpr Half(unsigned short bits, from_bits_t) noexcept : x(bits) {}
+    Half(float v) noexcept : x(nt_f32_to_f16(v)) {}
     operator float() const noexcept { return nt_f16_to_f32(x); }
-    NT__TORCH_COMPOUND(Half)
 };
-#undef NT__TORCH_COMPOUND
-#undef NT__TORCH_ARITHMETIC
+
+#define NT__TORCH_F16_OP(H, op)                                                               \
+    inline H operator op(const H &a, const H &b) noexcept                                     \
+    { return H(static_cast<float>(a) op static_cast<float>(b)); }                             \
+    inline H &operator op##=(H &a, const H &b) noexcept { a = a op b; return a; }             \
+    inline float operator op(H a, float b) noexcept { return static_cast<float>(a) op b; }    \
+    inline float operator op(float a, H b) noexcept { return a op static_cast<float>(b); }    \
+    inline float &operator op##=(float &a, const H &b) noexcept                               \
+    { return a op##= static_cast<float>(b); }                                                 \
+    inline double operator op(H a, double b) noexcept { return static_cast<double>(a) op b; } \
+    inline double operator op(double a, H b) noexcept { return a op static_cast<double>(b); } \
+    inline H operator op(H a, int b) noexcept { return a op static_cast<H>(b); }              \
+    inline H operator op(int a, H b) noexcept { return static_cast<H>(a) op b; }              \
+    inline H operator op(H a, int64_t b) noexcept { return a op static_cast<H>(b); }          \
+    inline H operator op(int64_t a, H b) noexcept { return static_cast<H>(a) op b; }
+#define NT__TORCH_F16_OPS(H)                                                                  \
+    NT__TORCH_F16_OP(H, +) NT__TORCH_F16_OP(H, -) NT__TORCH_F16_OP(H, *)                      \
+    NT__TORCH_F16_OP(H, /)                                                                    \
+    inline H operator-(const H &a) noexcept { return H(-static_cast<float>(a)); }
+NT__TORCH_F16_OPS(BFloat16)
+NT__TORCH_F16_OPS(Half)
+#undef NT__TORCH_F16_OPS
+#undef NT__TORCH_F16_OP
 
 /* Options of a factory function.  Only the dtype has an effect (as on the device); a default
  * TensorOptions() means float. */
@@ -96,18 +120,13 @@ inline TensorOptions dtype(ScalarType d) noexcept { return TensorOptions(d); }
 namespace detail {
 inline nt_dtype to_nt(ScalarType d) noexcept { return static_cast<nt_dtype>(d); }
 
-/* What each element type is on the device: its dtype, and its standard and streaming
- * accessor calls.  Only these eight types have an entry; any other is refused where it is
- * used (elem_ok). */
+/* What each element type is on the device: its dtype, and its stream calls.  Only these
+ * eight types have an entry; any other is refused where it is used (elem_ok). */
 template <class T> struct elem { static constexpr bool ok = false; };
 #define NT__TORCH_ELEM(T, sfx, dt, ctype)                                                     \
     template <> struct elem<T> {                                                              \
         static constexpr bool ok = true;                                                      \
         static constexpr nt_dtype dtype = dt;                                                 \
-        static T get(const nt_accessor *a, int n, const int64_t *i) noexcept                  \
-        { return T(nt__get_##sfx(a, n, i)); }                                                 \
-        static void set(const nt_accessor *a, T v, int n, const int64_t *i) noexcept          \
-        { nt__set_##sfx(a, static_cast<ctype>(v), n, i); }                                    \
         static T read(nt_read_stream *s) noexcept { return T(nt_stream_read_##sfx(s)); }      \
         static void write(nt_write_stream *s, T v) noexcept                                   \
         { nt_stream_write_##sfx(s, static_cast<ctype>(v)); }                                  \

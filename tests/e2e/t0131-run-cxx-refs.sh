@@ -1,0 +1,53 @@
+#!/bin/sh
+# The device rules through C++ element references (tests/fixtures/cxx/refs): an element of
+# accessor<T, N>() is a T & into the tensor, checked and counted when it is made; what a C
+# kernel's nt_get/nt_set would be told, a C++ kernel is told in its own terms.
+. ./lib.sh
+
+cp -R "$NEURONOP_SRC/tests/fixtures/cxx/refs" "$WORK/refs"
+rm -rf "$WORK/refs/build"
+
+test_expect "the rule kernels build" '
+    run build refs
+    expect_status 0'
+
+test_expect "a write to an input through a reference is stopped at the next element access" '
+    run run refs write_input_then_read arange:8
+    expect_status 1
+    expect_err "cxx_refs::write_input_then_read: core 0: error: accessor<float, N>()[...] = v: writes to an input tensor"
+    expect_err "1 error, 0 warnings"
+    if grep -q "not reached" out; then false; fi'
+
+test_expect "a write to an input through a kept float & is found at the kernel's end" '
+    run run refs write_input_late arange:8
+    expect_status 1
+    expect_err "cxx_refs::write_input_late: core 0: error: accessor<float, N>()[...] = v: writes to an input tensor"
+    expect_err "1 error, 0 warnings"'
+
+test_expect "reading an input through a non-const copy's accessor is allowed" '
+    run run refs read_input_copy arange:8
+    expect_status 0
+    expect_out "values: 0 2 4 6 8 10 12 14"
+    expect_err "0 errors, 0 warnings"'
+
+test_expect "a reference past the end of a writable accessor stops the core" '
+    run run refs write_out_of_range arange:8
+    expect_status 1
+    expect_err "core 0: error: accessor<float, N>()[...]: index 8 of dimension 0 is out of range for a 8 tensor"'
+
+test_expect "output elements no reference was made to are unwritten output" '
+    run run refs half_written arange:8
+    expect_status 1
+    expect_err "error: 4 of 8 output elements were written by no core, the first at element 4"'
+
+test_expect "reading the output early through a read-only accessor is an initcheck error" '
+    run run refs read_output_early arange:8
+    expect_status 1
+    expect_err "core 0: error: accessor<float, N>()[...](offset=0, n=1): reads output elements no core has written yet (initcheck)"'
+
+test_expect "each element reference is one standard-accessor element for the cost model" '
+    run bench refs read_input_copy arange:8 --warmup 0 --iters 1
+    expect_status 0
+    grep -E "^ +0 +16 " out'
+
+test_done
