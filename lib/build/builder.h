@@ -18,6 +18,7 @@
 
 #include "base/elfsyms.h"
 #include "compile.h"
+#include "confine.h"
 #include "gen.h"
 
 #define STAMP_MAGIC "neuronop-build-stamp 1"
@@ -53,6 +54,7 @@ typedef struct builder {
     nopi_gen_source *sources; /* compute, shape, then reference */
     int nsources;
     char *tmpdir;
+    nopi_confine confine;     /* what every compiler child may read, write and use */
     int compiled;
     bool cc;                  /* compiler: cc (the manifest, or the build option) */
     bool system_link;         /* some object comes from g++ or cc: link with the system */

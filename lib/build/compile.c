@@ -1,22 +1,52 @@
 /*
  * compile.c - the libtcc boundary (see compile.h).
+ *
+ * A state records what it is asked (options, texts, objects) and replays it on a fresh
+ * TCCState when the output is wanted: for a file, in a forked child under the build's limits
+ * and Landlock (confine.h), so neither a compile bomb nor libtcc's exit(1) nor its global
+ * state can reach neuronop; in memory (NOPI_CC_MEMORY, neuronop's own host-speed loop), in
+ * this process.  The child sends each libtcc message up a pipe and ends with the step that
+ * failed; the parent turns them into diagnostics exactly as an in-process compile would.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <libtcc.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "compile.h"
+#include "confine.h"
+
+typedef enum opkind { OP_DEFINE, OP_UNDEF, OP_INCLUDE, OP_OPTION, OP_COMPILE, OP_ADD,
+                      OP_OUTPUT } opkind;
+typedef struct ccop {
+    opkind kind;
+    char *a, *b;
+} ccop;
+
+/* The child's exit status when libtcc ran out of memory (its message says "memory full"). */
+#define EXIT_MEMORY 86
 
 struct nopi_cc {
-    TCCState *s;
     nopi_cc_kind kind;
-    bool started;          /* the output type is set: no more options */
+    char *tcc_dir;
+    const nopi_confine *confine;   /* NULL: compile in this process */
+    char name[256];                /* what is compiled, for a limit's message */
+    ccop *ops;
+    int nops, cap;
+    bool nomem;
     nop_diag_fn *diag;
     void *ctx;
+    TCCState *s;           /* NOPI_CC_MEMORY: the replayed state, kept for its symbols */
+    int pipe;              /* in the child: where messages go; -1 in the parent */
     nop_error *err;        /* where the current call records its first error */
     bool failed;           /* an error was recorded during the current call */
+    bool source_error;     /* the last failure was an error in the compiled text */
 };
 
 /*
@@ -68,12 +98,15 @@ static void parse_message(const char *msg, nop_diag *d)
     nopi_strlcpy(d->msg, body, sizeof d->msg);
 }
 
-static void on_message(void *opaque, const char *msg)
+/* One libtcc message in the parent (or in this process): warnings to the caller's sink, the
+ * first error into the current call's nop_error.  A message about a file the build may not
+ * read is replaced, never quoted (confine.h). */
+static void deliver(nopi_cc *cc, const char *msg)
 {
-    nopi_cc *cc = opaque;
     nop_diag d;
     parse_message(msg, &d);
-    nopi_diag_add_excerpt(&d);
+    if (!cc->confine || !nopi_confine_diag(cc->confine, &d))
+        nopi_diag_add_excerpt(&d);
     if (d.severity == NOP_SEV_ERROR) {
         if (!cc->failed && cc->err) {
             cc->err->kind = NOP_ERR_COMPILE;
@@ -85,106 +118,367 @@ static void on_message(void *opaque, const char *msg)
     }
 }
 
-nopi_cc *nopi_cc_new(nopi_cc_kind kind, const char *tcc_dir, nop_diag_fn *diag, void *ctx)
+/* ---- the pipe between the child and the parent: records of a kind byte, a length, text -- */
+
+static void send_record(int fd, char kind, const char *text)
+{
+    uint32_t len = (uint32_t)strlen(text);
+    char head[5] = { kind };
+    memcpy(head + 1, &len, 4);
+    if (write(fd, head, 5) != 5 || write(fd, text, len) != (ssize_t)len)
+        _exit(EXIT_FAILURE);
+}
+
+static void on_message(void *opaque, const char *msg)
+{
+    nopi_cc *cc = opaque;
+    if (cc->pipe < 0) {
+        deliver(cc, msg);
+        return;
+    }
+    send_record(cc->pipe, 'M', msg);
+    /* libtcc exits after this one (or unwinds into a half-freed state): end here, without
+     * the atexit handlers and stdio buffers a forked neuronop shares with its parent */
+    if (strstr(msg, "memory full"))
+        _exit(EXIT_MEMORY);
+    cc->failed = strstr(msg, ": error: ") != NULL || cc->failed;
+}
+
+/* ---- recording -------------------------------------------------------------------------- */
+
+static void record(nopi_cc *cc, opkind kind, const char *a, const char *b)
+{
+    if (cc->nomem)
+        return;
+    if (cc->nops == cc->cap) {
+        int cap = cc->cap ? cc->cap * 2 : 16;
+        ccop *ops = realloc(cc->ops, (size_t)cap * sizeof *ops);
+        if (!ops) {
+            cc->nomem = true;
+            return;
+        }
+        cc->ops = ops;
+        cc->cap = cap;
+    }
+    ccop *op = &cc->ops[cc->nops];
+    op->kind = kind;
+    op->a = a ? strdup(a) : NULL;
+    op->b = b ? strdup(b) : NULL;
+    if ((a && !op->a) || (b && !op->b)) {
+        free(op->a);
+        free(op->b);
+        cc->nomem = true;
+        return;
+    }
+    cc->nops++;
+}
+
+nopi_cc *nopi_cc_new(nopi_cc_kind kind, const char *tcc_dir, const nopi_confine *confine,
+                     nop_diag_fn *diag, void *ctx)
 {
     nopi_cc *cc = calloc(1, sizeof *cc);
-    if (!cc || !(cc->s = tcc_new())) {
+    if (!cc || (tcc_dir && !(cc->tcc_dir = strdup(tcc_dir)))) {
         free(cc);
         return NULL;
     }
+    cc->kind = kind;
+    cc->confine = kind == NOPI_CC_MEMORY ? NULL : confine;
     cc->diag = diag;
     cc->ctx = ctx;
-    tcc_set_error_func(cc->s, cc, on_message);
-    if (tcc_dir)
-        tcc_set_lib_path(cc->s, tcc_dir);
-    cc->kind = kind;
+    cc->pipe = -1;
+    nopi_strlcpy(cc->name, "a source", sizeof cc->name);
     return cc;
 }
 
-/* libtcc reads options such as -g and -nostdlib when the output type is set (it creates the
- * debug sections then, and adds the C runtime's start files), and an option set after that
- * crashes it (-g) or is ignored: so the type is set once every option is in, just before
- * the first compile. */
-static void start(nopi_cc *cc)
+void nopi_cc_name(nopi_cc *cc, const char *name)
 {
-    if (cc->started)
-        return;
-    tcc_set_output_type(cc->s, cc->kind == NOPI_CC_OBJECT ? TCC_OUTPUT_OBJ
-                               : cc->kind == NOPI_CC_SHARED ? TCC_OUTPUT_DLL : TCC_OUTPUT_MEMORY);
-    cc->started = true;
+    nopi_strlcpy(cc->name, name, sizeof cc->name);
 }
 
 void nopi_cc_free(nopi_cc *cc)
 {
     if (!cc)
         return;
-    tcc_delete(cc->s);
+    if (cc->s)
+        tcc_delete(cc->s);
+    for (int i = 0; i < cc->nops; i++) {
+        free(cc->ops[i].a);
+        free(cc->ops[i].b);
+    }
+    free(cc->ops);
+    free(cc->tcc_dir);
     free(cc);
 }
 
 void nopi_cc_define(nopi_cc *cc, const char *name, const char *value)
 {
-    tcc_define_symbol(cc->s, name, value);
+    record(cc, OP_DEFINE, name, value);
 }
 
 void nopi_cc_undefine(nopi_cc *cc, const char *name)
 {
-    tcc_undefine_symbol(cc->s, name);
+    record(cc, OP_UNDEF, name, NULL);
 }
 
 void nopi_cc_include_dir(nopi_cc *cc, const char *dir)
 {
-    tcc_add_include_path(cc->s, dir);
+    record(cc, OP_INCLUDE, dir, NULL);
 }
 
 void nopi_cc_option(nopi_cc *cc, const char *option)
 {
-    if (!cc->started)   /* see start() */
-        tcc_set_options(cc->s, option);
+    record(cc, OP_OPTION, option, NULL);
 }
 
-/* Runs one libtcc call with error capture; a failure without a message still gets one. */
-static int finish(nopi_cc *cc, int rc, nop_error *err, const char *what)
+bool nopi_cc_source_error(const nopi_cc *cc)
 {
-    bool failed = cc->failed || rc < 0;
-    if (failed && !cc->failed)
-        nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "%s failed", what);
+    return cc->source_error;
+}
+
+/* ---- replaying on a TCCState ------------------------------------------------------------ */
+
+/*
+ * Applies the recorded steps to a new state, stopping at the first that fails.  libtcc reads
+ * options such as -g and -nostdlib when the output type is set (it creates the debug sections
+ * then, and adds the C runtime's start files), and an option set after that crashes it (-g)
+ * or is ignored: so the type is set once every option is in, just before the first compile.
+ * Returns the index of the failing step, or -1 when all went well; *s gets the state.
+ */
+static int replay(nopi_cc *cc, TCCState **out)
+{
+    TCCState *s = tcc_new();
+    *out = s;
+    if (!s)
+        return 0;
+    tcc_set_error_func(s, cc, on_message);
+    if (cc->tcc_dir)
+        tcc_set_lib_path(s, cc->tcc_dir);
+    bool started = false;
+    for (int i = 0; i < cc->nops; i++) {
+        const ccop *op = &cc->ops[i];
+        int rc = 0;
+        if (op->kind >= OP_COMPILE && !started) {
+            tcc_set_output_type(s, cc->kind == NOPI_CC_OBJECT ? TCC_OUTPUT_OBJ
+                                   : cc->kind == NOPI_CC_SHARED ? TCC_OUTPUT_DLL
+                                                                : TCC_OUTPUT_MEMORY);
+            started = true;
+        }
+        switch (op->kind) {
+        case OP_DEFINE: tcc_define_symbol(s, op->a, op->b); break;
+        case OP_UNDEF: tcc_undefine_symbol(s, op->a); break;
+        case OP_INCLUDE: tcc_add_include_path(s, op->a); break;
+        case OP_OPTION:
+            if (!started)
+                tcc_set_options(s, op->a);
+            break;
+        case OP_COMPILE: rc = tcc_compile_string(s, op->a); break;
+        case OP_ADD: rc = tcc_add_file(s, op->a); break;
+        case OP_OUTPUT: rc = tcc_output_file(s, op->a); break;
+        }
+        if (rc < 0 || cc->failed)
+            return i;
+    }
+    return -1;
+}
+
+static const char *const step_names[] = {
+    [OP_COMPILE] = "compiling", [OP_ADD] = "loading an object file", [OP_OUTPUT] = "linking",
+};
+
+/* The end of a run: a failure without a message still gets one. */
+static int finish(nopi_cc *cc, int step, nop_error *err)
+{
+    bool failed = cc->failed || step >= 0;
+    if (failed && !cc->failed) {
+        opkind k = step >= 0 && step < cc->nops ? cc->ops[step].kind : OP_COMPILE;
+        nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "%s failed",
+                  step_names[k >= OP_COMPILE ? k : OP_COMPILE]);
+    }
+    cc->source_error = failed && cc->failed && step >= 0 && step < cc->nops &&
+                       cc->ops[step].kind == OP_COMPILE;
     cc->err = NULL;
     cc->failed = false;
     return failed ? -1 : 0;
 }
 
+/* ---- the child -------------------------------------------------------------------------- */
+
+typedef struct inbox {
+    char *data;
+    size_t len, cap;
+    bool full;
+} inbox;
+
+/* What the child sends, kept up to 4 MiB: a flood of warnings is cut, never a reason for
+ * neuronop to grow. */
+static void take(void *ctx, const char *data, size_t len)
+{
+    inbox *in = ctx;
+    if (in->full || in->len + len > (4u << 20)) {
+        in->full = true;
+        return;
+    }
+    if (in->len + len + 1 > in->cap) {
+        size_t cap = (in->len + len + 1) * 2;
+        char *p = realloc(in->data, cap);
+        if (!p) {
+            in->full = true;
+            return;
+        }
+        in->data = p;
+        in->cap = cap;
+    }
+    memcpy(in->data + in->len, data, len);
+    in->len += len;
+}
+
+static _Noreturn void child(nopi_cc *cc, int fd)
+{
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {   /* nothing libtcc or an exit() flush writes reaches neuronop's output */
+        dup2(null, 0);
+        dup2(null, 1);
+        dup2(null, 2);
+    }
+    signal(SIGPIPE, SIG_DFL);
+    cc->pipe = fd;
+    if (nopi_confine_child(cc->confine, false, nopi_confine_address_space()) != 0)
+        _exit(EXIT_FAILURE);
+    TCCState *s;
+    int step = replay(cc, &s);
+    char end[16];
+    snprintf(end, sizeof end, "%d", step);
+    send_record(fd, 'E', end);
+    _exit(0);
+}
+
+/* Reads the child's records: messages delivered in order; the step of the end record, or
+ * -2 when there was none (the child did not finish). */
+static int read_records(nopi_cc *cc, const inbox *in, bool *memory)
+{
+    int step = -2;
+    size_t at = 0;
+    while (at + 5 <= in->len) {
+        char kind = in->data[at];
+        uint32_t len;
+        memcpy(&len, in->data + at + 1, 4);
+        if (at + 5 + len > in->len)
+            break;
+        char *text = strndup(in->data + at + 5, len);
+        if (text && kind == 'M') {
+            *memory = *memory || strstr(text, "memory full") != NULL;
+            if (!strstr(text, "memory full"))
+                deliver(cc, text);
+        } else if (text && kind == 'E') {
+            step = atoi(text);
+        }
+        free(text);
+        at += 5 + len;
+    }
+    return step;
+}
+
+static int run_child(nopi_cc *cc, nop_error *err)
+{
+    const nopi_confine *c = cc->confine;
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot start the compiler: %s",
+                         strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot start the compiler: %s",
+                         strerror(errno));
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        child(cc, fds[1]);
+    }
+    close(fds[1]);
+    inbox in = { 0 };
+    int status = 0;
+    double cpu = 0;
+    int waited = nopi_confine_wait(pid, c->cpu_seconds, fds[0], take, &in, &status, &cpu);
+    close(fds[0]);
+    bool memory = WIFEXITED(status) && WEXITSTATUS(status) == EXIT_MEMORY;
+    cc->err = err;
+    int step = read_records(cc, &in, &memory);
+    free(in.data);
+    bool time = waited == 1 || (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU ||
+                (WTERMSIG(status) == SIGKILL && c->cpu_seconds && cpu >= c->cpu_seconds)));
+    if (waited < 0 || time || memory || step == -2) {
+        cc->failed = false;
+        cc->err = NULL;
+        cc->source_error = false;
+        if (time)
+            nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "compiling '%s' went past %u s",
+                      cc->name, c->cpu_seconds);
+        else if (memory)
+            nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "compiling '%s' went past %u MB",
+                      cc->name, c->mem_mb);
+        else if (WIFSIGNALED(status))
+            nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "compiling '%s' failed: libtcc "
+                      "ended with signal %d", cc->name, WTERMSIG(status));
+        else
+            nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "compiling '%s' failed: libtcc "
+                      "exited with %d", cc->name, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        if (time || memory)
+            nopi_detail(err, "a compile may use %u s and %u MB; a real kernel needs far less, "
+                        "so look for macros or includes that multiply (or raise the limits "
+                        "with --compile-time and --compile-memory)", c->cpu_seconds, c->mem_mb);
+        return -1;
+    }
+    return finish(cc, step, err);
+}
+
+/* ---- the steps -------------------------------------------------------------------------- */
+
 int nopi_cc_compile(nopi_cc *cc, const char *text, nop_error *err)
 {
-    start(cc);
-    cc->err = err;
-    return finish(cc, tcc_compile_string(cc->s, text), err, "compiling");
+    record(cc, OP_COMPILE, text, NULL);
+    return cc->nomem ? nopi_nomem(err) : 0;
 }
 
 int nopi_cc_add_object(nopi_cc *cc, const char *path, nop_error *err)
 {
-    start(cc);
-    cc->err = err;
-    return finish(cc, tcc_add_file(cc->s, path), err, "loading an object file");
+    record(cc, OP_ADD, path, NULL);
+    return cc->nomem ? nopi_nomem(err) : 0;
 }
 
 int nopi_cc_output(nopi_cc *cc, const char *path, nop_error *err)
 {
-    start(cc);
+    record(cc, OP_OUTPUT, path, NULL);
+    if (cc->nomem)
+        return nopi_nomem(err);
+    if (cc->confine)
+        return run_child(cc, err);
     cc->err = err;
-    return finish(cc, tcc_output_file(cc->s, path), err, "linking");
+    TCCState *s;
+    int step = replay(cc, &s);
+    if (!s)
+        return nopi_nomem(err);
+    tcc_delete(s);
+    return finish(cc, step, err);
 }
 
 int nopi_cc_relocate(nopi_cc *cc, nop_error *err)
 {
-    start(cc);
+    if (cc->nomem)
+        return nopi_nomem(err);
     cc->err = err;
-    return finish(cc, tcc_relocate(cc->s, TCC_RELOCATE_AUTO), err, "linking in memory");
+    int step = replay(cc, &cc->s);
+    if (!cc->s)
+        return nopi_nomem(err);
+    if (step < 0 && tcc_relocate(cc->s, TCC_RELOCATE_AUTO) < 0 && !cc->failed)
+        step = cc->nops;
+    return finish(cc, step, err);
 }
 
 void *nopi_cc_symbol(nopi_cc *cc, const char *name)
 {
-    return tcc_get_symbol(cc->s, name);
+    return cc->s ? tcc_get_symbol(cc->s, name) : NULL;
 }
 
 /* ---- locating tcc's runtime ------------------------------------------------------------- */

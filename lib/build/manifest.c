@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "confine.h"
 #include "mload.h"
 
 static const char *const top_keys[] = {
@@ -47,6 +48,24 @@ static int load_name(loader *L, const nopi_ynode *n)
     return L->m->name ? 0 : oom(L);
 }
 
+/* A build reads only the library folder (and the toolchain's headers): a source or include
+ * folder that resolves elsewhere, through "..", an absolute path or a symlink, is refused, so
+ * that nothing of a file outside reaches a compiler's message in a CI log. */
+static int outside(loader *L, const nopi_ynode *at, const char *what, const char *written,
+                   const char *path)
+{
+    char resolved[2048];
+    if (nopi_confine_within(L->m->dir, path, resolved, sizeof resolved))
+        return 0;
+    nopi_y_error(L->doc, at, L->err, "%s '%s' is outside the library folder%s%s%s", what,
+                 written, strcmp(written, resolved) ? " (it resolves to '" : "",
+                 strcmp(written, resolved) ? resolved : "", strcmp(written, resolved) ? "')"
+                                                                                      : "");
+    nopi_detail(L->err, "a build reads only files inside the folder of neuronop.yaml; copy "
+                "what it needs there");
+    return -1;
+}
+
 static int load_sources(loader *L, const nopi_ynode *n, const char *key, nopi_src **out,
                         int *count)
 {
@@ -80,6 +99,8 @@ static int load_sources(loader *L, const nopi_ynode *n, const char *key, nopi_sr
                         s->resolved);
             return -1;
         }
+        if (outside(L, items[i], "source file", s->path, s->resolved) != 0)
+            return -1;
     }
     return 0;
 }
@@ -105,6 +126,8 @@ static int load_include_paths(loader *L, const nopi_ynode *n)
         if (stat(s->resolved, &st) != 0 || !S_ISDIR(st.st_mode))
             return nopi_y_error(L->doc, items[i], L->err, "include folder '%s' not found",
                                 s->path);
+        if (outside(L, items[i], "include folder", s->path, s->resolved) != 0)
+            return -1;
     }
     return 0;
 }
@@ -141,6 +164,9 @@ static int load_cflags(loader *L, const nopi_ynode *n)
             return nopi_y_error(L->doc, items[i], L->err, "%s", why);
         f->pos = pos_of(items[i]);
         L->m->nflags = (int)i + 1;
+        if (f->kind == NOPI_FLAG_INCLUDE &&
+            outside(L, items[i], "include folder", f->text, f->value) != 0)
+            return -1;
         if (f->kind == NOPI_FLAG_DEFINE && strcmp(f->name, "STACK_SIZE") == 0) {
             int64_t v;
             if (nopi_stack_size_parse(f->value, &v, why, sizeof why) != 0)
@@ -389,7 +415,9 @@ static int load(loader *L)
     if ((n = nopi_y_lookup(root, "build_directory")) &&
         nopi_y_string(L->doc, n, "build_directory", &bdir, L->err) != 0)
         return -1;
-    if (!(m->build_dir = nopi_path_join(m->dir, bdir)))
+    m->build_dir_given = n != NULL;
+    m->build_dir_pos = n ? pos_of(n) : (nopi_pos){ 1, 1 };
+    if (!(m->build_dir = nopi_path_join(m->dir, bdir)) || !(m->build_dir_text = strdup(bdir)))
         return oom(L);
     if ((n = nopi_y_lookup(root, "multicore")) &&
         nopi_y_bool(L->doc, n, "multicore", &m->multicore, L->err) != 0)
@@ -485,6 +513,7 @@ void nop_manifest_free(nop_manifest *m)
     free_srcs(m->includes, m->nincludes);
     free_srcs(m->reference, m->nreference);
     free(m->build_dir);
+    free(m->build_dir_text);
     for (int i = 0; i < m->nflags; i++)
         nopi_flag_clear(&m->flags[i]);
     free(m->flags);
@@ -554,4 +583,22 @@ int nop_manifest_test(const nop_manifest *m, int i, nop_testinfo *out)
     out->ncores = t->ncores;
     out->line = t->pos.line;
     return 0;
+}
+
+int nopi_build_dir_check(const nop_manifest *m, nop_error *err)
+{
+    char resolved[2048];
+    if (nopi_confine_within(m->dir, m->build_dir, resolved, sizeof resolved))
+        return 0;
+    if (m->build_dir_given)
+        nopi_fail(err, NOP_ERR_INPUT, m->path, m->build_dir_pos.line, m->build_dir_pos.col,
+                  "build_directory '%s' is outside the library folder (it resolves to '%s')",
+                  m->build_dir_text, resolved);
+    else
+        nopi_fail(err, NOP_ERR_INPUT, m->path, 1, 1, "the build folder '%s' is outside the "
+                  "library folder (it resolves to '%s')", m->build_dir_text, resolved);
+    nopi_detail(err, "a manifest builds inside its own folder: name a folder in it (such as "
+                "'build', not a link elsewhere), or choose one on the command line with "
+                "'neuronop build --build-dir DIR'");
+    return -1;
 }

@@ -33,7 +33,8 @@ static void note_step(builder *b, const char *what, const char *path, bool instr
  * are host code, and the glue must stay uninstrumented). */
 static nopi_cc *new_cc(builder *b, nopi_cc_kind kind, const char *source_dir, bool instrument)
 {
-    nopi_cc *cc = nopi_cc_new(kind, b->tcc_dir, b->o->diag, b->o->diag_ctx);
+    nopi_cc *cc = nopi_cc_new(kind, b->tcc_dir, b->o->compile_in_process ? NULL : &b->confine,
+                              b->o->diag, b->o->diag_ctx);
     if (!cc)
         return NULL;
     nopi_cc_include_dir(cc, b->include_dir);
@@ -123,11 +124,12 @@ static int compile_tcc(builder *b, int index, object *obj)
         note_step(b, role == NOPI_ROLE_COMPUTE ? "compile (device)"
                      : role == NOPI_ROLE_SHAPE ? "compile (host)" : "compile (reference)", path,
                   instrument);
+        nopi_cc_name(cc, b->sources[index].path);
         rc = nopi_cc_compile(cc, unit, b->err);
-        if (rc != 0)
-            nopi_build_explain_signature(b, role);
-        else
+        if (rc == 0)
             rc = nopi_cc_output(cc, obj->path, b->err);
+        if (rc != 0 && nopi_cc_source_error(cc))
+            nopi_build_explain_signature(b, role);
         b->compiled++;
     }
     nopi_cc_free(cc);
@@ -402,11 +404,9 @@ static int link_tcc(builder *b, const object *objs, int nobjs, const char *tmp)
         goto out;
     }
     note_step(b, "link", b->lib_path, false);
-    if (nopi_cc_compile(cc, glue, b->err) != 0) {
-        nopi_detail(b->err, "(in the glue neuronop generates; this is a neuronop bug, "
-                    "please report it)");
+    nopi_cc_name(cc, "the library's glue");
+    if (nopi_cc_compile(cc, glue, b->err) != 0)
         goto out;
-    }
     for (int i = 0; i < nobjs; i++)
         if (nopi_cc_add_object(cc, objs[i].path, b->err) != 0)
             goto out;
@@ -414,6 +414,9 @@ static int link_tcc(builder *b, const object *objs, int nobjs, const char *tmp)
     snprintf(libtcc1, sizeof libtcc1, "%s/libtcc1.a", b->tcc_dir);
     if (nopi_cc_add_object(cc, libtcc1, b->err) == 0 && nopi_cc_output(cc, tmp, b->err) == 0)
         rc = 0;
+    else if (nopi_cc_source_error(cc))
+        nopi_detail(b->err, "(in the glue neuronop generates; this is a neuronop bug, "
+                    "please report it)");
 out:
     nopi_cc_free(cc);
     free(glue);
@@ -426,12 +429,13 @@ static int glue_object(builder *b, const char *text, const char *path)
     nopi_cc *cc = text ? new_cc(b, NOPI_CC_OBJECT, NULL, false) : NULL;
     if (!cc)
         return nopi_nomem(b->err);
+    nopi_cc_name(cc, "the library's glue");
     int rc = nopi_cc_compile(cc, text, b->err);
-    if (rc != 0)
+    if (rc == 0)
+        rc = nopi_cc_output(cc, path, b->err);
+    if (rc != 0 && nopi_cc_source_error(cc))
         nopi_detail(b->err, "(in the glue neuronop generates; this is a neuronop bug, "
                     "please report it)");
-    else
-        rc = nopi_cc_output(cc, path, b->err);
     nopi_cc_free(cc);
     return rc;
 }
