@@ -412,22 +412,14 @@ static int run_child(nopi_cc *cc, nop_error *err)
         cc->failed = false;
         cc->err = NULL;
         cc->source_error = false;
-        if (time)
-            nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "compiling '%s' went past %u s",
-                      cc->name, c->cpu_seconds);
-        else if (memory)
-            nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "compiling '%s' went past %u MB",
-                      cc->name, c->mem_mb);
+        if (time || memory)
+            nopi_confine_past(c, err, cc->name, time);
         else if (WIFSIGNALED(status))
             nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "compiling '%s' failed: libtcc "
                       "ended with signal %d", cc->name, WTERMSIG(status));
         else
             nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "compiling '%s' failed: libtcc "
                       "exited with %d", cc->name, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-        if (time || memory)
-            nopi_detail(err, "a compile may use %u s and %u MB; a real kernel needs far less, "
-                        "so look for macros or includes that multiply (or raise the limits "
-                        "with --compile-time and --compile-memory)", c->cpu_seconds, c->mem_mb);
         return -1;
     }
     return finish(cc, step, err);

@@ -133,6 +133,10 @@ static void landlock(const nopi_confine *c, bool exec)
 
 int nopi_confine_child(const nopi_confine *c, bool exec, unsigned long long address_base)
 {
+    /* its own process group, so the deadline ends cc1plus and as with the driver; and gone
+     * with neuronop */
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     if (c->cpu_seconds) {
         /* SIGXCPU at the limit, SIGKILL a second later if it is caught */
         struct rlimit r = { c->cpu_seconds, (rlim_t)c->cpu_seconds + 1 };
@@ -259,6 +263,19 @@ bool nopi_confine_diag(const nopi_confine *c, nop_diag *d)
     return true;
 }
 
+void nopi_confine_past(const nopi_confine *c, nop_error *err, const char *name, bool time)
+{
+    if (time)
+        nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "compiling '%s' went past %u s", name,
+                  c->cpu_seconds);
+    else
+        nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "compiling '%s' went past %u MB", name,
+                  c->mem_mb);
+    nopi_detail(err, "a compile may use %u s and %u MB; a real kernel needs far less, so look "
+                "for macros, templates or includes that multiply (or raise the limits with "
+                "--compile-time and --compile-memory)", c->cpu_seconds, c->mem_mb);
+}
+
 /* ---- waiting ---------------------------------------------------------------------------- */
 
 static void drain(int fd, nopi_confine_sink *sink, void *ctx, bool *open)
@@ -307,6 +324,7 @@ int nopi_confine_wait(pid_t pid, double deadline, int fd, nopi_confine_sink *sin
         if (ended && !open)
             break;
         if (!ended && end > 0 && nopi_now() >= end) {
+            kill(-pid, SIGKILL);   /* the group: g++ and what it started */
             kill(pid, SIGKILL);
             killed = true;
             end = 0;

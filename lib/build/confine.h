@@ -42,7 +42,8 @@ int nopi_confine_resolve(nopi_confine *c);
 void nopi_confine_free(nopi_confine *c);
 
 /*
- * In the child, before it compiles or execs: the limits, no new privileges, and the Landlock
+ * In the child, before it compiles or execs: its own process group (the parent ends the
+ * group at the deadline), death with the parent, the limits, no new privileges, the Landlock
  * ruleset (exec: the compiler is a program, so the system's program folders are readable and
  * executable too).  Uses only system calls, safe between fork and exec.  0, or -1 when a
  * limit cannot be set; a kernel without Landlock is not an error (the parent's checks
@@ -71,6 +72,9 @@ bool nopi_confine_diag(const nopi_confine *c, nop_diag *d);
  * exist yet is taken as written and must not contain ".."); resolved (may be NULL) gets the
  * resolved path for messages. */
 bool nopi_confine_within(const char *root, const char *path, char *resolved, size_t size);
+
+/* Fills err with "compiling 'NAME' went past N s" (time) or "... N MB", and what to do. */
+void nopi_confine_past(const nopi_confine *c, nop_error *err, const char *name, bool time);
 
 /*
  * Waits for a compiler child until it ends or the wall-clock deadline (seconds from now,

@@ -587,16 +587,18 @@ int nop_manifest_test(const nop_manifest *m, int i, nop_testinfo *out)
 
 int nopi_build_dir_check(const nop_manifest *m, nop_error *err)
 {
-    char resolved[2048];
+    char resolved[2048], also[2100] = "";
     if (nopi_confine_within(m->dir, m->build_dir, resolved, sizeof resolved))
         return 0;
+    if (strcmp(resolved, m->build_dir_text) != 0)
+        snprintf(also, sizeof also, " (it resolves to '%s')", resolved);
     if (m->build_dir_given)
         nopi_fail(err, NOP_ERR_INPUT, m->path, m->build_dir_pos.line, m->build_dir_pos.col,
-                  "build_directory '%s' is outside the library folder (it resolves to '%s')",
-                  m->build_dir_text, resolved);
+                  "build_directory '%s' is outside the library folder%s", m->build_dir_text,
+                  also);
     else
         nopi_fail(err, NOP_ERR_INPUT, m->path, 1, 1, "the build folder '%s' is outside the "
-                  "library folder (it resolves to '%s')", m->build_dir_text, resolved);
+                  "library folder%s", m->build_dir_text, also);
     nopi_detail(err, "a manifest builds inside its own folder: name a folder in it (such as "
                 "'build', not a link elsewhere), or choose one on the command line with "
                 "'neuronop build --build-dir DIR'");

@@ -211,6 +211,7 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
         return nopi_nomem(b->err);
     }
     nopi_argv *a = &job->argv;
+    job->name = b->sources[index].path;
     bool cxx = obj->lang == NOPI_LANG_CXX;
     nopi_argv_add(a, cxx ? nopi_cxx_program(b->m->cxx) : nopi_cc_program());
     nopi_argv_add(a, "-O2");
@@ -288,19 +289,44 @@ static void detail_from_log(nop_error *e, const char *log)
     free(text);
 }
 
+/* A system compiler's warnings pass the same check as libtcc's (confine.h) on their way to
+ * the caller: none quotes a file outside the library folder. */
+typedef struct confined_sink {
+    builder *b;
+} confined_sink;
+
+static void confined_diag(void *ctx, const nop_diag *d)
+{
+    confined_sink *s = ctx;
+    nop_diag copy = *d;
+    nopi_confine_diag(&s->b->confine, &copy);
+    if (s->b->o->diag)
+        s->b->o->diag(s->b->o->diag_ctx, &copy);
+}
+
 /* Runs jobs and reads their logs: warnings to the caller, the first error into b->err. */
 static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what)
 {
     for (int i = 0; i < n; i++)
         note_job(b, &jobs[i]);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (nopi_tools_run(jobs, n, cpus > 1 ? (int)cpus : 1, b->err) != 0)
+    if (nopi_tools_run(jobs, n, cpus > 1 ? (int)cpus : 1, &b->confine, b->err) != 0)
         return -1;
     int rc = 0;
     for (int i = 0; i < n; i++) {
         nop_error e = { 0 };
-        int bad = nopi_gcc_log(jobs[i].log, b->include_dir, what, b->o->diag, b->o->diag_ctx,
-                               &e);
+        if (jobs[i].limit != NOPI_LIMIT_NONE) {
+            nopi_confine_past(&b->confine, &e, jobs[i].name ? jobs[i].name : "the library",
+                              jobs[i].limit == NOPI_LIMIT_TIME);
+            if (rc == 0)
+                *b->err = e;
+            rc = -1;
+            continue;
+        }
+        confined_sink sink = { b };
+        int bad = nopi_gcc_log(jobs[i].log, b->include_dir, what, confined_diag, &sink, &e);
+        if (bad && nopi_confine_diag(&b->confine, &e.diag))
+            e.kind = NOP_ERR_COMPILE;
         if (jobs[i].status != 0 && !bad) {
             nopi_fail(&e, NOP_ERR_COMPILE, NULL, 0, 0, "%s failed ('%s' exited with %d)", what,
                       jobs[i].argv.v[0], jobs[i].status);
