@@ -57,12 +57,18 @@ static int outside(loader *L, const nopi_ynode *at, const char *what, const char
     char resolved[2048];
     if (nopi_confine_within(L->m->dir, path, resolved, sizeof resolved))
         return 0;
+    /* the system's public headers may be named as include folders (/usr/include/eigen3) */
+    if (strcmp(what, "include folder") == 0 &&
+        (nopi_confine_within("/usr/include", path, NULL, 0) ||
+         nopi_confine_within("/usr/local/include", path, NULL, 0)))
+        return 0;
     nopi_y_error(L->doc, at, L->err, "%s '%s' is outside the library folder%s%s%s", what,
                  written, strcmp(written, resolved) ? " (it resolves to '" : "",
                  strcmp(written, resolved) ? resolved : "", strcmp(written, resolved) ? "')"
                                                                                       : "");
-    nopi_detail(L->err, "a build reads only files inside the folder of neuronop.yaml; copy "
-                "what it needs there");
+    nopi_detail(L->err, "a build reads only files inside the folder of neuronop.yaml%s; copy "
+                "what it needs there", strcmp(what, "include folder") == 0
+                                       ? " (and the system's /usr/include)" : "");
     return -1;
 }
 
