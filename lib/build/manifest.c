@@ -184,6 +184,17 @@ static int load_cflags(loader *L, const nopi_ynode *n)
     return 0;
 }
 
+/* The glue's own symbols start with nt__, and its descriptor is neuronop_library: a user
+ * function of such a name would meet them at link time. */
+int nopi_manifest_glue_name(loader *L, const nopi_ynode *at, const char *name)
+{
+    nopi_y_error(L->doc, at, L->err, "function name '%s' is reserved: names starting with "
+                 "'nt__', and 'neuronop_library', are neuronop's own", name);
+    nopi_detail(L->err, "rename the function, for example to 'my_%s'",
+                strncmp(name, "nt__", 4) == 0 ? name + 4 : name);
+    return -1;
+}
+
 static int load_function_name(loader *L, const nopi_ynode *op, const char *opname,
                               const char *key, char **out, nopi_pos *pos)
 {
@@ -202,6 +213,8 @@ static int load_function_name(loader *L, const nopi_ynode *op, const char *opnam
     if (!nopi_is_identifier(s))
         return nopi_y_error(L->doc, n, L->err, "'%s' of op '%s' must name a C function, "
                             "not '%s'", key, opname, s);
+    if (nopi_is_glue_name(s))
+        return nopi_manifest_glue_name(L, n, s);
     *out = strdup(s);
     *pos = pos_of(n);
     return *out ? 0 : oom(L);

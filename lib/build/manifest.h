@@ -105,6 +105,9 @@ extern const char *const nopi_argtype_ctypes[4];
 
 /* True when s is a C identifier. */
 bool nopi_is_identifier(const char *s);
+/* flags.c: true when a function name is one the generated glue defines itself: nt__... and
+ * the exported descriptor, neuronop_library (gen.c). */
+bool nopi_is_glue_name(const char *s);
 
 /* manifest.c: 0 when the build folder resolves inside the library folder (symlinks
  * resolved), else -1 with err filled at build_directory (NOP_ERR_INPUT): a manifest may not
