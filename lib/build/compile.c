@@ -44,6 +44,7 @@ struct nopi_cc {
     void *ctx;
     TCCState *s;           /* NOPI_CC_MEMORY: the replayed state, kept for its symbols */
     int pipe;              /* in the child: where messages go; -1 in the parent */
+    bool quiet;            /* in the child's preprocessing pass: messages are not sent */
     nop_error *err;        /* where the current call records its first error */
     bool failed;           /* an error was recorded during the current call */
     bool source_error;     /* the last failure was an error in the compiled text */
@@ -136,7 +137,8 @@ static void on_message(void *opaque, const char *msg)
         deliver(cc, msg);
         return;
     }
-    send_record(cc->pipe, 'M', msg);
+    if (!cc->quiet)
+        send_record(cc->pipe, 'M', msg);
     /* libtcc exits after this one (or unwinds into a half-freed state): end here, without
      * the atexit handlers and stdio buffers a forked neuronop shares with its parent */
     if (strstr(msg, "memory full"))
@@ -332,6 +334,107 @@ static void take(void *ctx, const char *data, size_t len)
     in->len += len;
 }
 
+/*
+ * Without Landlock, the child checks what it would read before it compiles: libtcc
+ * preprocesses each text into a file, and every file its line markers enter ("# 1 "f.h" 1")
+ * must be one the build may read.  The first that is not becomes the message libtcc gives
+ * when Landlock refuses it, "include file 'F' not found" at the including line, which the
+ * parent rewords (confine.h).  Returns the index of the refused step, or -1.
+ */
+static int check_reads(nopi_cc *cc, FILE *pp, int step)
+{
+    char line[4200], includer[2048] = "", bad[2048] = "";
+    int at = 1, depth = 0;
+    while (fgets(line, sizeof line, pp)) {
+        char name[2048];
+        int n, flag = 0;
+        if (line[0] != '#' || sscanf(line, "# %d \"%2047[^\"]\" %d", &n, name, &flag) < 2)
+            continue;
+        if (!bad[0] && flag == 1 && name[0] != '<' &&
+            !nopi_confine_allows(cc->confine, name)) {
+            char *r = realpath(name, NULL);
+            nopi_strlcpy(bad, r ? r : name, sizeof bad);
+            free(r);
+            depth = 1;
+        } else if (bad[0]) {
+            /* the marker that returns from it names the including file (a #line'd name,
+             * which libtcc marks only then) and the line after the #include */
+            depth += flag == 1 ? 1 : flag == 2 ? -1 : 0;
+            if (depth == 0) {
+                nopi_strlcpy(includer, name, sizeof includer);
+                at = n > 1 ? n - 1 : 1;
+                break;
+            }
+        }
+    }
+    if (!bad[0])
+        return -1;
+    char msg[4200];
+    snprintf(msg, sizeof msg, "%s:%d: error: include file '%s' not found",
+             includer[0] ? includer : "tcc", at, bad);
+    send_record(cc->pipe, 'M', msg);
+    return step;
+}
+
+static int prescan(nopi_cc *cc)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/.prescan-XXXXXX", cc->confine->write);
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return -1;
+    unlink(path);
+    int refused = -1, saved = dup(1);
+    TCCState *s = tcc_new();
+    if (!s || saved < 0 || dup2(fd, 1) < 0)
+        goto out;
+    cc->quiet = true;   /* its errors are the compile's to report, once */
+    tcc_set_error_func(s, cc, on_message);
+    if (cc->tcc_dir)
+        tcc_set_lib_path(s, cc->tcc_dir);
+    bool started = false;
+    for (int i = 0; i < cc->nops && refused < 0; i++) {
+        const ccop *op = &cc->ops[i];
+        switch (op->kind) {
+        case OP_DEFINE: tcc_define_symbol(s, op->a, op->b); break;
+        case OP_UNDEF: tcc_undefine_symbol(s, op->a); break;
+        case OP_INCLUDE: tcc_add_include_path(s, op->a); break;
+        case OP_OPTION:
+            if (!started)
+                tcc_set_options(s, op->a);
+            break;
+        case OP_COMPILE: {
+            if (!started)
+                tcc_set_output_type(s, TCC_OUTPUT_PREPROCESS);
+            started = true;
+            fflush(stdout);
+            off_t from = lseek(fd, 0, SEEK_END);
+            tcc_compile_string(s, op->a);
+            fflush(stdout);
+            FILE *pp = fdopen(dup(fd), "r");
+            if (pp && fseeko(pp, from, SEEK_SET) == 0)
+                refused = check_reads(cc, pp, i);
+            if (pp)
+                fclose(pp);
+            break;
+        }
+        default: break;
+        }
+    }
+out:
+    if (saved >= 0) {
+        fflush(stdout);
+        dup2(saved, 1);
+        close(saved);
+    }
+    if (s)
+        tcc_delete(s);
+    close(fd);
+    cc->quiet = false;
+    cc->failed = false;
+    return refused;
+}
+
 static _Noreturn void child(nopi_cc *cc, int fd)
 {
     int null = open("/dev/null", O_RDWR);
@@ -345,7 +448,11 @@ static _Noreturn void child(nopi_cc *cc, int fd)
     if (nopi_confine_child(cc->confine, false, nopi_confine_address_space()) != 0)
         _exit(EXIT_FAILURE);
     TCCState *s;
-    int step = replay(cc, &s);
+    int step = -1;
+    if (cc->confine->write && !nopi_confine_landlock())
+        step = prescan(cc);
+    if (step < 0)
+        step = replay(cc, &s);
     char end[16];
     snprintf(end, sizeof end, "%d", step);
     send_record(fd, 'E', end);
@@ -402,7 +509,8 @@ static int run_child(nopi_cc *cc, nop_error *err)
     double cpu = 0;
     int waited = nopi_confine_wait(pid, c->cpu_seconds, fds[0], take, &in, &status, &cpu);
     close(fds[0]);
-    bool memory = WIFEXITED(status) && WEXITSTATUS(status) == EXIT_MEMORY;
+    bool memory = (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_MEMORY) ||
+                  (WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ);
     cc->err = err;
     int step = read_records(cc, &in, &memory);
     free(in.data);

@@ -91,13 +91,26 @@ static const char *const system_dirs[] = {
     "/etc/ld.so.cache",
 };
 
-static void landlock(const nopi_confine *c, bool exec)
+static long landlock_abi(void)
 {
     /* NEURONOP_LANDLOCK=off: as on a kernel without it (tests of the path checks) */
     const char *env = getenv("NEURONOP_LANDLOCK");
+    if (env && strcmp(env, "off") == 0)
+        return 0;
     long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-    if (abi < 1 || (env && strcmp(env, "off") == 0))
-        return;   /* no Landlock: the parent's path checks are what remains */
+    return abi > 0 ? abi : 0;
+}
+
+bool nopi_confine_landlock(void)
+{
+    return landlock_abi() > 0;
+}
+
+static void landlock(const nopi_confine *c, bool exec)
+{
+    long abi = landlock_abi();
+    if (abi < 1)
+        return;   /* no Landlock: the path checks are what remains */
     /* every file-system right this kernel knows, so nothing is left unhandled */
     unsigned long long handled = (1ULL << 13) - 1;          /* ABI 1 */
     if (abi >= 3)
@@ -148,6 +161,11 @@ int nopi_confine_child(const nopi_confine *c, bool exec, unsigned long long addr
         struct rlimit r = { bytes, bytes };
         if (setrlimit(RLIMIT_AS, &r) != 0)
             return -1;
+        /* and what it writes: an object, or libtcc's preprocessed text, no bigger */
+        struct rlimit f = { (rlim_t)c->mem_mb * 1024 * 1024, (rlim_t)c->mem_mb * 1024 * 1024 };
+        if (setrlimit(RLIMIT_FSIZE, &f) != 0)
+            return -1;
+        signal(SIGXFSZ, SIG_DFL);
     }
     /* a core file of a compile bomb would be as big as the bomb */
     struct rlimit none = { 0, 0 };
@@ -220,6 +238,15 @@ static bool refused_file(const nopi_confine *c, const char *msg, const char *sou
     return refused;
 }
 
+static void refuse(nop_diag *d, const char *described)
+{
+    d->severity = NOP_SEV_ERROR;
+    d->where[0] = '\0';
+    snprintf(d->msg, sizeof d->msg, "%.900s is outside the library folder: a build reads only "
+             "the library's own files and the compiler's headers", described);
+    snprintf(d->detail, sizeof d->detail, "copy what it needs into the library folder");
+}
+
 bool nopi_confine_diag(const nopi_confine *c, nop_diag *d)
 {
     char path[2100], source_dir[1024];
@@ -255,12 +282,15 @@ bool nopi_confine_diag(const nopi_confine *c, nop_diag *d)
             }
         }
     }
-    d->severity = NOP_SEV_ERROR;
-    d->where[0] = '\0';
-    snprintf(d->msg, sizeof d->msg, "%.900s is outside the library folder: a build reads only "
-             "the library's own files and the compiler's headers", path);
-    snprintf(d->detail, sizeof d->detail, "copy what it needs into the library folder");
+    refuse(d, path);
     return true;
+}
+
+void nopi_confine_refuse(nop_diag *d, const char *name)
+{
+    char path[2100];
+    describe(name, name, path, sizeof path);
+    refuse(d, path);
 }
 
 void nopi_confine_past(const nopi_confine *c, nop_error *err, const char *name, bool time)
@@ -341,6 +371,34 @@ int nopi_confine_wait(pid_t pid, double deadline, int fd, nopi_confine_sink *sin
     *cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
            (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
     return killed ? 1 : 0;
+}
+
+/* Make's syntax as g++ -MD writes it: "target: prerequisite prerequisite ...", lines
+ * continued with a backslash. */
+bool nopi_confine_deps(const nopi_confine *c, const char *depfile, char *bad, size_t size)
+{
+    char *text = NULL;
+    if (nopi_read_file(depfile, &text, NULL) != 0)
+        return false;
+    bool found = false;
+    char *p = strchr(text, ':');
+    for (p = p ? p + 1 : NULL; p && *p && !found;) {
+        while (*p == ' ' || *p == '\\' || *p == '\n' || *p == '\t')
+            p++;
+        char *end = p;
+        while (*end && *end != ' ' && *end != '\n' && *end != '\t')
+            end += end[0] == '\\' && end[1] == ' ' ? 2 : 1;   /* "a\ b": a space in a name */
+        char save = *end;
+        *end = '\0';
+        if (*p && !nopi_confine_allows(c, p)) {
+            nopi_strlcpy(bad, p, size);
+            found = true;
+        }
+        *end = save;
+        p = end;
+    }
+    free(text);
+    return found;
 }
 
 /* ---- paths that must stay in the library folder ----------------------------------------- */

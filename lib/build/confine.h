@@ -52,6 +52,18 @@ void nopi_confine_free(nopi_confine *c);
  */
 int nopi_confine_child(const nopi_confine *c, bool exec, unsigned long long address_base);
 
+/* True when the compiler children will be confined by Landlock (the kernel has it, and
+ * NEURONOP_LANDLOCK is not "off"); without it, builds check the files each compile read
+ * (nopi_confine_deps, and libtcc's preprocessing pass in compile.c). */
+bool nopi_confine_landlock(void);
+
+/* Fills d's message and detail: the build may not read `name` (d's location stays). */
+void nopi_confine_refuse(nop_diag *d, const char *name);
+
+/* Reads a make-style dependency file (g++ -MD): true when a file it lists is outside the
+ * folders c allows, copied to bad. */
+bool nopi_confine_deps(const nopi_confine *c, const char *depfile, char *bad, size_t size);
+
 /* The current address-space size of this process in bytes (0 when unknown). */
 unsigned long long nopi_confine_address_space(void);
 

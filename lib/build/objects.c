@@ -232,6 +232,14 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
     if (cxx && b->o->memcheck && role == NOPI_ROLE_COMPUTE)
         for (size_t i = 0; i < NOPI_ARRAY_LEN(cxx_memcheck); i++)
             nopi_argv_add(a, cxx_memcheck[i]);
+    if (!nopi_confine_landlock()) {   /* the files it reads, to check them (confine.h) */
+        snprintf(log, sizeof log, "%s%d.d", role_names[role], index);
+        if (!(job->deps = nopi_path_join(b->tmpdir, log)))
+            return nopi_nomem(b->err);
+        nopi_argv_add(a, "-MD");
+        nopi_argv_add(a, "-MF");
+        nopi_argv_add(a, job->deps);
+    }
     nopi_argv_add(a, "-c");
     nopi_argv_add(a, "-o");
     nopi_argv_add(a, obj->path);
@@ -315,24 +323,30 @@ static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what)
     int rc = 0;
     for (int i = 0; i < n; i++) {
         nop_error e = { 0 };
+        char outside[1024];
+        bool failed = true;
         if (jobs[i].limit != NOPI_LIMIT_NONE) {
             nopi_confine_past(&b->confine, &e, jobs[i].name ? jobs[i].name : "the library",
                               jobs[i].limit == NOPI_LIMIT_TIME);
-            if (rc == 0)
-                *b->err = e;
-            rc = -1;
-            continue;
+        } else if (jobs[i].deps &&
+                   nopi_confine_deps(&b->confine, jobs[i].deps, outside, sizeof outside)) {
+            /* without Landlock it could read the file: refused all the same, unquoted */
+            nopi_fail(&e, NOP_ERR_COMPILE, jobs[i].name, 0, 0, "refused");
+            nopi_confine_refuse(&e.diag, outside);
+        } else {
+            confined_sink sink = { b };
+            int bad = nopi_gcc_log(jobs[i].log, b->include_dir, what, confined_diag, &sink,
+                                   &e);
+            if (bad && nopi_confine_diag(&b->confine, &e.diag))
+                e.kind = NOP_ERR_COMPILE;
+            if (jobs[i].status != 0 && !bad) {
+                nopi_fail(&e, NOP_ERR_COMPILE, NULL, 0, 0, "%s failed ('%s' exited with %d)",
+                          what, jobs[i].argv.v[0], jobs[i].status);
+                detail_from_log(&e, jobs[i].log);
+            }
+            failed = jobs[i].status != 0 || bad;
         }
-        confined_sink sink = { b };
-        int bad = nopi_gcc_log(jobs[i].log, b->include_dir, what, confined_diag, &sink, &e);
-        if (bad && nopi_confine_diag(&b->confine, &e.diag))
-            e.kind = NOP_ERR_COMPILE;
-        if (jobs[i].status != 0 && !bad) {
-            nopi_fail(&e, NOP_ERR_COMPILE, NULL, 0, 0, "%s failed ('%s' exited with %d)", what,
-                      jobs[i].argv.v[0], jobs[i].status);
-            detail_from_log(&e, jobs[i].log);
-        }
-        if ((jobs[i].status != 0 || bad) && rc == 0) {
+        if (failed && rc == 0) {   /* the first job's error is the one reported */
             *b->err = e;
             rc = -1;
         }
@@ -345,6 +359,7 @@ static void free_jobs(nopi_tool_job *jobs, int n)
     for (int i = 0; i < n; i++) {
         nopi_argv_free(&jobs[i].argv);
         free(jobs[i].log);
+        free(jobs[i].deps);
     }
     free(jobs);
 }

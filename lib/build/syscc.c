@@ -156,10 +156,12 @@ static void judge(nopi_tool_job *j, const nopi_confine *c, int waited, int statu
     bool memory = false, time = waited == 1;
     if (nopi_read_file(j->log, &text, NULL) == 0) {
         memory = strstr(text, "out of memory") || strstr(text, "memory exhausted") ||
-                 strstr(text, "Cannot allocate memory") || strstr(text, "std::bad_alloc");
+                 strstr(text, "Cannot allocate memory") || strstr(text, "std::bad_alloc") ||
+                 strstr(text, "File size limit exceeded");
         time = time || strstr(text, "CPU time limit exceeded");
     }
     free(text);
+    memory = memory || (WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ);
     time = time || (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) ||
            (c->cpu_seconds && cpu >= c->cpu_seconds);
     j->limit = time ? NOPI_LIMIT_TIME : memory ? NOPI_LIMIT_MEMORY : NOPI_LIMIT_NONE;

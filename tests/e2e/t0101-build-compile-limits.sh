@@ -36,7 +36,7 @@ mkdir -p "$WORK/tmp"
 test_expect "a libtcc macro bomb ends at the memory limit with exit 3" '
     copy_example relu bomb
     macro_bomb bomb/relu.c
-    TMPDIR=$WORK/tmp run_alone build --compile-memory 64 bomb
+    TMPDIR=$WORK/tmp run build --compile-memory 64 bomb
     expect_status 3
     expect_err "neuronop: error: compiling '"'"'relu.c'"'"' went past 64 MB"
     expect_err "raise the limits with --compile-time and --compile-memory"
@@ -48,7 +48,7 @@ test_expect "a libtcc include bomb ends at the time limit with exit 3" '
     copy_example negate inc
     include_bomb inc
     sed -i "1i #include \"h0.h\"" inc/negate.c
-    TMPDIR=$WORK/tmp run_alone build --compile-time 1 inc
+    TMPDIR=$WORK/tmp run build --compile-time 1 inc
     expect_status 3
     expect_err "neuronop: error: compiling '"'"'negate.c'"'"' went past 1 s"
     tmp_is_clean'
@@ -56,7 +56,7 @@ test_expect "a libtcc include bomb ends at the time limit with exit 3" '
 test_expect "a g++ macro bomb ends at the memory limit with exit 3, cc1plus included" '
     copy_example negate_cxx gbomb
     macro_bomb gbomb/negate.cpp
-    TMPDIR=$WORK/tmp run_alone build --compile-memory 300 gbomb
+    TMPDIR=$WORK/tmp run build --compile-memory 300 gbomb
     expect_status 3
     expect_err "neuronop: error: compiling '"'"'negate.cpp'"'"' went past 300 MB"
     tmp_is_clean'
