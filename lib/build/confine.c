@@ -429,9 +429,28 @@ bool nopi_confine_within(const char *root, const char *path, char *resolved, siz
                 strcpy(head, "/");
         }
     }
-    bool climbs = strcmp(rest, "..") == 0 || strncmp(rest, "../", 3) == 0 ||
-                  strstr(rest, "/../") || (strlen(rest) >= 3 && strcmp(rest + strlen(rest) - 3,
-                                                                      "/..") == 0);
+    /* the part still to be created, normalised: "a/../b" is "b"; a ".." that would climb
+     * into the part that exists counts as leaving (it could pass through a symlink) */
+    char tail[4096] = "";
+    bool climbs = false;
+    for (const char *p = rest; *p && !climbs;) {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && strncmp(p, "..", 2) == 0) {
+            char *slash = strrchr(tail, '/');
+            if (!tail[0])
+                climbs = true;
+            else if (slash)
+                *slash = '\0';
+            else
+                tail[0] = '\0';
+        } else if (n && !(n == 1 && p[0] == '.') && strlen(tail) + n + 2 < sizeof tail) {
+            if (tail[0])
+                strcat(tail, "/");
+            strncat(tail, p, n);
+        }
+        p += n + (p[n] == '/');
+    }
+    rest = tail;
     bool ok = r && !climbs && inside(r, r_root);
     if (resolved)
         snprintf(resolved, size, "%s%s%s", r ? r : path, r && rest[0] ? "/" : "",
