@@ -171,7 +171,7 @@ static int load_cflags(loader *L, const nopi_ynode *n)
         f->pos = pos_of(items[i]);
         L->m->nflags = (int)i + 1;
         if (f->kind == NOPI_FLAG_INCLUDE &&
-            outside(L, items[i], "include folder", f->text, f->value) != 0)
+            outside(L, items[i], "include folder", f->text + 2, f->value) != 0)
             return -1;
         if (f->kind == NOPI_FLAG_DEFINE && strcmp(f->name, "STACK_SIZE") == 0) {
             int64_t v;

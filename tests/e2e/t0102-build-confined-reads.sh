@@ -87,7 +87,7 @@ test_expect "extra_include_paths and -I outside the folder are refused; /usr/inc
     sed -i "s|^extra_include_paths:.*|extra_cflags: [-I$WORK/outside]|" inc/neuronop.yaml
     run build inc
     expect_status 2
-    expect_err "include folder '"'"'-I$WORK/outside'"'"' is outside the library folder"
+    expect_err "include folder '"'"'$WORK/outside'"'"' is outside the library folder"
     sed -i "s|^extra_cflags:.*|extra_include_paths: [/usr/include]|" inc/neuronop.yaml
     run build inc
     expect_status 0'
