@@ -176,6 +176,53 @@ static void cxx_and_cc(char **argv, const nop_profile *p, nop_device *dev1,
     nop_tensor_free(x);
 }
 
+/* Bounded compilers (neuronop-build(1)): each libtcc compile in a confined child process
+ * against libtcc in this process, cold builds interleaved; and the up-to-date check, which
+ * compiles nothing and starts no process. */
+static void build_costs(const char *share, const char *manifest)
+{
+    enum { N = 21 };
+    nop_error err;
+    nop_manifest *m;
+    nop_build_result br;
+    if (nop_manifest_load(&m, manifest, &err) != 0)
+        die("build setup", &err);
+    double t[2][N], hot[N];
+    for (int i = 0; i < N; i++)
+        for (int k = 0; k < 2; k++) {
+            nop_build_opts o = { .share_dir = share, .force = true,
+                                 .compile_in_process = k == 1 };
+            double t0 = now();
+            if (nop_build(m, &o, &br, &err) != 0)
+                die("cold build", &err);
+            t[k][i] = now() - t0;
+        }
+    for (int i = 0; i < N; i++) {
+        nop_build_opts o = { .share_dir = share };
+        double t0 = now();
+        if (nop_build(m, &o, &br, &err) != 0 || !br.up_to_date)
+            die("up-to-date check", &err);
+        hot[i] = now() - t0;
+    }
+    int compiled = 0;
+    {   /* how many files a cold build compiles */
+        nop_build_opts o = { .share_dir = share, .force = true };
+        if (nop_build(m, &o, &br, &err) != 0)
+            die("cold build", &err);
+        compiled = br.compiled;
+    }
+    nop_manifest_free(m);
+    double confined = median(t[0], N), inproc = median(t[1], N), check = median(hot, N);
+    printf("== neuronop build: libtcc in a confined child (limits, Landlock %s)\n",
+           getenv("NEURONOP_LANDLOCK") ? "as set" : "if the kernel has it");
+    printf("  cold build of bench/kernels (%d files): confined %.2f ms, in-process %.2f ms; "
+           "ratio %.2fx\n", compiled, confined * 1e3, inproc * 1e3,
+           confined / inproc);
+    printf("  up-to-date check (no compile, no process): %.3f ms\n", check * 1e3);
+    verdict("a confined cold build at most 1.25x the in-process one", confined <= inproc * 1.25);
+    verdict("the up-to-date check under 2 ms in-process", check < 2e-3);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 5) {
@@ -313,6 +360,7 @@ int main(int argc, char **argv)
     nop_library_close(mclib);
 
     cxx_and_cc(argv, p, dev1, lib);
+    build_costs(argv[1], argv[2]);
 
     nop_device_free(launcher);
     nop_tensor_free(one);
