@@ -3,7 +3,7 @@
  * the host cost of launching an op on 8 cores, the rate of TCM copies against plain memcpy of
  * the same chunks, and the speed-up of a memory-bound multicore kernel from 1 to 2 host
  * threads.  Every ratio is against a baseline measured in the same run.
- * Usage: devbench SHARE_DIR KERNEL_DIR
+ * Usage: devbench SHARE_DIR KERNEL_DIR CXX_KERNEL_DIR CC_MANIFEST
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,7 +226,7 @@ static void build_costs(const char *share, const char *manifest)
 int main(int argc, char **argv)
 {
     if (argc != 5) {
-        fprintf(stderr, "usage: devbench SHARE_DIR KERNEL_DIR CXX_KERNEL_DIR CC_KERNEL_DIR\n");
+        fprintf(stderr, "usage: devbench SHARE_DIR KERNEL_DIR CXX_KERNEL_DIR CC_MANIFEST\n");
         return 2;
     }
     nop_error err;
