@@ -514,6 +514,11 @@ static int run_child(nopi_cc *cc, nop_error *err)
     cc->err = err;
     int step = read_records(cc, &in, &memory);
     free(in.data);
+    /* An allocator that gives up by itself (AddressSanitizer's, in a sanitized neuronop)
+     * exits without a word from libtcc and before the end record: libtcc's own exits are
+     * for bad options, which never reach it, and full memory, which it says. */
+    memory = memory || (step == -2 && !cc->failed && WIFEXITED(status) &&
+                        WEXITSTATUS(status) != 0);
     bool time = waited == 1 || (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU ||
                 (WTERMSIG(status) == SIGKILL && c->cpu_seconds && cpu >= c->cpu_seconds)));
     if (waited < 0 || time || memory || step == -2) {
