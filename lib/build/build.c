@@ -221,6 +221,7 @@ int nop_build(const nop_manifest *m, const nop_build_opts *opts, nop_build_resul
     free(b.stamp_path);
     free(b.lock_path);
     free(b.sources);
+    nopi_cc_server_stop(&b.confine);
     free(b.tmpdir);
     nopi_confine_free(&b.confine);
     nopi_build_registration_free(&b);

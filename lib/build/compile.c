@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,7 +38,7 @@ typedef struct ccop {
 struct nopi_cc {
     nopi_cc_kind kind;
     char *tcc_dir;
-    const nopi_confine *confine;   /* NULL: compile in this process */
+    nopi_confine *confine;         /* NULL: compile in this process */
     char name[256];                /* what is compiled, for a limit's message */
     ccop *ops;
     int nops, cap;
@@ -175,7 +178,7 @@ static void record(nopi_cc *cc, opkind kind, const char *a, const char *b)
     cc->nops++;
 }
 
-nopi_cc *nopi_cc_new(nopi_cc_kind kind, const char *tcc_dir, const nopi_confine *confine,
+nopi_cc *nopi_cc_new(nopi_cc_kind kind, const char *tcc_dir, nopi_confine *confine,
                      nop_diag_fn *diag, void *ctx)
 {
     nopi_cc *cc = calloc(1, sizeof *cc);
@@ -435,7 +438,103 @@ out:
     return refused;
 }
 
-static _Noreturn void child(nopi_cc *cc, int fd)
+/* ---- the compile server: one child per build, one request per compile ---------------- */
+
+/*
+ * Forking costs more than it seems (copy-on-write faults and TLB flushes on both sides, and
+ * on a busy machine the wait for the child to be scheduled), so a build forks one child at
+ * its first libtcc compile and sends it every compile as a request: the steps, serialised.
+ * The child confines itself once (Landlock, the memory limit), gives each request the CPU
+ * limit afresh, answers with the records above, and exits at the end of its socket.  A
+ * limit or a crash ends it; the next compile, if any, starts another.
+ */
+struct nopi_ccserver {
+    pid_t pid;
+    int sock;
+};
+
+static bool put_bytes(nopi_strbuf *sb, const char *p, bool present)
+{
+    uint32_t len = present ? (uint32_t)strlen(p) : UINT32_MAX;
+    char b[4];
+    memcpy(b, &len, 4);
+    for (int i = 0; i < 4; i++)
+        nopi_sb_printf(sb, "%c", b[i]);
+    if (present)
+        nopi_sb_puts(sb, p);
+    return true;
+}
+
+/* kind, tcc_dir, then each step as kind, a, b; 'x' ends the request.  Strings are a 32-bit
+ * length (UINT32_MAX: NULL) and the bytes. */
+static char *request(const nopi_cc *cc, size_t *len)
+{
+    nopi_strbuf sb = NOPI_STRBUF_INIT;
+    nopi_sb_printf(&sb, "%c", 'a' + (int)cc->kind);
+    put_bytes(&sb, cc->tcc_dir ? cc->tcc_dir : "", cc->tcc_dir != NULL);
+    for (int i = 0; i < cc->nops; i++) {
+        nopi_sb_printf(&sb, "%c", 'a' + (int)cc->ops[i].kind);
+        put_bytes(&sb, cc->ops[i].a ? cc->ops[i].a : "", cc->ops[i].a != NULL);
+        put_bytes(&sb, cc->ops[i].b ? cc->ops[i].b : "", cc->ops[i].b != NULL);
+    }
+    nopi_sb_puts(&sb, "x");
+    *len = sb.len;
+    return nopi_sb_take(&sb);
+}
+
+static bool read_full(int fd, void *buf, size_t n)
+{
+    for (char *p = buf; n > 0;) {
+        ssize_t r = read(fd, p, n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return false;
+        p += r;
+        n -= (size_t)r;
+    }
+    return true;
+}
+
+static bool get_bytes(int fd, char **out)
+{
+    uint32_t len;
+    *out = NULL;
+    if (!read_full(fd, &len, 4))
+        return false;
+    if (len == UINT32_MAX)
+        return true;
+    if (!(*out = malloc((size_t)len + 1)) || !read_full(fd, *out, len))
+        return false;
+    (*out)[len] = '\0';
+    return true;
+}
+
+/* In the child: reads one request into cc; false at the end of the socket. */
+static bool get_request(int fd, nopi_cc *cc)
+{
+    char kind;
+    if (!read_full(fd, &kind, 1) || !get_bytes(fd, &cc->tcc_dir))
+        return false;
+    cc->kind = (nopi_cc_kind)(kind - 'a');
+    for (;;) {
+        char k;
+        char *a, *b;
+        if (!read_full(fd, &k, 1))
+            return false;
+        if (k == 'x')
+            return true;
+        if (!get_bytes(fd, &a) || !get_bytes(fd, &b))
+            return false;
+        record(cc, (opkind)(k - 'a'), a, b);
+        free(a);
+        free(b);
+        if (cc->nomem)
+            _exit(EXIT_MEMORY);
+    }
+}
+
+static _Noreturn void serve(nopi_confine *c, int fd)
 {
     int null = open("/dev/null", O_RDWR);
     if (null >= 0) {   /* nothing libtcc or an exit() flush writes reaches neuronop's output */
@@ -444,19 +543,148 @@ static _Noreturn void child(nopi_cc *cc, int fd)
         dup2(null, 2);
     }
     signal(SIGPIPE, SIG_DFL);
-    cc->pipe = fd;
-    if (nopi_confine_child(cc->confine, false, nopi_confine_address_space()) != 0)
+    nopi_confine cpu_free = *c;
+    cpu_free.cpu_seconds = 0;   /* per request, below */
+    if (nopi_confine_child(&cpu_free, false, nopi_confine_address_space()) != 0)
         _exit(EXIT_FAILURE);
-    TCCState *s;
-    int step = -1;
-    if (cc->confine->write && !nopi_confine_landlock())
-        step = prescan(cc);
-    if (step < 0)
-        step = replay(cc, &s);
-    char end[16];
-    snprintf(end, sizeof end, "%d", step);
-    send_record(fd, 'E', end);
-    _exit(0);
+    bool prescan_first = c->write && !nopi_confine_landlock();
+    for (;;) {
+        nopi_cc *cc = calloc(1, sizeof *cc);
+        if (!cc)
+            _exit(EXIT_MEMORY);
+        cc->confine = c;
+        cc->pipe = fd;
+        if (!get_request(fd, cc))
+            _exit(0);
+        if (c->cpu_seconds) {   /* this compile's CPU time, on top of what earlier ones used */
+            struct rusage ru;
+            getrusage(RUSAGE_SELF, &ru);
+            rlim_t used = (rlim_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + 1;
+            struct rlimit r = { used + c->cpu_seconds, used + c->cpu_seconds + 1 };
+            setrlimit(RLIMIT_CPU, &r);
+        }
+        TCCState *s = NULL;
+        int step = prescan_first ? prescan(cc) : -1;
+        if (step < 0)
+            step = replay(cc, &s);
+        if (s)
+            tcc_delete(s);
+        char end[16];
+        snprintf(end, sizeof end, "%d", step);
+        send_record(fd, 'E', end);
+        cc->s = NULL;
+        nopi_cc_free(cc);
+    }
+}
+
+static struct nopi_ccserver *start_server(nopi_confine *c, nop_error *err)
+{
+    struct nopi_ccserver *srv = calloc(1, sizeof *srv);
+    int fds[2];
+    if (!srv)
+        return nopi_nomem(err), NULL;
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0 ||
+        (srv->pid = fork()) < 0) {
+        nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot start the compiler: %s",
+                  strerror(errno));
+        free(srv);
+        return NULL;
+    }
+    if (srv->pid == 0) {
+        close(fds[0]);
+        serve(c, fds[1]);
+    }
+    close(fds[1]);
+    srv->sock = fds[0];
+    return srv;
+}
+
+/* Ends the server: at the end of its socket it exits; a killed one is reaped. */
+static void end_server(nopi_confine *c, bool kill_it, int *status, double *cpu)
+{
+    struct nopi_ccserver *srv = c->server;
+    if (!srv)
+        return;
+    if (kill_it) {
+        kill(-srv->pid, SIGKILL);
+        kill(srv->pid, SIGKILL);
+    }
+    close(srv->sock);
+    int st = 0;
+    struct rusage ru = { 0 };
+    while (wait4(srv->pid, &st, 0, &ru) < 0 && errno == EINTR)
+        ;
+    if (status)
+        *status = st;
+    if (cpu)
+        *cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+               (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+    free(srv);
+    c->server = NULL;
+}
+
+void nopi_cc_server_stop(nopi_confine *c)
+{
+    end_server(c, false, NULL, NULL);
+}
+
+/* True when the inbox holds a complete end record. */
+static bool has_end(const inbox *in)
+{
+    size_t at = 0;
+    while (at + 5 <= in->len) {
+        uint32_t len;
+        memcpy(&len, in->data + at + 1, 4);
+        if (at + 5 + len > in->len)
+            return false;
+        if (in->data[at] == 'E')
+            return true;
+        at += 5 + len;
+    }
+    return false;
+}
+
+/* Sends the request and reads the answer up to its end record, the end of the socket (the
+ * child died) or the deadline: 0, 1 at the deadline, -1 when the child died. */
+static int exchange(nopi_cc *cc, inbox *in)
+{
+    struct nopi_ccserver *srv = cc->confine->server;
+    size_t len;
+    char *req = request(cc, &len);
+    bool sent = req != NULL;
+    for (size_t off = 0; sent && off < len;) {
+        ssize_t w = send(srv->sock, req + off, len - off, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        sent = w > 0;
+        off += w > 0 ? (size_t)w : 0;
+    }
+    free(req);
+    if (!sent)
+        return -1;
+    double end = cc->confine->cpu_seconds ? nopi_now() + cc->confine->cpu_seconds : 0;
+    while (!has_end(in) && !in->full) {
+        int wait_ms = -1;
+        if (end > 0) {
+            double left = end - nopi_now();
+            if (left <= 0)
+                return 1;
+            wait_ms = (int)(left * 1000) + 1;
+        }
+        struct pollfd p = { .fd = srv->sock, .events = POLLIN };
+        int r = poll(&p, 1, wait_ms);
+        if (r < 0 && errno != EINTR)
+            return -1;
+        if (r <= 0)
+            continue;
+        char buf[8192];
+        ssize_t n = read(srv->sock, buf, sizeof buf);
+        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+            return -1;
+        if (n > 0)
+            take(in, buf, (size_t)n);
+    }
+    return 0;
 }
 
 /* Reads the child's records: messages delivered in order; the step of the end record, or
@@ -487,41 +715,28 @@ static int read_records(nopi_cc *cc, const inbox *in, bool *memory)
 
 static int run_child(nopi_cc *cc, nop_error *err)
 {
-    const nopi_confine *c = cc->confine;
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0)
-        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot start the compiler: %s",
-                         strerror(errno));
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot start the compiler: %s",
-                         strerror(errno));
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        child(cc, fds[1]);
-    }
-    close(fds[1]);
+    nopi_confine *c = cc->confine;
+    if (!c->server && !(c->server = start_server(c, err)))
+        return -1;
     inbox in = { 0 };
+    int ended = exchange(cc, &in);
     int status = 0;
     double cpu = 0;
-    int waited = nopi_confine_wait(pid, c->cpu_seconds, fds[0], take, &in, &status, &cpu);
-    close(fds[0]);
-    bool memory = (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_MEMORY) ||
-                  (WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ);
+    if (ended != 0)   /* past the deadline (killed now), or it died: reap it */
+        end_server(c, ended == 1, &status, &cpu);
+    bool memory = ended < 0 && ((WIFEXITED(status) && WEXITSTATUS(status) == EXIT_MEMORY) ||
+                                (WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ));
     cc->err = err;
     int step = read_records(cc, &in, &memory);
     free(in.data);
     /* An allocator that gives up by itself (AddressSanitizer's, in a sanitized neuronop)
      * exits without a word from libtcc and before the end record: libtcc's own exits are
      * for bad options, which never reach it, and full memory, which it says. */
-    memory = memory || (step == -2 && !cc->failed && WIFEXITED(status) &&
+    memory = memory || (ended < 0 && step == -2 && !cc->failed && WIFEXITED(status) &&
                         WEXITSTATUS(status) != 0);
-    bool time = waited == 1 || (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU ||
-                (WTERMSIG(status) == SIGKILL && c->cpu_seconds && cpu >= c->cpu_seconds)));
-    if (waited < 0 || time || memory || step == -2) {
+    bool time = ended == 1 || (ended < 0 && WIFSIGNALED(status) &&
+                               (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL));
+    if (ended != 0 || step == -2) {
         cc->failed = false;
         cc->err = NULL;
         cc->source_error = false;

@@ -6,7 +6,8 @@
  * line (libtcc gives no columns), warnings go to the caller's sink, the first error fills the
  * caller's nop_error with status NOP_ERR_COMPILE, and a source excerpt is attached.
  *
- * The calls record; the work happens at nopi_cc_output, in a child process under the limits
+ * The calls record; the work happens at nopi_cc_output, in a child process (one per confine,
+ * serving every compile: compile.c) under the limits
  * and Landlock ruleset of a nopi_confine (confine.h): a compile bomb, libtcc's exit(1) on a
  * bad option or full memory, and libtcc's global state stay in the child.  With no confine,
  * and always for NOPI_CC_MEMORY (neuronop's own code), libtcc runs in this process: there
@@ -25,8 +26,11 @@ typedef enum nopi_cc_kind { NOPI_CC_OBJECT, NOPI_CC_SHARED, NOPI_CC_MEMORY } nop
 
 /* Creates a state; tcc_dir holds libtcc1.a and tcc's include/; confine (borrowed, must outlive
  * the state; NULL: in this process) bounds the compile.  NULL on no memory. */
-nopi_cc *nopi_cc_new(nopi_cc_kind kind, const char *tcc_dir, const nopi_confine *confine,
+nopi_cc *nopi_cc_new(nopi_cc_kind kind, const char *tcc_dir, nopi_confine *confine,
                      nop_diag_fn *diag, void *ctx);
+/* Ends the child that serves the compiles confined by c (started at the first; none: no-op).
+ * Call before nopi_confine_free. */
+void nopi_cc_server_stop(nopi_confine *c);
 /* What is compiled, as the user wrote it ("relu.c"), for the message of a limit. */
 void nopi_cc_name(nopi_cc *cc, const char *name);
 void nopi_cc_free(nopi_cc *cc);

@@ -32,6 +32,7 @@ typedef struct nopi_confine {
     /* folders the parent accepts in diagnostics, resolved (realpath): read[] and /usr */
     char *resolved[NOPI_CONFINE_MAX + 1];
     int nresolved;
+    struct nopi_ccserver *server;         /* compile.c: the libtcc child serving compiles */
 } nopi_confine;
 
 /* Adds a folder or file the compiler may read (borrowed; ignored when the table is full). */
