@@ -249,15 +249,38 @@ bool nopi_cc_source_error(const nopi_cc *cc)
  * or is ignored: so the type is set once every option is in, just before the first compile.
  * Returns the index of the failing step, or -1 when all went well; *s gets the state.
  */
-static int replay(nopi_cc *cc, TCCState **out)
+static TCCState *new_state(nopi_cc *cc)
 {
     TCCState *s = tcc_new();
+    if (s) {
+        tcc_set_error_func(s, cc, on_message);
+        if (cc->tcc_dir)
+            tcc_set_lib_path(s, cc->tcc_dir);
+    }
+    return s;
+}
+
+/* Applies a setting (define, undef, include folder, option); false for the other steps. */
+static bool apply_setting(TCCState *s, const ccop *op, bool started)
+{
+    switch (op->kind) {
+    case OP_DEFINE: tcc_define_symbol(s, op->a, op->b); return true;
+    case OP_UNDEF: tcc_undefine_symbol(s, op->a); return true;
+    case OP_INCLUDE: tcc_add_include_path(s, op->a); return true;
+    case OP_OPTION:
+        if (!started)
+            tcc_set_options(s, op->a);
+        return true;
+    default: return false;
+    }
+}
+
+static int replay(nopi_cc *cc, TCCState **out)
+{
+    TCCState *s = new_state(cc);
     *out = s;
     if (!s)
         return 0;
-    tcc_set_error_func(s, cc, on_message);
-    if (cc->tcc_dir)
-        tcc_set_lib_path(s, cc->tcc_dir);
     bool started = false;
     for (int i = 0; i < cc->nops; i++) {
         const ccop *op = &cc->ops[i];
@@ -268,17 +291,13 @@ static int replay(nopi_cc *cc, TCCState **out)
                                                                 : TCC_OUTPUT_MEMORY);
             started = true;
         }
+        if (apply_setting(s, op, started))
+            continue;
         switch (op->kind) {
-        case OP_DEFINE: tcc_define_symbol(s, op->a, op->b); break;
-        case OP_UNDEF: tcc_undefine_symbol(s, op->a); break;
-        case OP_INCLUDE: tcc_add_include_path(s, op->a); break;
-        case OP_OPTION:
-            if (!started)
-                tcc_set_options(s, op->a);
-            break;
         case OP_COMPILE: rc = tcc_compile_string(s, op->a); break;
         case OP_ADD: rc = tcc_add_file(s, op->a); break;
         case OP_OUTPUT: rc = tcc_output_file(s, op->a); break;
+        default: break;
         }
         if (rc < 0 || cc->failed)
             return i;
@@ -388,24 +407,16 @@ static int prescan(nopi_cc *cc)
         return -1;
     unlink(path);
     int refused = -1, saved = dup(1);
-    TCCState *s = tcc_new();
+    cc->quiet = true;   /* its errors are the compile's to report, once */
+    TCCState *s = new_state(cc);
     if (!s || saved < 0 || dup2(fd, 1) < 0)
         goto out;
-    cc->quiet = true;   /* its errors are the compile's to report, once */
-    tcc_set_error_func(s, cc, on_message);
-    if (cc->tcc_dir)
-        tcc_set_lib_path(s, cc->tcc_dir);
     bool started = false;
     for (int i = 0; i < cc->nops && refused < 0; i++) {
         const ccop *op = &cc->ops[i];
+        if (apply_setting(s, op, started))
+            continue;
         switch (op->kind) {
-        case OP_DEFINE: tcc_define_symbol(s, op->a, op->b); break;
-        case OP_UNDEF: tcc_undefine_symbol(s, op->a); break;
-        case OP_INCLUDE: tcc_add_include_path(s, op->a); break;
-        case OP_OPTION:
-            if (!started)
-                tcc_set_options(s, op->a);
-            break;
         case OP_COMPILE: {
             if (!started)
                 tcc_set_output_type(s, TCC_OUTPUT_PREPROCESS);
