@@ -4,8 +4,9 @@
  * libtcc compiles C in its own child process (compile.h).  C++ sources, `compiler: cc`
  * kernels and the link of a library that has either go to the system's gcc-compatible driver
  * instead.  This file owns running them (several at once, output to a file, no shell, each
- * confined: confine.h) and turning what they print into nop_diag records that keep neuronop's contract: the first error at the user's
- * file, line and column, instantiation and inclusion noise folded into one detail line.
+ * confined: confine.h) and turning what they print into nop_diag records that keep
+ * neuronop's contract: the first error at the user's file, line and column, instantiation
+ * and inclusion noise folded into one detail line.
  */
 #ifndef NEURONOP_SYSCC_H
 #define NEURONOP_SYSCC_H
