@@ -7,7 +7,7 @@
 #include "unit.h"
 #include "build/confine.h"
 
-static char top[300], lib[300], outside[300];
+static char top[256], lib[300], outside[300];
 
 /* lib/ with src/ and a link out; outside/ beside it with a secret */
 static void make_tree(void)
