@@ -212,6 +212,7 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
     }
     nopi_argv *a = &job->argv;
     job->name = b->sources[index].path;
+    job->source = path;
     bool cxx = obj->lang == NOPI_LANG_CXX;
     nopi_argv_add(a, cxx ? nopi_cxx_program(b->m->cxx) : nopi_cc_program());
     nopi_argv_add(a, "-O2");
@@ -331,7 +332,7 @@ static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what)
         } else if (jobs[i].deps &&
                    nopi_confine_deps(&b->confine, jobs[i].deps, outside, sizeof outside)) {
             /* without Landlock it could read the file: refused all the same, unquoted */
-            nopi_fail(&e, NOP_ERR_COMPILE, jobs[i].name, 0, 0, "refused");
+            nopi_fail(&e, NOP_ERR_COMPILE, jobs[i].source, 0, 0, "refused");
             nopi_confine_refuse(&e.diag, outside);
         } else {
             confined_sink sink = { b };

@@ -32,6 +32,7 @@ typedef struct nopi_tool_job {
     nopi_argv argv;
     char *log;            /* file that receives stdout and stderr (caller owns the string) */
     const char *name;     /* what it compiles, as the user wrote it, for a limit's message */
+    const char *source;   /* and its path, where a refused read is reported; may be NULL */
     char *deps;           /* its -MF file, checked when Landlock is absent; NULL (caller owns) */
     int status;           /* exit status; 128 + N when killed by signal N; -1 not run */
     nopi_limit limit;     /* a failed job that went past a limit of its confine */
