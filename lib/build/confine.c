@@ -128,12 +128,12 @@ static void landlock(const nopi_confine *c, bool exec)
     int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
     if (rs < 0)
         return;
-    unsigned long long read = FS_READ | (exec ? LANDLOCK_ACCESS_FS_EXECUTE : 0);
     for (int i = 0; i < c->nread; i++)
-        add_rule(rs, c->read[i], read, handled);
+        add_rule(rs, c->read[i], FS_READ, handled);
+    /* programs run only from the system's folders: never one from the library folder */
     if (exec)
         for (size_t i = 0; i < NOPI_ARRAY_LEN(system_dirs); i++)
-            add_rule(rs, system_dirs[i], read, handled);
+            add_rule(rs, system_dirs[i], FS_READ | LANDLOCK_ACCESS_FS_EXECUTE, handled);
     /* the output, and g++'s temporary files (TMPDIR points here) */
     if (c->write)
         add_rule(rs, c->write, handled & ~(unsigned long long)LANDLOCK_ACCESS_FS_EXECUTE,

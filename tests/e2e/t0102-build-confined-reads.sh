@@ -92,6 +92,18 @@ test_expect "extra_include_paths and -I outside the folder are refused; /usr/inc
     run build inc
     expect_status 0'
 
+test_expect "with Landlock, a cxx: program inside the library folder is not run" '
+    copy_example negate_cxx evil
+    printf "#!/bin/sh\necho ran >\"%s\"\n" "$WORK/outside/ran" >evil/evil
+    chmod +x evil/evil
+    echo "cxx: ./evil" >>evil/neuronop.yaml
+    cd evil
+    run build .
+    cd ..
+    expect_status 2
+    expect_err "cannot run '"'"'./evil'"'"': Permission denied"
+    test ! -e "$WORK/outside/ran"'
+
 test_expect "tcc's and the system's headers still compile" '
     copy_example negate sys
     sed -i "1i #include <stdio.h>\n#include <string.h>\n#include <math.h>" sys/negate.c
