@@ -88,3 +88,10 @@ echo "  g++ -O2 -shared -fPIC, same files:   $t_gxx ms   ratio neuronop/g++: $(r
 echo "  up-to-date check (whole process):    $t_cxx_hot ms"
 check "cold C++ build at most 1.2x bare g++ -O2 -shared" "$(awk -v a="$t_cxx" -v b="$t_gxx" 'BEGIN { print a / b }')" 'v <= 1.2'
 check "C++ up-to-date check under 5 ms" "$t_cxx_hot" 'v < 5'
+
+echo "== Python: torch ops on the virtual device (neuronop python; see neuronop-python(1))"
+cp -R "$src/share/neuronop/examples/mlp_python" "$work/mlp"
+(cd "$work/mlp" && "$neuronop" python build.py)
+"$neuronop" python "$src/bench/python_bridge.py" "$work/mlp"
+echo "  (each call forks a confined worker from the supervisor today: nop_device_run with"
+echo "   isolate serves one run per worker; a worker serving many runs removes that cost)"

@@ -583,4 +583,24 @@ int nop_library_find_op(const nop_library *lib, const char *name);
 /* Index of the reference function called name, or -1. */
 int nop_library_find_reference(const nop_library *lib, const char *name);
 
+/* ---- for bindings: tensors in the caller's memory (the Python bridge) ------------------- */
+
+/* Makes *out a tensor of dtype and shape over size bytes of the caller's memory at data, in C
+ * order, without a copy: the device reads it (kernels see read-only views) and never writes
+ * it.  The memory must outlive the tensor.  -1 with an input error when the shape is not a
+ * device shape or needs more than size bytes.  Release it with nop_tensor_unwrap, which frees
+ * the record and leaves the memory alone (never nop_tensor_free). */
+int nop_tensor_wrap(nop_tensor **out, enum nop_dtype dtype, int ndim, const int64_t *sizes,
+                    const void *data, size_t size, nop_error *err);
+void nop_tensor_unwrap(nop_tensor *t);
+/* A tensor's elements, in C order, and how many bytes they take (an output's, to copy it
+ * out whole). */
+const void *nop_tensor_data(const nop_tensor *t);
+size_t nop_tensor_nbytes(const nop_tensor *t);
+/* The name of parameter k of op as the source that defines its kernel (else its shape
+ * function) spells it, for keyword calls, copied into buf; false when the library does not
+ * record it (built by an older neuronop, or a parameter without a plain name) or it does not
+ * fit.  `neuronop inspect` shows them as each op's "argnames". */
+bool nop_library_op_argname(const nop_library *lib, int op, int k, char *buf, size_t size);
+
 #endif /* LIBNEURONOP_H */

@@ -15,10 +15,11 @@ int cmd_bench(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_new(int argc, char **argv);
+int cmd_python(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_test(int argc, char **argv);
-extern const struct command_spec bench_spec, build_spec, inspect_spec, new_spec, run_spec,
-    test_spec;
+extern const struct command_spec bench_spec, build_spec, inspect_spec, new_spec, python_spec,
+    run_spec, test_spec;
 
 /* The commands (neuronop.c), ending in a {NULL, NULL} entry. */
 struct command {
@@ -29,6 +30,11 @@ extern const struct command commands[];
 
 /* cmd-complete.c: `neuronop __complete CWORD WORD...`, what shell completion offers. */
 int cmd_complete(int argc, char **argv);
+
+/* cmd-serve.c: `neuronop __serve FD`, the Python package's supervisor (not a command users
+ * type: the package starts it). */
+int cmd_serve(int argc, char **argv);
+extern const struct command_spec serve_spec;
 
 /* share.c: the share/neuronop folder: $NEURONOP_SHARE_DIR, else ../share/neuronop next to the
  * executable (so an installed and an in-tree neuronop both work). */

@@ -114,6 +114,11 @@ static void complete_command(const struct command_spec *spec, char **words, int 
             positional[npos++] = words[i];
         }
     }
+    /* after python's SCRIPT every word is the script's: offer files, not our options */
+    if (strcmp(spec->name, "python") == 0 && npos >= 1) {
+        printf(FILES "\n");
+        return;
+    }
     if (cur[0] == '-') {
         const struct option_spec *o = find_option(spec, cur);
         const char *eq = strchr(cur, '=');

@@ -95,7 +95,8 @@ static int device_opts_of(struct device_cli *dc, nop_device_opts *o)
     o->cores = (int)dc->cores;
     o->threads = (int)dc->threads;
     o->timeout = dc->timeout;
-    o->diag = report_sink;
+    o->diag = dc->diag ? dc->diag : report_sink;
+    o->diag_ctx = dc->diag_ctx;
     o->isolate = sandbox_on();
     return 0;
 }

@@ -19,6 +19,8 @@ struct device_cli {
     unsigned disabled;      /* the checks they leave off (device_cli_checks) */
     bool memcheck;          /* --memcheck: run the memcheck build (target.c) */
     bool profile;           /* time runtime calls for the cost model (bench) */
+    nop_diag_fn *diag;      /* where device warnings go; NULL: printed (report_sink) */
+    void *diag_ctx;
 };
 
 /* Whether user code runs in the device's worker process: always, unless NEURONOP_SANDBOX is

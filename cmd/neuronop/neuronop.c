@@ -18,6 +18,7 @@ const struct command commands[] = {
     { cmd_bench, &bench_spec },
     { cmd_inspect, &inspect_spec },
     { cmd_new, &new_spec },
+    { cmd_python, &python_spec },
     { cmd_run, &run_spec },
     { cmd_test, &test_spec },
     { NULL, NULL },
@@ -49,6 +50,9 @@ int main(int argc, char **argv)
     /* shell completion asks the program itself (cmd-complete.c); not a command users type */
     if (strcmp(name, "__complete") == 0)
         return cmd_complete(argc - 1, argv + 1);
+    /* the Python package's supervisor (cmd-serve.c); the package starts it, users do not */
+    if (strcmp(name, "__serve") == 0)
+        return cmd_serve(argc - 1, argv + 1);
     const char *names[sizeof commands / sizeof commands[0]];
     size_t n = 0;
     for (size_t i = 0; commands[i].fn; i++) {

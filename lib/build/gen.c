@@ -317,5 +317,10 @@ char *nopi_gen_glue(const nopi_gen_info *info)
     else
         nopi_sb_puts(&sb, "0");
     nopi_sb_puts(&sb, "\n};\n");
+    if (info->argnames) {   /* optional: readers that find no such symbol go without */
+        nopi_sb_puts(&sb, "\nconst char neuronop_argnames[] = ");
+        nopi_sb_c_string(&sb, info->argnames);
+        nopi_sb_puts(&sb, ";\n");
+    }
     return nopi_sb_take(&sb);
 }

@@ -42,6 +42,8 @@ typedef struct nopi_gen_info {
     const nopi_gen_fn *refs;       /* per test: its reference; NULL: all C */
     const char *ns;                /* NEURON_LIBRARY's namespace, or NULL */
     bool object;                   /* compiled to an object the system linker links */
+    const char *argnames;          /* nopi_argnames_scan's lines, exported as
+                                    * neuronop_argnames; NULL: none */
 } nopi_gen_info;
 
 /* The user source wrapped with its prelude; malloc'd, NULL on no memory. */
@@ -55,6 +57,11 @@ char *nopi_gen_probe_glue(void);
 /* The C declaration of an op's kernel or shape function, e.g.
  * "nt_tensor *relu(const nt_tensor *, double)"; malloc'd. */
 char *nopi_gen_signature(const nopi_op *op, const char *fname);
+
+/* argnames.c: each op's parameter names as its kernel's (else its shape function's)
+ * definition spells them, one line per op in manifest order, comma-separated, empty when
+ * not found; malloc'd, NULL on no memory. */
+char *nopi_argnames_scan(const nop_manifest *m, const nopi_gen_source *sources, int nsources);
 
 /* True when a compute object may leave `name` undefined: the kernel API or the device's libc
  * subset (memory, string, math functions) and the compiler's runtime helpers. */

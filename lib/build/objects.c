@@ -430,7 +430,7 @@ static int rename_into_place(builder *b, const char *tmp)
 static nopi_gen_info glue_info(const builder *b)
 {
     nopi_gen_info info = { b->m, b->sources, b->nsources, b->key, b->o->memcheck,
-                           (const nopi_gen_fn (*)[2])b->fns, b->refs, b->ns, b->system_link };
+                           (const nopi_gen_fn (*)[2])b->fns, b->refs, b->ns, b->system_link, NULL };
     return info;
 }
 
@@ -438,7 +438,10 @@ static nopi_gen_info glue_info(const builder *b)
 static int link_tcc(builder *b, const object *objs, int nobjs, const char *tmp)
 {
     nopi_gen_info info = glue_info(b);
+    char *names = nopi_argnames_scan(b->m, b->sources, b->nsources);
+    info.argnames = names;
     char *glue = nopi_gen_glue(&info);
+    free(names);
     nopi_cc *cc = glue ? new_cc(b, NOPI_CC_SHARED, NULL, false) : NULL;
     int rc = -1;
     if (!cc) {
@@ -561,7 +564,10 @@ int nopi_build_link(builder *b, const object *objs, int nobjs)
     int rc;
     if (b->system_link) {
         nopi_gen_info info = glue_info(b);
+        char *names = nopi_argnames_scan(b->m, b->sources, b->nsources);
+        info.argnames = names;
         char *glue = nopi_gen_glue(&info);
+        free(names);
         note_step(b, "link", b->lib_path, false);
         rc = link_system(b, glue, objs, nobjs, true, tmp);
         free(glue);

@@ -218,7 +218,7 @@ static bool complete(const nt__lib_desc *d)
 
 /* Finds the program headers, the dynamic symbols and relocations, and the descriptor's
  * address; -1 when the file is not an ELF64 shared object with one. */
-static int index_image(image *im, uint64_t *desc)
+static int index_image(image *im, uint64_t *desc, uint64_t *names)
 {
     Elf64_Ehdr ehdr, *eh = &ehdr;
     if (im->len < sizeof ehdr)
@@ -268,13 +268,17 @@ static int index_image(image *im, uint64_t *desc)
     }
     if (im->rel)
         qsort(im->rel, im->nrel, sizeof *im->rel, cmp_rela);
+    *names = 0;
     for (size_t i = 0; dynstr && i < im->nsym; i++) {
         const Elf64_Sym *s = &im->dynsym[i];
         if (s->st_name < ndynstr && s->st_shndx != SHN_UNDEF &&
             strncmp(dynstr + s->st_name, NT_LIB_SYMBOL, ndynstr - s->st_name) == 0) {
             *desc = s->st_value;
             rc = 0;
-            break;
+        } else if (s->st_name < ndynstr && s->st_shndx != SHN_UNDEF &&
+                   strncmp(dynstr + s->st_name, NOPI_ARGNAMES_SYMBOL,
+                           ndynstr - s->st_name) == 0) {
+            *names = s->st_value;   /* optional (argnames.c) */
         }
     }
 out:
@@ -325,11 +329,11 @@ int nop_library_describe(nop_library **out, const char *path, nop_error *err)
     if (nopi_read_input(path, "library", (size_t)1 << 30, &data, &im.len, err) != 0)
         return -1;
     im.data = data;
-    uint64_t at = 0;
+    uint64_t at = 0, names = 0;
     nt__lib_desc *d = NULL;
     nop_library *lib = NULL;
     int rc = -1;
-    if (index_image(&im, &at) != 0 || offset_of(&im, at, sizeof *d) == SIZE_MAX) {
+    if (index_image(&im, &at, &names) != 0 || offset_of(&im, at, sizeof *d) == SIZE_MAX) {
         nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' is not a neuronop op library", path);
         nopi_detail(err, "build one with 'neuronop build'");
         goto out;
@@ -359,6 +363,8 @@ int nop_library_describe(nop_library **out, const char *path, nop_error *err)
         goto out;
     }
     lib->desc = d;
+    lib->argnames = read_str(&im, names);   /* NULL when it has none */
+    im.bad = false;   /* and a damaged one is only a missing convenience */
     d = NULL;
     *out = lib;
     lib = NULL;

@@ -140,6 +140,8 @@ int nop_library_open(nop_library **out, const char *path, nop_error *err)
     lib->handle = h;
     lib->desc = d;
     lib->path = full;
+    const char *names = dlsym(h, NOPI_ARGNAMES_SYMBOL);
+    lib->argnames = names ? strdup(names) : NULL;   /* without: no names, not an error */
     /* bind the library's trampolines to the runtime, once, before any call */
     *d->api = &nopi_api_table;
     find_text(lib);
@@ -168,6 +170,7 @@ void nop_library_close(nop_library *lib)
         nopi_library_free_described(lib);   /* described from its file: describe.c */
     nopi_lines_free(lib->lines);
     free(lib->globals);
+    free(lib->argnames);
     free(lib->path);
     free(lib);
 }
@@ -220,6 +223,17 @@ char *nop_library_json(const nop_library *lib)
         nopi_sb_json_string(&sb, op->kernel);
         nopi_sb_puts(&sb, ", \"shape\": ");
         nopi_sb_json_string(&sb, op->shape);
+        /* the parameters' names, when the library records them all (argnames.c) */
+        char name[128];
+        int named = 0;
+        while (named < op->nargs && nop_library_op_argname(lib, i, named, name, sizeof name))
+            named++;
+        for (int k = 0; op->nargs && named == op->nargs && k < op->nargs; k++) {
+            nop_library_op_argname(lib, i, k, name, sizeof name);
+            nopi_sb_puts(&sb, k ? ", " : ", \"argnames\": [");
+            nopi_sb_json_string(&sb, name);
+            nopi_sb_puts(&sb, k == op->nargs - 1 ? "]" : "");
+        }
         nopi_sb_puts(&sb, "}");
     }
     nopi_sb_puts(&sb, "\n  ],\n  \"references\": [");
@@ -279,4 +293,30 @@ int nop_library_find_reference(const nop_library *lib, const char *name)
         if (strcmp(lib->desc->refs[i].name, name) == 0)
             return i;
     return -1;
+}
+
+bool nop_library_op_argname(const nop_library *lib, int op, int k, char *buf, size_t size)
+{
+    if (!lib->argnames || op < 0 || op >= lib->desc->nops || k < 0 ||
+        k >= lib->desc->ops[op].nargs || size == 0)
+        return false;
+    const char *line = lib->argnames;
+    for (int i = 0; i < op; i++) {   /* one line per op */
+        line = strchr(line, '\n');
+        if (!line++)
+            return false;
+    }
+    const char *end = line + strcspn(line, "\n");
+    for (int i = 0; i < k; i++) {
+        const char *comma = memchr(line, ',', (size_t)(end - line));
+        if (!comma)
+            return false;
+        line = comma + 1;
+    }
+    size_t n = strcspn(line, ",\n");
+    if (n == 0 || n >= size)
+        return false;
+    memcpy(buf, line, n);
+    buf[n] = '\0';
+    return true;
 }

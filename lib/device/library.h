@@ -36,6 +36,11 @@ struct nop_library {
     nopi_lines *lines;            /* memcheck builds: source lines of its kernels, or NULL */
     nopi_global *globals;         /* memcheck builds: its global and static arrays, by start */
     size_t nglobals;
+    char *argnames;               /* neuronop_argnames, a copy (argnames.c's lines), or NULL:
+                                   * built before libraries recorded them */
 };
+
+/* The symbol a library's parameter names are exported as (lib/build/argnames.c). */
+#define NOPI_ARGNAMES_SYMBOL "neuronop_argnames"
 
 #endif /* NEURONOP_LIBRARY_H */

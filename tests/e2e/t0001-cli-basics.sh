@@ -31,7 +31,7 @@ test_expect "a flag given a value is a usage error" '
 test_expect "too many arguments is a usage error" '
     run build a b; expect_status 2; expect_err "too many arguments"'
 
-for cmd in bench build inspect new run test; do
+for cmd in bench build inspect new python run test; do
     test_expect "$cmd --help documents every option its man page names" '
         run '"$cmd"' --help
         expect_status 0
@@ -48,7 +48,7 @@ done
 # The other direction: every option a man page mentions, anywhere on it, must be one the
 # command takes, or the page promises what the program does not do.  "neuronop CMD --opt"
 # on any page is held to CMD's table; any other option on neuronop-CMD.1 to CMD's.
-commands="bench build inspect new run test"
+commands="bench build inspect new python run test"
 # Long options only: neuronop-build(1) shows the compilers' own short flags (-g, -fPIC,
 # -std=c++14, ...), which no rule could tell from ours; and these long ones of the linker's.
 not_options="--no-undefined --param"

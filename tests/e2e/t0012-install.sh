@@ -33,4 +33,12 @@ test_expect "the installed neuronop builds and runs a C++ library with its own t
         { cat err; exit 1; }
     grep -q "values: 0 1 2 3" out'
 
+test_expect "the installed neuronop python finds its package and the torch_neuronx stand-in" '
+    test -f dest/opt/np/lib/python3/dist-packages/neuronop/custom_op.py
+    test -f dest/opt/np/share/neuronop/python-compat/torch_neuronx/xla_impl/custom_op.py
+    test ! -e dest/opt/np/lib/python3/dist-packages/torch_neuronx
+    printf "from torch_neuronx.xla_impl import custom_op\nprint(custom_op.load.__module__)\n" >s.py
+    env -u NEURONOP_SHARE_DIR dest/opt/np/bin/neuronop python s.py >out 2>err || { cat err; exit 1; }
+    grep -qx neuronop.custom_op out'
+
 test_done

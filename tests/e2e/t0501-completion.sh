@@ -103,6 +103,17 @@ test_expect "file names where a file goes" '
     completes "neuronop bench rmc relu_forward x.npy --trace "
     has dir_for_test'
 
+test_expect "neuronop python: its options before SCRIPT, the script'\''s words after it" '
+    : >train_for_test.py
+    completes "neuronop python --st"
+    has --stats
+    completes "neuronop python train_for"
+    has train_for_test.py
+    completes "neuronop python train_for_test.py --"
+    lacks --stats
+    completes "neuronop python train_for_test.py train_f"
+    has train_for_test.py'
+
 test_expect "no file names where only the user knows the value (--shard I/N, -k PATTERN)" '
     : >input_for_test.npy
     completes "neuronop test rmc --shard "

@@ -1,0 +1,49 @@
+"""The Python bridge's targets (issue 19), for `make bench` (bench/run.sh runs it under
+`neuronop python` with the mlp_python example's folder, built, as its argument):
+  - one call of a 64x120 float relu from Python: at most 100 us over torch.relu's;
+  - the example's 784-120-84-10 training loop (batch 32) with the device relu: at least 0.8x
+    the iterations per second of the same loop with torch.relu, and the same loss at every
+    step.
+Both baselines are measured here, in the same process.  Prints the figures whatever they are.
+"""
+import os
+import sys
+import time
+
+import torch
+
+folder = sys.argv[1]
+os.chdir(folder)
+sys.path.insert(0, folder)
+import model  # noqa: E402  (loads librelu.so from this folder, as the tutorial does)
+
+
+def per_call_us(fn, x, n):
+    fn(x)
+    start = time.perf_counter()
+    for _ in range(n):
+        fn(x)
+    return (time.perf_counter() - start) / n * 1e6
+
+
+def check(name, ok):
+    print("  [%s] %s" % ("ok" if ok else "MISS", name))
+
+
+x = torch.randn(64, 120)
+best_torch = min(per_call_us(torch.relu, x, 2000) for _ in range(3))
+best_ours = min(per_call_us(torch.ops.my_ops.relu_forward, x, 100) for _ in range(3))
+print("  one 64x120 relu call: torch.relu %.1f us, on the virtual device %.1f us "
+      "(%.1f us over)" % (best_torch, best_ours, best_ours - best_torch))
+check("a device relu call at most 100 us over torch.relu's", best_ours - best_torch <= 100)
+
+steps = int(os.environ.get("NEURONOP_BENCH_STEPS", "60"))
+theirs, t_theirs = model.train(steps, relu=torch.relu)
+ours, t_ours = model.train(steps)
+ips_theirs, ips_ours = steps / t_theirs, steps / t_ours
+print("  MLP 784-120-84-10, batch 32, %d SGD steps: torch.relu %.1f it/s, device relu %.1f "
+      "it/s; ratio %.3fx; losses %s" % (steps, ips_theirs, ips_ours, ips_ours / ips_theirs,
+                                         "identical at every step" if ours == theirs
+                                         else "DIFFER"))
+check("the same loss as torch.relu at every step", ours == theirs)
+check("training at least 0.8x torch.relu's iterations per second", ips_ours / ips_theirs >= 0.8)

@@ -1,0 +1,444 @@
+/*
+ * cmd-serve.c - `neuronop __serve FD [DEVICE OPTIONS]`: the supervisor behind the Python
+ * package (python/neuronop/_client.py starts it and is its one client).  Not a command users
+ * type, so it is not in the command table.
+ *
+ * Python must not fork per call (forking a process that has torch loaded costs about 17 ms),
+ * so the package starts this small process once, with exec, and asks it to run ops.  It owns
+ * the virtual device, made with isolate on: every kernel, shape function and reference runs
+ * in the device's seccomp-confined worker, as under `neuronop run`, and this process keeps
+ * the verdicts.  Libraries are only ever described here (nop_library_describe), never loaded:
+ * the worker loads them.
+ *
+ * The protocol: one SOCK_SEQPACKET message per request and per reply on descriptor FD, all
+ * integers little-endian (this is an x86-64 tool), each message starting with struct hdr.
+ * Tensors travel through an arena: a memfd that Python makes, fills and sends once (ARENA,
+ * with SCM_RIGHTS), and sends again only when it needs a larger one.  This process maps it
+ * read-only from a read-only descriptor (so neither it nor a worker it forks can write
+ * through the mapping, nor make it writable), wraps the inputs in place
+ * (nop_tensor_wrap) and writes an output with pwrite where Python asked for it.
+ *
+ *   ARENA  (fd)  u64 size                          -> status
+ *   LOAD   path                                    -> u32 lib, then ITEM_JSON (its
+ *                                                     self-description, nop_library_json)
+ *   CALL   struct call_req, nargs x struct call_arg -> struct call_rep, items
+ *   FETCH  u64 out_offset                          -> struct call_rep (the held output)
+ *
+ * A reply's status is REP_OK, REP_ERROR (an ITEM_ERROR says why) or REP_ROOM: the output
+ * does not fit where Python asked; this process holds it until a FETCH names a place that
+ * fits (after Python sent a larger arena).  Items follow the fixed part: struct item, then
+ * its bytes.  Device warnings come as ITEM_DIAG, kernel printf text as ITEM_PRINTF.
+ *
+ * It ends when Python closes its end of the socket (Python exited or dropped it).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "builtin.h"
+#include "devopts.h"
+#include "report.h"
+#include "serve.h"
+
+static struct device_cli dc;
+static bool profile_opt;
+static const struct option_spec options[] = {
+    DEVICE_OPTIONS(dc),
+    OPTION(0, "profile", OPT_FLAG, &profile_opt, NULL,
+           "time runtime calls, so calls that ask get the cost model's device time"),
+    OPTIONS_END,
+};
+
+const struct command_spec serve_spec = {
+    "__serve", "FD [options]",
+    "Serve the Python package's requests on socket descriptor FD (internal).",
+    options, 1, 1, "the Python package's supervisor (internal)",
+};
+
+/* ---- the server ------------------------------------------------------------------------- */
+
+typedef struct server {
+    int fd;
+    nop_profile *profile;
+    nop_device *dev;
+    nop_library *libs[MAX_LIBS];
+    int nlibs;
+    int arena_fd;                 /* read-write: outputs are written with pwrite */
+    const unsigned char *arena;   /* mapped read-only */
+    size_t arena_size;
+    nop_run_result held;          /* an output waiting for room (REP_ROOM) */
+    bool have_held;
+    double host_ns;               /* the host's speed for the cost model; 0: not measured */
+    nop_diag diags[MAX_DIAGS];    /* this request's device warnings */
+    int ndiags, dropped;
+} server;
+
+static void collect(void *ctx, const nop_diag *d)
+{
+    server *s = ctx;
+    if (s->ndiags < MAX_DIAGS)
+        s->diags[s->ndiags++] = *d;
+    else
+        s->dropped++;
+}
+
+static void put_diags(server *s, buf *b)
+{
+    for (int i = 0; i < s->ndiags; i++)
+        reply_diag(b, ITEM_DIAG, &s->diags[i], 0, 0);
+    if (s->dropped) {
+        nop_diag d = { .severity = NOP_SEV_WARNING };
+        snprintf(d.msg, sizeof d.msg, "%d more warnings of this call were not shown",
+                 s->dropped);
+        reply_diag(b, ITEM_DIAG, &d, 0, 0);
+    }
+    s->ndiags = s->dropped = 0;
+}
+
+static int set_arena(server *s, int fd, const unsigned char *body, size_t len, buf *b)
+{
+    uint64_t size;
+    if (fd < 0 || len != sizeof size) {
+        if (fd >= 0)
+            close(fd);
+        reply_protocol(b, "an arena request needs its memfd and its size");
+        return REP_ERROR;
+    }
+    memcpy(&size, body, sizeof size);
+    /* a read-only description of the same memfd: a mapping made from it cannot be made
+     * writable, in this process or in a worker forked from it */
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    int ro = open(path, O_RDONLY | O_CLOEXEC);
+    off_t end = lseek(fd, 0, SEEK_END);
+    void *map = MAP_FAILED;
+    if (ro >= 0 && end >= 0 && (uint64_t)end >= size && size > 0)
+        map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, ro, 0);
+    if (ro >= 0)
+        close(ro);
+    if (map == MAP_FAILED) {
+        close(fd);
+        reply_protocol(b, "cannot map the arena Python sent");
+        return REP_ERROR;
+    }
+    if (s->arena)
+        munmap((void *)s->arena, s->arena_size);
+    if (s->arena_fd >= 0)
+        close(s->arena_fd);
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+    s->arena_fd = fd;
+    s->arena = map;
+    s->arena_size = (size_t)size;
+    return REP_OK;
+}
+
+static int load(server *s, const unsigned char *body, size_t len, buf *b)
+{
+    char path[4096];
+    if (len == 0 || len >= sizeof path || memchr(body, '\0', len)) {
+        reply_protocol(b, "a load request needs a library path");
+        return REP_ERROR;
+    }
+    memcpy(path, body, len);
+    path[len] = '\0';
+    if (s->nlibs == MAX_LIBS) {
+        reply_protocol(b, "too many libraries loaded in one process");
+        return REP_ERROR;
+    }
+    nop_library *lib;
+    nop_error err;
+    if (nop_library_describe(&lib, path, &err) != 0) {   /* no code of it runs here */
+        reply_error(b, &err);
+        return REP_ERROR;
+    }
+    char *json = nop_library_json(lib);
+    if (!json) {
+        nop_library_close(lib);
+        reply_protocol(b, "out of memory");
+        return REP_ERROR;
+    }
+    uint32_t id[2] = { (uint32_t)s->nlibs, 0 };
+    s->libs[s->nlibs++] = lib;
+    reply_put(b, id, sizeof id);
+    reply_item(b, ITEM_JSON, json, strlen(json));
+    free(json);
+    return REP_OK;
+}
+
+/* Writes the held output at offset, or says how much room it needs. */
+static int deliver(server *s, uint64_t offset, struct call_rep *rep)
+{
+    const nop_tensor *t = s->held.output;
+    size_t n = nop_tensor_nbytes(t);
+    rep->dtype = (int32_t)nop_tensor_dtype(t);
+    rep->ndim = nop_tensor_ndim(t);
+    memcpy(rep->sizes, nop_tensor_sizes(t), sizeof(int64_t) * (size_t)rep->ndim);
+    rep->offset = offset;
+    rep->nbytes = n;
+    if (offset > s->arena_size || n > s->arena_size - offset)
+        return REP_ROOM;
+    const char *p = nop_tensor_data(t);
+    for (size_t done = 0; done < n;) {
+        ssize_t k = pwrite(s->arena_fd, p + done, n - done, (off_t)(offset + done));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        done += (size_t)k;
+    }
+    return REP_OK;   /* the caller clears s->held once it has sent what else it holds */
+}
+
+/* Turns the request's arguments into values over the arena; -1 with b filled. */
+static int make_values(server *s, const nop_library *lib, int op, const struct call_arg *a,
+                       uint32_t n, nop_value *vals, nop_tensor **tensors, buf *b)
+{
+    nop_opinfo info;
+    nop_library_op(lib, op, &info);
+    for (uint32_t k = 0; k < n; k++) {
+        vals[k] = (nop_value){ .type = (enum nop_argtype)a[k].type, .d = a[k].d, .i = a[k].i,
+                               .is_int = a[k].is_int != 0 };
+        if (a[k].type < NOP_ARG_TENSOR || a[k].type > NOP_ARG_INT64) {
+            reply_protocol(b, "an argument of an unknown type");
+            return -1;
+        }
+        if (a[k].type != NOP_ARG_TENSOR)
+            continue;
+        if (a[k].ndim < 0 || a[k].ndim > MAX_DIMS || a[k].offset > s->arena_size ||
+            a[k].dtype < 0 || a[k].dtype > NOP_U8) {
+            reply_protocol(b, "a tensor argument outside the arena");
+            return -1;
+        }
+        nop_error err;
+        if (nop_tensor_wrap(&tensors[k], (enum nop_dtype)a[k].dtype, a[k].ndim, a[k].sizes,
+                            s->arena + a[k].offset, s->arena_size - a[k].offset, &err) != 0) {
+            reply_error(b, &err);
+            return -1;
+        }
+        vals[k].tensor = tensors[k];
+    }
+    return 0;
+}
+
+/* Runs a CALL; its reply is the fixed struct call_rep, then the items. */
+static int call(server *s, const unsigned char *body, size_t len, buf *b)
+{
+    struct call_req rq;
+    struct call_rep rep = { .device_seconds = -1 };
+    size_t at = b->len;   /* rep goes first, filled in at the end */
+    reply_put(b, &rep, sizeof rep);
+    if (len < sizeof rq) {
+        reply_protocol(b, "a call request is too short");
+        return REP_ERROR;
+    }
+    memcpy(&rq, body, sizeof rq);
+    if (rq.nargs > NOP_MAX_ARGS || len != sizeof rq + rq.nargs * sizeof(struct call_arg) ||
+        rq.lib >= (uint32_t)s->nlibs || !s->arena ||
+        (int)rq.op >= nop_library_op_count(s->libs[rq.lib])) {
+        reply_protocol(b, "a call request that names no loaded op, or has no arena");
+        return REP_ERROR;
+    }
+    if (s->have_held) {   /* Python did not fetch it: drop it */
+        nop_run_result_clear(&s->held);
+        s->have_held = false;
+    }
+    struct call_arg args[NOP_MAX_ARGS];
+    memcpy(args, body + sizeof rq, rq.nargs * sizeof *args);
+    const nop_library *lib = s->libs[rq.lib];
+    nop_value vals[NOP_MAX_ARGS];
+    nop_tensor *tensors[NOP_MAX_ARGS] = { 0 };
+    int status = REP_ERROR;
+    nop_error err;
+    if (make_values(s, lib, (int)rq.op, args, rq.nargs, vals, tensors, b) != 0)
+        goto out;
+    int rc = nop_device_run(s->dev, lib, (int)rq.op, vals, (int)rq.nargs, &s->held, &err);
+    rep.host_seconds = s->held.seconds;
+    if (rc == 0 && (rq.flags & CALL_PROFILE)) {
+        nop_error serr;
+        if (s->host_ns > 0 || nop_host_speed(NULL, &s->host_ns, &serr) == 0) {
+            nop_model m;
+            nop_model_run(s->profile, &s->held, s->host_ns, &m);
+            rep.device_seconds = m.seconds;
+        }
+    }
+    if (rc == 0) {
+        s->have_held = true;
+        status = deliver(s, rq.out_offset, &rep);
+        if (status < 0) {
+            status = REP_ERROR;
+            nop_diag d = { .severity = NOP_SEV_ERROR };
+            snprintf(d.msg, sizeof d.msg, "cannot write the output into the arena: %s",
+                     strerror(errno));
+            reply_diag(b, ITEM_ERROR, &d, NOP_ERR_NOMEM, CLASS_NOMEM);
+        }
+    } else {
+        reply_error(b, &err);
+    }
+    put_diags(s, b);
+    const char *text = s->held.printf_text;
+    if (text && text[0])
+        reply_item(b, ITEM_PRINTF, text, strlen(text));
+    if (s->held.printf_lost) {
+        nop_diag d = { .severity = NOP_SEV_WARNING };
+        snprintf(d.msg, sizeof d.msg, "the kernel's printf output overflowed the device's "
+                 "buffer: its oldest lines are lost");
+        reply_diag(b, ITEM_DIAG, &d, 0, 0);
+    }
+    if (status != REP_ROOM) {
+        nop_run_result_clear(&s->held);
+        s->have_held = false;
+    } else {   /* keep only the output, for a FETCH */
+        free(s->held.printf_text);
+        s->held.printf_text = NULL;
+    }
+out:
+    if (!b->oom)
+        memcpy(b->p + at, &rep, sizeof rep);
+    for (uint32_t k = 0; k < rq.nargs; k++)
+        nop_tensor_unwrap(tensors[k]);
+    return status;
+}
+
+static int fetch(server *s, const unsigned char *body, size_t len, buf *b)
+{
+    uint64_t offset;
+    struct call_rep rep = { .device_seconds = -1 };
+    if (len != sizeof offset || !s->have_held) {
+        reply_put(b, &rep, sizeof rep);
+        reply_protocol(b, "a fetch request with no output waiting");
+        return REP_ERROR;
+    }
+    memcpy(&offset, body, sizeof offset);
+    int status = deliver(s, offset, &rep);
+    reply_put(b, &rep, sizeof rep);
+    if (status == REP_OK) {
+        nop_run_result_clear(&s->held);
+        s->have_held = false;
+    }
+    if (status < 0) {
+        reply_protocol(b, "cannot write the output into the arena");
+        return REP_ERROR;
+    }
+    return status;
+}
+
+/* Receives one request into m (MAX_MESSAGE bytes) and any descriptor sent with it; the
+ * length, 0 at the end, -1 on an error. */
+static ssize_t receive(int fd, unsigned char *m, int *passed)
+{
+    union { struct cmsghdr h; char space[CMSG_SPACE(sizeof(int))]; } ctl;
+    struct iovec iov = { m, MAX_MESSAGE };
+    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.space,
+                          .msg_controllen = sizeof ctl.space };
+    ssize_t n;
+    do
+        n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+    while (n < 0 && errno == EINTR);
+    *passed = -1;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); n >= 0 && c; c = CMSG_NXTHDR(&msg, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+            c->cmsg_len == CMSG_LEN(sizeof(int)))
+            memcpy(passed, CMSG_DATA(c), sizeof(int));
+    return n;
+}
+
+static int serve(server *s)
+{
+    unsigned char *m = malloc(MAX_MESSAGE);
+    if (!m)
+        return report_nomem();
+    for (;;) {
+        int passed;
+        ssize_t n = receive(s->fd, m, &passed);
+        if (n <= 0)
+            break;   /* Python has gone: nothing is left to serve */
+        struct hdr h;
+        buf b = { 0 };
+        reply_put(&b, &h, sizeof h);   /* filled in below */
+        int status = REP_ERROR;
+        if ((size_t)n < sizeof h) {
+            reply_protocol(&b, "a request shorter than its header");
+            memset(&h, 0, sizeof h);
+        } else {
+            memcpy(&h, m, sizeof h);
+            const unsigned char *body = m + sizeof h;
+            size_t len = (size_t)n - sizeof h;
+            if (h.magic != MAGIC)
+                reply_protocol(&b, "a request without the protocol's magic number");
+            else if (h.type == REQ_ARENA) {
+                int afd = passed;   /* the arena keeps it (or set_arena closes it) */
+                passed = -1;
+                status = set_arena(s, afd, body, len, &b);
+            }
+            else if (h.type == REQ_LOAD)
+                status = load(s, body, len, &b);
+            else if (h.type == REQ_CALL)
+                status = call(s, body, len, &b);
+            else if (h.type == REQ_FETCH)
+                status = fetch(s, body, len, &b);
+            else
+                reply_protocol(&b, "a request of an unknown type");
+        }
+        if (passed >= 0)
+            close(passed);
+        if (b.oom) {
+            free(b.p);
+            free(m);
+            return report_nomem();
+        }
+        struct hdr rh = { MAGIC, h.type, status, 0 };
+        memcpy(b.p, &rh, sizeof rh);
+        ssize_t k;
+        do
+            k = send(s->fd, b.p, b.len, MSG_NOSIGNAL);
+        while (k < 0 && errno == EINTR);
+        free(b.p);
+        if (k < 0)
+            break;
+    }
+    free(m);
+    return 0;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    char **args;
+    int nargs;
+    int rc = parse_options(&serve_spec, argc, argv, &args, &nargs);
+    if (rc != 0)
+        return rc > 0 ? 0 : STATUS_USAGE;
+    char *end;
+    long fd = strtol(args[0], &end, 10);
+    free(args);
+    int type = 0;
+    socklen_t tl = sizeof type;
+    if (*end || fd < 0 || fd > 1 << 20 ||
+        getsockopt((int)fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 || type != SOCK_SEQPACKET) {
+        report_plain_error("neuronop __serve: FD must be a SOCK_SEQPACKET socket descriptor");
+        free_option_lists(&serve_spec);
+        return STATUS_USAGE;
+    }
+    server s = { .fd = (int)fd, .arena_fd = -1 };
+    dc.diag = collect;
+    dc.diag_ctx = &s;
+    dc.profile = profile_opt;
+    rc = device_cli_open(&dc, &s.profile, &s.dev);
+    free_option_lists(&serve_spec);
+    if (rc == 0)
+        rc = serve(&s);
+    nop_run_result_clear(&s.held);
+    for (int i = 0; i < s.nlibs; i++)
+        nop_library_close(s.libs[i]);
+    nop_device_free(s.dev);   /* before its profile */
+    nop_profile_free(s.profile);
+    if (s.arena)
+        munmap((void *)s.arena, s.arena_size);
+    if (s.arena_fd >= 0)
+        close(s.arena_fd);
+    return rc;
+}

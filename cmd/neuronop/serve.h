@@ -1,0 +1,67 @@
+/*
+ * serve.h - the protocol between the Python package and its supervisor (cmd-serve.c, the
+ * server; serve_wire.c, replies; python/neuronop/_client.py mirrors every struct here).
+ * All integers are little-endian; one SOCK_SEQPACKET message per request and per reply.
+ */
+#ifndef NEURONOP_SERVE_H
+#define NEURONOP_SERVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libneuronop.h"
+
+#define MAGIC 0x42504f4eu         /* "NOPB" */
+#define MAX_MESSAGE (1u << 20)
+#define MAX_LIBS 256
+#define MAX_DIAGS 32              /* warnings sent with one reply; the rest are counted */
+#define MAX_DIMS 8
+
+enum { REQ_ARENA = 1, REQ_LOAD, REQ_CALL, REQ_FETCH };
+enum { REP_OK = 0, REP_ERROR = 1, REP_ROOM = 2 };
+enum { ITEM_PRINTF = 1, ITEM_DIAG, ITEM_ERROR, ITEM_JSON };
+/* What kind of failure an ITEM_ERROR is: the Python exception class it becomes. */
+enum { CLASS_INPUT = 1, CLASS_BUILD, CLASS_DEVICE, CLASS_CRASH, CLASS_TIMEOUT,
+       CLASS_FORBIDDEN, CLASS_NOMEM, CLASS_PROTOCOL };
+enum { CALL_PROFILE = 1 };        /* call_req.flags: model the device time */
+
+struct hdr { uint32_t magic, type; int32_t status; uint32_t spare; };
+struct call_req { uint32_t lib, op, nargs, flags; uint64_t out_offset; };
+struct call_arg {
+    int32_t type, dtype, ndim, is_int;
+    int64_t sizes[MAX_DIMS];
+    uint64_t offset;
+    double d;
+    int64_t i;
+};
+struct call_rep {
+    int32_t dtype, ndim;
+    int64_t sizes[MAX_DIMS];
+    uint64_t offset, nbytes;
+    double host_seconds, device_seconds;   /* device: the cost model's, -1 when not asked */
+};
+struct item { uint32_t kind, len; };
+struct diag_item {
+    int32_t severity, line, col, errkind, errclass;
+    uint32_t lens[4];                      /* file, where, msg, detail */
+};
+
+/* A reply being built: the header, a request's fixed part, then items. */
+typedef struct buf {
+    unsigned char *p;
+    size_t len, cap;
+    bool oom;               /* a put ran out of memory: the reply is lost */
+} buf;
+
+/* Appends n bytes; an item (struct item, then its bytes); a diagnostic as an item of kind
+ * ITEM_DIAG or ITEM_ERROR (struct diag_item, then file, where, msg, detail). */
+void reply_put(buf *b, const void *data, size_t n);
+void reply_item(buf *b, uint32_t kind, const void *data, size_t n);
+void reply_diag(buf *b, uint32_t kind, const nop_diag *d, int errkind, int cls);
+/* A failed call's error, with the exception class it becomes (class_of). */
+void reply_error(buf *b, const nop_error *e);
+/* A failure of the request itself (what Python sent), as an input error. */
+void reply_protocol(buf *b, const char *msg);
+
+#endif /* NEURONOP_SERVE_H */

@@ -1,0 +1,406 @@
+"""The client side of neuronop's supervisor, ``neuronop __serve`` (cmd/neuronop/cmd-serve.c
+describes the protocol; the structs below mirror its own).
+
+The Python process never forks per call: forking a process that has torch loaded costs
+about 17 ms.  Instead it starts the supervisor once, with exec, and sends it requests over a
+SOCK_SEQPACKET socket.  The supervisor owns the virtual device and runs every kernel in the
+device's confined worker; this process keeps tensors in an arena, a memfd both map, so an
+input is copied once (into the arena, which also makes it contiguous) and an output once
+(out of it, into a tensor the caller owns).  A supervisor that dies is replaced by the next
+call, which loads its libraries again.
+"""
+
+import atexit
+import json
+import mmap
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import threading
+
+import torch
+
+from . import errors
+
+MAGIC = 0x42504F4E  # "NOPB"
+REQ_ARENA, REQ_LOAD, REQ_CALL, REQ_FETCH = 1, 2, 3, 4
+REP_OK, REP_ERROR, REP_ROOM = 0, 1, 2
+ITEM_PRINTF, ITEM_DIAG, ITEM_ERROR, ITEM_JSON = 1, 2, 3, 4
+CALL_PROFILE = 1
+
+HDR = struct.Struct("<IIiI")
+CALL_REQ = struct.Struct("<IIIIQ")
+CALL_ARG = struct.Struct("<iiii8qQdq")
+CALL_REP = struct.Struct("<ii8qQQdd")
+ITEM = struct.Struct("<II")
+DIAG = struct.Struct("<iiiii4I")
+LIB_ID = struct.Struct("<II")
+
+ARG_TENSOR, ARG_SCALAR, ARG_DOUBLE, ARG_INT64 = 0, 1, 2, 3
+ALIGN = 64
+MAX_REPLY = 1 << 20
+
+# The device's dtypes (enum nop_dtype), by torch dtype.
+DTYPES = {
+    torch.float32: 0, torch.bfloat16: 1, torch.float16: 2, torch.int32: 3,
+    torch.int8: 4, torch.int64: 5, torch.int16: 6, torch.uint8: 7,
+}
+TORCH_DTYPES = {code: dt for dt, code in DTYPES.items()}
+
+CLASSES = {
+    1: errors.InputError, 2: errors.BuildError, 3: errors.DeviceError,
+    4: errors.CrashError, 5: errors.TimeoutError, 6: errors.ForbiddenError,
+    7: errors.ResourceError, 8: errors.SupervisorError,
+}
+SEVERITIES = {0: "error", 1: "warning", 2: "note"}
+
+
+def neuronop_binary():
+    """The neuronop program: the one that launched us, else $NEURONOP, else on PATH."""
+    for var in ("NEURONOP_BIN", "NEURONOP"):
+        path = os.environ.get(var)
+        if path and os.access(path, os.X_OK):
+            return path
+    path = shutil.which("neuronop")
+    if path:
+        return path
+    raise errors.SupervisorError(
+        "cannot find the neuronop program: put it on PATH, set NEURONOP to its path, or run "
+        "the script with 'neuronop python'")
+
+
+class Diag:
+    """One diagnostic from the supervisor."""
+
+    __slots__ = ("severity", "line", "col", "errkind", "errclass", "file", "where",
+                 "message", "detail")
+
+    def text(self):
+        return errors.format_diag(SEVERITIES.get(self.severity, "error"), self.message,
+                                  self.where, self.detail, self.file, self.line, self.col)
+
+    def exception(self):
+        cls = CLASSES.get(self.errclass, errors.Error)
+        return cls(self.message, self.where, self.detail, self.file, self.line, self.col,
+                   text=self.text())
+
+
+def _parse_diag(data, pos):
+    d = Diag()
+    (d.severity, d.line, d.col, d.errkind, d.errclass, *lens) = DIAG.unpack_from(data, pos)
+    pos += DIAG.size
+    parts = []
+    for n in lens:
+        parts.append(bytes(data[pos:pos + n]).decode("utf-8", "replace"))
+        pos += n
+    d.file, d.where, d.message, d.detail = parts
+    return d
+
+
+class Reply:
+    """A reply: its status, fixed part and items."""
+
+    def __init__(self, data, fixed):
+        magic, self.type, self.status, _ = HDR.unpack_from(data, 0)
+        if magic != MAGIC:
+            raise errors.SupervisorError("the supervisor sent a reply without the protocol's "
+                                         "magic number")
+        pos = HDR.size
+        self.fixed = None
+        if fixed is not None and len(data) >= pos + fixed.size:
+            self.fixed = fixed.unpack_from(data, pos)
+            pos += fixed.size
+        self.printf = ""
+        self.diags = []
+        self.error = None
+        self.json = None
+        while pos + ITEM.size <= len(data):
+            kind, n = ITEM.unpack_from(data, pos)
+            pos += ITEM.size
+            body = data[pos:pos + n]
+            if kind == ITEM_PRINTF:
+                self.printf += bytes(body).decode("utf-8", "replace")
+            elif kind == ITEM_DIAG:
+                self.diags.append(_parse_diag(data, pos))
+            elif kind == ITEM_ERROR:
+                self.error = _parse_diag(data, pos)
+            elif kind == ITEM_JSON:
+                self.json = json.loads(bytes(body).decode("utf-8"))
+            pos += n
+
+    def raise_error(self):
+        if self.error is not None:
+            raise self.error.exception()
+        raise errors.SupervisorError("the supervisor failed the request without saying why")
+
+
+class Arena:
+    """A memfd mapped here and in the supervisor; tensors are laid out in it per call."""
+
+    def __init__(self, size):
+        self.size = size
+        self.fd = os.memfd_create("neuronop-arena", os.MFD_CLOEXEC)
+        os.ftruncate(self.fd, size)
+        self.map = mmap.mmap(self.fd, size)
+        self.bytes = torch.frombuffer(self.map, dtype=torch.uint8)
+
+    def view(self, offset, dtype, shape):
+        n = _numel(shape) * _itemsize(dtype)
+        return self.bytes[offset:offset + n].view(dtype).view(shape)
+
+    def close(self):
+        self.bytes = None
+        self.map.close()
+        os.close(self.fd)
+
+
+def _numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+_ITEMSIZES = {}
+
+
+def _itemsize(dtype):
+    size = _ITEMSIZES.get(dtype)
+    if size is None:
+        size = _ITEMSIZES[dtype] = torch.empty((), dtype=dtype).element_size()
+    return size
+
+
+def _align(n):
+    return (n + ALIGN - 1) & ~(ALIGN - 1)
+
+
+class Result:
+    __slots__ = ("output", "printf", "diags", "error", "host_seconds", "device_seconds")
+
+
+class Supervisor:
+    """One supervisor process and its arena; every request holds the lock."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._proc = None
+        self._sock = None
+        self._arena = None
+        self._arena_sent = False   # the current supervisor has mapped self._arena
+        self._ids = {}          # library path -> its id in the current supervisor
+
+    # ---- the process ----------------------------------------------------------------------
+
+    def _start(self):
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        argv = [neuronop_binary(), "__serve", str(theirs.fileno())]
+        extra = os.environ.get("NEURONOP_SERVE_ARGS", "")
+        argv += [a for a in extra.split("\n") if a]
+        if os.environ.get("NEURONOP_STATS"):
+            argv.append("--profile")
+        try:
+            self._proc = subprocess.Popen(argv, pass_fds=(theirs.fileno(),),
+                                          stdin=subprocess.DEVNULL)
+        except OSError as e:
+            ours.close()
+            raise errors.SupervisorError("cannot start neuronop's supervisor '%s': %s"
+                                         % (argv[0], e.strerror)) from None
+        finally:
+            theirs.close()
+        self._sock = ours
+        self._ids = {}
+        self._arena_sent = False
+
+    def _stop(self, grace=0.0):
+        """Ends the supervisor: closing its socket ends it within a moment (it may be
+        finishing a run, bounded by the device's timeout); after grace seconds it is killed."""
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        if self._proc is not None:
+            try:
+                self._proc.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            self._proc = None
+
+    def pid(self):
+        """The supervisor's process id (None before the first request)."""
+        return self._proc.pid if self._proc is not None else None
+
+    def close(self):
+        """Ends the supervisor and frees the arena (the next call starts another)."""
+        with self._lock:
+            self._stop(grace=2.0)
+            if self._arena is not None:
+                self._arena.close()
+                self._arena = None
+
+    def _ensure_running(self):
+        """Starts the supervisor, or a new one in place of one that has died (the new one
+        gets the arena and the libraries again as they are needed)."""
+        if self._sock is None or self._proc is None or self._proc.poll() is not None:
+            self._stop()
+            self._start()
+
+    def _request(self, rtype, body, fixed=None, fds=()):
+        if self._sock is None:
+            raise errors.SupervisorError("neuronop's supervisor process is not running; the "
+                                         "next call starts a new one")
+        msg = HDR.pack(MAGIC, rtype, 0, 0) + body
+        try:
+            if fds:
+                socket.send_fds(self._sock, [msg], list(fds))
+            else:
+                self._sock.send(msg)
+            data = self._sock.recv(MAX_REPLY)
+        except OSError as e:
+            data = b""
+            why = e.strerror
+        except BaseException:
+            # interrupted (KeyboardInterrupt) between request and reply: the reply would
+            # answer the next request, so this supervisor is done; the next call starts one
+            self._stop()
+            raise
+        else:
+            why = "it ended"
+        if not data:
+            status = self._proc.poll()
+            self._stop()
+            raise errors.SupervisorError(
+                "neuronop's supervisor process stopped answering (%s%s); the next call "
+                "starts a new one" % (why, ", exit status %s" % status if status is not None
+                                      else ""))
+        return Reply(data, fixed)
+
+    # ---- requests -------------------------------------------------------------------------
+
+    def _ensure_arena(self, size):
+        """An arena of at least size bytes that the supervisor has mapped."""
+        if self._arena is None or self._arena.size < size:
+            new = max(size, 2 * self._arena.size if self._arena else 0, 1 << 20)
+            new = (new + (1 << 20) - 1) & ~((1 << 20) - 1)
+            arena = Arena(new)
+            if self._arena is not None:
+                self._arena.close()
+            self._arena = arena
+            self._arena_sent = False
+        if not self._arena_sent:
+            reply = self._request(REQ_ARENA, struct.pack("<Q", self._arena.size),
+                                  fds=(self._arena.fd,))
+            if reply.status != REP_OK:
+                reply.raise_error()
+            self._arena_sent = True
+        return self._arena
+
+    def _lib_id(self, path):
+        lib = self._ids.get(path)
+        if lib is None:
+            lib = self._load(path)[0]
+        return lib
+
+    def _load(self, path):
+        reply = self._request(REQ_LOAD, os.fsencode(path), fixed=LIB_ID)
+        if reply.status != REP_OK:
+            reply.raise_error()
+        self._ids[path] = reply.fixed[0]
+        return reply.fixed[0], reply.json
+
+    def load(self, path):
+        """Describes the library at path (never loading its code here); its JSON."""
+        with self._lock:
+            self._ensure_running()
+            return self._load(path)[1]
+
+    def call(self, path, op, args, profile=False):
+        """Runs op (an index) of the library at path with args, a list of (ARG_*, value):
+        tensors must be CPU tensors of a device dtype.  Returns (Result, Reply): the
+        Result's output is None when the op failed, and Reply.raise_error() raises why
+        (after the caller has shown the run's warnings and printf text)."""
+        with self._lock:
+            self._ensure_running()
+            return self._call(path, op, args, profile)
+
+    def _call(self, path, op, args, profile):
+        # lay the inputs out, then room for the output (as large as the largest input, a
+        # guess that fits elementwise ops; a larger output costs one more round trip)
+        layout = []
+        end = 0
+        largest = ALIGN
+        for kind, value in args:
+            if kind == ARG_TENSOR:
+                n = value.numel() * value.element_size()
+                layout.append(end)
+                end = _align(end + n)
+                largest = max(largest, n)
+            else:
+                layout.append(0)
+        out_offset = end
+        arena = self._ensure_arena(out_offset + largest)
+        lib = self._lib_id(path)
+        parts = [CALL_REQ.pack(lib, op, len(args), CALL_PROFILE if profile else 0,
+                               out_offset)]
+        for (kind, value), offset in zip(args, layout):
+            if kind == ARG_TENSOR:
+                shape = tuple(value.shape)
+                if shape:
+                    arena.view(offset, value.dtype, shape).copy_(value)
+                else:
+                    arena.view(offset, value.dtype, (1,)).copy_(value.reshape(1))
+                sizes = list(shape) + [0] * (8 - len(shape))
+                parts.append(CALL_ARG.pack(ARG_TENSOR, DTYPES[value.dtype], len(shape), 0,
+                                           *sizes, offset, 0.0, 0))
+            elif kind == ARG_INT64:
+                parts.append(CALL_ARG.pack(kind, 0, 0, 1, *([0] * 8), 0, 0.0, value))
+            elif kind == ARG_DOUBLE:
+                parts.append(CALL_ARG.pack(kind, 0, 0, 0, *([0] * 8), 0, float(value), 0))
+            else:   # a Scalar: an int stays an int
+                is_int = isinstance(value, int)
+                parts.append(CALL_ARG.pack(kind, 0, 0, 1 if is_int else 0, *([0] * 8), 0,
+                                           0.0 if is_int else float(value),
+                                           value if is_int else 0))
+        reply = self._request(REQ_CALL, b"".join(parts), fixed=CALL_REP)
+        res = Result()
+        res.printf = reply.printf
+        res.diags = reply.diags
+        res.output = None
+        if reply.fixed is not None:
+            res.host_seconds, res.device_seconds = reply.fixed[12], reply.fixed[13]
+        else:
+            res.host_seconds, res.device_seconds = 0.0, -1.0
+        if reply.status == REP_ROOM:   # the output did not fit: it waits for a larger arena
+            nbytes = reply.fixed[11]
+            self._ensure_arena(out_offset + nbytes)   # the inputs are no longer needed
+            reply = self._request(REQ_FETCH, struct.pack("<Q", out_offset), fixed=CALL_REP)
+        if reply.status != REP_OK:
+            res.error = reply.error
+            return res, reply
+        dtype_code, ndim = reply.fixed[0], reply.fixed[1]
+        shape = tuple(reply.fixed[2:2 + ndim])
+        offset = reply.fixed[10]
+        dtype = TORCH_DTYPES[dtype_code]
+        if shape:
+            res.output = self._arena.view(offset, dtype, shape).clone()
+        else:
+            res.output = self._arena.view(offset, dtype, (1,)).clone().reshape(())
+        return res, reply
+
+
+_supervisor = None
+_supervisor_lock = threading.Lock()
+
+
+def supervisor():
+    """The process's supervisor client (the process starts when it is first asked)."""
+    global _supervisor
+    if _supervisor is None:
+        with _supervisor_lock:
+            if _supervisor is None:
+                _supervisor = Supervisor()
+                # at exit, wait for it to end, so nothing outlives the script
+                atexit.register(_supervisor.close)
+    return _supervisor

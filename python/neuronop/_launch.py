@@ -1,0 +1,30 @@
+"""What `neuronop python SCRIPT ARGS...` runs (cmd/neuronop/cmd-python.c): SCRIPT as
+``python SCRIPT ARGS...`` would, with the compatibility package torch_neuronx appended to
+sys.path (after everything else, so a real torch_neuronx, if installed, still wins) and,
+with --stats, the op statistics printed to standard error at exit.
+"""
+
+import atexit
+import os
+import runpy
+import sys
+
+
+def main():
+    script = sys.argv[1]
+    sys.argv = sys.argv[1:]
+    # run as a file, this module's folder is sys.path[0]: the script's must be instead
+    sys.path[0] = os.path.dirname(os.path.abspath(script))
+    compat = os.environ.get("NEURONOP_COMPAT_DIR")
+    if compat:
+        sys.path.append(compat)
+    if os.environ.get("NEURONOP_STATS"):
+        def report():
+            from neuronop import format_stats
+            sys.stderr.write(format_stats() + "\n")
+        atexit.register(report)
+    runpy.run_path(script, run_name="__main__")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,228 @@
+"""Registering a built library's ops as torch.ops.NAMESPACE.OP, and calling them.
+
+Each op is defined with torch.library from the library's self-description (its arguments'
+types and, where the library records them, their names, so keyword calls work) and gets a
+CPU implementation that runs it on the virtual device through the supervisor (_client.py).
+torch itself checks the arguments against the schema.  A namespace is defined once per
+process (torch allows one DEF library per namespace), so the Library objects live in a
+registry here, as do the ops, so that loading a library twice is harmless and two libraries
+defining one op is an error.
+"""
+
+import keyword
+import os
+import sys
+import threading
+import time
+import warnings
+
+import torch
+
+from . import errors
+from ._client import (ARG_DOUBLE, ARG_INT64, ARG_SCALAR, ARG_TENSOR, DTYPES, supervisor)
+
+# schema types of the library's argument kinds
+SCHEMA_TYPES = {"tensor": "Tensor", "scalar": "Scalar", "double": "float", "int64": "int"}
+KINDS = {"tensor": ARG_TENSOR, "scalar": ARG_SCALAR, "double": ARG_DOUBLE,
+         "int64": ARG_INT64}
+
+_lock = threading.RLock()
+_namespaces = {}   # namespace -> torch.library.Library(namespace, "DEF")
+_ops = {}          # "ns::op" -> Op
+_libraries = {}    # real path -> Library
+
+
+class Op:
+    """One registered op: where it comes from and how it is called."""
+
+    def __init__(self, qualname, path, index, kinds, names, schema):
+        self.qualname = qualname
+        self.path = path
+        self.index = index
+        self.kinds = kinds
+        self.names = names
+        self.schema = schema
+        self.calls = 0
+        self.host_seconds = 0.0
+        self.device_seconds = 0.0
+        self.modeled_calls = 0
+
+    def __call__(self, *args):
+        return _run(self, args)
+
+
+class Library:
+    """A loaded library: its path, namespace and ops."""
+
+    def __init__(self, path, name, namespace, ops):
+        self.path = path
+        self.name = name
+        self.namespace = namespace
+        self.ops = ops
+
+    def __repr__(self):
+        return "<neuronop library %r: %s>" % (self.path, ", ".join(
+            "%s.%s" % (self.namespace, op) for op in self.ops))
+
+
+def _schema(op):
+    args = op["args"]
+    names = op.get("argnames") or []
+    # names torch can take: identifiers, none a Python keyword (keyword calls), none twice
+    if (len(names) != len(args) or len(set(names)) != len(names) or
+            not all(n.isidentifier() and not keyword.iskeyword(n) for n in names)):
+        names = ["arg%d" % i for i in range(len(args))]
+    params = ", ".join("%s %s" % (SCHEMA_TYPES[t], n) for t, n in zip(args, names))
+    return "%s(%s) -> Tensor" % (op["name"], params), names
+
+
+def _torch_has(namespace, name):
+    """Whether torch already has namespace::name (its own op, or an extension's)."""
+    try:
+        torch._C._jit_get_operation("%s::%s" % (namespace, name))
+    except RuntimeError:
+        return False
+    return True
+
+
+def register(path):
+    """Registers the ops of the built library at path; returns its Library.  Loading the
+    same file again registers nothing new."""
+    real = os.path.realpath(path)
+    if not os.path.isfile(real):
+        raise errors.InputError("'%s': no such library file; build it first (custom_op.load)"
+                                % path)
+    with _lock:
+        desc = supervisor().load(real)
+        namespace = desc.get("namespace") or desc["library"]
+        ops = desc.get("ops", [])
+        known = _libraries.get(real)
+        planned = []
+        for i, op in enumerate(ops):
+            qualname = "%s::%s" % (namespace, op["name"])
+            schema, names = _schema(op)
+            have = _ops.get(qualname)
+            if have is not None:
+                if have.path != real:
+                    raise errors.InputError(
+                        "op '%s' of '%s' is already defined by '%s': two libraries cannot "
+                        "define the same op in one namespace; rename one of them (its "
+                        "NEURON_LIBRARY namespace or the op)" % (qualname, path, have.path))
+                if have.schema != schema:
+                    raise errors.InputError(
+                        "op '%s' was loaded as %s and '%s' now defines it as %s: torch "
+                        "cannot change a defined op's schema; restart Python to load the "
+                        "new signature" % (qualname, have.schema, path, schema))
+                have.index = i
+                continue
+            if _torch_has(namespace, op["name"]):
+                raise errors.InputError(
+                    "op '%s' of '%s' clashes with an op torch already has: choose another "
+                    "namespace in NEURON_LIBRARY(...) or another op name" % (qualname, path))
+            kinds = [KINDS[t] for t in op["args"]]
+            planned.append(Op(qualname, real, i, kinds, names, schema))
+        if planned:
+            lib = _namespaces.get(namespace)
+            if lib is None:
+                try:
+                    lib = torch.library.Library(namespace, "DEF")
+                except RuntimeError as e:
+                    raise errors.InputError(
+                        "namespace '%s' of '%s' cannot be defined from Python (%s): choose "
+                        "another namespace in NEURON_LIBRARY(...)"
+                        % (namespace, path, str(e).splitlines()[0])) from None
+                _namespaces[namespace] = lib
+            for op in planned:
+                lib.define(op.schema)
+                # an op with no tensor argument has no backend to dispatch on: it gets the
+                # key torch uses for every backend
+                key = "CPU" if ARG_TENSOR in op.kinds else "CompositeExplicitAutograd"
+                lib.impl(op.schema.split("(", 1)[0], op, key)
+                _ops[op.qualname] = op
+        if known is None:
+            known = _libraries[real] = Library(real, desc["library"], namespace,
+                                               [op["name"] for op in ops])
+        return known
+
+
+def _argument_error(op, i, why):
+    return errors.InputError("argument '%s' %s" % (op.names[i], why), where=op.qualname)
+
+
+def _run(op, args):
+    """The CPU implementation of every neuronop op."""
+    grad = torch.is_grad_enabled()
+    values = []
+    for i, (kind, value) in enumerate(zip(op.kinds, args)):
+        if kind == ARG_TENSOR:
+            if value.dtype not in DTYPES:
+                raise _argument_error(op, i, "is a %s tensor, which the device does not have "
+                                      "(float32, bfloat16, float16 and 8- to 64-bit integers): "
+                                      "convert it first, e.g. with .float()"
+                                      % str(value.dtype).replace("torch.", ""))
+            if value.dim() > 8:
+                raise _argument_error(op, i, "has %d dimensions; the device has at most 8"
+                                      % value.dim())
+            if grad and value.requires_grad:
+                raise _argument_error(op, i, "requires grad, but the op has no derivative, so "
+                                      "its gradient would be lost: call it from a "
+                                      "torch.autograd.Function's forward (as the tutorials' "
+                                      "my_ops.py does), under torch.no_grad(), or on "
+                                      ".detach()ed tensors")
+            value = value.detach()
+        elif kind == ARG_SCALAR and isinstance(value, complex):
+            raise _argument_error(op, i, "is complex, which the device does not have")
+        values.append((kind, value))
+    t0 = time.perf_counter()
+    res, reply = supervisor().call(op.path, op.index, values, profile=_stats_on())
+    op.calls += 1
+    op.host_seconds += time.perf_counter() - t0
+    if res.device_seconds >= 0:
+        op.device_seconds += res.device_seconds
+        op.modeled_calls += 1
+    for d in res.diags:
+        warnings.warn(d.text(), errors.DeviceWarning, stacklevel=3)
+    if res.printf:   # after the op, as on the device and in `neuronop run`
+        sys.stdout.write(res.printf)
+        sys.stdout.flush()
+    if res.output is None:
+        reply.raise_error()
+    return res.output
+
+
+# ---- statistics --------------------------------------------------------------------------
+
+_stats_enabled = None
+
+
+def _stats_on():
+    global _stats_enabled
+    if _stats_enabled is None:
+        _stats_enabled = bool(os.environ.get("NEURONOP_STATS"))
+    return _stats_enabled
+
+
+def stats():
+    """Per op: calls, host seconds (each call as Python sees it) and the cost model's device
+    seconds (None unless the process runs under ``neuronop python --stats`` or with
+    NEURONOP_STATS=1 in its environment)."""
+    with _lock:
+        return {name: {"calls": op.calls, "host_seconds": op.host_seconds,
+                       "device_seconds": op.device_seconds if op.modeled_calls else None}
+                for name, op in sorted(_ops.items())}
+
+
+def format_stats():
+    """The stats as the table ``neuronop python --stats`` prints at exit."""
+    rows = [(name, s) for name, s in stats().items() if s["calls"]]
+    lines = ["neuronop: %-28s %8s %14s %16s" % ("op", "calls", "host ms/call",
+                                                "device ms/call")]
+    for name, s in rows:
+        dev = ("%16.4f" % (1e3 * s["device_seconds"] / s["calls"])
+               if s["device_seconds"] is not None else "%16s" % "-")
+        lines.append("neuronop: %-28s %8d %14.4f %s" % (name, s["calls"],
+                                                       1e3 * s["host_seconds"] / s["calls"],
+                                                       dev))
+    if not rows:
+        lines.append("neuronop: no op was called")
+    return "\n".join(lines)

@@ -1,0 +1,105 @@
+"""Building and loading op libraries from Python, with the arguments of the real tool's
+``torch_neuronx.xla_impl.custom_op``: ``load`` builds ``lib<name>.so`` with neuronop (an
+incremental build: nothing changed, nothing compiled) and registers its ops; ``load_library``
+registers the ops of a library built before.  The ops are then ``torch.ops.NAMESPACE.OP``,
+NAMESPACE being NEURON_LIBRARY's (or, for a C library, the library's name).
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+from . import _client, _ops, errors
+
+__all__ = ["load", "load_library"]
+
+
+def _paths(what, value):
+    if value is None:
+        return []
+    if isinstance(value, (str, bytes, os.PathLike)):
+        value = [value]
+    out = []
+    for v in value:
+        if not isinstance(v, (str, os.PathLike)):
+            raise TypeError("custom_op.load: %s must be paths (str), not %s"
+                            % (what, type(v).__name__))
+        out.append(os.path.abspath(os.fspath(v)))
+    return out
+
+
+def _manifest(name, compute, shape, build_dir, multicore, cflags, includes):
+    q = json.dumps   # a JSON string is a YAML flow scalar: any path or flag, quoted safely
+    lines = [
+        "# written by neuronop's custom_op.load; rewritten by every call",
+        "name: %s" % q(name),
+        "compute_srcs: [%s]" % ", ".join(q(p) for p in compute),
+        "shape_srcs: [%s]" % ", ".join(q(p) for p in shape),
+        "build_directory: %s" % q(build_dir),
+        "multicore: %s" % ("true" if multicore else "false"),
+        "extra_cflags: [%s]" % ", ".join(q(f) for f in cflags),
+        "extra_include_paths: [%s]" % ", ".join(q(p) for p in includes),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _write_if_changed(path, text):
+    try:
+        with open(path) as f:
+            if f.read() == text:
+                return
+    except OSError:
+        pass
+    tmp = "%s.%d.tmp" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def load(name, compute_srcs, shape_srcs, build_directory=None, multicore=False,
+         extra_cflags=None, extra_include_paths=None, verbose=False):
+    """Builds lib<name>.so in build_directory (default: ~/.cache/neuronop/<name>) from the
+    kernels in compute_srcs and the shape functions and NEURON_LIBRARY registration in
+    shape_srcs, then registers its ops.  Returns the library's path.  A compile error raises
+    neuronop.BuildError with the compiler's messages; a bad argument, InputError."""
+    if not isinstance(name, str) or not name:
+        raise TypeError("custom_op.load: name must be a non-empty str")
+    compute = _paths("compute_srcs", compute_srcs)
+    shape = _paths("shape_srcs", shape_srcs)
+    if extra_cflags is not None and (isinstance(extra_cflags, str) or
+                                     not all(isinstance(f, str) for f in extra_cflags)):
+        raise TypeError("custom_op.load: extra_cflags must be a list of str")
+    includes = _paths("extra_include_paths", extra_include_paths)
+    if build_directory is None:
+        cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"),
+                                                                 ".cache")
+        build_directory = os.path.join(cache, "neuronop", name)
+    build_dir = os.path.abspath(os.fspath(build_directory))
+    meta = os.path.join(build_dir, ".neuronop")
+    os.makedirs(meta, exist_ok=True)
+    manifest = os.path.join(meta, name + ".yaml")
+    _write_if_changed(manifest, _manifest(name, compute, shape, build_dir, bool(multicore),
+                                          list(extra_cflags or []), includes))
+    argv = [_client.neuronop_binary(), "build"] + (["-v"] if verbose else []) + [manifest]
+    proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    if verbose and proc.stdout:
+        sys.stdout.write(proc.stdout)
+    if proc.returncode != 0:
+        text = proc.stderr.rstrip("\n") or "neuronop build failed with exit status %d" % (
+            proc.returncode)
+        cls = {2: errors.InputError, 3: errors.BuildError}.get(proc.returncode, errors.Error)
+        first = text.splitlines()[0]
+        raise cls(first, text=text)
+    if proc.stderr:
+        sys.stderr.write(proc.stderr)   # the compilers' warnings
+    path = os.path.join(build_dir, "lib%s.so" % name)
+    _ops.register(path)
+    return path
+
+
+def load_library(path):
+    """Registers the ops of a library built by custom_op.load or `neuronop build`.  Loading
+    the same library again is harmless.  Returns a description of the library."""
+    return _ops.register(os.fspath(path))

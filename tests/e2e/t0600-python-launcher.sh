@@ -1,0 +1,112 @@
+#!/bin/sh
+# `neuronop python`: the launcher's contract - exit statuses, arguments, the script's folder
+# on sys.path, the torch_neuronx compatibility package only under the launcher (and never in
+# front of a real one), NEURONOP_PYTHON, and --stats.  Only the last test imports torch.
+. ./lib.sh
+py() { printf '%s\n' "$@" >"$WORK/s.py"; }
+
+test_expect "--help describes the command and exits 0" '
+    run python --help
+    expect_status 0
+    expect_out "usage: neuronop python [options] SCRIPT [ARGS...]"
+    expect_out "NEURONOP_PYTHON"'
+
+test_expect "no script is a usage error" '
+    run python
+    expect_status 2'
+
+test_expect "a script that cannot be read is a usage error naming it" '
+    run python nothing-here.py
+    expect_status 2
+    expect_err "neuronop: error: cannot read script '\''nothing-here.py'\''"'
+
+test_expect "the exit status is the script'\''s" '
+    py "import sys" "sys.exit(7)"
+    run python s.py
+    expect_status 7
+    py "print(\"fine\")"
+    run python s.py
+    expect_status 0
+    expect_out fine'
+
+test_expect "an uncaught exception exits 1 with its traceback" '
+    py "raise ValueError(\"broken on purpose\")"
+    run python s.py
+    expect_status 1
+    expect_err "ValueError: broken on purpose"'
+
+test_expect "arguments after SCRIPT are the script'\''s, options included" '
+    py "import sys" "print(sys.argv)"
+    run python --timeout 2 s.py --timeout x -v
+    expect_status 0
+    expect_out "['\''s.py'\'', '\''--timeout'\'', '\''x'\'', '\''-v'\'']"'
+
+test_expect "a bad device option is a usage error" '
+    py "pass"
+    run python --timeout abc s.py
+    expect_status 2
+    run python --schedule sideways s.py
+    expect_status 2
+    expect_err "unknown schedule '\''sideways'\''"
+    run python --device nosuch s.py
+    expect_status 2
+    run python --memcheck s.py
+    expect_status 2
+    expect_err "--memcheck is not supported yet"'
+
+test_expect "modules beside the script import, as under python itself" '
+    mkdir sub
+    printf "VALUE = 42\n" >sub/helper.py
+    printf "import helper\nprint(helper.VALUE)\n" >sub/main.py
+    run python sub/main.py
+    expect_status 0
+    expect_out 42'
+
+test_expect "torch_neuronx.xla_impl.custom_op is neuronop'\''s under the launcher" '
+    py "from torch_neuronx.xla_impl import custom_op" "import neuronop.custom_op as ours" \
+       "print(custom_op.load is ours.load, custom_op.load_library is ours.load_library)"
+    run python s.py
+    expect_status 0
+    expect_out "True True"'
+
+test_expect "plain python3 does not see the compatibility package" '
+    py "import torch_neuronx"
+    status=0
+    PYTHONPATH="$NEURONOP_SRC/python" /usr/bin/python3 s.py >out 2>err || status=$?
+    test "$status" = 1
+    grep -q "No module named '\''torch_neuronx'\''" err'
+
+test_expect "a real torch_neuronx on the path wins over the compatibility package" '
+    mkdir -p torch_neuronx
+    printf "REAL = True\n" >torch_neuronx/__init__.py
+    py "import torch_neuronx" "print(getattr(torch_neuronx, \"REAL\", False))"
+    run python s.py
+    expect_status 0
+    expect_out True'
+
+test_expect "NEURONOP_PYTHON chooses the Python" '
+    printf "#!/bin/sh\necho chosen >&2\nexec /usr/bin/python3 \"\$@\"\n" >mypy
+    chmod +x mypy
+    py "print(\"ran\")"
+    status=0
+    NEURONOP_PYTHON=$WORK/mypy "$NEURONOP" python s.py >out 2>err || status=$?
+    test "$status" = 0
+    grep -q chosen err
+    grep -q ran out
+    status=0
+    NEURONOP_PYTHON=$WORK/none "$NEURONOP" python s.py >out 2>err || status=$?
+    test "$status" = 2
+    grep -q "neuronop: error: cannot run Python '\''$WORK/none'\''" err'
+
+copy_example negate "$WORK/negate"
+"$NEURONOP" build "$WORK/negate" >/dev/null
+test_expect "--stats prints each op'\''s calls and modeled device time at exit" '
+    py "import torch" "from neuronop import custom_op" \
+       "custom_op.load_library(\"negate/build/libnegate.so\")" \
+       "for _ in range(3): torch.ops.negate.negate(torch.ones(4, 4))"
+    run_alone python --stats s.py
+    expect_status 0
+    expect_err "calls"
+    grep -E "^neuronop: negate::negate +3 +[0-9.]+ +[0-9.]+$" err'
+
+test_done

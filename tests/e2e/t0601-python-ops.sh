@@ -1,0 +1,73 @@
+#!/bin/sh
+# The Python package end to end: tests/python/test_bridge.py runs, in one Python process
+# under `neuronop python`, every promise of neuronop-python(1) (building, loading, calls,
+# autograd against torch.relu, each failure's exception class, a replaced supervisor, name
+# clashes, warnings, printf, stats) and prints its own TAP.  This script builds the C
+# libraries it loads (libtcc: milliseconds) and keeps the C++ example's build in out/,
+# keyed by its sources, so the g++ compile happens once per change, not per run.
+. ./lib.sh
+
+libs=$WORK/libs
+mkdir -p "$libs"
+built() {   # built NAME DIR-OR-MANIFEST SO: builds it and puts SO in $libs/NAME/
+    "$NEURONOP" build "$2" >"$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; exit 1; }
+    mkdir -p "$libs/$1"
+    cp "$3" "$libs/$1/"
+}
+cp -R "$NEURONOP_SRC/tests/fixtures/rules" "$WORK/rules"
+built crash "$WORK/rules/crash.yaml" "$WORK/rules/build/librules_crash.so"
+built access "$WORK/rules/access.yaml" "$WORK/rules/build/librules_access.so"
+cp -R "$NEURONOP_SRC/tests/fixtures/hostile" "$WORK/hostile"
+built hostile "$WORK/hostile" "$WORK/hostile/build/libhostile.so"
+for ex in relu_multicore printf_debug; do
+    copy_example "$ex" "$WORK/$ex"
+    built "$ex" "$WORK/$ex" "$WORK/$ex/build/lib$ex.so"
+done
+# two libraries named twin, each with an op negate; and one named aten with an op relu
+for t in twin_a twin_b aten; do
+    copy_example negate "$WORK/$t"
+    name=twin op=negate
+    [ "$t" = aten ] && name=aten op=relu
+    sed -e "s/^name: negate/name: $name/" -e "s/^  negate:/  $op:/" -e '/^tests:/,$d' \
+        "$WORK/$t/neuronop.yaml" >"$WORK/$t/m.yaml"
+    built "$t" "$WORK/$t/m.yaml" "$WORK/$t/build/lib$name.so"
+done
+
+# an op whose output is larger than the room Python guessed for it (its inputs' size)
+mkdir -p "$WORK/grow"
+cat >"$WORK/grow/k.c" <<'K'
+#include <neuronop.h>
+nt_tensor *grow(int64_t n, double v)
+{
+    int64_t sizes[1] = { n };
+    return nt_full(1, sizes, nt_scalar_f(v), NT_F32);
+}
+K
+cat >"$WORK/grow/s.c" <<'S'
+#include <neuronop.h>
+nt_tensor *grow_shape(int64_t n, double v)
+{
+    int64_t sizes[1] = { n };
+    return nt_empty(1, sizes, NT_F32);
+}
+S
+printf 'name: grow\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\nops:\n  grow: {args: [int64, double], shape: grow_shape, kernel: grow}\n' \
+    >"$WORK/grow/neuronop.yaml"
+built grow "$WORK/grow" "$WORK/grow/build/libgrow.so"
+
+src=$EXAMPLES/mlp_python
+key=$(cat "$src/relu.cpp" "$src/shape.cpp" "$src/my_ops.py" "$src/model.py" | cksum | tr ' ' -)
+mlp=$NEURONOP_SRC/out/python-tests/mlp-$key
+mkdir -p "$mlp"
+for f in relu.cpp shape.cpp my_ops.py model.py; do
+    cmp -s "$src/$f" "$mlp/$f" || cp "$src/$f" "$mlp/$f"
+done
+
+NEURONOP_TEST_LIBS=$libs NEURONOP_TEST_MLP=$mlp \
+    run_alone python --timeout 1 "$NEURONOP_SRC/tests/python/test_bridge.py"
+cat "$WORK/out"
+if [ "$status" != 0 ]; then
+    sed 's/^/# /' "$WORK/err"
+    echo "not ok - test_bridge.py exited $status (or left a process behind)"
+    exit 1
+fi

@@ -1,0 +1,278 @@
+"""The Python package end to end, in one Python process (importing torch costs a second):
+run by tests/e2e/t0601-python-ops.sh as
+
+    neuronop python --timeout 1 test_bridge.py
+
+with NEURONOP_TEST_MLP (a folder holding the mlp_python example's sources, where they are
+built), NEURONOP_TEST_LIBS (a folder of libraries built by the shell script) in the
+environment.  Prints TAP.  Every expectation comes from torch itself: torch.relu and its
+autograd, computed here, and torch's own argument checking.
+"""
+
+import contextlib
+import io
+import os
+import signal
+import sys
+import traceback
+import warnings
+
+import torch
+
+import neuronop
+from neuronop import custom_op
+
+MLP = os.path.realpath(os.environ["NEURONOP_TEST_MLP"])
+LIBS = os.environ["NEURONOP_TEST_LIBS"]
+
+count = 0
+failed = 0
+
+
+def check(name):
+    """Runs the decorated function as TAP test `name`; an exception fails it."""
+    def run(fn):
+        global count, failed
+        count += 1
+        try:
+            fn()
+        except Exception:
+            failed += 1
+            print("not ok %d - %s" % (count, name))
+            for line in traceback.format_exc().splitlines():
+                print("# " + line)
+        else:
+            print("ok %d - %s" % (count, name))
+        sys.stdout.flush()
+        return fn
+    return run
+
+
+def raises(cls, fn, *args, **kwargs):
+    """The exception fn raises, which must be exactly of class cls."""
+    try:
+        fn(*args, **kwargs)
+    except Exception as e:  # noqa: BLE001 - the class is checked below
+        assert type(e) is cls, "raised %s (%s), not %s" % (type(e).__name__, e, cls.__name__)
+        return e
+    raise AssertionError("%s raised nothing" % getattr(fn, "__name__", fn))
+
+
+def lib(name):
+    return os.path.join(LIBS, name)
+
+
+torch.manual_seed(0)
+x = torch.randn(64, 120)
+g = torch.randn(64, 120)
+
+
+@check("custom_op.load builds librelu.so and registers its ops")
+def _():
+    path = custom_op.load(name="relu", compute_srcs=[os.path.join(MLP, "relu.cpp")],
+                          shape_srcs=[os.path.join(MLP, "shape.cpp")], build_directory=MLP)
+    assert os.path.realpath(path) == os.path.join(MLP, "librelu.so"), path
+    assert os.path.isfile(path), path
+    assert hasattr(torch.ops.my_ops, "relu_forward")
+    assert hasattr(torch.ops.my_ops, "relu_backward")
+
+
+@check("a positional call gives torch.relu's values exactly")
+def _():
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+
+
+@check("keyword calls use the kernel's parameter names")
+def _():
+    want = torch.where(x > 0, g, torch.zeros_like(g))
+    assert torch.equal(torch.ops.my_ops.relu_backward(grad=g, x=x), want)
+    assert torch.equal(torch.ops.my_ops.relu_backward(g, x=x), want)
+    assert "relu_backward(Tensor grad, Tensor x) -> Tensor" in str(
+        torch.ops.my_ops.relu_backward.default._schema)
+
+
+@check("torch refuses arguments of the wrong type or number")
+def _():
+    for bad in (("a",), (x, x), (1.5,)):
+        try:
+            torch.ops.my_ops.relu_forward(*bad)
+        except RuntimeError as e:
+            assert not isinstance(e, neuronop.Error), e
+        else:
+            raise AssertionError("%r was accepted" % (bad,))
+
+
+@check("a float64 input is refused with a message naming the argument")
+def _():
+    e = raises(neuronop.InputError, torch.ops.my_ops.relu_forward, x.double())
+    assert "argument 'x'" in str(e) and "float64" in str(e), e
+    assert str(e).startswith("neuronop: my_ops::relu_forward: error:"), e
+
+
+@check("a tensor of a shape the device cannot have is refused")
+def _():
+    e = raises(neuronop.InputError, torch.ops.my_ops.relu_forward, torch.ones([1] * 9))
+    assert "9 dimensions" in str(e), e
+    e = raises(neuronop.InputError, torch.ops.my_ops.relu_forward, torch.ones(1, 1, 1, 1, 70000))
+    assert "over 65535 only up to 4-D" in str(e), e
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+
+
+@check("an input that needs grad is refused outside autograd, accepted under no_grad")
+def _():
+    xr = x.clone().requires_grad_()
+    e = raises(neuronop.InputError, torch.ops.my_ops.relu_forward, xr)
+    assert "requires grad" in str(e), e
+    with torch.no_grad():
+        assert torch.equal(torch.ops.my_ops.relu_forward(xr), torch.relu(x))
+
+
+@check("a non-contiguous input gives torch.relu's values")
+def _():
+    t = x.t()
+    assert not t.is_contiguous()
+    y = torch.ops.my_ops.relu_forward(t)
+    assert y.shape == t.shape and torch.equal(y, torch.relu(t))
+
+
+@check("an int32 input reaches the kernel, whose float accessor the device refuses")
+def _():
+    e = raises(neuronop.DeviceError, torch.ops.my_ops.relu_forward,
+               torch.ones(4, 4, dtype=torch.int32))
+    assert "relu_forward" in str(e) and "core 0" in str(e), e
+
+
+@check("training with the device relu: the loss equals torch.relu's at every step")
+def _():
+    here = os.getcwd()
+    os.chdir(MLP)   # my_ops.py loads librelu.so from the current folder, as the tutorial's
+    sys.path.insert(0, MLP)
+    try:
+        import model
+    finally:
+        os.chdir(here)
+    ours, _ = model.train(12)
+    theirs, _ = model.train(12, relu=torch.relu)
+    assert ours == theirs, (ours, theirs)
+    assert ours[-1] < ours[0], ours
+
+
+@check("loading a library twice is harmless")
+def _():
+    a = custom_op.load_library(os.path.join(MLP, "librelu.so"))
+    b = custom_op.load_library(os.path.join(MLP, "librelu.so"))
+    assert a is b and a.namespace == "my_ops", (a, b)
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+
+
+@check("load_library registers a C library under its own name")
+def _():
+    custom_op.load_library(lib("crash/librules_crash.so"))
+    custom_op.load_library(lib("access/librules_access.so"))
+    custom_op.load_library(lib("hostile/libhostile.so"))
+    assert hasattr(torch.ops.rules_crash, "segv")
+
+
+@check("a multicore op on 8 cores gives torch.relu's values")
+def _():
+    custom_op.load_library(lib("relu_multicore/librelu_multicore.so"))
+    big = torch.randn(33, 1000)
+    assert torch.equal(torch.ops.relu_multicore.relu_forward(big), torch.relu(big))
+
+
+@check("a broken device rule raises DeviceError with the diagnostic; Python goes on")
+def _():
+    e = raises(neuronop.DeviceError, torch.ops.rules_access.tcm_past_end, torch.ones(16))
+    assert str(e).startswith("neuronop: tcm_past_end: core 0: error:"), e
+    assert e.where == "tcm_past_end: core 0", e.where
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+
+
+@check("a crashing kernel raises CrashError; the next call works")
+def _():
+    e = raises(neuronop.CrashError, torch.ops.rules_crash.segv, torch.ones(4))
+    assert "segmentation fault" in str(e), e
+    assert isinstance(e, neuronop.DeviceError) and isinstance(e, RuntimeError)
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+
+
+@check("a kernel that never ends raises TimeoutError after --timeout")
+def _():
+    e = raises(neuronop.TimeoutError, torch.ops.rules_crash.spin, torch.ones(4))
+    assert "timeout" in str(e), e
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+
+
+@check("a hostile kernel raises ForbiddenError or CrashError; the next call works")
+def _():
+    e = raises(neuronop.ForbiddenError, torch.ops.hostile.forks, torch.ones(4))
+    assert "system call the device does not have" in str(e), e
+    raises(neuronop.CrashError, torch.ops.hostile.exits, torch.ones(4))
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+
+
+@check("a dead supervisor is replaced by the next call")
+def _():
+    from neuronop import _client
+    sup = _client.supervisor()
+    pid = sup.pid()
+    os.kill(pid, signal.SIGKILL)
+    try:   # the call that finds it dead may fail; one more must not
+        torch.ops.my_ops.relu_forward(x)
+    except neuronop.SupervisorError:
+        pass
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+    assert sup.pid() != pid
+
+
+@check("two libraries defining one op in one namespace are refused")
+def _():
+    custom_op.load_library(lib("twin_a/libtwin.so"))
+    e = raises(neuronop.InputError, custom_op.load_library, lib("twin_b/libtwin.so"))
+    assert "op 'twin::negate'" in str(e) and "already defined" in str(e), e
+    assert torch.equal(torch.ops.twin.negate(x), -x)
+
+
+@check("an op torch already has is refused")
+def _():
+    e = raises(neuronop.InputError, custom_op.load_library, lib("aten/libaten.so"))
+    assert "aten::relu" in str(e) and "torch already has" in str(e), e
+    assert torch.equal(torch.relu(x), x.clamp(min=0))
+
+
+@check("device warnings arrive through warnings.warn")
+def _():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.ops.rules_access.five_streams(torch.ones(8))
+    texts = [str(w.message) for w in caught if issubclass(w.category, neuronop.DeviceWarning)]
+    assert any("warning:" in t and "five_streams" in t for t in texts), texts
+
+
+@check("a kernel's printf output is printed after the op")
+def _():
+    custom_op.load_library(lib("printf_debug/libprintf_debug.so"))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        torch.ops.printf_debug.row_sums(torch.ones(2, 3))
+    assert "row_sums: 2 x 3" in out.getvalue(), out.getvalue()
+
+
+@check("an output larger than the room set aside for it arrives whole, as do numbers")
+def _():
+    custom_op.load_library(lib("grow/libgrow.so"))
+    y = torch.ops.grow.grow(3 << 20, 2.5)    # 12 MiB, after a 1 MiB arena
+    assert y.shape == (3 << 20,) and torch.equal(y, torch.full((3 << 20,), 2.5)), y
+    assert torch.equal(torch.ops.grow.grow(n=5, v=-1.0), torch.full((5,), -1.0))
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+
+
+@check("neuronop.stats() counts each op's calls and times")
+def _():
+    s = neuronop.stats()["my_ops::relu_forward"]
+    assert s["calls"] >= 10 and s["host_seconds"] > 0, s
+    assert "my_ops::relu_forward" in neuronop.format_stats()
+
+
+print("1..%d" % count)
+sys.exit(1 if failed else 0)
