@@ -166,6 +166,7 @@ typedef struct nop_build_opts {
      * and 2048 MB of address space); past one, the build fails "went past N s" (N MB). */
     unsigned compile_seconds, compile_mb;
     const char *build_dir;     /* overrides the manifest's build_directory; NULL */
+    const char *library_dir;   /* the folder sources must be in; NULL: the manifest's */
     bool compile_in_process;   /* measurement only (bench): libtcc in this process, unbounded */
 } nop_build_opts;
 

@@ -99,7 +99,7 @@ static int choose_compilers(builder *b)
 static int confine(builder *b)
 {
     nopi_confine *c = &b->confine;
-    nopi_confine_read(c, b->m->dir);
+    nopi_confine_read(c, b->o->library_dir ? b->o->library_dir : b->m->dir);
     nopi_confine_read(c, b->include_dir);
     nopi_confine_read(c, b->tcc_dir);
     nopi_confine_read(c, "/usr/include");
@@ -136,6 +136,8 @@ static int setup(builder *b)
     if (b->o->tcc_dir)
         nopi_strlcpy(b->tcc_dir, b->o->tcc_dir, sizeof b->tcc_dir);
     else if (nop_find_tcc_dir(b->tcc_dir, sizeof b->tcc_dir, b->err) != 0)
+        return -1;
+    if (nopi_manifest_check_paths(b->m, b->o->library_dir, b->err) != 0)
         return -1;
     if (b->o->build_dir)   /* the command line's choice: the user's, not the manifest's */
         b->mcopy.build_dir = (char *)b->o->build_dir;

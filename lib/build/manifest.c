@@ -48,30 +48,6 @@ static int load_name(loader *L, const nopi_ynode *n)
     return L->m->name ? 0 : oom(L);
 }
 
-/* A build reads only the library folder (and the toolchain's headers): a source or include
- * folder that resolves elsewhere, through "..", an absolute path or a symlink, is refused, so
- * that nothing of a file outside reaches a compiler's message in a CI log. */
-static int outside(loader *L, const nopi_ynode *at, const char *what, const char *written,
-                   const char *path)
-{
-    char resolved[2048];
-    if (nopi_confine_within(L->m->dir, path, resolved, sizeof resolved))
-        return 0;
-    /* the system's public headers may be named as include folders (/usr/include/eigen3) */
-    if (strcmp(what, "include folder") == 0 &&
-        (nopi_confine_within("/usr/include", path, NULL, 0) ||
-         nopi_confine_within("/usr/local/include", path, NULL, 0)))
-        return 0;
-    nopi_y_error(L->doc, at, L->err, "%s '%s' is outside the library folder%s%s%s", what,
-                 written, strcmp(written, resolved) ? " (it resolves to '" : "",
-                 strcmp(written, resolved) ? resolved : "", strcmp(written, resolved) ? "')"
-                                                                                      : "");
-    nopi_detail(L->err, "a build reads only files inside the folder of neuronop.yaml%s; copy "
-                "what it needs there", strcmp(what, "include folder") == 0
-                                       ? " (and the system's /usr/include)" : "");
-    return -1;
-}
-
 static int load_sources(loader *L, const nopi_ynode *n, const char *key, nopi_src **out,
                         int *count)
 {
@@ -105,8 +81,6 @@ static int load_sources(loader *L, const nopi_ynode *n, const char *key, nopi_sr
                         s->resolved);
             return -1;
         }
-        if (outside(L, items[i], "source file", s->path, s->resolved) != 0)
-            return -1;
     }
     return 0;
 }
@@ -132,8 +106,6 @@ static int load_include_paths(loader *L, const nopi_ynode *n)
         if (stat(s->resolved, &st) != 0 || !S_ISDIR(st.st_mode))
             return nopi_y_error(L->doc, items[i], L->err, "include folder '%s' not found",
                                 s->path);
-        if (outside(L, items[i], "include folder", s->path, s->resolved) != 0)
-            return -1;
     }
     return 0;
 }
@@ -170,9 +142,6 @@ static int load_cflags(loader *L, const nopi_ynode *n)
             return nopi_y_error(L->doc, items[i], L->err, "%s", why);
         f->pos = pos_of(items[i]);
         L->m->nflags = (int)i + 1;
-        if (f->kind == NOPI_FLAG_INCLUDE &&
-            outside(L, items[i], "include folder", f->text + 2, f->value) != 0)
-            return -1;
         if (f->kind == NOPI_FLAG_DEFINE && strcmp(f->name, "STACK_SIZE") == 0) {
             int64_t v;
             if (nopi_stack_size_parse(f->value, &v, why, sizeof why) != 0)
@@ -622,4 +591,50 @@ int nopi_build_dir_check(const nop_manifest *m, nop_error *err)
                 "'build', not a link elsewhere), or choose one on the command line with "
                 "'neuronop build --build-dir DIR'");
     return -1;
+}
+
+/* A build reads only the library folder (and the toolchain's headers): a source or include
+ * folder that resolves elsewhere, through "..", an absolute path or a symlink, is refused, so
+ * that nothing of a file outside reaches a compiler's message in a CI log. */
+static int outside(const nop_manifest *m, const char *root, nopi_pos pos, const char *what,
+                   const char *written, const char *path, nop_error *err)
+{
+    char resolved[2048], also[2100] = "";
+    if (nopi_confine_within(root, path, resolved, sizeof resolved))
+        return 0;
+    bool folder = strcmp(what, "include folder") == 0;
+    /* the system's public headers may be named as include folders (/usr/include/eigen3) */
+    if (folder && (nopi_confine_within("/usr/include", path, NULL, 0) ||
+                   nopi_confine_within("/usr/local/include", path, NULL, 0)))
+        return 0;
+    if (strcmp(written, resolved) != 0)
+        snprintf(also, sizeof also, " (it resolves to '%s')", resolved);
+    nopi_fail(err, NOP_ERR_INPUT, m->path, pos.line, pos.col, "%s '%s' is outside the %s%s",
+              what, written, root == m->dir ? "library folder" : "folder given with "
+              "--library-dir", also);
+    nopi_detail(err, "a build reads only files inside the folder of neuronop.yaml%s; copy "
+                "what it needs there", folder ? " (and the system's /usr/include)" : "");
+    return -1;
+}
+
+int nopi_manifest_check_paths(const nop_manifest *m, const char *library_dir, nop_error *err)
+{
+    const char *root = library_dir ? library_dir : m->dir;
+    const nopi_src *lists[] = { m->compute, m->shape, m->reference };
+    const int counts[] = { m->ncompute, m->nshape, m->nreference };
+    for (int l = 0; l < 3; l++)
+        for (int i = 0; i < counts[l]; i++)
+            if (outside(m, root, lists[l][i].pos, "source file", lists[l][i].path,
+                        lists[l][i].resolved, err) != 0)
+                return -1;
+    for (int i = 0; i < m->nincludes; i++)
+        if (outside(m, root, m->includes[i].pos, "include folder", m->includes[i].path,
+                    m->includes[i].resolved, err) != 0)
+            return -1;
+    for (int i = 0; i < m->nflags; i++)
+        if (m->flags[i].kind == NOPI_FLAG_INCLUDE &&
+            outside(m, root, m->flags[i].pos, "include folder", m->flags[i].text + 2,
+                    m->flags[i].value, err) != 0)
+            return -1;
+    return 0;
 }

@@ -113,5 +113,9 @@ bool nopi_is_glue_name(const char *s);
  * resolved), else -1 with err filled at build_directory (NOP_ERR_INPUT): a manifest may not
  * send its outputs elsewhere; only the command line can (nop_build_opts.build_dir). */
 int nopi_build_dir_check(const nop_manifest *m, nop_error *err);
+/* manifest.c: 0 when every source and include folder resolves inside library_dir (NULL: the
+ * manifest's folder; include folders may also be the system's /usr/include), else -1 with
+ * err filled at the first that does not (NOP_ERR_INPUT). */
+int nopi_manifest_check_paths(const nop_manifest *m, const char *library_dir, nop_error *err);
 
 #endif /* NEURONOP_MANIFEST_H */

@@ -78,6 +78,18 @@ test_expect "a source named with ../ is refused at its manifest entry" '
     expect_err "source file '"'"'../outside/k.c'"'"' is outside the library folder"
     not_quoted'
 
+test_expect "--library-dir on the command line lets a build read a wider folder" '
+    copy_example negate wide
+    printf "#include <neuronop.h>\nint shared_helper;\n" >"$WORK/outside/k.c"
+    sed -i "s|compute_srcs: \[negate.c\]|compute_srcs: [negate.c, ../outside/k.c]|" wide/neuronop.yaml
+    run build wide
+    expect_status 2
+    run build --library-dir "$WORK" wide
+    expect_status 0
+    run build --library-dir "$WORK/wide" wide
+    expect_status 2
+    expect_err "source file '"'"'../outside/k.c'"'"' is outside the folder given with --library-dir"'
+
 test_expect "extra_include_paths and -I outside the folder are refused; /usr/include is not" '
     copy_example negate inc
     echo "extra_include_paths: [../outside]" >>inc/neuronop.yaml
