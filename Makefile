@@ -163,7 +163,7 @@ bench: deps $(BIN) $(O)/bench/devbench
 	@sh bench/run.sh "$(abspath $(BIN))"
 	@$(O)/bench/devbench \
 	    "$(abspath share/neuronop)" "$(abspath bench/kernels)" "$(abspath bench/kernels_cxx)" \
-	    "$(abspath bench/kernels_cc)"
+	    "$(abspath bench/kernels/cc.yaml)"
 
 golden: $(BIN)
 	@cd tests/e2e && $(TEST_ENV) NEURONOP_GOLDEN_UPDATE=1 sh t0100-build-diagnostics.sh >/dev/null

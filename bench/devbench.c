@@ -2,14 +2,16 @@
  * devbench.c - performance of the virtual device, measured in-process through libneuronop:
  * the host cost of launching an op on 8 cores, the rate of TCM copies against plain memcpy of
  * the same chunks, and the speed-up of a memory-bound multicore kernel from 1 to 2 host
- * threads, and the tensor library's float32 element loops against the double-precision loop
- * they replaced.  Every ratio is against a baseline measured in the same run.
- * Usage: devbench SHARE_DIR KERNEL_DIR
+ * threads, the tensor library's float32 element loops against the double-precision loop
+ * they replaced, and a confined libtcc build against an in-process one.  Every ratio is
+ * against a baseline measured in the same run.
+ * Usage: devbench SHARE_DIR KERNEL_DIR CXX_KERNEL_DIR CC_MANIFEST
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "libneuronop.h"
@@ -235,10 +237,73 @@ static void cxx_and_cc(char **argv, const nop_profile *p, nop_device *dev1,
     nop_tensor_free(x);
 }
 
+/* Bounded compilers (neuronop-build(1)): each libtcc compile in a confined child process
+ * against libtcc in this process, cold builds interleaved; and the up-to-date check, which
+ * compiles nothing and starts no process. */
+static double cpu_now(void)   /* this process's CPU time and its reaped children's */
+{
+    struct rusage self, kids;
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &kids);
+    return (double)(self.ru_utime.tv_sec + self.ru_stime.tv_sec + kids.ru_utime.tv_sec +
+                    kids.ru_stime.tv_sec) +
+           (double)(self.ru_utime.tv_usec + self.ru_stime.tv_usec + kids.ru_utime.tv_usec +
+                    kids.ru_stime.tv_usec) * 1e-6;
+}
+
+static void build_costs(const char *share, const char *manifest)
+{
+    enum { N = 21 };
+    nop_error err;
+    nop_manifest *m;
+    nop_build_result br;
+    if (nop_manifest_load(&m, manifest, &err) != 0)
+        die("build setup", &err);
+    double t[2][N], hot[N], cpu[2] = { 0, 0 };
+    for (int i = 0; i < N; i++)
+        for (int k = 0; k < 2; k++) {
+            nop_build_opts o = { .share_dir = share, .force = true,
+                                 .compile_in_process = k == 1 };
+            double t0 = now(), c0 = cpu_now();
+            if (nop_build(m, &o, &br, &err) != 0)
+                die("cold build", &err);
+            t[k][i] = now() - t0;
+            cpu[k] += cpu_now() - c0;
+        }
+    for (int i = 0; i < N; i++) {
+        nop_build_opts o = { .share_dir = share };
+        double t0 = now();
+        if (nop_build(m, &o, &br, &err) != 0 || !br.up_to_date)
+            die("up-to-date check", &err);
+        hot[i] = now() - t0;
+    }
+    int compiled = 0;
+    {   /* how many files a cold build compiles */
+        nop_build_opts o = { .share_dir = share, .force = true };
+        if (nop_build(m, &o, &br, &err) != 0)
+            die("cold build", &err);
+        compiled = br.compiled;
+    }
+    nop_manifest_free(m);
+    double confined = median(t[0], N), inproc = median(t[1], N), check = median(hot, N);
+    printf("== neuronop build: libtcc in a confined child (limits, Landlock %s)\n",
+           getenv("NEURONOP_LANDLOCK") ? "as set" : "if the kernel has it");
+    printf("  cold build of bench/kernels (%d files), median wall time: confined %.2f ms, "
+           "in-process %.2f ms; ratio %.2fx\n", compiled, confined * 1e3, inproc * 1e3,
+           confined / inproc);
+    printf("  the same, CPU time (neuronop and its compiler child): confined %.2f ms, "
+           "in-process %.2f ms; ratio %.2fx\n", cpu[0] / N * 1e3, cpu[1] / N * 1e3,
+           cpu[0] / cpu[1]);
+    printf("  up-to-date check (no compile, no process): %.3f ms\n", check * 1e3);
+    verdict("a confined cold build costs at most 1.5x the CPU of an in-process one",
+            cpu[0] <= cpu[1] * 1.5);
+    verdict("the up-to-date check under 2 ms in-process", check < 2e-3);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 5) {
-        fprintf(stderr, "usage: devbench SHARE_DIR KERNEL_DIR CXX_KERNEL_DIR CC_KERNEL_DIR\n");
+        fprintf(stderr, "usage: devbench SHARE_DIR KERNEL_DIR CXX_KERNEL_DIR CC_MANIFEST\n");
         return 2;
     }
     nop_error err;
@@ -373,6 +438,7 @@ int main(int argc, char **argv)
 
     cxx_and_cc(argv, p, dev1, lib);
     tensorlib_loops();
+    build_costs(argv[1], argv[2]);
 
     nop_device_free(launcher);
     nop_tensor_free(one);

@@ -162,6 +162,12 @@ typedef struct nop_build_opts {
     void *diag_ctx;
     bool verbose;              /* report each compile step as a NOP_SEV_NOTE */
     const char *compiler;      /* "tcc" or "cc": overrides the manifest's compiler; NULL */
+    /* Each compile runs in a child process with these limits (0: the defaults, 60 s of CPU
+     * and 2048 MB of address space); past one, the build fails "went past N s" (N MB). */
+    unsigned compile_seconds, compile_mb;
+    const char *build_dir;     /* overrides the manifest's build_directory; NULL */
+    const char *library_dir;   /* the folder sources must be in; NULL: the manifest's */
+    bool compile_in_process;   /* measurement only (bench): libtcc in this process, unbounded */
 } nop_build_opts;
 
 typedef struct nop_build_result {

@@ -10,7 +10,8 @@
 #include "report.h"
 
 static bool force, verbose, json, memcheck;
-static const char *compiler;
+static const char *compiler, *build_dir, *library_dir;
+static long compile_time, compile_memory;
 
 static const struct option_spec options[] = {
     OPTION('f', "force", OPT_FLAG, &force, NULL, "rebuild even when the library is up to date"),
@@ -20,6 +21,14 @@ static const struct option_spec options[] = {
            "instrument the kernels for memcheck, into libNAME.memcheck.so"),
     OPTION(0, "compiler", OPT_STRING, &compiler, "tcc|cc",
            "compile C sources with libtcc or the system C compiler at -O2 (overrides 'compiler:')"),
+    OPTION(0, "build-dir", OPT_STRING, &build_dir, "DIR",
+           "build into DIR, anywhere (overrides build_directory, which must stay in the folder)"),
+    OPTION(0, "library-dir", OPT_STRING, &library_dir, "DIR",
+           "let the build read sources and headers anywhere in DIR, not only the manifest's folder"),
+    OPTION_RANGE(0, "compile-time", OPT_INT, &compile_time, "SECONDS",
+                 "stop a compile past this much CPU or wall time (default 60)", 1, 86400),
+    OPTION_RANGE(0, "compile-memory", OPT_INT, &compile_memory, "MB",
+                 "stop a compile past this much memory (default 2048)", 16, 1048576),
     OPTIONS_END,
 };
 
@@ -117,6 +126,10 @@ int cmd_build(int argc, char **argv)
     o.verbose = verbose;
     o.memcheck = memcheck;
     o.compiler = compiler;
+    o.build_dir = build_dir;
+    o.library_dir = library_dir;
+    o.compile_seconds = (unsigned)compile_time;
+    o.compile_mb = (unsigned)compile_memory;
     nop_build_result res;
     rc = 0;
     if (nop_build(m, &o, &res, &err) != 0)

@@ -93,6 +93,27 @@ static int choose_compilers(builder *b)
     return 0;
 }
 
+/* What a compiler may read: the library folder, neuronop's and tcc's headers, the system's,
+ * and the include folders the manifest names (all inside the library folder, manifest.c);
+ * and the limits. */
+static int confine(builder *b)
+{
+    nopi_confine *c = &b->confine;
+    nopi_confine_read(c, b->o->library_dir ? b->o->library_dir : b->m->dir);
+    nopi_confine_read(c, b->include_dir);
+    nopi_confine_read(c, b->tcc_dir);
+    nopi_confine_read(c, "/usr/include");
+    nopi_confine_read(c, "/usr/local/include");
+    for (int i = 0; i < b->m->nincludes; i++)
+        nopi_confine_read(c, b->m->includes[i].resolved);
+    for (int i = 0; i < b->m->nflags; i++)
+        if (b->m->flags[i].kind == NOPI_FLAG_INCLUDE)
+            nopi_confine_read(c, b->m->flags[i].value);
+    c->cpu_seconds = b->o->compile_seconds ? b->o->compile_seconds : NOPI_COMPILE_SECONDS;
+    c->mem_mb = b->o->compile_mb ? b->o->compile_mb : NOPI_COMPILE_MB;
+    return nopi_confine_resolve(c) == 0 ? 0 : nopi_nomem(b->err);
+}
+
 static int setup(builder *b)
 {
     b->mcopy = *b->m;   /* the registration may fill in its ops */
@@ -115,6 +136,12 @@ static int setup(builder *b)
     if (b->o->tcc_dir)
         nopi_strlcpy(b->tcc_dir, b->o->tcc_dir, sizeof b->tcc_dir);
     else if (nop_find_tcc_dir(b->tcc_dir, sizeof b->tcc_dir, b->err) != 0)
+        return -1;
+    if (nopi_manifest_check_paths(b->m, b->o->library_dir, b->err) != 0)
+        return -1;
+    if (b->o->build_dir)   /* the command line's choice: the user's, not the manifest's */
+        b->mcopy.build_dir = (char *)b->o->build_dir;
+    else if (nopi_build_dir_check(b->m, b->err) != 0)
         return -1;
     char name[300];
     /* a memcheck build sits next to the plain one, so switching does not rebuild either */
@@ -141,7 +168,7 @@ static int setup(builder *b)
         b->sources[i].file = src->resolved;
         b->sources[i].role = role;
     }
-    return choose_compilers(b);
+    return choose_compilers(b) == 0 ? confine(b) : -1;
 }
 
 static int run(builder *b, nop_build_result *res)
@@ -174,6 +201,7 @@ static int run(builder *b, nop_build_result *res)
                        "folder in '%s': %s", b->m->build_dir, strerror(errno));
         goto unlock;
     }
+    b->confine.write = b->tmpdir;   /* the compilers' only writable folder */
     rc = compile_all(b);
     nopi_build_remove_tree(b->tmpdir);
 unlock:
@@ -195,7 +223,9 @@ int nop_build(const nop_manifest *m, const nop_build_opts *opts, nop_build_resul
     free(b.stamp_path);
     free(b.lock_path);
     free(b.sources);
+    nopi_cc_server_stop(&b.confine);
     free(b.tmpdir);
+    nopi_confine_free(&b.confine);
     nopi_build_registration_free(&b);
     return rc;
 }

@@ -5,9 +5,11 @@
  *   build.c     the order of the steps: setup, the compilers, compile, check, link
  *   buildkey.c  whether anything changed: the build key and the stamp
  *   buildfs.c   the build folder's lock, leftovers and atomic writes
- *   objects.c   compiling each source (libtcc in-process; g++ or cc as child processes) and
- *               linking the library (libtcc alone, or the system linker when any object came
- *               from a system compiler)
+ *   objects.c   compiling each source (libtcc in its confined child, compile.c; g++ or cc as
+ *               confined child processes, syscc.c) and linking the library (libtcc alone, or
+ *               the system linker when any object came from a system compiler)
+ *   confine.c   what every compiler child may read, write and use, and the checks of the
+ *               files diagnostics name
  *   register.c  the ops of a NEURON_LIBRARY registration, and the C++ symbol of each op's
  *               kernel and shape function
  *   check.c     what a built library must satisfy: device symbols, every function defined
@@ -18,6 +20,7 @@
 
 #include "base/elfsyms.h"
 #include "compile.h"
+#include "confine.h"
 #include "gen.h"
 
 #define STAMP_MAGIC "neuronop-build-stamp 1"
@@ -53,6 +56,7 @@ typedef struct builder {
     nopi_gen_source *sources; /* compute, shape, then reference */
     int nsources;
     char *tmpdir;
+    nopi_confine confine;     /* what every compiler child may read, write and use */
     int compiled;
     bool cc;                  /* compiler: cc (the manifest, or the build option) */
     bool system_link;         /* some object comes from g++ or cc: link with the system */

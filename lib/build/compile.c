@@ -1,22 +1,56 @@
 /*
  * compile.c - the libtcc boundary (see compile.h).
+ *
+ * A state records what it is asked (options, texts, objects) and replays it on a fresh
+ * TCCState when the output is wanted: for a file, in a forked child under the build's limits
+ * and Landlock (confine.h), so neither a compile bomb nor libtcc's exit(1) nor its global
+ * state can reach neuronop; in memory (NOPI_CC_MEMORY, neuronop's own host-speed loop), in
+ * this process.  The child sends each libtcc message up a pipe and ends with the step that
+ * failed; the parent turns them into diagnostics exactly as an in-process compile would.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <libtcc.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "compile.h"
+#include "confine.h"
+
+typedef enum opkind { OP_DEFINE, OP_UNDEF, OP_INCLUDE, OP_OPTION, OP_COMPILE, OP_ADD,
+                      OP_OUTPUT } opkind;
+typedef struct ccop {
+    opkind kind;
+    char *a, *b;
+} ccop;
+
+/* The child's exit status when libtcc ran out of memory (its message says "memory full"). */
+#define EXIT_MEMORY 86
 
 struct nopi_cc {
-    TCCState *s;
     nopi_cc_kind kind;
-    bool started;          /* the output type is set: no more options */
+    char *tcc_dir;
+    nopi_confine *confine;         /* NULL: compile in this process */
+    char name[256];                /* what is compiled, for a limit's message */
+    ccop *ops;
+    int nops, cap;
+    bool nomem;
     nop_diag_fn *diag;
     void *ctx;
+    TCCState *s;           /* NOPI_CC_MEMORY: the replayed state, kept for its symbols */
+    int pipe;              /* in the child: where messages go; -1 in the parent */
+    bool quiet;            /* in the child's preprocessing pass: messages are not sent */
     nop_error *err;        /* where the current call records its first error */
     bool failed;           /* an error was recorded during the current call */
+    bool source_error;     /* the last failure was an error in the compiled text */
 };
 
 /*
@@ -68,12 +102,15 @@ static void parse_message(const char *msg, nop_diag *d)
     nopi_strlcpy(d->msg, body, sizeof d->msg);
 }
 
-static void on_message(void *opaque, const char *msg)
+/* One libtcc message in the parent (or in this process): warnings to the caller's sink, the
+ * first error into the current call's nop_error.  A message about a file the build may not
+ * read is replaced, never quoted (confine.h). */
+static void deliver(nopi_cc *cc, const char *msg)
 {
-    nopi_cc *cc = opaque;
     nop_diag d;
     parse_message(msg, &d);
-    nopi_diag_add_excerpt(&d);
+    if (!cc->confine || !nopi_confine_diag(cc->confine, &d))
+        nopi_diag_add_excerpt(&d);
     if (d.severity == NOP_SEV_ERROR) {
         if (!cc->failed && cc->err) {
             cc->err->kind = NOP_ERR_COMPILE;
@@ -85,106 +122,694 @@ static void on_message(void *opaque, const char *msg)
     }
 }
 
-nopi_cc *nopi_cc_new(nopi_cc_kind kind, const char *tcc_dir, nop_diag_fn *diag, void *ctx)
+/* ---- the pipe between the child and the parent: records of a kind byte, a length, text -- */
+
+static void send_record(int fd, char kind, const char *text)
+{
+    uint32_t len = (uint32_t)strlen(text);
+    char head[5] = { kind };
+    memcpy(head + 1, &len, 4);
+    if (write(fd, head, 5) != 5 || write(fd, text, len) != (ssize_t)len)
+        _exit(EXIT_FAILURE);
+}
+
+static void on_message(void *opaque, const char *msg)
+{
+    nopi_cc *cc = opaque;
+    if (cc->pipe < 0) {
+        deliver(cc, msg);
+        return;
+    }
+    if (!cc->quiet)
+        send_record(cc->pipe, 'M', msg);
+    /* libtcc exits after this one (or unwinds into a half-freed state): end here, without
+     * the atexit handlers and stdio buffers a forked neuronop shares with its parent */
+    if (strstr(msg, "memory full"))
+        _exit(EXIT_MEMORY);
+    cc->failed = strstr(msg, ": error: ") != NULL || cc->failed;
+}
+
+/* ---- recording -------------------------------------------------------------------------- */
+
+static void record(nopi_cc *cc, opkind kind, const char *a, const char *b)
+{
+    if (cc->nomem)
+        return;
+    if (cc->nops == cc->cap) {
+        int cap = cc->cap ? cc->cap * 2 : 16;
+        ccop *ops = realloc(cc->ops, (size_t)cap * sizeof *ops);
+        if (!ops) {
+            cc->nomem = true;
+            return;
+        }
+        cc->ops = ops;
+        cc->cap = cap;
+    }
+    ccop *op = &cc->ops[cc->nops];
+    op->kind = kind;
+    op->a = a ? strdup(a) : NULL;
+    op->b = b ? strdup(b) : NULL;
+    if ((a && !op->a) || (b && !op->b)) {
+        free(op->a);
+        free(op->b);
+        cc->nomem = true;
+        return;
+    }
+    cc->nops++;
+}
+
+nopi_cc *nopi_cc_new(nopi_cc_kind kind, const char *tcc_dir, nopi_confine *confine,
+                     nop_diag_fn *diag, void *ctx)
 {
     nopi_cc *cc = calloc(1, sizeof *cc);
-    if (!cc || !(cc->s = tcc_new())) {
+    if (!cc || (tcc_dir && !(cc->tcc_dir = strdup(tcc_dir)))) {
         free(cc);
         return NULL;
     }
+    cc->kind = kind;
+    cc->confine = kind == NOPI_CC_MEMORY ? NULL : confine;
     cc->diag = diag;
     cc->ctx = ctx;
-    tcc_set_error_func(cc->s, cc, on_message);
-    if (tcc_dir)
-        tcc_set_lib_path(cc->s, tcc_dir);
-    cc->kind = kind;
+    cc->pipe = -1;
+    nopi_strlcpy(cc->name, "a source", sizeof cc->name);
     return cc;
 }
 
-/* libtcc reads options such as -g and -nostdlib when the output type is set (it creates the
- * debug sections then, and adds the C runtime's start files), and an option set after that
- * crashes it (-g) or is ignored: so the type is set once every option is in, just before
- * the first compile. */
-static void start(nopi_cc *cc)
+void nopi_cc_name(nopi_cc *cc, const char *name)
 {
-    if (cc->started)
-        return;
-    tcc_set_output_type(cc->s, cc->kind == NOPI_CC_OBJECT ? TCC_OUTPUT_OBJ
-                               : cc->kind == NOPI_CC_SHARED ? TCC_OUTPUT_DLL : TCC_OUTPUT_MEMORY);
-    cc->started = true;
+    nopi_strlcpy(cc->name, name, sizeof cc->name);
 }
 
 void nopi_cc_free(nopi_cc *cc)
 {
     if (!cc)
         return;
-    tcc_delete(cc->s);
+    if (cc->s)
+        tcc_delete(cc->s);
+    for (int i = 0; i < cc->nops; i++) {
+        free(cc->ops[i].a);
+        free(cc->ops[i].b);
+    }
+    free(cc->ops);
+    free(cc->tcc_dir);
     free(cc);
 }
 
 void nopi_cc_define(nopi_cc *cc, const char *name, const char *value)
 {
-    tcc_define_symbol(cc->s, name, value);
+    record(cc, OP_DEFINE, name, value);
 }
 
 void nopi_cc_undefine(nopi_cc *cc, const char *name)
 {
-    tcc_undefine_symbol(cc->s, name);
+    record(cc, OP_UNDEF, name, NULL);
 }
 
 void nopi_cc_include_dir(nopi_cc *cc, const char *dir)
 {
-    tcc_add_include_path(cc->s, dir);
+    record(cc, OP_INCLUDE, dir, NULL);
 }
 
 void nopi_cc_option(nopi_cc *cc, const char *option)
 {
-    if (!cc->started)   /* see start() */
-        tcc_set_options(cc->s, option);
+    record(cc, OP_OPTION, option, NULL);
 }
 
-/* Runs one libtcc call with error capture; a failure without a message still gets one. */
-static int finish(nopi_cc *cc, int rc, nop_error *err, const char *what)
+bool nopi_cc_source_error(const nopi_cc *cc)
 {
-    bool failed = cc->failed || rc < 0;
-    if (failed && !cc->failed)
-        nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "%s failed", what);
+    return cc->source_error;
+}
+
+/* ---- replaying on a TCCState ------------------------------------------------------------ */
+
+/*
+ * Applies the recorded steps to a new state, stopping at the first that fails.  libtcc reads
+ * options such as -g and -nostdlib when the output type is set (it creates the debug sections
+ * then, and adds the C runtime's start files), and an option set after that crashes it (-g)
+ * or is ignored: so the type is set once every option is in, just before the first compile.
+ * Returns the index of the failing step, or -1 when all went well; *s gets the state.
+ */
+static TCCState *new_state(nopi_cc *cc)
+{
+    TCCState *s = tcc_new();
+    if (s) {
+        tcc_set_error_func(s, cc, on_message);
+        if (cc->tcc_dir)
+            tcc_set_lib_path(s, cc->tcc_dir);
+    }
+    return s;
+}
+
+/* Applies a setting (define, undef, include folder, option); false for the other steps. */
+static bool apply_setting(TCCState *s, const ccop *op, bool started)
+{
+    switch (op->kind) {
+    case OP_DEFINE: tcc_define_symbol(s, op->a, op->b); return true;
+    case OP_UNDEF: tcc_undefine_symbol(s, op->a); return true;
+    case OP_INCLUDE: tcc_add_include_path(s, op->a); return true;
+    case OP_OPTION:
+        if (!started)
+            tcc_set_options(s, op->a);
+        return true;
+    default: return false;
+    }
+}
+
+static int replay(nopi_cc *cc, TCCState **out)
+{
+    TCCState *s = new_state(cc);
+    *out = s;
+    if (!s)
+        return 0;
+    bool started = false;
+    for (int i = 0; i < cc->nops; i++) {
+        const ccop *op = &cc->ops[i];
+        int rc = 0;
+        if (op->kind >= OP_COMPILE && !started) {
+            tcc_set_output_type(s, cc->kind == NOPI_CC_OBJECT ? TCC_OUTPUT_OBJ
+                                   : cc->kind == NOPI_CC_SHARED ? TCC_OUTPUT_DLL
+                                                                : TCC_OUTPUT_MEMORY);
+            started = true;
+        }
+        if (apply_setting(s, op, started))
+            continue;
+        switch (op->kind) {
+        case OP_COMPILE: rc = tcc_compile_string(s, op->a); break;
+        case OP_ADD: rc = tcc_add_file(s, op->a); break;
+        case OP_OUTPUT: rc = tcc_output_file(s, op->a); break;
+        default: break;
+        }
+        if (rc < 0 || cc->failed)
+            return i;
+    }
+    return -1;
+}
+
+static const char *const step_names[] = {
+    [OP_COMPILE] = "compiling", [OP_ADD] = "loading an object file", [OP_OUTPUT] = "linking",
+};
+
+/* The end of a run: a failure without a message still gets one. */
+static int finish(nopi_cc *cc, int step, nop_error *err)
+{
+    bool failed = cc->failed || step >= 0;
+    if (failed && !cc->failed) {
+        opkind k = step >= 0 && step < cc->nops ? cc->ops[step].kind : OP_COMPILE;
+        nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "%s failed",
+                  step_names[k >= OP_COMPILE ? k : OP_COMPILE]);
+    }
+    cc->source_error = failed && cc->failed && step >= 0 && step < cc->nops &&
+                       cc->ops[step].kind == OP_COMPILE;
     cc->err = NULL;
     cc->failed = false;
     return failed ? -1 : 0;
 }
 
+/* ---- the child -------------------------------------------------------------------------- */
+
+typedef struct inbox {
+    char *data;
+    size_t len, cap;
+    bool full;
+} inbox;
+
+/* What the child sends, kept up to 4 MiB: a flood of warnings is cut, never a reason for
+ * neuronop to grow. */
+static void take(void *ctx, const char *data, size_t len)
+{
+    inbox *in = ctx;
+    if (in->full || in->len + len > (4u << 20)) {
+        in->full = true;
+        return;
+    }
+    if (in->len + len + 1 > in->cap) {
+        size_t cap = (in->len + len + 1) * 2;
+        char *p = realloc(in->data, cap);
+        if (!p) {
+            in->full = true;
+            return;
+        }
+        in->data = p;
+        in->cap = cap;
+    }
+    memcpy(in->data + in->len, data, len);
+    in->len += len;
+}
+
+/*
+ * Without Landlock, the child checks what it would read before it compiles: libtcc
+ * preprocesses each text into a file, and every file its line markers enter ("# 1 "f.h" 1")
+ * must be one the build may read.  The first that is not becomes the message libtcc gives
+ * when Landlock refuses it, "include file 'F' not found" at the including line, which the
+ * parent rewords (confine.h).  Returns the index of the refused step, or -1.
+ */
+static int check_reads(nopi_cc *cc, FILE *pp, int step)
+{
+    char line[4200], includer[2048] = "", bad[2048] = "";
+    int at = 1, depth = 0;
+    while (fgets(line, sizeof line, pp)) {
+        char name[2048];
+        int n, flag = 0;
+        if (line[0] != '#' || sscanf(line, "# %d \"%2047[^\"]\" %d", &n, name, &flag) < 2)
+            continue;
+        if (!bad[0] && flag == 1 && name[0] != '<' &&
+            !nopi_confine_allows(cc->confine, name)) {
+            char *r = realpath(name, NULL);
+            nopi_strlcpy(bad, r ? r : name, sizeof bad);
+            free(r);
+            depth = 1;
+        } else if (bad[0]) {
+            /* the marker that returns from it names the including file (a #line'd name,
+             * which libtcc marks only then) and the line after the #include */
+            depth += flag == 1 ? 1 : flag == 2 ? -1 : 0;
+            if (depth == 0) {
+                nopi_strlcpy(includer, name, sizeof includer);
+                at = n > 1 ? n - 1 : 1;
+                break;
+            }
+        }
+    }
+    if (!bad[0])
+        return -1;
+    char msg[4200];
+    snprintf(msg, sizeof msg, "%s:%d: error: include file '%s' not found",
+             includer[0] ? includer : "tcc", at, bad);
+    send_record(cc->pipe, 'M', msg);
+    return step;
+}
+
+static int prescan(nopi_cc *cc)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/.prescan-XXXXXX", cc->confine->write);
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return -1;
+    unlink(path);
+    int refused = -1, saved = dup(1);
+    cc->quiet = true;   /* its errors are the compile's to report, once */
+    TCCState *s = new_state(cc);
+    if (!s || saved < 0 || dup2(fd, 1) < 0)
+        goto out;
+    bool started = false;
+    for (int i = 0; i < cc->nops && refused < 0; i++) {
+        const ccop *op = &cc->ops[i];
+        if (apply_setting(s, op, started))
+            continue;
+        switch (op->kind) {
+        case OP_COMPILE: {
+            if (!started)
+                tcc_set_output_type(s, TCC_OUTPUT_PREPROCESS);
+            started = true;
+            fflush(stdout);
+            off_t from = lseek(fd, 0, SEEK_END);
+            tcc_compile_string(s, op->a);
+            fflush(stdout);
+            FILE *pp = fdopen(dup(fd), "r");
+            if (pp && fseeko(pp, from, SEEK_SET) == 0)
+                refused = check_reads(cc, pp, i);
+            if (pp)
+                fclose(pp);
+            break;
+        }
+        default: break;
+        }
+    }
+out:
+    if (saved >= 0) {
+        fflush(stdout);
+        dup2(saved, 1);
+        close(saved);
+    }
+    if (s)
+        tcc_delete(s);
+    close(fd);
+    cc->quiet = false;
+    cc->failed = false;
+    return refused;
+}
+
+/* ---- the compile server: one child per build, one request per compile ---------------- */
+
+/*
+ * Forking costs more than it seems (copy-on-write faults and TLB flushes on both sides, and
+ * on a busy machine the wait for the child to be scheduled), so a build forks one child at
+ * its first libtcc compile and sends it every compile as a request: the steps, serialised.
+ * The child confines itself once (Landlock, the memory limit), gives each request the CPU
+ * limit afresh, answers with the records above, and exits at the end of its socket.  A
+ * limit or a crash ends it; the next compile, if any, starts another.
+ */
+struct nopi_ccserver {
+    pid_t pid;
+    int sock;
+};
+
+static bool put_bytes(nopi_strbuf *sb, const char *p, bool present)
+{
+    uint32_t len = present ? (uint32_t)strlen(p) : UINT32_MAX;
+    char b[4];
+    memcpy(b, &len, 4);
+    for (int i = 0; i < 4; i++)
+        nopi_sb_printf(sb, "%c", b[i]);
+    if (present)
+        nopi_sb_puts(sb, p);
+    return true;
+}
+
+/* kind, tcc_dir, then each step as kind, a, b; 'x' ends the request.  Strings are a 32-bit
+ * length (UINT32_MAX: NULL) and the bytes. */
+static char *request(const nopi_cc *cc, size_t *len)
+{
+    nopi_strbuf sb = NOPI_STRBUF_INIT;
+    nopi_sb_printf(&sb, "%c", 'a' + (int)cc->kind);
+    put_bytes(&sb, cc->tcc_dir ? cc->tcc_dir : "", cc->tcc_dir != NULL);
+    for (int i = 0; i < cc->nops; i++) {
+        nopi_sb_printf(&sb, "%c", 'a' + (int)cc->ops[i].kind);
+        put_bytes(&sb, cc->ops[i].a ? cc->ops[i].a : "", cc->ops[i].a != NULL);
+        put_bytes(&sb, cc->ops[i].b ? cc->ops[i].b : "", cc->ops[i].b != NULL);
+    }
+    nopi_sb_puts(&sb, "x");
+    *len = sb.len;
+    return nopi_sb_take(&sb);
+}
+
+static bool read_full(int fd, void *buf, size_t n)
+{
+    for (char *p = buf; n > 0;) {
+        ssize_t r = read(fd, p, n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return false;
+        p += r;
+        n -= (size_t)r;
+    }
+    return true;
+}
+
+static bool get_bytes(int fd, char **out)
+{
+    uint32_t len;
+    *out = NULL;
+    if (!read_full(fd, &len, 4))
+        return false;
+    if (len == UINT32_MAX)
+        return true;
+    if (!(*out = malloc((size_t)len + 1)) || !read_full(fd, *out, len))
+        return false;
+    (*out)[len] = '\0';
+    return true;
+}
+
+/* In the child: reads one request into cc; false at the end of the socket. */
+static bool get_request(int fd, nopi_cc *cc)
+{
+    char kind;
+    if (!read_full(fd, &kind, 1) || !get_bytes(fd, &cc->tcc_dir))
+        return false;
+    cc->kind = (nopi_cc_kind)(kind - 'a');
+    for (;;) {
+        char k;
+        char *a, *b;
+        if (!read_full(fd, &k, 1))
+            return false;
+        if (k == 'x')
+            return true;
+        if (!get_bytes(fd, &a) || !get_bytes(fd, &b))
+            return false;
+        record(cc, (opkind)(k - 'a'), a, b);
+        free(a);
+        free(b);
+        if (cc->nomem)
+            _exit(EXIT_MEMORY);
+    }
+}
+
+static _Noreturn void serve(nopi_confine *c, int fd)
+{
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {   /* nothing libtcc or an exit() flush writes reaches neuronop's output */
+        dup2(null, 0);
+        dup2(null, 1);
+        dup2(null, 2);
+    }
+    signal(SIGPIPE, SIG_DFL);
+    nopi_confine cpu_free = *c;
+    cpu_free.cpu_seconds = 0;   /* per request, below */
+    if (nopi_confine_child(&cpu_free, false, nopi_confine_address_space()) != 0)
+        _exit(EXIT_FAILURE);
+    bool prescan_first = c->write && !nopi_confine_landlock();
+    for (;;) {
+        nopi_cc *cc = calloc(1, sizeof *cc);
+        if (!cc)
+            _exit(EXIT_MEMORY);
+        cc->confine = c;
+        cc->pipe = fd;
+        if (!get_request(fd, cc))
+            _exit(0);
+        if (c->cpu_seconds) {   /* this compile's CPU time, on top of what earlier ones used */
+            struct rusage ru;
+            getrusage(RUSAGE_SELF, &ru);
+            rlim_t used = (rlim_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + 1;
+            struct rlimit r = { used + c->cpu_seconds, used + c->cpu_seconds + 1 };
+            setrlimit(RLIMIT_CPU, &r);
+        }
+        TCCState *s = NULL;
+        int step = prescan_first ? prescan(cc) : -1;
+        if (step < 0)
+            step = replay(cc, &s);
+        if (s)
+            tcc_delete(s);
+        char end[16];
+        snprintf(end, sizeof end, "%d", step);
+        send_record(fd, 'E', end);
+        cc->s = NULL;
+        nopi_cc_free(cc);
+    }
+}
+
+static struct nopi_ccserver *start_server(nopi_confine *c, nop_error *err)
+{
+    struct nopi_ccserver *srv = calloc(1, sizeof *srv);
+    int fds[2];
+    if (!srv)
+        return nopi_nomem(err), NULL;
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0 ||
+        (srv->pid = fork()) < 0) {
+        nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot start the compiler: %s",
+                  strerror(errno));
+        free(srv);
+        return NULL;
+    }
+    if (srv->pid == 0) {
+        close(fds[0]);
+        serve(c, fds[1]);
+    }
+    close(fds[1]);
+    srv->sock = fds[0];
+    return srv;
+}
+
+/* Ends the server: at the end of its socket it exits; a killed one is reaped. */
+static void end_server(nopi_confine *c, bool kill_it, int *status, double *cpu)
+{
+    struct nopi_ccserver *srv = c->server;
+    if (!srv)
+        return;
+    if (kill_it) {
+        kill(-srv->pid, SIGKILL);
+        kill(srv->pid, SIGKILL);
+    }
+    close(srv->sock);
+    int st = 0;
+    struct rusage ru = { 0 };
+    while (wait4(srv->pid, &st, 0, &ru) < 0 && errno == EINTR)
+        ;
+    if (status)
+        *status = st;
+    if (cpu)
+        *cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+               (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+    free(srv);
+    c->server = NULL;
+}
+
+void nopi_cc_server_stop(nopi_confine *c)
+{
+    end_server(c, false, NULL, NULL);
+}
+
+/* True when the inbox holds a complete end record. */
+static bool has_end(const inbox *in)
+{
+    size_t at = 0;
+    while (at + 5 <= in->len) {
+        uint32_t len;
+        memcpy(&len, in->data + at + 1, 4);
+        if (at + 5 + len > in->len)
+            return false;
+        if (in->data[at] == 'E')
+            return true;
+        at += 5 + len;
+    }
+    return false;
+}
+
+/* Sends the request and reads the answer up to its end record, the end of the socket (the
+ * child died) or the deadline: 0, 1 at the deadline, -1 when the child died. */
+static int exchange(nopi_cc *cc, inbox *in)
+{
+    struct nopi_ccserver *srv = cc->confine->server;
+    size_t len;
+    char *req = request(cc, &len);
+    bool sent = req != NULL;
+    for (size_t off = 0; sent && off < len;) {
+        ssize_t w = send(srv->sock, req + off, len - off, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        sent = w > 0;
+        off += w > 0 ? (size_t)w : 0;
+    }
+    free(req);
+    if (!sent)
+        return -1;
+    double end = cc->confine->cpu_seconds ? nopi_now() + cc->confine->cpu_seconds : 0;
+    while (!has_end(in) && !in->full) {
+        int wait_ms = -1;
+        if (end > 0) {
+            double left = end - nopi_now();
+            if (left <= 0)
+                return 1;
+            wait_ms = (int)(left * 1000) + 1;
+        }
+        struct pollfd p = { .fd = srv->sock, .events = POLLIN };
+        int r = poll(&p, 1, wait_ms);
+        if (r < 0 && errno != EINTR)
+            return -1;
+        if (r <= 0)
+            continue;
+        char buf[8192];
+        ssize_t n = read(srv->sock, buf, sizeof buf);
+        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+            return -1;
+        if (n > 0)
+            take(in, buf, (size_t)n);
+    }
+    return 0;
+}
+
+/* Reads the child's records: messages delivered in order; the step of the end record, or
+ * -2 when there was none (the child did not finish). */
+static int read_records(nopi_cc *cc, const inbox *in, bool *memory)
+{
+    int step = -2;
+    size_t at = 0;
+    while (at + 5 <= in->len) {
+        char kind = in->data[at];
+        uint32_t len;
+        memcpy(&len, in->data + at + 1, 4);
+        if (at + 5 + len > in->len)
+            break;
+        char *text = strndup(in->data + at + 5, len);
+        if (text && kind == 'M') {
+            *memory = *memory || strstr(text, "memory full") != NULL;
+            if (!strstr(text, "memory full"))
+                deliver(cc, text);
+        } else if (text && kind == 'E') {
+            step = atoi(text);
+        }
+        free(text);
+        at += 5 + len;
+    }
+    return step;
+}
+
+static int run_child(nopi_cc *cc, nop_error *err)
+{
+    nopi_confine *c = cc->confine;
+    if (!c->server && !(c->server = start_server(c, err)))
+        return -1;
+    inbox in = { 0 };
+    int ended = exchange(cc, &in);
+    int status = 0;
+    double cpu = 0;
+    if (ended != 0)   /* past the deadline (killed now), or it died: reap it */
+        end_server(c, ended == 1, &status, &cpu);
+    bool memory = ended < 0 && ((WIFEXITED(status) && WEXITSTATUS(status) == EXIT_MEMORY) ||
+                                (WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ));
+    cc->err = err;
+    int step = read_records(cc, &in, &memory);
+    free(in.data);
+    /* An allocator that gives up by itself (AddressSanitizer's, in a sanitized neuronop)
+     * exits without a word from libtcc and before the end record: libtcc's own exits are
+     * for bad options, which never reach it, and full memory, which it says. */
+    memory = memory || (ended < 0 && step == -2 && !cc->failed && WIFEXITED(status) &&
+                        WEXITSTATUS(status) != 0);
+    bool time = ended == 1 || (ended < 0 && WIFSIGNALED(status) &&
+                               (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL));
+    if (ended != 0 || step == -2) {
+        cc->failed = false;
+        cc->err = NULL;
+        cc->source_error = false;
+        if (time || memory)
+            nopi_confine_past(c, err, cc->name, time);
+        else if (WIFSIGNALED(status))
+            nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "compiling '%s' failed: libtcc "
+                      "ended with signal %d", cc->name, WTERMSIG(status));
+        else
+            nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "compiling '%s' failed: libtcc "
+                      "exited with %d", cc->name, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        return -1;
+    }
+    return finish(cc, step, err);
+}
+
+/* ---- the steps -------------------------------------------------------------------------- */
+
 int nopi_cc_compile(nopi_cc *cc, const char *text, nop_error *err)
 {
-    start(cc);
-    cc->err = err;
-    return finish(cc, tcc_compile_string(cc->s, text), err, "compiling");
+    record(cc, OP_COMPILE, text, NULL);
+    return cc->nomem ? nopi_nomem(err) : 0;
 }
 
 int nopi_cc_add_object(nopi_cc *cc, const char *path, nop_error *err)
 {
-    start(cc);
-    cc->err = err;
-    return finish(cc, tcc_add_file(cc->s, path), err, "loading an object file");
+    record(cc, OP_ADD, path, NULL);
+    return cc->nomem ? nopi_nomem(err) : 0;
 }
 
 int nopi_cc_output(nopi_cc *cc, const char *path, nop_error *err)
 {
-    start(cc);
+    record(cc, OP_OUTPUT, path, NULL);
+    if (cc->nomem)
+        return nopi_nomem(err);
+    if (cc->confine)
+        return run_child(cc, err);
     cc->err = err;
-    return finish(cc, tcc_output_file(cc->s, path), err, "linking");
+    TCCState *s;
+    int step = replay(cc, &s);
+    if (!s)
+        return nopi_nomem(err);
+    tcc_delete(s);
+    return finish(cc, step, err);
 }
 
 int nopi_cc_relocate(nopi_cc *cc, nop_error *err)
 {
-    start(cc);
+    if (cc->nomem)
+        return nopi_nomem(err);
     cc->err = err;
-    return finish(cc, tcc_relocate(cc->s, TCC_RELOCATE_AUTO), err, "linking in memory");
+    int step = replay(cc, &cc->s);
+    if (!cc->s)
+        return nopi_nomem(err);
+    if (step < 0 && tcc_relocate(cc->s, TCC_RELOCATE_AUTO) < 0 && !cc->failed)
+        step = cc->nops;
+    return finish(cc, step, err);
 }
 
 void *nopi_cc_symbol(nopi_cc *cc, const char *name)
 {
-    return tcc_get_symbol(cc->s, name);
+    return cc->s ? tcc_get_symbol(cc->s, name) : NULL;
 }
 
 /* ---- locating tcc's runtime ------------------------------------------------------------- */

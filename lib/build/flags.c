@@ -27,6 +27,11 @@ bool nopi_is_identifier(const char *s)
     return true;
 }
 
+bool nopi_is_glue_name(const char *s)
+{
+    return strncmp(s, "nt__", 4) == 0 || strcmp(s, "neuronop_library") == 0;
+}
+
 static const char accepted[] =
     "neuronop passes -DNAME[=VALUE], -UNAME, -IDIR, -O*, -g, -w, -W* and -f* flags and "
     "-std= to the compiler";

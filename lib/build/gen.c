@@ -183,21 +183,25 @@ static const char *const abi_ref_ctypes[4] = { "const void *const *",
                                                "const double *", "const long long *" };
 
 /* One shim: unpacks the runtime's argument array into a direct call.  fn (may be NULL) gives
- * a C++ function's symbol and which parameters it takes by const reference. */
+ * a C++ function's symbol and which parameters it takes by const reference.  The function is
+ * declared under the shim's own name with an asm label for its symbol, so no name the user
+ * chose appears in the glue as an identifier: a kernel named 'a', 'nt__arg' or
+ * 'NT_LIB_MAGIC' cannot meet a parameter, a type or a macro of the glue. */
 static void add_shim(nopi_strbuf *sb, const nopi_op *op, const char *fname,
                      const nopi_gen_fn *fn, const char *shim)
 {
     static const char *const member[] = { "t", "s", "d", "i" };
     const char *sym = fn && fn->sym ? fn->sym : fname;
-    nopi_sb_printf(sb, "extern void *%s(", sym);
+    nopi_sb_printf(sb, "extern void *%s_fn(", shim);
     for (int i = 0; i < op->nargs; i++) {
         bool ref = fn && fn->sym && fn->byref[i];
         nopi_sb_printf(sb, "%s%s", i ? ", " : "",
                        (ref ? abi_ref_ctypes : abi_ctypes)[op->args[i]]);
     }
-    nopi_sb_puts(sb, op->nargs ? ")" : "void)");
-    nopi_sb_printf(sb, ";\nstatic void *%s(const nt__arg *a)\n{\n    (void)a;\n"
-                   "    return %s(", shim, sym);
+    nopi_sb_puts(sb, op->nargs ? ") __asm__(" : "void) __asm__(");
+    nopi_sb_c_string(sb, sym);
+    nopi_sb_printf(sb, ");\nstatic void *%s(const nt__arg *a)\n{\n    (void)a;\n"
+                   "    return %s_fn(", shim, shim);
     for (int i = 0; i < op->nargs; i++) {
         bool ref = fn && fn->sym && fn->byref[i];
         nopi_sb_printf(sb, "%s%sa[%d].%s", i ? ", " : "", ref ? "&" : "", i,

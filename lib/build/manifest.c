@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "confine.h"
 #include "mload.h"
 
 static const char *const top_keys[] = {
@@ -152,6 +153,17 @@ static int load_cflags(loader *L, const nopi_ynode *n)
     return 0;
 }
 
+/* The glue's own symbols start with nt__, and its descriptor is neuronop_library: a user
+ * function of such a name would meet them at link time. */
+int nopi_manifest_glue_name(loader *L, const nopi_ynode *at, const char *name)
+{
+    nopi_y_error(L->doc, at, L->err, "function name '%s' is reserved: names starting with "
+                 "'nt__', and 'neuronop_library', are neuronop's own", name);
+    nopi_detail(L->err, "rename the function, for example to 'my_%s'",
+                strncmp(name, "nt__", 4) == 0 ? name + 4 : name);
+    return -1;
+}
+
 static int load_function_name(loader *L, const nopi_ynode *op, const char *opname,
                               const char *key, char **out, nopi_pos *pos)
 {
@@ -170,6 +182,8 @@ static int load_function_name(loader *L, const nopi_ynode *op, const char *opnam
     if (!nopi_is_identifier(s))
         return nopi_y_error(L->doc, n, L->err, "'%s' of op '%s' must name a C function, "
                             "not '%s'", key, opname, s);
+    if (nopi_is_glue_name(s))
+        return nopi_manifest_glue_name(L, n, s);
     *out = strdup(s);
     *pos = pos_of(n);
     return *out ? 0 : oom(L);
@@ -389,7 +403,9 @@ static int load(loader *L)
     if ((n = nopi_y_lookup(root, "build_directory")) &&
         nopi_y_string(L->doc, n, "build_directory", &bdir, L->err) != 0)
         return -1;
-    if (!(m->build_dir = nopi_path_join(m->dir, bdir)))
+    m->build_dir_given = n != NULL;
+    m->build_dir_pos = n ? pos_of(n) : (nopi_pos){ 1, 1 };
+    if (!(m->build_dir = nopi_path_join(m->dir, bdir)) || !(m->build_dir_text = strdup(bdir)))
         return oom(L);
     if ((n = nopi_y_lookup(root, "multicore")) &&
         nopi_y_bool(L->doc, n, "multicore", &m->multicore, L->err) != 0)
@@ -485,6 +501,7 @@ void nop_manifest_free(nop_manifest *m)
     free_srcs(m->includes, m->nincludes);
     free_srcs(m->reference, m->nreference);
     free(m->build_dir);
+    free(m->build_dir_text);
     for (int i = 0; i < m->nflags; i++)
         nopi_flag_clear(&m->flags[i]);
     free(m->flags);
@@ -553,5 +570,71 @@ int nop_manifest_test(const nop_manifest *m, int i, nop_testinfo *out)
     out->cores = t->cores;
     out->ncores = t->ncores;
     out->line = t->pos.line;
+    return 0;
+}
+
+int nopi_build_dir_check(const nop_manifest *m, nop_error *err)
+{
+    char resolved[2048], also[2100] = "";
+    if (nopi_confine_within(m->dir, m->build_dir, resolved, sizeof resolved))
+        return 0;
+    if (strcmp(resolved, m->build_dir_text) != 0)
+        snprintf(also, sizeof also, " (it resolves to '%s')", resolved);
+    if (m->build_dir_given)
+        nopi_fail(err, NOP_ERR_INPUT, m->path, m->build_dir_pos.line, m->build_dir_pos.col,
+                  "build_directory '%s' is outside the library folder%s", m->build_dir_text,
+                  also);
+    else
+        nopi_fail(err, NOP_ERR_INPUT, m->path, 1, 1, "the build folder '%s' is outside the "
+                  "library folder%s", m->build_dir_text, also);
+    nopi_detail(err, "a manifest builds inside its own folder: name a folder in it (such as "
+                "'build', not a link elsewhere), or choose one on the command line with "
+                "'neuronop build --build-dir DIR'");
+    return -1;
+}
+
+/* A build reads only the library folder (and the toolchain's headers): a source or include
+ * folder that resolves elsewhere, through "..", an absolute path or a symlink, is refused, so
+ * that nothing of a file outside reaches a compiler's message in a CI log. */
+static int outside(const nop_manifest *m, const char *root, nopi_pos pos, const char *what,
+                   const char *written, const char *path, nop_error *err)
+{
+    char resolved[2048], also[2100] = "";
+    if (nopi_confine_within(root, path, resolved, sizeof resolved))
+        return 0;
+    bool folder = strcmp(what, "include folder") == 0;
+    /* the system's public headers may be named as include folders (/usr/include/eigen3) */
+    if (folder && (nopi_confine_within("/usr/include", path, NULL, 0) ||
+                   nopi_confine_within("/usr/local/include", path, NULL, 0)))
+        return 0;
+    if (strcmp(written, resolved) != 0)
+        snprintf(also, sizeof also, " (it resolves to '%s')", resolved);
+    nopi_fail(err, NOP_ERR_INPUT, m->path, pos.line, pos.col, "%s '%s' is outside the %s%s",
+              what, written, root == m->dir ? "library folder" : "folder given with "
+              "--library-dir", also);
+    nopi_detail(err, "a build reads only files inside the folder of neuronop.yaml%s; copy "
+                "what it needs there", folder ? " (and the system's /usr/include)" : "");
+    return -1;
+}
+
+int nopi_manifest_check_paths(const nop_manifest *m, const char *library_dir, nop_error *err)
+{
+    const char *root = library_dir ? library_dir : m->dir;
+    const nopi_src *lists[] = { m->compute, m->shape, m->reference };
+    const int counts[] = { m->ncompute, m->nshape, m->nreference };
+    for (int l = 0; l < 3; l++)
+        for (int i = 0; i < counts[l]; i++)
+            if (outside(m, root, lists[l][i].pos, "source file", lists[l][i].path,
+                        lists[l][i].resolved, err) != 0)
+                return -1;
+    for (int i = 0; i < m->nincludes; i++)
+        if (outside(m, root, m->includes[i].pos, "include folder", m->includes[i].path,
+                    m->includes[i].resolved, err) != 0)
+            return -1;
+    for (int i = 0; i < m->nflags; i++)
+        if (m->flags[i].kind == NOPI_FLAG_INCLUDE &&
+            outside(m, root, m->flags[i].pos, "include folder", m->flags[i].text + 2,
+                    m->flags[i].value, err) != 0)
+            return -1;
     return 0;
 }

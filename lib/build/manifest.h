@@ -68,6 +68,9 @@ struct nop_manifest {
     nopi_src *compute, *shape, *reference;
     int ncompute, nshape, nreference;
     char *build_dir;
+    char *build_dir_text;     /* build_directory as written ("build" when absent) */
+    bool build_dir_given;     /* build_directory is in the manifest */
+    nopi_pos build_dir_pos;   /* where (1:1 when absent) */
     bool multicore;
     bool verbose;             /* custom_op.load's verbose: show the compile steps (-v) */
     nopi_flag *flags;
@@ -102,5 +105,17 @@ extern const char *const nopi_argtype_ctypes[4];
 
 /* True when s is a C identifier. */
 bool nopi_is_identifier(const char *s);
+/* flags.c: true when a function name is one the generated glue defines itself: nt__... and
+ * the exported descriptor, neuronop_library (gen.c). */
+bool nopi_is_glue_name(const char *s);
+
+/* manifest.c: 0 when the build folder resolves inside the library folder (symlinks
+ * resolved), else -1 with err filled at build_directory (NOP_ERR_INPUT): a manifest may not
+ * send its outputs elsewhere; only the command line can (nop_build_opts.build_dir). */
+int nopi_build_dir_check(const nop_manifest *m, nop_error *err);
+/* manifest.c: 0 when every source and include folder resolves inside library_dir (NULL: the
+ * manifest's folder; include folders may also be the system's /usr/include), else -1 with
+ * err filled at the first that does not (NOP_ERR_INPUT). */
+int nopi_manifest_check_paths(const nop_manifest *m, const char *library_dir, nop_error *err);
 
 #endif /* NEURONOP_MANIFEST_H */

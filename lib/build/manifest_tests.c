@@ -136,6 +136,8 @@ static int load_test_rest(loader *L, nopi_test *t, const nopi_ynode *n, const no
         if (!nopi_is_identifier(s))
             return nopi_y_error(L->doc, v, L->err, "'reference' of test '%s' must name a C "
                                 "function, not '%s'", t->name, s);
+        if (nopi_is_glue_name(s))
+            return nopi_manifest_glue_name(L, v, s);
         if (L->m->nreference == 0)
             return nopi_y_error(L->doc, v, L->err, "test '%s' names reference function '%s', "
                                 "but the manifest has no reference_srcs to define it in",

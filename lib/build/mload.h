@@ -31,4 +31,8 @@ static inline nopi_pos pos_of(const nopi_ynode *n)
  * L->err filled at the offending node. */
 int nopi_manifest_load_tests(loader *L, const nopi_ynode *n);
 
+/* manifest.c: fills L->err at `at`: a function name the glue reserves (nopi_is_glue_name);
+ * returns -1. */
+int nopi_manifest_glue_name(loader *L, const nopi_ynode *at, const char *name);
+
 #endif /* NEURONOP_MLOAD_H */

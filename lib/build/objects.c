@@ -33,7 +33,8 @@ static void note_step(builder *b, const char *what, const char *path, bool instr
  * are host code, and the glue must stay uninstrumented). */
 static nopi_cc *new_cc(builder *b, nopi_cc_kind kind, const char *source_dir, bool instrument)
 {
-    nopi_cc *cc = nopi_cc_new(kind, b->tcc_dir, b->o->diag, b->o->diag_ctx);
+    nopi_cc *cc = nopi_cc_new(kind, b->tcc_dir, b->o->compile_in_process ? NULL : &b->confine,
+                              b->o->diag, b->o->diag_ctx);
     if (!cc)
         return NULL;
     nopi_cc_include_dir(cc, b->include_dir);
@@ -123,11 +124,12 @@ static int compile_tcc(builder *b, int index, object *obj)
         note_step(b, role == NOPI_ROLE_COMPUTE ? "compile (device)"
                      : role == NOPI_ROLE_SHAPE ? "compile (host)" : "compile (reference)", path,
                   instrument);
+        nopi_cc_name(cc, b->sources[index].path);
         rc = nopi_cc_compile(cc, unit, b->err);
-        if (rc != 0)
-            nopi_build_explain_signature(b, role);
-        else
+        if (rc == 0)
             rc = nopi_cc_output(cc, obj->path, b->err);
+        if (rc != 0 && nopi_cc_source_error(cc))
+            nopi_build_explain_signature(b, role);
         b->compiled++;
     }
     nopi_cc_free(cc);
@@ -209,6 +211,8 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
         return nopi_nomem(b->err);
     }
     nopi_argv *a = &job->argv;
+    job->name = b->sources[index].path;
+    job->source = path;
     bool cxx = obj->lang == NOPI_LANG_CXX;
     nopi_argv_add(a, cxx ? nopi_cxx_program(b->m->cxx) : nopi_cc_program());
     nopi_argv_add(a, "-O2");
@@ -229,6 +233,14 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
     if (cxx && b->o->memcheck && role == NOPI_ROLE_COMPUTE)
         for (size_t i = 0; i < NOPI_ARRAY_LEN(cxx_memcheck); i++)
             nopi_argv_add(a, cxx_memcheck[i]);
+    if (!nopi_confine_landlock()) {   /* the files it reads, to check them (confine.h) */
+        snprintf(log, sizeof log, "%s%d.d", role_names[role], index);
+        if (!(job->deps = nopi_path_join(b->tmpdir, log)))
+            return nopi_nomem(b->err);
+        nopi_argv_add(a, "-MD");
+        nopi_argv_add(a, "-MF");
+        nopi_argv_add(a, job->deps);
+    }
     nopi_argv_add(a, "-c");
     nopi_argv_add(a, "-o");
     nopi_argv_add(a, obj->path);
@@ -286,25 +298,56 @@ static void detail_from_log(nop_error *e, const char *log)
     free(text);
 }
 
+/* A system compiler's warnings pass the same check as libtcc's (confine.h) on their way to
+ * the caller: none quotes a file outside the library folder. */
+typedef struct confined_sink {
+    builder *b;
+} confined_sink;
+
+static void confined_diag(void *ctx, const nop_diag *d)
+{
+    confined_sink *s = ctx;
+    nop_diag copy = *d;
+    nopi_confine_diag(&s->b->confine, &copy);
+    if (s->b->o->diag)
+        s->b->o->diag(s->b->o->diag_ctx, &copy);
+}
+
 /* Runs jobs and reads their logs: warnings to the caller, the first error into b->err. */
 static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what)
 {
     for (int i = 0; i < n; i++)
         note_job(b, &jobs[i]);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (nopi_tools_run(jobs, n, cpus > 1 ? (int)cpus : 1, b->err) != 0)
+    if (nopi_tools_run(jobs, n, cpus > 1 ? (int)cpus : 1, &b->confine, b->err) != 0)
         return -1;
     int rc = 0;
     for (int i = 0; i < n; i++) {
         nop_error e = { 0 };
-        int bad = nopi_gcc_log(jobs[i].log, b->include_dir, what, b->o->diag, b->o->diag_ctx,
-                               &e);
-        if (jobs[i].status != 0 && !bad) {
-            nopi_fail(&e, NOP_ERR_COMPILE, NULL, 0, 0, "%s failed ('%s' exited with %d)", what,
-                      jobs[i].argv.v[0], jobs[i].status);
-            detail_from_log(&e, jobs[i].log);
+        char outside[1024];
+        bool failed = true;
+        if (jobs[i].limit != NOPI_LIMIT_NONE) {
+            nopi_confine_past(&b->confine, &e, jobs[i].name ? jobs[i].name : "the library",
+                              jobs[i].limit == NOPI_LIMIT_TIME);
+        } else if (jobs[i].deps &&
+                   nopi_confine_deps(&b->confine, jobs[i].deps, outside, sizeof outside)) {
+            /* without Landlock it could read the file: refused all the same, unquoted */
+            nopi_fail(&e, NOP_ERR_COMPILE, jobs[i].source, 0, 0, "refused");
+            nopi_confine_refuse(&e.diag, outside);
+        } else {
+            confined_sink sink = { b };
+            int bad = nopi_gcc_log(jobs[i].log, b->include_dir, what, confined_diag, &sink,
+                                   &e);
+            if (bad && nopi_confine_diag(&b->confine, &e.diag))
+                e.kind = NOP_ERR_COMPILE;
+            if (jobs[i].status != 0 && !bad) {
+                nopi_fail(&e, NOP_ERR_COMPILE, NULL, 0, 0, "%s failed ('%s' exited with %d)",
+                          what, jobs[i].argv.v[0], jobs[i].status);
+                detail_from_log(&e, jobs[i].log);
+            }
+            failed = jobs[i].status != 0 || bad;
         }
-        if ((jobs[i].status != 0 || bad) && rc == 0) {
+        if (failed && rc == 0) {   /* the first job's error is the one reported */
             *b->err = e;
             rc = -1;
         }
@@ -317,6 +360,7 @@ static void free_jobs(nopi_tool_job *jobs, int n)
     for (int i = 0; i < n; i++) {
         nopi_argv_free(&jobs[i].argv);
         free(jobs[i].log);
+        free(jobs[i].deps);
     }
     free(jobs);
 }
@@ -405,11 +449,9 @@ static int link_tcc(builder *b, const object *objs, int nobjs, const char *tmp)
         goto out;
     }
     note_step(b, "link", b->lib_path, false);
-    if (nopi_cc_compile(cc, glue, b->err) != 0) {
-        nopi_detail(b->err, "(in the glue neuronop generates; this is a neuronop bug, "
-                    "please report it)");
+    nopi_cc_name(cc, "the library's glue");
+    if (nopi_cc_compile(cc, glue, b->err) != 0)
         goto out;
-    }
     for (int i = 0; i < nobjs; i++)
         if (nopi_cc_add_object(cc, objs[i].path, b->err) != 0)
             goto out;
@@ -417,6 +459,9 @@ static int link_tcc(builder *b, const object *objs, int nobjs, const char *tmp)
     snprintf(libtcc1, sizeof libtcc1, "%s/libtcc1.a", b->tcc_dir);
     if (nopi_cc_add_object(cc, libtcc1, b->err) == 0 && nopi_cc_output(cc, tmp, b->err) == 0)
         rc = 0;
+    else if (nopi_cc_source_error(cc))
+        nopi_detail(b->err, "(in the glue neuronop generates; this is a neuronop bug, "
+                    "please report it)");
 out:
     nopi_cc_free(cc);
     free(glue);
@@ -429,12 +474,13 @@ static int glue_object(builder *b, const char *text, const char *path)
     nopi_cc *cc = text ? new_cc(b, NOPI_CC_OBJECT, NULL, false) : NULL;
     if (!cc)
         return nopi_nomem(b->err);
+    nopi_cc_name(cc, "the library's glue");
     int rc = nopi_cc_compile(cc, text, b->err);
-    if (rc != 0)
+    if (rc == 0)
+        rc = nopi_cc_output(cc, path, b->err);
+    if (rc != 0 && nopi_cc_source_error(cc))
         nopi_detail(b->err, "(in the glue neuronop generates; this is a neuronop bug, "
                     "please report it)");
-    else
-        rc = nopi_cc_output(cc, path, b->err);
     nopi_cc_free(cc);
     return rc;
 }

@@ -4,12 +4,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "syscc.h"
 
@@ -69,59 +69,120 @@ const char *nopi_cc_program(void)
 }
 
 /* The environment with LC_ALL=C: the compilers' messages, which neuronop reads, in English
- * with ASCII quotes.  malloc'd array of borrowed strings. */
-static char **c_locale_env(void)
+ * with ASCII quotes; and TMPDIR=tmpdir (when given), the one folder a confined compiler may
+ * write its temporary files in.  malloc'd array of borrowed strings but TMPDIR's, which
+ * shares the allocation. */
+static char **c_locale_env(const char *tmpdir)
 {
     size_t n = 0;
     while (environ[n])
         n++;
-    char **env = calloc(n + 2, sizeof *env);
+    size_t tlen = tmpdir ? strlen(tmpdir) + 8 : 0;
+    char **env = calloc(1, (n + 3) * sizeof *env + tlen);
     if (!env)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "LC_ALL=", 7) != 0)
+        if (strncmp(environ[i], "LC_ALL=", 7) != 0 && strncmp(environ[i], "TMPDIR=", 7) != 0)
             env[k++] = environ[i];
     env[k++] = (char *)"LC_ALL=C";
+    if (tmpdir) {
+        char *t = (char *)(env + n + 3);
+        snprintf(t, tlen, "TMPDIR=%s", tmpdir);
+        env[k++] = t;
+    }
     return env;
 }
 
-static int spawn(nopi_tool_job *j, pid_t *pid, nop_error *err)
+/* The program cannot be run: say which package gives it. */
+static int cannot_run(const nopi_tool_job *j, int e, nop_error *err)
 {
-    posix_spawn_file_actions_t fa;
-    char **env = c_locale_env();
-    if (!env)
-        return nopi_nomem(err);
-    if (posix_spawn_file_actions_init(&fa) != 0) {
-        free(env);
-        return nopi_nomem(err);
-    }
-    int rc = posix_spawn_file_actions_addopen(&fa, 1, j->log, O_WRONLY | O_CREAT | O_TRUNC,
-                                              0644);
-    if (rc == 0)
-        rc = posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    if (rc == 0)
-        rc = posix_spawnp(pid, j->argv.v[0], &fa, NULL, j->argv.v, env);
-    posix_spawn_file_actions_destroy(&fa);
-    free(env);
-    if (rc == 0)
-        return 0;
     nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot run '%s': %s", j->argv.v[0],
-              strerror(rc));
-    if (rc == ENOENT)
+              strerror(e));
+    if (e == ENOENT)
         nopi_detail(err, "install the compiler ('apt-get install g++' gives g++ and cc), or "
                     "name another with CXX (C++) or CC (compiler: cc)");
     return -1;
 }
 
-int nopi_tools_run(nopi_tool_job *jobs, int n, int parallel, nop_error *err)
+/* fork and exec: between them the child sends its output to the log, confines itself
+ * (confine.h) and, when exec fails, reports errno through a close-on-exec pipe. */
+static int spawn(nopi_tool_job *j, const nopi_confine *c, char **env, pid_t *pid,
+                 nop_error *err)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return cannot_run(j, errno, err);
+    *pid = fork();
+    if (*pid < 0) {
+        int e = errno;
+        close(fds[0]);
+        close(fds[1]);
+        return cannot_run(j, e, err);
+    }
+    if (*pid == 0) {
+        close(fds[0]);
+        int e = 0;
+        int log = open(j->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (log < 0 || dup2(log, 1) < 0 || dup2(log, 2) < 0)
+            e = errno ? errno : EIO;
+        else if (c && nopi_confine_child(c, true, 0) != 0)
+            e = errno ? errno : EPERM;
+        else
+            execvpe(j->argv.v[0], j->argv.v, env);
+        if (!e)
+            e = errno;
+        if (write(fds[1], &e, sizeof e) != (ssize_t)sizeof e)
+            _exit(126);
+        _exit(127);
+    }
+    close(fds[1]);
+    int e = 0;
+    ssize_t got;
+    while ((got = read(fds[0], &e, sizeof e)) < 0 && errno == EINTR)
+        ;
+    close(fds[0]);
+    if (got != (ssize_t)sizeof e)
+        return 0;   /* exec worked: the pipe closed */
+    waitpid(*pid, NULL, 0);
+    return cannot_run(j, e, err);
+}
+
+/* What a job's end says about its limits: the log's words for running out (g++, cc1plus,
+ * as and ld each say it their own way), the CPU signal, or the deadline. */
+static void judge(nopi_tool_job *j, const nopi_confine *c, int waited, int status, double cpu)
+{
+    char *text = NULL;
+    bool memory = false, time = waited == 1;
+    if (nopi_read_file(j->log, &text, NULL) == 0) {
+        memory = strstr(text, "out of memory") || strstr(text, "memory exhausted") ||
+                 strstr(text, "Cannot allocate memory") || strstr(text, "std::bad_alloc") ||
+                 strstr(text, "File size limit exceeded");
+        time = time || strstr(text, "CPU time limit exceeded");
+    }
+    free(text);
+    memory = memory || (WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ);
+    time = time || (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) ||
+           (c->cpu_seconds && cpu >= c->cpu_seconds);
+    j->limit = time ? NOPI_LIMIT_TIME : memory ? NOPI_LIMIT_MEMORY : NOPI_LIMIT_NONE;
+}
+
+int nopi_tools_run(nopi_tool_job *jobs, int n, int parallel, const nopi_confine *c,
+                   nop_error *err)
 {
     pid_t *pids = calloc((size_t)(n ? n : 1), sizeof *pids);
-    if (!pids)
+    double *started_at = calloc((size_t)(n ? n : 1), sizeof *started_at);
+    char **env = c_locale_env(c ? c->write : NULL);
+    if (!pids || !started_at || !env) {
+        free(pids);
+        free(started_at);
+        free(env);
         return nopi_nomem(err);
+    }
     int started = 0, waited = 0, rc = 0;
     for (int i = 0; i < n; i++) {
         jobs[i].status = -1;
+        jobs[i].limit = NOPI_LIMIT_NONE;
         if (jobs[i].argv.failed)
             rc = nopi_nomem(err);
     }
@@ -131,24 +192,32 @@ int nopi_tools_run(nopi_tool_job *jobs, int n, int parallel, nop_error *err)
      * not reap children of the program it is part of (waitpid(-1) would). */
     while (waited < started || (rc == 0 && started < n)) {
         while (rc == 0 && started < n && started - waited < parallel) {
-            if (spawn(&jobs[started], &pids[started], err) != 0)
+            started_at[started] = nopi_now();
+            if (spawn(&jobs[started], c, env, &pids[started], err) != 0)
                 rc = -1;
             else
                 started++;
         }
         if (waited == started)
             break;
-        int status;
-        if (waitpid(pids[waited], &status, 0) < 0) {
-            if (errno == EINTR)
-                continue;
-            status = 0x7f00;   /* lost: report it as exit status 127 */
+        int status = 0;
+        double cpu = 0, left = 0;
+        if (c && c->cpu_seconds) {   /* each job's deadline runs from its own start */
+            left = started_at[waited] + c->cpu_seconds - nopi_now();
+            left = left > 0.001 ? left : 0.001;
         }
+        int w = nopi_confine_wait(pids[waited], left, -1, NULL, NULL, &status, &cpu);
+        if (w < 0)
+            status = 0x7f00;   /* lost: report it as exit status 127 */
         jobs[waited].status = WIFEXITED(status) ? WEXITSTATUS(status)
                               : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+        if (c && jobs[waited].status != 0)
+            judge(&jobs[waited], c, w, status, cpu);
         waited++;
     }
     free(pids);
+    free(started_at);
+    free(env);
     return rc;
 }
 

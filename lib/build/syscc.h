@@ -1,16 +1,18 @@
 /*
  * syscc.h - the system compilers (g++, cc) and linker as child processes (internal).
  *
- * libtcc compiles C in-process (compile.h).  C++ sources, `compiler: cc` kernels and the link
- * of a library that has either go to the system's gcc-compatible driver instead.  This file
- * owns running them (several at once, output to a file, no shell) and turning what they
- * print into nop_diag records that keep neuronop's contract: the first error at the user's
- * file, line and column, instantiation and inclusion noise folded into one detail line.
+ * libtcc compiles C in its own child process (compile.h).  C++ sources, `compiler: cc`
+ * kernels and the link of a library that has either go to the system's gcc-compatible driver
+ * instead.  This file owns running them (several at once, output to a file, no shell, each
+ * confined: confine.h) and turning what they print into nop_diag records that keep
+ * neuronop's contract: the first error at the user's file, line and column, instantiation
+ * and inclusion noise folded into one detail line.
  */
 #ifndef NEURONOP_SYSCC_H
 #define NEURONOP_SYSCC_H
 
 #include "base/internal.h"
+#include "confine.h"
 
 /* A growing argv: strings are copied; NULL-terminated. */
 typedef struct nopi_argv {
@@ -23,17 +25,25 @@ void nopi_argv_add(nopi_argv *a, const char *s);
 void nopi_argv_addf(nopi_argv *a, const char *fmt, ...) NOPI_PRINTF(2, 3);
 void nopi_argv_free(nopi_argv *a);
 
+typedef enum nopi_limit { NOPI_LIMIT_NONE, NOPI_LIMIT_TIME, NOPI_LIMIT_MEMORY } nopi_limit;
+
 /* One command: argv, where its stdout and stderr go, and its exit status once run. */
 typedef struct nopi_tool_job {
     nopi_argv argv;
     char *log;            /* file that receives stdout and stderr (caller owns the string) */
+    const char *name;     /* what it compiles, as the user wrote it, for a limit's message */
+    const char *source;   /* and its path, where a refused read is reported; may be NULL */
+    char *deps;           /* its -MF file, checked when Landlock is absent; NULL (caller owns) */
     int status;           /* exit status; 128 + N when killed by signal N; -1 not run */
+    nopi_limit limit;     /* a failed job that went past a limit of its confine */
 } nopi_tool_job;
 
-/* Runs the jobs, at most `parallel` at a time, and waits for all.  -1 with an error only
- * when a job cannot be started (the program is missing: says which package to install);
- * a job that fails just has a non-zero status. */
-int nopi_tools_run(nopi_tool_job *jobs, int n, int parallel, nop_error *err);
+/* Runs the jobs, at most `parallel` at a time, and waits for all, each confined by c (NULL:
+ * not at all; confine.h), which also sets TMPDIR to c->write.  -1 with an error only when a
+ * job cannot be started (the program is missing: says which package to install); a job that
+ * fails just has a non-zero status, and its limit when it went past one. */
+int nopi_tools_run(nopi_tool_job *jobs, int n, int parallel, const nopi_confine *c,
+                   nop_error *err);
 
 /*
  * Reads a gcc-style log (-fdiagnostics-plain-output) of a failed or warning compile.

@@ -28,7 +28,7 @@ int nop_host_speed(const char *tcc_dir, double *ns_per_element, nop_error *err)
             return -1;
         tcc_dir = dir;
     }
-    nopi_cc *cc = nopi_cc_new(NOPI_CC_MEMORY, tcc_dir, NULL, NULL);
+    nopi_cc *cc = nopi_cc_new(NOPI_CC_MEMORY, tcc_dir, NULL, NULL, NULL);
     if (!cc)
         return nopi_nomem(err);
     int rc = -1;

@@ -81,7 +81,11 @@ def load(name, compute_srcs, shape_srcs, build_directory=None, multicore=False,
     manifest = os.path.join(meta, name + ".yaml")
     _write_if_changed(manifest, _manifest(name, compute, shape, build_dir, bool(multicore),
                                           list(extra_cflags or []), includes))
-    argv = [_client.neuronop_binary(), "build"] + (["-v"] if verbose else []) + [manifest]
+    # the manifest sits in the build folder, apart from the sources: say on the command line
+    # (this program's, not a manifest's) where the build writes and what it may read
+    readable = os.path.commonpath([os.path.dirname(p) for p in compute + shape] + includes)
+    argv = [_client.neuronop_binary(), "build", "--build-dir", build_dir,
+            "--library-dir", readable] + (["-v"] if verbose else []) + [manifest]
     proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True)
     if verbose and proc.stdout:

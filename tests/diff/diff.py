@@ -370,7 +370,10 @@ def main():
     differ = {}   # op name -> list of messages
     libs = [("C", lib, c_name, good, bad)]
     if "--no-cxx" not in sys.argv:
-        b = subprocess.run([neuronop, "build", os.path.join(libdir, "cxx")], capture_output=True,
+        # its extra_include_paths: [..] shares table.h with the C library: a folder outside
+        # its own, which only the command line may let a build read
+        b = subprocess.run([neuronop, "build", "--library-dir", libdir,
+                            os.path.join(libdir, "cxx")], capture_output=True,
                            text=True)
         if b.returncode:
             print("Bail out! build of %s/cxx failed: %s" % (libdir, b.stderr))

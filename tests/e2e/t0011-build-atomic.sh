@@ -69,7 +69,7 @@ test_expect "a failed build keeps the previous library and writes nothing new" '
     expect_out "up to date"'
 
 test_expect "a build directory that cannot be created is reported" '
-    sed -i "1a build_directory: /proc/no/such/dir" relu/neuronop.yaml
-    run build relu; expect_status 2; expect_err "cannot create build directory"'
+    run build --build-dir /proc/no/such/dir relu; expect_status 2
+    expect_err "cannot create build directory"'
 
 test_done

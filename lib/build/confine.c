@@ -1,0 +1,461 @@
+/*
+ * confine.c - a compiler child's limits and Landlock ruleset, waiting for it under a
+ * deadline, and the parent's check of the files diagnostics name (see confine.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/landlock.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "confine.h"
+
+void nopi_confine_read(nopi_confine *c, const char *path)
+{
+    if (path && path[0] && c->nread < NOPI_CONFINE_MAX)
+        c->read[c->nread++] = path;
+}
+
+int nopi_confine_resolve(nopi_confine *c)
+{
+    for (int i = 0; i <= c->nread; i++) {
+        /* the system's headers are the toolchain's: g++ and tcc read /usr/include */
+        const char *p = i < c->nread ? c->read[i] : "/usr";
+        char *r = realpath(p, NULL);
+        if (!r && errno == ENOMEM)
+            return -1;
+        if (r)
+            c->resolved[c->nresolved++] = r;
+    }
+    return 0;
+}
+
+void nopi_confine_free(nopi_confine *c)
+{
+    for (int i = 0; i < c->nresolved; i++)
+        free(c->resolved[i]);
+    c->nresolved = 0;
+}
+
+/* ---- in the child ----------------------------------------------------------------------- */
+
+unsigned long long nopi_confine_address_space(void)
+{
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    char buf[64];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    return strtoull(buf, NULL, 10) * (unsigned long long)sysconf(_SC_PAGESIZE);
+}
+
+#define FS_READ (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
+#define FS_FILE_RIGHTS (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+                        LANDLOCK_ACCESS_FS_READ_FILE | (1ULL << 14) /* TRUNCATE */ | \
+                        (1ULL << 15) /* IOCTL_DEV */)
+
+static void add_rule(int ruleset, const char *path, unsigned long long access,
+                     unsigned long long handled)
+{
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0)
+        return;   /* absent on this system: nothing to allow */
+    struct stat st;
+    if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+        access &= FS_FILE_RIGHTS;   /* a file takes only the rights a file has */
+    struct landlock_path_beneath_attr rule = { .allowed_access = access & handled,
+                                               .parent_fd = fd };
+    syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
+    close(fd);
+}
+
+/* The system's program and library folders: what running g++ (its driver, cc1plus, as, ld,
+ * their shared libraries) needs. */
+static const char *const system_dirs[] = {
+    "/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc/alternatives",
+    "/etc/ld.so.cache",
+};
+
+static long landlock_abi(void)
+{
+    /* NEURONOP_LANDLOCK=off: as on a kernel without it (tests of the path checks) */
+    const char *env = getenv("NEURONOP_LANDLOCK");
+    if (env && strcmp(env, "off") == 0)
+        return 0;
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    return abi > 0 ? abi : 0;
+}
+
+bool nopi_confine_landlock(void)
+{
+    return landlock_abi() > 0;
+}
+
+static void landlock(const nopi_confine *c, bool exec)
+{
+    long abi = landlock_abi();
+    if (abi < 1)
+        return;   /* no Landlock: the path checks are what remains */
+    /* every file-system right this kernel knows, so nothing is left unhandled */
+    unsigned long long handled = (1ULL << 13) - 1;          /* ABI 1 */
+    if (abi >= 3)
+        handled |= 1ULL << 14;                               /* TRUNCATE */
+    if (abi >= 5)
+        handled |= 1ULL << 15;                               /* IOCTL_DEV */
+    struct landlock_ruleset_attr attr = { .handled_access_fs = handled };
+    size_t size = sizeof attr;
+#ifdef LANDLOCK_ACCESS_NET_BIND_TCP
+    if (abi >= 4)   /* a compiler has no business with the network */
+        attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
+    else
+        size = offsetof(struct landlock_ruleset_attr, handled_access_net);
+#endif
+    int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+    if (rs < 0)
+        return;
+    for (int i = 0; i < c->nread; i++)
+        add_rule(rs, c->read[i], FS_READ, handled);
+    /* programs run only from the system's folders: never one from the library folder */
+    if (exec)
+        for (size_t i = 0; i < NOPI_ARRAY_LEN(system_dirs); i++)
+            add_rule(rs, system_dirs[i], FS_READ | LANDLOCK_ACCESS_FS_EXECUTE, handled);
+    /* the output, and g++'s temporary files (TMPDIR points here) */
+    if (c->write)
+        add_rule(rs, c->write, handled & ~(unsigned long long)LANDLOCK_ACCESS_FS_EXECUTE,
+                 handled);
+    add_rule(rs, "/dev/null", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE,
+             handled);
+    syscall(SYS_landlock_restrict_self, rs, 0);
+    close(rs);
+}
+
+int nopi_confine_child(const nopi_confine *c, bool exec, unsigned long long address_base)
+{
+    /* its own process group, so the deadline ends cc1plus and as with the driver; and gone
+     * with neuronop */
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (c->cpu_seconds) {
+        /* SIGXCPU at the limit, SIGKILL a second later if it is caught */
+        struct rlimit r = { c->cpu_seconds, (rlim_t)c->cpu_seconds + 1 };
+        if (setrlimit(RLIMIT_CPU, &r) != 0)
+            return -1;
+    }
+    if (c->mem_mb) {
+        rlim_t bytes = (rlim_t)address_base + (rlim_t)c->mem_mb * 1024 * 1024;
+        struct rlimit r = { bytes, bytes };
+        if (setrlimit(RLIMIT_AS, &r) != 0)
+            return -1;
+        /* and what it writes: an object, or libtcc's preprocessed text, no bigger */
+        struct rlimit f = { (rlim_t)c->mem_mb * 1024 * 1024, (rlim_t)c->mem_mb * 1024 * 1024 };
+        if (setrlimit(RLIMIT_FSIZE, &f) != 0)
+            return -1;
+        signal(SIGXFSZ, SIG_DFL);
+    }
+    /* a core file of a compile bomb would be as big as the bomb */
+    struct rlimit none = { 0, 0 };
+    setrlimit(RLIMIT_CORE, &none);
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return -1;
+    landlock(c, exec);
+    return 0;
+}
+
+/* ---- in the parent ---------------------------------------------------------------------- */
+
+static bool inside(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    if (n == 1 && dir[0] == '/')
+        return true;
+    return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+bool nopi_confine_allows(const nopi_confine *c, const char *path)
+{
+    char *r = realpath(path, NULL);
+    if (!r)
+        return true;   /* nothing there to quote */
+    bool ok = false;
+    for (int i = 0; i < c->nresolved && !ok; i++)
+        ok = inside(r, c->resolved[i]);
+    free(r);
+    return ok;
+}
+
+/* "'name'", and where it resolves when that says more. */
+static void describe(const char *name, const char *full, char *out, size_t size)
+{
+    char *r = realpath(full, NULL);
+    if (r && strcmp(r, name) != 0)
+        snprintf(out, size, "'%s' (it resolves to '%s')", name, r);
+    else
+        snprintf(out, size, "'%s'", name);
+    free(r);
+}
+
+/* The file a refusal is about: "include file 'F' not found" (tcc, Landlock said no) or
+ * "F: Permission denied" (gcc), F taken relative to source_dir when not absolute.  Fills
+ * path and returns true when F exists and the build may not read it. */
+static bool refused_file(const nopi_confine *c, const char *msg, const char *source_dir,
+                         char *path, size_t size)
+{
+    char name[1024] = "";
+    const char *p;
+    size_t n = 0;
+    if (strncmp(msg, "include file '", 14) == 0 && (p = strchr(msg + 14, '\'')) != NULL) {
+        n = (size_t)(p - (msg + 14));
+        p = msg + 14;
+    } else if ((p = strstr(msg, ": Permission denied")) != NULL) {
+        n = (size_t)(p - msg);
+        p = msg;
+    }
+    if (!n || n >= sizeof name)
+        return false;
+    memcpy(name, p, n);
+    name[n] = '\0';
+    char *full = name[0] == '/' || strcmp(source_dir, ".") == 0 ? strdup(name)
+                                                                : nopi_path_join(source_dir, name);
+    bool refused = full && access(full, F_OK) == 0 && !nopi_confine_allows(c, full);
+    if (refused)
+        describe(name, full, path, size);
+    free(full);
+    return refused;
+}
+
+static void refuse(nop_diag *d, const char *described)
+{
+    d->severity = NOP_SEV_ERROR;
+    d->where[0] = '\0';
+    snprintf(d->msg, sizeof d->msg, "%.900s is outside the library folder: a build reads only "
+             "the library's own files and the compiler's headers", described);
+    snprintf(d->detail, sizeof d->detail, "copy what it needs into the library folder");
+}
+
+bool nopi_confine_diag(const nopi_confine *c, nop_diag *d)
+{
+    char path[2100], source_dir[1024];
+    nopi_strlcpy(source_dir, d->file, sizeof source_dir);
+    char *slash = strrchr(source_dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        strcpy(source_dir, ".");
+    bool located_outside = d->file[0] && !nopi_confine_allows(c, d->file);
+    if (located_outside)
+        describe(d->file, d->file, path, sizeof path);
+    else if (!refused_file(c, d->msg, source_dir, path, sizeof path))
+        return false;
+    if (located_outside) {
+        /* "In file included from relu.c:3:": the user's line that led there */
+        const char *inc = strstr(d->detail, "In file included from ");
+        d->file[0] = '\0';
+        d->line = d->col = 0;
+        if (inc) {
+            char where[1100];
+            inc += 22;
+            size_t k = strcspn(inc, "\n");
+            if (k >= sizeof where)
+                k = sizeof where - 1;
+            memcpy(where, inc, k);
+            where[k] = '\0';
+            char *colon = strchr(where, ':');
+            if (colon) {
+                *colon = '\0';
+                d->line = atoi(colon + 1);
+                nopi_strlcpy(d->file, where, sizeof d->file);
+            }
+        }
+    }
+    refuse(d, path);
+    return true;
+}
+
+void nopi_confine_refuse(nop_diag *d, const char *name)
+{
+    char path[2100];
+    describe(name, name, path, sizeof path);
+    refuse(d, path);
+}
+
+void nopi_confine_past(const nopi_confine *c, nop_error *err, const char *name, bool time)
+{
+    if (time)
+        nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "compiling '%s' went past %u s", name,
+                  c->cpu_seconds);
+    else
+        nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "compiling '%s' went past %u MB", name,
+                  c->mem_mb);
+    nopi_detail(err, "a compile may use %u s and %u MB; a real kernel needs far less, so look "
+                "for macros, templates or includes that multiply (or raise the limits with "
+                "--compile-time and --compile-memory)", c->cpu_seconds, c->mem_mb);
+}
+
+/* ---- waiting ---------------------------------------------------------------------------- */
+
+static void drain(int fd, nopi_confine_sink *sink, void *ctx, bool *open)
+{
+    char buf[4096];
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n > 0)
+        sink(ctx, buf, (size_t)n);
+    else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+        *open = false;
+}
+
+int nopi_confine_wait(pid_t pid, double deadline, int fd, nopi_confine_sink *sink, void *ctx,
+                      int *status, double *cpu)
+{
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    double end = deadline > 0 ? nopi_now() + deadline : 0;
+    bool open = fd >= 0, killed = false;
+    for (;;) {
+        struct pollfd p[2];
+        int np = 0;
+        if (open)
+            p[np++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+        if (pidfd >= 0)
+            p[np++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+        int wait_ms = -1;
+        if (end > 0) {
+            double left = end - nopi_now();
+            wait_ms = left > 0 ? (int)(left * 1000) + 1 : 0;
+        }
+        if (pidfd < 0 && (wait_ms < 0 || wait_ms > 10))
+            wait_ms = 10;   /* no pidfd (kernels before 5.3): look again shortly */
+        int r = np ? poll(p, (nfds_t)np, wait_ms) : 0;
+        if (r < 0 && errno != EINTR)
+            break;
+        if (open && r > 0 && p[0].revents)
+            drain(fd, sink, ctx, &open);
+        bool ended;
+        if (pidfd >= 0) {
+            ended = r > 0 && p[np - 1].revents;
+        } else {
+            siginfo_t si = { 0 };
+            ended = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+                    si.si_pid == pid;
+        }
+        if (ended && !open)
+            break;
+        if (!ended && end > 0 && nopi_now() >= end) {
+            kill(-pid, SIGKILL);   /* the group: g++ and what it started */
+            kill(pid, SIGKILL);
+            killed = true;
+            end = 0;
+        }
+        /* ended with its pipe still open: read what it wrote to the end first */
+    }
+    if (pidfd >= 0)
+        close(pidfd);
+    struct rusage ru = { 0 };
+    while (wait4(pid, status, 0, &ru) < 0) {
+        if (errno != EINTR)
+            return -1;
+    }
+    *cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+    return killed ? 1 : 0;
+}
+
+/* Make's syntax as g++ -MD writes it: "target: prerequisite prerequisite ...", lines
+ * continued with a backslash. */
+bool nopi_confine_deps(const nopi_confine *c, const char *depfile, char *bad, size_t size)
+{
+    char *text = NULL;
+    if (nopi_read_file(depfile, &text, NULL) != 0)
+        return false;
+    bool found = false;
+    char *p = strchr(text, ':');
+    for (p = p ? p + 1 : NULL; p && *p && !found;) {
+        while (*p == ' ' || *p == '\\' || *p == '\n' || *p == '\t')
+            p++;
+        char *end = p;
+        while (*end && *end != ' ' && *end != '\n' && *end != '\t')
+            end += end[0] == '\\' && end[1] == ' ' ? 2 : 1;   /* "a\ b": a space in a name */
+        char save = *end;
+        *end = '\0';
+        if (*p && !nopi_confine_allows(c, p)) {
+            nopi_strlcpy(bad, p, size);
+            found = true;
+        }
+        *end = save;
+        p = end;
+    }
+    free(text);
+    return found;
+}
+
+/* ---- paths that must stay in the library folder ----------------------------------------- */
+
+/* True when path, resolved (the part that exists, symlinks and all; a missing rest must not
+ * climb with ".."), is root or inside it.  resolved (may be NULL) gets what path resolves to. */
+bool nopi_confine_within(const char *root, const char *path, char *resolved, size_t size)
+{
+    char *r_root = realpath(root, NULL);
+    char head[4096];
+    if (!r_root || strlen(path) >= sizeof head) {
+        free(r_root);
+        return false;
+    }
+    strcpy(head, path);
+    const char *rest = "";
+    char *r = NULL;
+    for (;;) {
+        if ((r = realpath(head[0] ? head : ".", NULL)) != NULL || errno != ENOENT)
+            break;
+        char *slash = strrchr(head, '/');
+        rest = path + (slash ? (size_t)(slash - head) + 1 : 0);
+        if (!slash) {
+            head[0] = '\0';
+        } else {
+            *slash = '\0';
+            if (slash == head)   /* "/x": the root exists */
+                strcpy(head, "/");
+        }
+    }
+    /* the part still to be created, normalised: "a/../b" is "b"; a ".." that would climb
+     * into the part that exists counts as leaving (it could pass through a symlink) */
+    char tail[4096] = "";
+    bool climbs = false;
+    for (const char *p = rest; *p && !climbs;) {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && strncmp(p, "..", 2) == 0) {
+            char *slash = strrchr(tail, '/');
+            if (!tail[0])
+                climbs = true;
+            else if (slash)
+                *slash = '\0';
+            else
+                tail[0] = '\0';
+        } else if (n && !(n == 1 && p[0] == '.') && strlen(tail) + n + 2 < sizeof tail) {
+            if (tail[0])
+                strcat(tail, "/");
+            strncat(tail, p, n);
+        }
+        p += n + (p[n] == '/');
+    }
+    rest = tail;
+    bool ok = r && !climbs && inside(r, r_root);
+    if (resolved)
+        snprintf(resolved, size, "%s%s%s", r ? r : path, r && rest[0] ? "/" : "",
+                 r ? rest : "");
+    free(r);
+    free(r_root);
+    return ok;
+}

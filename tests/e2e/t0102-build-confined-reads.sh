@@ -1,0 +1,124 @@
+#!/bin/sh
+# Confined build-time reads: a source or #include that resolves outside the library folder
+# and the toolchain's folders is refused, with Landlock (where the kernel has it) and without
+# (NEURONOP_LANDLOCK=off: the path checks alone), in libtcc and in g++; and no message quotes
+# a line of the file outside.  The secret's one line must never reach the output.
+. ./lib.sh
+
+mkdir -p "$WORK/outside"
+echo 'int SECRET_LINE_7f3a = 1;' >"$WORK/outside/secret.h"
+secret=$WORK/outside/secret.h
+
+# not_quoted: nothing of the secret file in what neuronop printed
+not_quoted() {
+    if grep -q SECRET_LINE_7f3a "$WORK/out" "$WORK/err"; then
+        echo "the secret was quoted:"; cat "$WORK/err"; return 1
+    fi
+}
+
+for mode in landlock off; do
+    case $mode in off) env=NEURONOP_LANDLOCK=off ;; *) env= ;; esac
+
+    test_expect "libtcc ($mode): #include of an absolute path outside is refused" "
+        copy_example negate c-abs-$mode
+        sed -i '1i #include \"$secret\"' c-abs-$mode/negate.c
+        $env run build c-abs-$mode
+        expect_status 3
+        expect_err \"negate.c:1: error: '$secret' is outside the library folder\"
+        expect_err \"copy what it needs into the library folder\"
+        not_quoted"
+
+    test_expect "libtcc ($mode): #include \"../\" climbing out is refused" "
+        copy_example negate c-up-$mode
+        sed -i '1i #include \"../outside/secret.h\"' c-up-$mode/negate.c
+        $env run build c-up-$mode
+        expect_status 3
+        expect_err \"negate.c:1: error: \"
+        expect_err \"$secret\"
+        expect_err \"is outside the library folder\"
+        not_quoted"
+
+    test_expect "libtcc ($mode): a header symlinked outside is refused" "
+        copy_example negate c-link-$mode
+        ln -s '$secret' c-link-$mode/inside.h
+        sed -i '1i #include \"inside.h\"' c-link-$mode/negate.c
+        $env run build c-link-$mode
+        expect_status 3
+        expect_err \"negate.c:1: error: \"
+        expect_err \"$secret\"
+        expect_err \"is outside the library folder\"
+        not_quoted"
+
+    test_expect "g++ ($mode): #include of a file outside is refused" "
+        copy_example negate_cxx x-abs-$mode
+        sed -i '1i #include \"$secret\"' x-abs-$mode/negate.cpp
+        $env run build x-abs-$mode
+        expect_status 3
+        expect_err \"'$secret' is outside the library folder\"
+        not_quoted"
+done
+
+test_expect "a source symlinked outside is refused at its manifest entry (exit 2)" '
+    copy_example negate src-link
+    cp "$secret" "$WORK/outside/k.c"
+    ln -s "$WORK/outside/k.c" src-link/k.c
+    sed -i "s/compute_srcs: \[negate.c\]/compute_srcs: [negate.c, k.c]/" src-link/neuronop.yaml
+    run build src-link
+    expect_status 2
+    expect_err "neuronop.yaml:3:26: error: source file '"'"'k.c'"'"' is outside the library folder (it resolves to '"'"'$WORK/outside/k.c'"'"')"
+    expect_err "copy what it needs there"
+    not_quoted'
+
+test_expect "a source named with ../ is refused at its manifest entry" '
+    copy_example negate src-up
+    cp "$secret" "$WORK/outside/k.c"
+    sed -i "s|compute_srcs: \[negate.c\]|compute_srcs: [negate.c, ../outside/k.c]|" src-up/neuronop.yaml
+    run build src-up
+    expect_status 2
+    expect_err "source file '"'"'../outside/k.c'"'"' is outside the library folder"
+    not_quoted'
+
+test_expect "--library-dir on the command line lets a build read a wider folder" '
+    copy_example negate wide
+    printf "#include <neuronop.h>\nint shared_helper;\n" >"$WORK/outside/k.c"
+    sed -i "s|compute_srcs: \[negate.c\]|compute_srcs: [negate.c, ../outside/k.c]|" wide/neuronop.yaml
+    run build wide
+    expect_status 2
+    run build --library-dir "$WORK" wide
+    expect_status 0
+    run build --library-dir "$WORK/wide" wide
+    expect_status 2
+    expect_err "source file '"'"'../outside/k.c'"'"' is outside the folder given with --library-dir"'
+
+test_expect "extra_include_paths and -I outside the folder are refused; /usr/include is not" '
+    copy_example negate inc
+    echo "extra_include_paths: [../outside]" >>inc/neuronop.yaml
+    run build inc
+    expect_status 2
+    expect_err "include folder '"'"'../outside'"'"' is outside the library folder"
+    sed -i "s|^extra_include_paths:.*|extra_cflags: [-I$WORK/outside]|" inc/neuronop.yaml
+    run build inc
+    expect_status 2
+    expect_err "include folder '"'"'$WORK/outside'"'"' is outside the library folder"
+    sed -i "s|^extra_cflags:.*|extra_include_paths: [/usr/include]|" inc/neuronop.yaml
+    run build inc
+    expect_status 0'
+
+test_expect "with Landlock, a cxx: program inside the library folder is not run" '
+    copy_example negate_cxx evil
+    printf "#!/bin/sh\necho ran >\"%s\"\n" "$WORK/outside/ran" >evil/evil
+    chmod +x evil/evil
+    echo "cxx: ./evil" >>evil/neuronop.yaml
+    cd evil
+    run build .
+    cd ..
+    expect_status 2
+    expect_err "cannot run '"'"'./evil'"'"': Permission denied"
+    test ! -e "$WORK/outside/ran"'
+
+test_expect "tcc's and the system's headers still compile" '
+    copy_example negate sys
+    sed -i "1i #include <stdio.h>\n#include <string.h>\n#include <math.h>" sys/negate.c
+    run build sys
+    expect_status 0'
+test_done
