@@ -92,6 +92,11 @@ int nopi_device_cores(const nop_device *dev, const nop_library *lib)
     return lib->desc->multicore ? (dev->opts.cores ? dev->opts.cores : dev->profile->cores) : 1;
 }
 
+int nopi_device_max_cores(const nop_device *dev)
+{
+    return dev->opts.cores ? dev->opts.cores : dev->profile->cores;
+}
+
 void nopi_device_attach(nop_device *dev, nopi_wire *w)
 {
     dev->opts.isolate = false;

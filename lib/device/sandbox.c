@@ -1,21 +1,26 @@
 /*
- * sandbox.c - the fork server: user code (kernels, shape functions, references) runs in a
- * worker process that serves request after request, and the caller keeps the verdict.
+ * sandbox.c - the worker processes user code (kernels, shape functions, references) runs in,
+ * and the parent's verdict on what they did.
  *
- * The worker is forked on the first request, so it inherits the caller's memory copy-on-write
- * (the library, the inputs) without a copy.  It becomes its own process group, dies with its
- * parent, closes every descriptor but its two channels, points its standard input, output
- * and error at /dev/null (a kernel cannot write to the terminal or into neuronop's own
- * output), makes an in-process device of its own, confines itself with seccomp (seccomp.c)
- * and then loops: read a request from its socket, serve it, send records over its pipe
- * (wire.c): diagnostics as they happen, the results and a last DONE; the phase it is in (so
- * each phase gets its own deadline) goes on a page it shares with the parent.  The parent
- * reads them (watch.c) and trusts none of it: a worker that dies,
- * exits before DONE, sends garbage or misses a deadline fails that request as a device error
- * naming the op and where it was; its process group is killed and the next request forks a
- * new worker.  A worker whose request failed is retired the same way, in case the failure
- * left it broken.  Requests of one server come from one library, so a kernel that outlives its
- * request can reach nothing another author's code would see.
+ * Two kinds.  A one-shot worker (nopi_sandbox_call: `neuronop run`, `bench`) is forked for
+ * one request, inherits the caller's memory copy-on-write (the library, the inputs) without a
+ * copy, serves the request and ends.  A server (nopi_server_*: `neuronop test`) forks a
+ * zygote once: a process that runs no user code at all and, for each request, forks a fresh
+ * child which loads the library, confines itself, serves that one request and ends; the
+ * zygote reports the child's wait status to the parent over the request socket, which the
+ * child has closed, so no user code can forge it.  Every request thus starts from the same
+ * pristine state: no alarm, timer, signal disposition, limit, library global or TCM a case
+ * leaves reaches the next.
+ *
+ * Every process here becomes (or stays in) its own process group, dies with its parent
+ * (PR_SET_PDEATHSIG, which the worker's seccomp filter then forbids changing), closes every
+ * descriptor but its channels, and points its standard input, output and error at /dev/null
+ * (a kernel cannot write to the terminal or into neuronop's own output).  The child sends
+ * records over its pipe (wire.c): diagnostics as they happen, the results and a last DONE;
+ * the phase it is in goes on a page it shares with the parent.  The parent reads them
+ * (watch.c) and trusts none of it: its deadlines come from its own clock and the request
+ * alone, and a worker that dies, exits before DONE, sends garbage or misses a deadline fails
+ * that request as a device error naming the op and where it was.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,9 +46,11 @@ struct nopi_server {
     nop_device *dev;
     nopi_serve_fn *serve;
     void *ctx;
+    bool zygote;                   /* a fresh child per request (else one-shot, inline) */
     struct nopi_phase_page *phase;   /* MAP_SHARED: the worker's current phase */
-    pid_t pid;                     /* the worker, 0 when none is running */
-    int req_fd, rec_fd;            /* the parent's ends: requests out, records in */
+    pid_t pid;                     /* the worker (or zygote), 0 when none is running */
+    int req_fd, rec_fd;            /* the parent's ends: requests out (and, from a zygote,
+                                    * its children's wait statuses in), records in */
 };
 
 /* ---- the worker's side ------------------------------------------------------------------ */
@@ -77,12 +84,91 @@ static int settle_fds(int *req, int *rec)
     return 0;
 }
 
-/* The worker: serves requests until its parent closes the socket.  Never returns. */
+/* Dies with parent: SIGKILL when it ends, however it ends.  false when it has already. */
+static bool die_with(pid_t parent)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    return getppid() == parent;   /* else the parent died before the line above */
+}
+
+/* Reads one request (its length, then its bytes) into *req; false when the parent is gone. */
+static bool read_request(int fd, char **req, uint64_t *len)
+{
+    if (nopi_fd_all(fd, len, sizeof *len, false) != 0 || *len > MAX_REQUEST)
+        return false;
+    char *nr = realloc(*req, *len ? (size_t)*len : 1);
+    if (!nr)
+        return false;
+    *req = nr;
+    return nopi_fd_all(fd, nr, (size_t)*len, false) == 0;
+}
+
+/* Makes the serving process's device and confines it; 0, or -1 with done filled. */
+static int set_up(nopi_server *s, nopi_wire *w, nop_device **cdev, struct nopi_done *done)
+{
+    if (!(*cdev = nopi_device_for_worker(s->dev, w)))
+        return done->rc = nopi_nomem(&done->err);
+    if (nopi_confine(w->fd, &done->err) != 0)
+        return done->rc = -1;
+    return 0;
+}
+
+/* Serves one request (len bytes at req) and sends DONE; returns whether to retire. */
+static bool serve_one(nopi_server *s, nop_device *cdev, nopi_wire *w, struct nopi_done *done,
+                  const char *req, uint64_t len)
+{
+    if (done->rc == 0)   /* else: the set-up failed, and this answer says why */
+        done->rc = s->serve(cdev, s->ctx, req, (size_t)len, w, &done->err);
+    done->retire = done->rc != 0 || w->retire;
+    nopi_wire_put(w, NOPI_REC_DONE, done, sizeof *done);
+    return done->retire;
+}
+
+/* A zygote's child: serves the one request it was forked for, then ends. */
+static _Noreturn void child(nopi_server *s, pid_t zygote, int req_fd, int rec_fd,
+                            const char *req, uint64_t len)
+{
+    if (!die_with(zygote))
+        _exit(0);
+    close(req_fd);   /* only the zygote reports on the socket: its words cannot be forged */
+    nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, s->phase };
+    struct nopi_done done;
+    memset(&done, 0, sizeof done);
+    nop_device *cdev = NULL;
+    set_up(s, &w, &cdev, &done);
+    serve_one(s, cdev, &w, &done, req, len);
+    _exit(0);   /* no atexit handlers, no stdio flush: the parent owns those */
+}
+
+/* The zygote: forks a fresh child for each request, waits for it and sends the parent its
+ * wait status (an int32; ZYGOTE_NOFORK when there was no child).  It runs no user code: the
+ * library is loaded in each child, so every request starts from this process's state. */
+#define ZYGOTE_NOFORK INT32_MIN
+static _Noreturn void zygote(nopi_server *s, int req_fd, int rec_fd)
+{
+    signal(SIGCHLD, SIG_DFL);   /* the caller may ignore it, which would lose the status */
+    char *req = NULL;
+    uint64_t len;
+    pid_t self = getpid();
+    while (read_request(req_fd, &req, &len)) {
+        pid_t pid = fork();
+        if (pid == 0)
+            child(s, self, req_fd, rec_fd, req, len);
+        int status = 0;
+        while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        int32_t st = pid > 0 ? status : ZYGOTE_NOFORK;
+        if (send(req_fd, &st, sizeof st, MSG_NOSIGNAL) != (ssize_t)sizeof st)
+            break;
+    }
+    _exit(0);
+}
+
+/* The worker (or zygote): serves requests until its parent closes the socket. */
 static _Noreturn void worker(nopi_server *s, pid_t parent, int req_fd, int rec_fd)
 {
     setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent)   /* the parent died before the line above */
+    if (!die_with(parent))
         _exit(0);
     nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, s->phase };
     struct nopi_done done;
@@ -91,27 +177,18 @@ static _Noreturn void worker(nopi_server *s, pid_t parent, int req_fd, int rec_f
     if (settle_fds(&req_fd, &w.fd) != 0)
         done.rc = nopi_fail(&done.err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot set up the "
                             "device process's descriptors: %s", strerror(errno));
-    else if (!(cdev = nopi_device_for_worker(s->dev, &w)))
-        done.rc = nopi_nomem(&done.err);
-    else if (nopi_confine(w.fd, &done.err) != 0)
-        done.rc = -1;
+    else if (s->zygote)
+        zygote(s, req_fd, w.fd);
+    else
+        set_up(s, &w, &cdev, &done);
     char *req = NULL;
-    for (;;) {
-        uint64_t len;
-        if (nopi_fd_all(req_fd, &len, sizeof len, false) != 0 || len > MAX_REQUEST)
-            _exit(0);
-        char *nr = realloc(req, len ? (size_t)len : 1);
-        if (!nr || nopi_fd_all(req_fd, nr, (size_t)len, false) != 0)
-            _exit(0);
-        req = nr;
-        if (done.rc == 0)   /* else: the set-up failed, and this answer says why */
-            done.rc = s->serve(cdev, s->ctx, req, (size_t)len, &w, &done.err);
-        done.retire = done.rc != 0 || w.retire;
-        nopi_wire_put(&w, NOPI_REC_DONE, &done, sizeof done);
-        if (done.retire)
-            _exit(0);   /* no atexit handlers, no stdio flush: the parent owns those */
+    uint64_t len;
+    while (read_request(req_fd, &req, &len)) {
+        if (serve_one(s, cdev, &w, &done, req, len))
+            break;
         memset(&done, 0, sizeof done);
     }
+    _exit(0);   /* no atexit handlers, no stdio flush: the parent owns those */
 }
 
 /* ---- the parent's side ------------------------------------------------------------------ */
@@ -150,13 +227,13 @@ static const char *signal_hint(int sig)
     }
 }
 
-int nopi_server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, void *ctx,
-                    nop_error *err)
+static int server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, void *ctx,
+                      bool zygote, nop_error *err)
 {
     nopi_server *s = calloc(1, sizeof *s);
     if (!(*out = s))
         return nopi_nomem(err);
-    *s = (nopi_server){ dev, serve, ctx, NULL, 0, -1, -1 };
+    *s = (nopi_server){ dev, serve, ctx, zygote, NULL, 0, -1, -1 };
     s->phase = mmap(NULL, sizeof *s->phase, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                     -1, 0);
     if (s->phase == MAP_FAILED) {
@@ -165,6 +242,12 @@ int nopi_server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, vo
         return nopi_nomem(err);
     }
     return 0;
+}
+
+int nopi_server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, void *ctx,
+                    nop_error *err)
+{
+    return server_new(out, dev, serve, ctx, true, err);
 }
 
 /* Forks the worker; 0, or -1 with err filled. */
@@ -198,6 +281,8 @@ static int start(nopi_server *s, nop_error *err)
                          "%s", strerror(errno));
     }
     setpgid(pid, pid);   /* as the child does: whichever runs first */
+    if (s->zygote)   /* the records left in the pipe are read after the child's end */
+        fcntl(rec[0], F_SETFL, O_NONBLOCK);
     s->pid = pid;
     s->req_fd = req[0];
     s->rec_fd = rec[0];
@@ -273,20 +358,26 @@ int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs
                                           "process ended before it took any work") : -1;
     }
     nop_device_opts o = nopi_device_opts(s->dev);
-    int phases = runs > 0 && runs < INT_MAX / 3 ? 3 * runs : -1;
-    double now = nopi_now();
-    nopi_watch wt = { s->dev, s->phase, seq, phases, budget, o.timeout, now + budget,
-                      phases < 0 ? now + budget : 0, "", false, false, { 0 }, take, take_ctx };
-    snprintf(wt.where, sizeof wt.where, "%s", opname);
+    int most = nopi_device_max_cores(s->dev);
+    nopi_watch wt = { .dev = s->dev, .phase = s->phase, .seq = seq, .op = opname,
+                      .budget = budget, .timeout = o.timeout, .runs = runs > 0 ? runs : 0,
+                      .ncores = most, .status_fd = s->zygote ? s->req_fd : -1, .take = take,
+                      .ctx = take_ctx };
     bool in_time = nopi_watch_read(&wt, s->rec_fd);
-    if (in_time && !wt.malformed && wt.done) {
-        if (wt.result.retire || wt.result.rc != 0)
+    bool clean = s->zygote ? wt.ended && WIFEXITED(wt.status) && WEXITSTATUS(wt.status) == 0
+                           : true;
+    if (in_time && !wt.malformed && wt.done && clean) {
+        if (!s->zygote && (wt.result.retire || wt.result.rc != 0))
             stop(s, false);
         if (wt.result.rc != 0 && err)
             *err = wt.result.err;
         return wt.result.rc == 0 ? 0 : -1;
     }
-    int status = stop(s, true);
+    int status;
+    if (s->zygote && in_time && !wt.malformed && wt.ended && wt.status != ZYGOTE_NOFORK)
+        status = wt.status;   /* its child ended badly; the zygote goes on */
+    else
+        status = stop(s, true);
     if (!in_time) {
         nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "timeout: it did not finish within its "
                   "time limit and was stopped");
@@ -340,7 +431,7 @@ int nopi_sandbox_call(nop_device *dev, const char *opname, double budget, int ru
 {
     once o = { work, work_ctx };
     nopi_server *s;
-    if (nopi_server_new(&s, dev, serve_once, &o, err) != 0)
+    if (server_new(&s, dev, serve_once, &o, false, err) != 0)
         return -1;
     int rc = nopi_server_call(s, opname, budget, runs, NULL, 0, take, take_ctx, err);
     nopi_server_free(s);
