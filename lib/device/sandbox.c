@@ -219,8 +219,8 @@ static const char *signal_hint(int sig)
         return "something outside killed it, or the host ran out of memory (look for a huge "
                "allocation)";
     case SIGSYS:
-        return "user code made a system call through another ABI (int 0x80?), which the "
-               "device does not have";
+        return "user code made a system call the device does not have while it kept SIGSYS "
+               "from the report (blocked it)";
     default:
         return "user code raised the signal itself, or broke the runtime so that it did; run "
                "with --memcheck to find a bad write at its line";

@@ -48,10 +48,15 @@ struct nopi_phase_page {
     char what[256];         /* "relu: shape function 'relu_shape'" */
 };
 
+/* How a trapped system call came (seccomp.c). */
+enum nopi_trap { NOPI_TRAP_NONE, NOPI_TRAP_NATIVE, NOPI_TRAP_32BIT, NOPI_TRAP_X32 };
+
 struct nopi_done {
     int32_t rc;             /* the work's return value: 0 or -1 */
     int32_t retire;         /* the worker ends after this request: the next gets a new one */
-    nop_error err;          /* with rc -1 */
+    int32_t trapped;        /* enum nopi_trap: the work ended at a trapped call ... */
+    int32_t trapped_nr;     /* ... of this number, which the parent names */
+    nop_error err;          /* with rc -1 (with trapped: only its where) */
 };
 
 /* The worker's end of the record pipe (wire.c writes it). */
@@ -147,6 +152,9 @@ typedef struct nopi_watch {
     int status;
     struct nopi_done result;        /* with done */
 } nopi_watch;
+/* Makes every string of d end inside its array and its severity one there is (a worker may
+ * have sent anything). */
+void nopi_diag_terminate(nop_diag *d);
 /* Reads records from fd until DONE (a one-shot worker) or the zygote's report of its child's
  * end (status_fd), end of file or the deadline; false when the deadline passed.  wt->where
  * ends as the phase the worker was last in. */
@@ -174,10 +182,13 @@ void nopi_device_attach(nop_device *dev, nopi_wire *w);
 /* device.c: enters a phase (nopi_wire_phase), if the device belongs to a worker. */
 void nopi_device_phase(nop_device *dev, int kind, int ncores, const char *what);
 
-/* seccomp.c: confines the calling process (the worker, once its device is ready): process
- * creation, exec, opening files for writing, sockets and signals to other processes are
- * trapped and reported as a kernel's system call the device does not have.  0, or -1 when
- * the filter cannot be installed (err filled).  fd is the pipe its report goes to. */
+/* seccomp.c: confines the calling process (the worker, once its device is ready) to the
+ * system calls the runtime needs: any other is trapped and reported as a kernel's system call
+ * the device does not have.  0, or -1 when the filter cannot be installed (err filled).  fd
+ * is the pipe its report goes to. */
 int nopi_confine(int fd, nop_error *err);
+/* seccomp.c, in the parent: makes a DONE that says its work ended at a trapped call a device
+ * error naming that call (the worker sends only its number). */
+void nopi_done_trapped(struct nopi_done *done);
 
 #endif /* NEURONOP_SANDBOX_H */

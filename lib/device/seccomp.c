@@ -1,25 +1,31 @@
 /*
- * seccomp.c - the worker process's confinement: what user code may not do.
+ * seccomp.c - the worker process's confinement: an allow-list of what user code may do.
  *
- * A kernel is device code: it has no processes, files, network or signals to send.  Once the
- * worker's device is ready, the calls below are trapped: creating a process (fork, vfork, a
- * clone that is not a thread), exec, opening or creating files for writing, removing or
- * renaming files, sockets, signals to other processes and ptrace; a call made through another
- * ABI (32-bit int 0x80, x32) kills the worker outright.  The trap lands in on_sigsys, which
- * reports "kernel made a system call the device does not have: fork" with the op and the
- * core, as the worker's last record, and ends the worker.  Everything the runtime needs stays
- * allowed: memory, threads, futexes, time, signals to itself, reading files (memcheck reads
- * source lines), and writing to the pipe it already holds.
+ * A kernel is device code: it has no processes, files, network, signals to send, terminals
+ * or mounts.  Once the worker's device is ready, it may make only the system calls in the
+ * table below, each there for a reason the runtime has (loading the library, memory, threads,
+ * time, its own signals, reading files, its pipe); some only with the arguments the runtime
+ * uses (a thread, not a process; a file opened for reading; a signal to itself; no handler
+ * for SIGSYS, so no user code can hide a trap).  Every other call, and every call through
+ * another entry point (32-bit int 0x80, x32), is trapped: the trap lands in on_sigsys, which
+ * sends the call's number as the worker's last record and ends the worker; the parent names
+ * the call ("kernel made a system call the device does not have: openat2", with the op and
+ * the core).  A worker that blocks SIGSYS first is killed by it instead (the kernel forces
+ * the signal), which the parent reports as a bad system call.  The worker cannot clear its
+ * PR_SET_PDEATHSIG (prctl is not allowed), so it dies with its parent.
  *
- * The filter is a small BPF program built here from the table of rules below, not with
- * libseccomp (which build/register.c uses): libseccomp takes 0.1 to 0.2 ms to generate and
- * load the same program, a fifth of what the worker may add to a whole `neuronop run`.
+ * The filter is a small BPF program built here from the table, not with libseccomp (which
+ * build/register.c uses): libseccomp takes 0.1 to 0.2 ms to generate and load the same
+ * program, a fifth of what the worker may add to a whole `neuronop run`.  libseccomp only
+ * names the trapped call, in the parent.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <seccomp.h>
+#include <sys/ioctl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
@@ -43,60 +49,103 @@
 #error "the worker's seccomp filter knows x86_64 and aarch64"
 #endif
 
-/* How a call is checked: always trapped, or trapped when an argument says so. */
-enum when { ALWAYS, NOT_A_THREAD, FOR_WRITING, NOT_SELF, NO_SUCH_CALL };
+/* When a call in the table is allowed. */
+enum when {
+    ALWAYS,
+    NOT_WRITING,     /* argument arg's flags open nothing for writing or creating */
+    THREAD,          /* argument arg's flags make a thread, not a process */
+    SELF,            /* argument arg is the worker's pid, or 0 (the caller) for SELF_OR_0 */
+    SELF_OR_0,
+    ONLY,            /* argument arg is value */
+    NOT,             /* argument arg is not value */
+    NO_SUCH_CALL,    /* fails with ENOSYS */
+};
 
 static const struct rule {
     long nr;
-    const char *name;               /* as the report names it */
     enum when when;
     int arg;                        /* the argument looked at */
+    uint32_t value;                 /* for ONLY and NOT */
+    const char *why;                /* the reason the runtime needs it */
 } rules[] = {
-#ifdef SYS_fork
-    { SYS_fork, "fork", ALWAYS, 0 },
-    { SYS_vfork, "vfork", ALWAYS, 0 },
-    { SYS_creat, "creat", ALWAYS, 0 },
-    { SYS_unlink, "unlink", ALWAYS, 0 },
-    { SYS_rename, "rename", ALWAYS, 0 },
-    { SYS_mkdir, "mkdir", ALWAYS, 0 },
-    { SYS_rmdir, "rmdir", ALWAYS, 0 },
-    { SYS_open, "open (for writing)", FOR_WRITING, 1 },
+    { SYS_read, ALWAYS, 0, 0, "requests, files the runtime reads (memcheck's sources)" },
+    { SYS_pread64, ALWAYS, 0, 0, "the dynamic loader reads the library's headers" },
+    { SYS_readv, ALWAYS, 0, 0, "stdio" },
+    { SYS_write, ALWAYS, 0, 0, "records to the parent's pipe; the descriptors it has are "
+                               "that pipe, /dev/null and files opened for reading" },
+    { SYS_writev, ALWAYS, 0, 0, "stdio, as write" },
+    { SYS_vmsplice, ALWAYS, 0, 0, "a run's output goes to the pipe by page reference" },
+#ifdef SYS_open
+    { SYS_open, NOT_WRITING, 1, 0, "reading files (the library, memcheck's sources)" },
+    { SYS_access, ALWAYS, 0, 0, "the library is checked for reading before it is loaded" },
+    { SYS_stat, ALWAYS, 0, 0, "the loader and stdio look at files" },
+    { SYS_lstat, ALWAYS, 0, 0, "as stat" },
 #endif
-    { SYS_execve, "execve", ALWAYS, 0 },
-    { SYS_execveat, "execveat", ALWAYS, 0 },
-    { SYS_unlinkat, "unlinkat", ALWAYS, 0 },
-    { SYS_renameat, "renameat", ALWAYS, 0 },
-    { SYS_renameat2, "renameat2", ALWAYS, 0 },
-    { SYS_mkdirat, "mkdirat", ALWAYS, 0 },
-    { SYS_socket, "socket", ALWAYS, 0 },
-    { SYS_socketpair, "socketpair", ALWAYS, 0 },
-    { SYS_connect, "connect", ALWAYS, 0 },
-    { SYS_bind, "bind", ALWAYS, 0 },
-    { SYS_listen, "listen", ALWAYS, 0 },
-    { SYS_accept, "accept", ALWAYS, 0 },
-    { SYS_accept4, "accept4", ALWAYS, 0 },
-    { SYS_ptrace, "ptrace", ALWAYS, 0 },
-    { SYS_tkill, "tkill", ALWAYS, 0 },
-    { SYS_clone, "clone (a new process)", NOT_A_THREAD, 0 },
-    /* clone3 says it does not exist, so glibc falls back to clone, whose flags BPF can see */
-    { SYS_clone3, "clone3", NO_SUCH_CALL, 0 },
-    { SYS_openat, "openat (for writing)", FOR_WRITING, 2 },
-    { SYS_kill, "kill", NOT_SELF, 0 },
-    { SYS_tgkill, "tgkill", NOT_SELF, 0 },
+    { SYS_openat, NOT_WRITING, 2, 0, "as open" },
+    { SYS_faccessat, ALWAYS, 0, 0, "as access" },
+#ifdef SYS_faccessat2
+    { SYS_faccessat2, ALWAYS, 0, 0, "as access" },
+#endif
+    { SYS_fstat, ALWAYS, 0, 0, "as stat" },
+    { SYS_newfstatat, ALWAYS, 0, 0, "as stat" },
+    { SYS_statx, ALWAYS, 0, 0, "as stat" },
+    { SYS_getcwd, ALWAYS, 0, 0, "the loader makes a relative library path absolute" },
+    { SYS_readlink, ALWAYS, 0, 0, "the loader and memcheck resolve paths" },
+    { SYS_readlinkat, ALWAYS, 0, 0, "as readlink" },
+    { SYS_lseek, ALWAYS, 0, 0, "stdio" },
+    { SYS_close, ALWAYS, 0, 0, "files it opened" },
+    { SYS_fcntl, ALWAYS, 0, 0, "stdio and the loader look at descriptors' flags" },
+    { SYS_ioctl, ONLY, 1, TCGETS, "stdio asks whether a descriptor is a terminal (no other "
+                                  "request: TIOCSTI would type into the user's shell)" },
+    { SYS_mmap, ALWAYS, 0, 0, "memory, the library's segments, core stacks" },
+    { SYS_munmap, ALWAYS, 0, 0, "memory" },
+    { SYS_mremap, ALWAYS, 0, 0, "memory" },
+    { SYS_mprotect, ALWAYS, 0, 0, "guard pages of core stacks, the loader's relocations" },
+    { SYS_madvise, ALWAYS, 0, 0, "malloc gives memory back" },
+    { SYS_brk, ALWAYS, 0, 0, "malloc" },
+    { SYS_clone, THREAD, 0, 0, "the device's host threads; never a process" },
+    /* clone3's flags are in memory BPF cannot read: glibc falls back to clone */
+    { SYS_clone3, NO_SUCH_CALL, 0, 0, "threads come from clone" },
+    { SYS_set_robust_list, ALWAYS, 0, 0, "new threads" },
+    { SYS_rseq, ALWAYS, 0, 0, "new threads" },
+    { SYS_set_tid_address, ALWAYS, 0, 0, "new threads" },
+#ifdef SYS_arch_prctl
+    { SYS_arch_prctl, ALWAYS, 0, 0, "new threads' thread-local storage" },
+#endif
+    { SYS_futex, ALWAYS, 0, 0, "locks and the thread pool" },
+    { SYS_sched_yield, ALWAYS, 0, 0, "the thread pool" },
+    { SYS_sched_getaffinity, ALWAYS, 0, 0, "glibc counts the CPUs it may use" },
+    { SYS_exit, ALWAYS, 0, 0, "threads end" },
+    { SYS_exit_group, ALWAYS, 0, 0, "the worker ends" },
+    { SYS_restart_syscall, ALWAYS, 0, 0, "a call interrupted by a signal" },
+    { SYS_clock_gettime, ALWAYS, 0, 0, "time limits and figures" },
+    { SYS_clock_getres, ALWAYS, 0, 0, "as clock_gettime" },
+    { SYS_gettimeofday, ALWAYS, 0, 0, "as clock_gettime" },
+    { SYS_clock_nanosleep, ALWAYS, 0, 0, "the watchdog's waits" },
+    { SYS_nanosleep, ALWAYS, 0, 0, "as clock_nanosleep" },
+    { SYS_getpid, ALWAYS, 0, 0, "signals to itself" },
+    { SYS_gettid, ALWAYS, 0, 0, "signals to its own threads" },
+    { SYS_getuid, ALWAYS, 0, 0, "glibc" },
+    { SYS_geteuid, ALWAYS, 0, 0, "glibc" },
+    { SYS_getgid, ALWAYS, 0, 0, "glibc" },
+    { SYS_getegid, ALWAYS, 0, 0, "glibc" },
+    { SYS_getrandom, ALWAYS, 0, 0, "malloc's and the loader's randomisation" },
+    { SYS_sysinfo, ALWAYS, 0, 0, "glibc's qsort asks how much memory there is" },
+    { SYS_prlimit64, SELF_OR_0, 0, 0, "glibc reads its own stack limit; no other process's" },
+    { SYS_rt_sigaction, NOT, 0, SIGSYS, "the runtime's fault and timeout handlers; no handler "
+                                        "for SIGSYS, which reports trapped calls" },
+    { SYS_rt_sigprocmask, ALWAYS, 0, 0, "threads and handlers mask signals" },
+    { SYS_rt_sigreturn, ALWAYS, 0, 0, "returning from a handler" },
+    { SYS_sigaltstack, ALWAYS, 0, 0, "handlers run on their own stack" },
+    { SYS_kill, SELF, 0, 0, "abort() and raise() signal the worker itself" },
+    { SYS_tgkill, SELF, 0, 0, "the watchdog stops a core's thread; abort()" },
 };
 #define NRULES (sizeof rules / sizeof rules[0])
 
 static int report_fd = -1;        /* the worker's pipe, for the handler (set once, in it) */
 
-static const char *call_name(int nr)
-{
-    for (size_t i = 0; i < NRULES; i++)
-        if (rules[i].nr == nr)
-            return rules[i].name;
-    return "an unknown call";
-}
-
-/* SIGSYS: a trapped call.  Sends the worker's last record and ends it. */
+/* SIGSYS: a trapped call.  Sends its number as the worker's last record and ends it; the
+ * parent names it (nopi_done_trapped). */
 static void on_sigsys(int sig, siginfo_t *si, void *uc)
 {
     (void)sig, (void)uc;
@@ -104,12 +153,11 @@ static void on_sigsys(int sig, siginfo_t *si, void *uc)
     memset(&done, 0, sizeof done);
     done.rc = -1;
     done.retire = 1;
+    done.trapped = si->si_arch != ARCH ? NOPI_TRAP_32BIT
+                   : (uint32_t)si->si_syscall >= FOREIGN_NR ? NOPI_TRAP_X32 : NOPI_TRAP_NATIVE;
+    done.trapped_nr = si->si_syscall & ~(int)(FOREIGN_NR == 0xffffffffu ? 0 : FOREIGN_NR);
     done.err.kind = NOP_ERR_DEVICE;
     done.err.diag.severity = NOP_SEV_ERROR;
-    snprintf(done.err.diag.msg, sizeof done.err.diag.msg, "kernel made a system call the "
-             "device does not have: %s", call_name(si->si_syscall));
-    snprintf(done.err.diag.detail, sizeof done.err.diag.detail, "device code has no "
-             "processes, files, network or signals; neuronop stopped it there");
     nopi_core *c = nopi_current();
     if (c)
         nopi_core_where(c, done.err.diag.where, sizeof done.err.diag.where);
@@ -120,6 +168,31 @@ static void on_sigsys(int sig, siginfo_t *si, void *uc)
         write(report_fd, &len, sizeof len) == sizeof len)
         (void)!write(report_fd, &done, sizeof done);
     _exit(0);
+}
+
+void nopi_done_trapped(struct nopi_done *done)
+{
+    char buf[64];
+    const char *name = buf;
+    char *resolved = NULL;
+    if (done->trapped == NOPI_TRAP_32BIT) {
+        name = "int 0x80 (a 32-bit system call)";
+    } else {
+        resolved = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, done->trapped_nr);
+        snprintf(buf, sizeof buf, "%s%s", resolved ? resolved : "an unknown call",
+                 done->trapped == NOPI_TRAP_X32 ? " (an x32 system call)" : "");
+    }
+    nop_diag *d = &done->err.diag;
+    done->rc = -1;
+    done->err.kind = NOP_ERR_DEVICE;
+    d->severity = NOP_SEV_ERROR;
+    d->file[0] = '\0';
+    d->line = d->col = 0;
+    snprintf(d->msg, sizeof d->msg, "kernel made a system call the device does not have: %s",
+             name);
+    snprintf(d->detail, sizeof d->detail, "device code has no processes, files, network or "
+             "signals; neuronop stopped it there");
+    free(resolved);
 }
 
 #define STMT(code, k) ((struct sock_filter)BPF_STMT(code, k))
@@ -133,28 +206,43 @@ static unsigned short rule_checks(struct sock_filter *p, unsigned short n, const
                                   pid_t self)
 {
     const uint32_t trap = SECCOMP_RET_TRAP, allow = SECCOMP_RET_ALLOW;
-    const uint32_t writes = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC;
+    const uint32_t writes = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND;
     if (r->when == ALWAYS || r->when == NO_SUCH_CALL) {
         p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r->nr, 0, 1);
-        p[n++] = STMT(BPF_RET | BPF_K, r->when == ALWAYS ? trap : SECCOMP_RET_ERRNO | ENOSYS);
+        p[n++] = STMT(BPF_RET | BPF_K, r->when == ALWAYS ? allow : SECCOMP_RET_ERRNO | ENOSYS);
         return n;
     }
-    /* the call, its argument, a test, then "allow" and "trap" */
-    p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r->nr, 0, 4);
+    /* the call, its argument, a test (jumping to "allow" when it passes), "trap", "allow" */
+    unsigned short at = n++;
     p[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(r->arg));
-    if (r->when == NOT_SELF)      /* the worker itself: allowed */
-        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)self, 0, 1);
-    else if (r->when == FOR_WRITING)
-        p[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, writes, 1, 0);
-    else                          /* NOT_A_THREAD: a thread is allowed */
-        p[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1);
-    p[n++] = STMT(BPF_RET | BPF_K, allow);
+    switch (r->when) {
+    case SELF_OR_0:
+        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 2, 0);
+        /* fall through */
+    case SELF:
+        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)self, 1, 0);
+        break;
+    case NOT_WRITING:
+        p[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, writes, 0, 1);
+        break;
+    case THREAD:
+        p[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 1, 0);
+        break;
+    case ONLY:
+        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, r->value, 1, 0);
+        break;
+    default:   /* NOT */
+        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, r->value, 0, 1);
+        break;
+    }
     p[n++] = STMT(BPF_RET | BPF_K, trap);
+    p[n++] = STMT(BPF_RET | BPF_K, allow);
+    p[at] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r->nr, 0, (uint8_t)(n - at - 1));
     return n;
 }
 
 /* Appends a search for the call number (in the accumulator) among sorted[lo, hi): halves
- * by "nr >= the middle rule's", down to a few rules checked in turn, then "allow".  The
+ * by "nr >= the middle rule's", down to a few rules checked in turn, then "trap".  The
  * kernel runs the filter once per call number when it loads it (to cache the calls it
  * always allows), so a search rather than a list makes loading it 4 times faster. */
 static unsigned short search(struct sock_filter *p, unsigned short n,
@@ -163,7 +251,7 @@ static unsigned short search(struct sock_filter *p, unsigned short n,
     if (hi - lo <= 3) {
         for (size_t i = lo; i < hi; i++)
             n = rule_checks(p, n, sorted[i], self);
-        p[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+        p[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP);   /* not in the table */
         return n;
     }
     size_t mid = (lo + hi) / 2;
@@ -181,7 +269,7 @@ static int by_nr(const void *a, const void *b)
 }
 
 /* Writes the filter into p (room for MAX_PROGRAM instructions); returns its length. */
-#define MAX_PROGRAM (8 + 6 * NRULES)
+#define MAX_PROGRAM (8 + 8 * NRULES)
 static unsigned short build(struct sock_filter *p, pid_t self)
 {
     const struct rule *sorted[NRULES];
@@ -189,12 +277,13 @@ static unsigned short build(struct sock_filter *p, pid_t self)
         sorted[i] = &rules[i];
     qsort(sorted, NRULES, sizeof *sorted, by_nr);
     unsigned short n = 0;
+    /* another entry point's calls are trapped (on_sigsys tells them apart) */
     p[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
     p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0);
-    p[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+    p[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP);
     p[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
     p[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, FOREIGN_NR, 0, 1);
-    p[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+    p[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP);
     return search(p, n, sorted, 0, NRULES, self);
 }
 

@@ -38,8 +38,7 @@
 #define BIG_RECORD 65536           /* records from this size are read into a block of their own */
 #define LOOK 0.1                   /* seconds between looks at the worker's phase page */
 
-/* Makes every string of d end inside its array (the worker may have sent anything). */
-static void terminate(nop_diag *d)
+void nopi_diag_terminate(nop_diag *d)
 {
     d->file[sizeof d->file - 1] = d->where[sizeof d->where - 1] = '\0';
     d->msg[sizeof d->msg - 1] = d->detail[sizeof d->detail - 1] = '\0';
@@ -58,7 +57,7 @@ static int handle(nopi_watch *wt, uint32_t type, const char *data, size_t len, v
         if (len != sizeof d)
             return -1;
         memcpy(&d, data, sizeof d);
-        terminate(&d);
+        nopi_diag_terminate(&d);
         nop_device_opts o = nopi_device_opts(wt->dev);
         if (o.diag)
             o.diag(o.diag_ctx, &d);
@@ -68,7 +67,9 @@ static int handle(nopi_watch *wt, uint32_t type, const char *data, size_t len, v
         if (len != sizeof wt->result)
             return -1;
         memcpy(&wt->result, data, sizeof wt->result);
-        terminate(&wt->result.err.diag);
+        nopi_diag_terminate(&wt->result.err.diag);
+        if (wt->result.trapped != NOPI_TRAP_NONE)
+            nopi_done_trapped(&wt->result);
         wt->done = true;
         return 0;
     default:
