@@ -231,16 +231,17 @@ static void judge_result(judge *j, int i, int rc, const nop_error *err, nop_run_
     const execution *e = &j->ex[i];
     j->seen++;
     res->executions++;
-    if (rc != 0 || !run->output) {
+    if (rc != 0) {
+        pass_on(j->s, err);
         res->status = NOP_TEST_FAILED;
         note(res, "a device rule was broken under %s", e->label);
-        if (rc != 0) {
-            pass_on(j->s, err);
-            note(res, "%s%s%s", err->diag.where, err->diag.where[0] ? ": " : "",
-                 err->diag.msg);
-        } else {
-            note(res, "%s: the run gave no output", j->t->op);
-        }
+        note(res, "%s%s%s", err->diag.where, err->diag.where[0] ? ": " : "", err->diag.msg);
+        j->over = true;
+        return;
+    }
+    if (!run->output) {   /* "it went well", without the output: not believed */
+        res->status = NOP_TEST_FAILED;
+        note(res, "%s: the device process sent no output for %s", j->t->op, e->label);
         j->over = true;
         return;
     }
