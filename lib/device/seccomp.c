@@ -56,6 +56,7 @@ enum when {
     THREAD,          /* argument arg's flags make a thread, not a process */
     SELF,            /* argument arg is the worker's pid, or 0 (the caller) for SELF_OR_0 */
     SELF_OR_0,
+    READ_OWN_LIMIT,  /* prlimit64 of the worker itself (pid 0 or its own) that sets nothing */
     ONLY,            /* argument arg is value */
     NOT,             /* argument arg is not value */
     NO_SUCH_CALL,    /* fails with ENOSYS */
@@ -131,7 +132,8 @@ static const struct rule {
     { SYS_getegid, ALWAYS, 0, 0, "glibc" },
     { SYS_getrandom, ALWAYS, 0, 0, "malloc's and the loader's randomisation" },
     { SYS_sysinfo, ALWAYS, 0, 0, "glibc's qsort asks how much memory there is" },
-    { SYS_prlimit64, SELF_OR_0, 0, 0, "glibc reads its own stack limit; no other process's" },
+    { SYS_prlimit64, READ_OWN_LIMIT, 0, 0, "glibc reads its own stack limit; it sets none, "
+                                           "and reads no other process's" },
     { SYS_rt_sigaction, NOT, 0, SIGSYS, "the runtime's fault and timeout handlers; no handler "
                                         "for SIGSYS, which reports trapped calls" },
     { SYS_rt_sigprocmask, ALWAYS, 0, 0, "threads and handlers mask signals" },
@@ -200,6 +202,8 @@ void nopi_done_trapped(struct nopi_done *done)
 /* the low 32 bits of argument i (the flags, modes and pids looked at are ints) */
 #define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i) + \
                    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? 0 : 4))
+#define ARG_HI(i) (offsetof(struct seccomp_data, args) + 8 * (i) + \
+                   (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? 4 : 0))
 
 /* Appends the checks of one rule: "not this call: on to what follows", then its verdict. */
 static unsigned short rule_checks(struct sock_filter *p, unsigned short n, const struct rule *r,
@@ -216,6 +220,14 @@ static unsigned short rule_checks(struct sock_filter *p, unsigned short n, const
     unsigned short at = n++;
     p[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(r->arg));
     switch (r->when) {
+    case READ_OWN_LIMIT:   /* pid 0 or self, then both halves of the new limit's pointer 0 */
+        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0);
+        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)self, 0, 4);
+        p[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(2));
+        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2);
+        p[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, ARG_HI(2));
+        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0);
+        break;
     case SELF_OR_0:
         p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 2, 0);
         /* fall through */
@@ -269,7 +281,7 @@ static int by_nr(const void *a, const void *b)
 }
 
 /* Writes the filter into p (room for MAX_PROGRAM instructions); returns its length. */
-#define MAX_PROGRAM (8 + 8 * NRULES)
+#define MAX_PROGRAM (8 + 10 * NRULES)
 static unsigned short build(struct sock_filter *p, pid_t self)
 {
     const struct rule *sorted[NRULES];

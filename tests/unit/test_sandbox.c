@@ -253,6 +253,16 @@ static long do_prlimit_parent(void)
     struct rlimit rl = { 0, 0 };
     return syscall(SYS_prlimit64, parent, RLIMIT_FSIZE, &rl, NULL);
 }
+static long do_prlimit_set_self(void)
+{
+    struct rlimit rl = { 1, 1 };
+    return syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, NULL);
+}
+static long do_getrlimit(void)
+{
+    struct rlimit rl;
+    return syscall(SYS_prlimit64, 0, RLIMIT_STACK, NULL, &rl);
+}
 static long do_deathsig(void) { return syscall(SYS_prctl, PR_SET_PDEATHSIG, 0, 0, 0, 0); }
 static long do_sigsys_handler(void)
 {
@@ -299,6 +309,7 @@ static void the_filter_traps_what_the_device_has_not(void **state)
     assert_string_equal(confined(do_pidfd_signal, &r), "pidfd_send_signal");
     assert_string_equal(confined(do_vm_write, &r), "process_vm_writev");
     assert_string_equal(confined(do_prlimit_parent, &r), "prlimit64");
+    assert_string_equal(confined(do_prlimit_set_self, &r), "prlimit64");
     assert_string_equal(confined(do_deathsig, &r), "prctl");
     assert_string_equal(confined(do_sigsys_handler, &r), "rt_sigaction");
     assert_string_equal(confined(do_setpgid, &r), "setpgid");
@@ -315,6 +326,8 @@ static void the_filter_allows_what_the_runtime_needs(void **state)
     assert_string_equal(confined(do_tgkill_self, &r), "");
     assert_int_equal(r, 0);
     assert_string_equal(confined(do_write, &r), "");
+    assert_int_equal(r, 0);
+    assert_string_equal(confined(do_getrlimit, &r), "");
     assert_int_equal(r, 0);
     assert_string_equal(confined(do_clone3, &r), "");
     assert_int_equal(r, ENOSYS);   /* so that glibc falls back to clone, whose flags it sees */
