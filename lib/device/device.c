@@ -20,7 +20,7 @@
 #include "fiber.h"
 #include "outtrack.h"
 #include "pool.h"
-#include "sandbox.h"
+#include "isolate/sandbox.h"
 
 /* Room for the runtime's own frames below a kernel's deepest one.  The kernel may use its
  * whole STACK_SIZE; the stack is mapped that much larger, and a kernel whose high-water mark

@@ -1,4 +1,4 @@
-/* Unit tests of the worker process (lib/device/sandbox.c, watch.c, seccomp.c): the fork
+/* Unit tests of the worker process (lib/isolate/sandbox.c, watch.c, seccomp.c): the fork
  * server's fresh child per request, the bounds on records, and what the seccomp allow-list
  * traps and allows. */
 #include <errno.h>
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "unit.h"
-#include "device/sandbox.h"
+#include "isolate/sandbox.h"
 
 /* ---- the fork server -------------------------------------------------------------------- */
 

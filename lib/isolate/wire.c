@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "sandbox.h"
-#include "trace.h"
+#include "device/trace.h"
 
 #define MAX_BYTES (1ull << 36)     /* no tensor sent is larger than 64 GiB */
 

@@ -36,7 +36,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fiber.h"
+#include "device/fiber.h"
 #include "sandbox.h"
 
 #if defined(__x86_64__)

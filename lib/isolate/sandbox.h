@@ -17,7 +17,7 @@
 #ifndef NEURONOP_SANDBOX_H
 #define NEURONOP_SANDBOX_H
 
-#include "core.h"
+#include "device/core.h"
 
 /* Record types.  Each record is a uint32 type, a uint64 length and its payload. */
 enum nopi_rec {
