@@ -17,7 +17,7 @@
 #ifndef NEURONOP_SANDBOX_H
 #define NEURONOP_SANDBOX_H
 
-#include "device/core.h"
+#include "device/device.h"
 
 /* Record types.  Each record is a uint32 type, a uint64 length and its payload. */
 enum nopi_rec {
@@ -31,9 +31,6 @@ enum nopi_rec {
     NOPI_REC_TRACE,         /* struct nopi_trace_hdr + spans: one core's trace, in core order */
     NOPI_REC_USER,          /* first type a caller of nopi_sandbox_call may use */
 };
-
-/* The phases of a run, and how long each may take. */
-enum nopi_phase_kind { NOPI_PHASE_SHAPE, NOPI_PHASE_CORES, NOPI_PHASE_OTHER };
 
 /* The phase a worker is in, on a page it shares with its parent rather than as a record, so
  * that entering a phase (three per run) does not wake the parent, which looks at the page a
@@ -164,23 +161,12 @@ bool nopi_watch_read(nopi_watch *wt, int fd);
  * a run's, 0 when taken, -1 when malformed.  own as for nopi_take_fn. */
 int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len, void **own);
 
-/* device.c: the options dev was made with (timeout and threads resolved). */
-nop_device_opts nopi_device_opts(const nop_device *dev);
-/* device.c: how many cores a run of lib's ops uses on dev. */
-int nopi_device_cores(const nop_device *dev, const nop_library *lib);
-/* device.c: the most cores a run on dev may use (its --cores, else its profile's). */
-int nopi_device_max_cores(const nop_device *dev);
-/* device.c: makes the worker's own in-process device, like dev but sending diagnostics and
+/* run.c: makes the worker's own in-process device, like dev but sending diagnostics and
  * phases through w; NULL on no memory. */
 nop_device *nopi_device_for_worker(const nop_device *dev, nopi_wire *w);
-/* device.c: waits for the device's last worker, if any, then remembers pid (0: none) as the
- * one to wait for next; nop_device_free waits for it too. */
-void nopi_device_reap(nop_device *dev, pid_t pid);
-/* device.c: makes dev, an in-process device inside a worker, report its diagnostics and
- * phases through w. */
+/* run.c: makes dev, an in-process device inside a worker, report its diagnostics and phases
+ * through w. */
 void nopi_device_attach(nop_device *dev, nopi_wire *w);
-/* device.c: enters a phase (nopi_wire_phase), if the device belongs to a worker. */
-void nopi_device_phase(nop_device *dev, int kind, int ncores, const char *what);
 
 /* seccomp.c: confines the calling process (the worker, once its device is ready) to the
  * system calls the runtime needs: any other is trapped and reported as a kernel's system call
