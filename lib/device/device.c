@@ -53,6 +53,8 @@ struct nop_device {
     char *ring;
     nopi_phase_fn *phase;       /* a worker's device: where its phases go */
     void *phase_ctx;
+    void *ext;                  /* what a layer above keeps with the device (a zygote) */
+    void (*ext_free)(void *);
     pid_t worker;               /* an isolated device's last worker, killed, not yet reaped */
 };
 
@@ -103,6 +105,17 @@ const nop_profile *nopi_device_profile(const nop_device *dev)
     return dev->profile;
 }
 
+void *nopi_device_ext(const nop_device *dev)
+{
+    return dev->ext;
+}
+
+void nopi_device_set_ext(nop_device *dev, void *ext, void (*ext_free)(void *))
+{
+    dev->ext = ext;
+    dev->ext_free = ext_free;
+}
+
 void nopi_device_set_sink(nop_device *dev, void (*diag)(void *, const nop_diag *),
                           void *diag_ctx, nopi_phase_fn *phase, void *phase_ctx)
 {
@@ -132,6 +145,8 @@ void nop_device_free(nop_device *dev)
 {
     if (!dev)
         return;
+    if (dev->ext_free)
+        dev->ext_free(dev->ext);   /* before the reaping: it may leave a process to reap */
     nopi_device_reap(dev, 0);
     nopi_pool_free(dev->pool);
     for (int i = 0; i < NOPI_MAX_CORES; i++) {

@@ -26,6 +26,10 @@ int nopi_device_max_cores(const nop_device *dev);
  * phases to phase(phase_ctx, ..) (NULL: none). */
 void nopi_device_set_sink(nop_device *dev, void (*diag)(void *, const nop_diag *),
                           void *diag_ctx, nopi_phase_fn *phase, void *phase_ctx);
+/* What a layer above keeps with dev (NULL: nothing yet), and setting it: nop_device_free
+ * calls ext_free(ext) first. */
+void *nopi_device_ext(const nop_device *dev);
+void nopi_device_set_ext(nop_device *dev, void *ext, void (*ext_free)(void *));
 /* Waits for the device's last worker process, if any, then remembers pid (0: none) as the
  * one to wait for next; nop_device_free waits for it too. */
 void nopi_device_reap(nop_device *dev, pid_t pid);

@@ -91,10 +91,63 @@ static bool die_with(pid_t parent)
     return getppid() == parent;   /* else the parent died before the line above */
 }
 
-/* Reads one request (its length, then its bytes) into *req; false when the parent is gone. */
-static bool read_request(int fd, char **req, uint64_t *len)
+/* Sends a request (its length, then its bytes, with descriptor pass attached unless it is
+ * -1) on socket fd; -1 when the other end is gone. */
+static int send_request(int fd, const void *req, size_t len, int pass)
 {
-    if (nopi_fd_all(fd, len, sizeof *len, false) != 0 || *len > MAX_REQUEST)
+    uint64_t n = len;
+    struct iovec iov[2] = { { &n, sizeof n }, { (void *)req, len } };
+    struct msghdr m = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
+    union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } u;
+    if (pass >= 0) {
+        memset(&u, 0, sizeof u);
+        m.msg_control = u.buf;
+        m.msg_controllen = sizeof u.buf;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &pass, sizeof pass);
+    }
+    size_t left = sizeof n + len;
+    while (left) {
+        ssize_t k = sendmsg(fd, &m, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        m.msg_control = NULL;   /* the descriptor went with the first bytes */
+        m.msg_controllen = 0;
+        left -= (size_t)k;
+        while (k > 0) {   /* skip what was sent */
+            size_t step = (size_t)k < m.msg_iov->iov_len ? (size_t)k : m.msg_iov->iov_len;
+            m.msg_iov->iov_base = (char *)m.msg_iov->iov_base + step;
+            m.msg_iov->iov_len -= step;
+            k -= (ssize_t)step;
+            if (!m.msg_iov->iov_len && m.msg_iovlen > 1)
+                m.msg_iov++, m.msg_iovlen--;
+        }
+    }
+    return 0;
+}
+
+/* Reads one request (its length, then its bytes) from socket fd into *req, and the
+ * descriptor that came with it into *got (-1: none); false when the sender is gone. */
+static bool read_request(int fd, char **req, uint64_t *len, int *got)
+{
+    union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } u;
+    struct iovec iov = { len, sizeof *len };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                        .msg_controllen = sizeof u.buf };
+    ssize_t n;
+    *got = -1;
+    while ((n = recvmsg(fd, &m, MSG_WAITALL | MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+        ;
+    struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+    if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+        c->cmsg_len == CMSG_LEN(sizeof(int)))
+        memcpy(got, CMSG_DATA(c), sizeof *got);
+    if (n != (ssize_t)sizeof *len || *len > MAX_REQUEST)
         return false;
     char *nr = realloc(*req, *len ? (size_t)*len : 1);
     if (!nr)
@@ -124,36 +177,72 @@ static bool serve_one(nopi_server *s, nop_device *cdev, nopi_wire *w, struct nop
     return done->retire;
 }
 
-/* A zygote's child: serves the one request it was forked for, then ends. */
-static _Noreturn void child(nopi_server *s, pid_t zygote, int req_fd, int rec_fd,
-                            const char *req, uint64_t len)
+/* A zygote's child: made ready (its device made, confined) before its request comes, on a
+ * pipe of its own from the zygote; serves that one request, then ends. */
+static _Noreturn void child(nopi_server *s, pid_t zygote, int req_fd, int rec_fd, int own_fd)
 {
     if (!die_with(zygote))
         _exit(0);
     close(req_fd);   /* only the zygote reports on the socket: its words cannot be forged */
-    nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, s->phase };
+    signal(SIGPIPE, SIG_DFL);   /* as the caller had it, not as the zygote has */
+    nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, s->phase, -1 };
     struct nopi_done done;
     memset(&done, 0, sizeof done);
     nop_device *cdev = NULL;
     set_up(s, &w, &cdev, &done);
-    serve_one(s, cdev, &w, &done, req, len);
+    char *req = NULL;
+    uint64_t len;
+    if (read_request(own_fd, &req, &len, &w.in_fd))
+        serve_one(s, cdev, &w, &done, req, len);
     _exit(0);   /* no atexit handlers, no stdio flush: the parent owns those */
 }
 
-/* The zygote: forks a fresh child for each request, waits for it and sends the parent its
- * wait status (an int32; ZYGOTE_NOFORK when there was no child).  It runs no user code: the
- * library is loaded in each child, so every request starts from this process's state. */
+/* Forks the next child, which waits for its request; returns its pid (*fd: the pipe to send
+ * the request on), or -1. */
+static pid_t spare(nopi_server *s, pid_t self, int req_fd, int rec_fd, int *fd)
+{
+    int p[2];   /* a socket, not a pipe: a request may come with a descriptor */
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[1]);
+        child(s, self, req_fd, rec_fd, p[0]);
+    }
+    close(p[0]);
+    if (pid < 0)
+        close(p[1]);
+    *fd = pid < 0 ? -1 : p[1];
+    return pid;
+}
+
+/* The zygote: hands each request to a fresh child, waits for it and sends the parent its wait
+ * status (an int32; ZYGOTE_NOFORK when there was no child).  The next child is forked (and
+ * makes itself ready) while the current one serves, which takes the fork off the request's
+ * path.  The zygote runs no user code: the library is loaded in each child, so every request
+ * starts from this process's state. */
 #define ZYGOTE_NOFORK INT32_MIN
 static _Noreturn void zygote(nopi_server *s, int req_fd, int rec_fd)
 {
     signal(SIGCHLD, SIG_DFL);   /* the caller may ignore it, which would lose the status */
+    signal(SIGPIPE, SIG_IGN);   /* a child that died before its request: a failed write */
     char *req = NULL;
     uint64_t len;
     pid_t self = getpid();
-    while (read_request(req_fd, &req, &len)) {
-        pid_t pid = fork();
-        if (pid == 0)
-            child(s, self, req_fd, rec_fd, req, len);
+    int fd, in_fd;
+    pid_t next = spare(s, self, req_fd, rec_fd, &fd);
+    while (read_request(req_fd, &req, &len, &in_fd)) {
+        pid_t pid = next;
+        if (pid > 0 && send_request(fd, req, (size_t)len, in_fd) != 0)
+            pid = -1;   /* it died waiting: reaped below, and this request gets none */
+        if (fd >= 0)
+            close(fd);
+        if (in_fd >= 0)
+            close(in_fd);   /* the child has its own */
+        if (pid < 0 && next > 0)
+            while (waitpid(next, NULL, 0) < 0 && errno == EINTR)
+                ;
+        next = spare(s, self, req_fd, rec_fd, &fd);
         int status = 0;
         while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
             ;
@@ -170,7 +259,7 @@ static _Noreturn void worker(nopi_server *s, pid_t parent, int req_fd, int rec_f
     setpgid(0, 0);
     if (!die_with(parent))
         _exit(0);
-    nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, s->phase };
+    nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, s->phase, -1 };
     struct nopi_done done;
     memset(&done, 0, sizeof done);
     nop_device *cdev = NULL;
@@ -183,7 +272,7 @@ static _Noreturn void worker(nopi_server *s, pid_t parent, int req_fd, int rec_f
         set_up(s, &w, &cdev, &done);
     char *req = NULL;
     uint64_t len;
-    while (read_request(req_fd, &req, &len)) {
+    while (read_request(req_fd, &req, &len, &w.in_fd)) {
         if (serve_one(s, cdev, &w, &done, req, len))
             break;
         memset(&done, 0, sizeof done);
@@ -314,35 +403,16 @@ static int stop(nopi_server *s, bool wait)
     return status;
 }
 
-/* Sends a request; -1 when the worker is gone. */
-static int send_request(nopi_server *s, const void *req, size_t len)
-{
-    uint64_t n = len;
-    struct iovec iov[2] = { { &n, sizeof n }, { (void *)req, len } };
-    struct msghdr m = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
-    size_t left = sizeof n + len;
-    while (left) {
-        ssize_t k = sendmsg(s->req_fd, &m, MSG_NOSIGNAL);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        left -= (size_t)k;
-        while (k > 0) {   /* skip what was sent */
-            size_t step = (size_t)k < m.msg_iov->iov_len ? (size_t)k : m.msg_iov->iov_len;
-            m.msg_iov->iov_base = (char *)m.msg_iov->iov_base + step;
-            m.msg_iov->iov_len -= step;
-            k -= (ssize_t)step;
-            if (!m.msg_iov->iov_len && m.msg_iovlen > 1)
-                m.msg_iov++, m.msg_iovlen--;
-        }
-    }
-    return 0;
-}
-
 int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs,
                      const void *req, size_t len, nopi_take_fn *take, void *take_ctx,
                      nop_error *err)
+{
+    return nopi_server_call_fd(s, opname, budget, runs, req, len, -1, take, take_ctx, err);
+}
+
+int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int runs,
+                        const void *req, size_t len, int pass, nopi_take_fn *take,
+                        void *take_ctx, nop_error *err)
 {
     if (len > MAX_REQUEST)
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "a request of %zu bytes to the "
@@ -350,7 +420,7 @@ int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs
     /* the phase page as it was before this request: what changes is the request's */
     uint32_t seq = atomic_load(&s->phase->seq);
     /* a worker that went away between requests is replaced, once */
-    for (int tries = 0; s->pid == 0 || send_request(s, req, len) != 0; tries++) {
+    for (int tries = 0; s->pid == 0 || send_request(s->req_fd, req, len, pass) != 0; tries++) {
         if (s->pid)
             stop(s, true);
         if (tries == 2 || start(s, err) != 0)

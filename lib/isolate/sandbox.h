@@ -62,6 +62,7 @@ typedef struct nopi_wire {
     pthread_mutex_t lock;   /* cores on several threads send diagnostics */
     bool retire;            /* set by nopi_wire_retire */
     struct nopi_phase_page *phase;   /* shared with the parent */
+    int in_fd;              /* the descriptor that came with the request, or -1 */
 } nopi_wire;
 
 /* Writes (or reads) exactly len bytes, going on after signals; -1 on an error or at end of
@@ -115,6 +116,11 @@ int nopi_server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, vo
 int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs,
                      const void *req, size_t len, nopi_take_fn *take, void *take_ctx,
                      nop_error *err);
+/* As nopi_server_call, with descriptor pass (unless -1) sent along with the request: the
+ * child serving it finds its own copy in its wire's in_fd. */
+int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int runs,
+                        const void *req, size_t len, int pass, nopi_take_fn *take,
+                        void *take_ctx, nop_error *err);
 /* Kills the server's worker (the device reaps it by its next call or nop_device_free) and
  * frees the server; NULL is fine. */
 void nopi_server_free(nopi_server *s);

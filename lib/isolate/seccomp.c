@@ -70,6 +70,7 @@ static const struct rule {
     const char *why;                /* the reason the runtime needs it */
 } rules[] = {
     { SYS_read, ALWAYS, 0, 0, "requests, files the runtime reads (memcheck's sources)" },
+    { SYS_recvmsg, ALWAYS, 0, 0, "a request comes on a socket, with its inputs' memfd" },
     { SYS_pread64, ALWAYS, 0, 0, "the dynamic loader reads the library's headers" },
     { SYS_readv, ALWAYS, 0, 0, "stdio" },
     { SYS_write, ALWAYS, 0, 0, "records to the parent's pipe; the descriptors it has are "

@@ -107,6 +107,60 @@ static void each_request_runs_in_a_fresh_child_of_one_zygote(void **state)
     nop_profile_free(profile);
 }
 
+/* ---- a kept zygote (nop_device_opts.keep_worker) ----------------------------------------- */
+
+static const char *const scale_kernel =
+    "#include <neuronop.h>\n"
+    "static int calls;   /* each run is a fresh child: this is 1 every time */\n"
+    "nt_tensor *scale(const nt_tensor *t, int64_t k) {\n"
+    "    calls++;\n"
+    "    return nt_mul_s_out(get_dst_tensor(), t, nt_scalar_i(k * calls));\n"
+    "}\n";
+static const char *const same_shape =
+    "#include <neuronop.h>\n"
+    "nt_tensor *same(const nt_tensor *t, int64_t k) {\n"
+    "    return nt_empty(nt_dim(t), nt_sizes(t), nt_dtype_of(t)); }\n";
+
+/* Many runs with different inputs, one zygote (no fork of the caller per run), each run in a
+ * fresh child that maps its inputs from a memfd. */
+static void a_kept_worker_serves_many_runs_with_different_inputs(void **state)
+{
+    const char *dir = unit_tmpdir();
+    nop_library *lib = unit_build(dir, "name: kept\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\n"
+                                  "ops:\n  scale: {args: [tensor, int64], shape: same, "
+                                  "kernel: scale}\n", scale_kernel, same_shape, false);
+    assert_non_null(lib);
+    nop_profile *profile;
+    nop_device *dev;
+    nop_error err;
+    nop_device_opts o = { .isolate = true, .keep_worker = true };
+    assert_int_equal(nop_profile_load(&profile, "trn1", unit_share_dir(), &err), 0);
+    assert_int_equal(nop_device_new(&dev, profile, &o, &err), 0);
+    double t0 = 0;
+    for (int i = 0; i < 20; i++) {
+        if (i == 1)
+            t0 = nopi_now();   /* the first run forks the zygote */
+        nop_tensor *t;
+        char gen[32];
+        snprintf(gen, sizeof gen, "full:%d:%d", 3 + i, i);   /* different each time */
+        assert_int_equal(nop_tensor_generate(&t, gen, 0, &err), 0);
+        nop_value v[2] = { { .type = NOP_ARG_TENSOR, .tensor = t },
+                           { .type = NOP_ARG_INT64, .i = 3 } };
+        nop_run_result r;
+        assert_int_equal(nop_device_run(dev, lib, 0, v, 2, &r, &err), 0);
+        assert_int_equal(nop_tensor_numel(r.output), 3 + i);
+        for (int e = 0; e < 3 + i; e++)
+            assert_true(nop_tensor_get(r.output, e) == 3.0 * i);
+        nop_run_result_clear(&r);
+        nop_tensor_free(t);
+    }
+    print_message("kept worker: %.0f us per run\n", (nopi_now() - t0) / 19 * 1e6);
+    nop_device_free(dev);
+    nop_profile_free(profile);
+    nop_library_close(lib);
+    unit_cleanup(dir);
+}
+
 /* ---- records ---------------------------------------------------------------------------- */
 
 static int take_nothing(void *ctx, uint32_t type, const void *data, size_t len, void **own)
@@ -338,6 +392,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_request_runs_in_a_fresh_child_of_one_zygote),
         cmocka_unit_test(a_record_is_bounded_before_anything_is_allocated),
+        cmocka_unit_test(a_kept_worker_serves_many_runs_with_different_inputs),
         cmocka_unit_test(a_request_of_any_number_of_runs_ends_at_its_budget),
         cmocka_unit_test(the_filter_traps_what_the_device_has_not),
         cmocka_unit_test(the_filter_allows_what_the_runtime_needs),
