@@ -65,14 +65,10 @@ static int take_run(void *ctx, uint32_t type, const void *data, size_t len, void
     return nopi_run_take(ctx, type, data, len, own) == 0 ? 0 : -1;
 }
 
-/* Runs op (or reference ref) in a worker process. */
+/* Runs op (or reference ref, of a valid op) in a one-shot worker process. */
 static int run_isolated(nop_device *dev, const nop_library *lib, int op, int ref,
                         const nop_value *args, int nargs, nop_run_result *res, nop_error *err)
 {
-    memset(res, 0, sizeof *res);
-    if (op < 0 || op >= lib->desc->nops)
-        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no op %d in '%s'", op,
-                         lib->desc->name);
     run_work rw = { lib, op, ref, args, nargs };
     /* loading the library, binding and the output rules: seconds at most, even for huge
      * tensors; the run's phases come on top (nopi_watch_read) */
@@ -220,14 +216,10 @@ static int make_request(const nop_library *lib, int op, int ref, const nop_value
     return 0;
 }
 
-/* Runs op (or reference ref) in a fresh child of the device's kept zygote. */
+/* Runs op (or reference ref, of a valid op) in a fresh child of the device's kept zygote. */
 static int run_kept(nop_device *dev, const nop_library *lib, int op, int ref,
                     const nop_value *args, int nargs, nop_run_result *res, nop_error *err)
 {
-    memset(res, 0, sizeof *res);
-    if (op < 0 || op >= lib->desc->nops)
-        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no op %d in '%s'", op,
-                         lib->desc->name);
     nopi_server *srv = nopi_device_ext(dev);
     if (!srv) {
         if (nopi_server_new(&srv, dev, serve_kept, NULL, err) != 0)
@@ -251,14 +243,25 @@ static int run_kept(nop_device *dev, const nop_library *lib, int op, int ref,
     return rc;
 }
 
+/* Runs op (or reference ref) in a worker: a kept zygote's child, or a one-shot worker. */
+static int run_elsewhere(nop_device *dev, const nop_library *lib, int op, int ref,
+                         const nop_value *args, int nargs, nop_run_result *res,
+                         nop_error *err)
+{
+    memset(res, 0, sizeof *res);
+    if (op < 0 || op >= lib->desc->nops)
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no op %d in '%s'", op,
+                         lib->desc->name);
+    if (nopi_device_opts(dev).keep_worker)
+        return run_kept(dev, lib, op, ref, args, nargs, res, err);
+    return run_isolated(dev, lib, op, ref, args, nargs, res, err);
+}
+
 int nop_device_run(nop_device *dev, const nop_library *lib, int op, const nop_value *args,
                    int nargs, nop_run_result *res, nop_error *err)
 {
-    nop_device_opts o = nopi_device_opts(dev);
-    if (o.isolate && o.keep_worker)
-        return run_kept(dev, lib, op, -1, args, nargs, res, err);
-    if (o.isolate)
-        return run_isolated(dev, lib, op, -1, args, nargs, res, err);
+    if (nopi_device_opts(dev).isolate)
+        return run_elsewhere(dev, lib, op, -1, args, nargs, res, err);
     return nopi_device_run_here(dev, lib, op, -1, args, nargs, res, err);
 }
 
@@ -272,10 +275,7 @@ int nop_device_run_reference(nop_device *dev, const nop_library *lib, int ref,
                          ref, lib->desc->name);
     }
     int op = lib->desc->refs[ref].op;
-    nop_device_opts o = nopi_device_opts(dev);
-    if (o.isolate && o.keep_worker)
-        return run_kept(dev, lib, op, ref, args, nargs, res, err);
-    if (o.isolate)
-        return run_isolated(dev, lib, op, ref, args, nargs, res, err);
+    if (nopi_device_opts(dev).isolate)
+        return run_elsewhere(dev, lib, op, ref, args, nargs, res, err);
     return nopi_device_run_here(dev, lib, op, ref, args, nargs, res, err);
 }
