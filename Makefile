@@ -64,7 +64,7 @@ TEST_ENV = NEURONOP="$(abspath $(BIN))" NEURONOP_SHARE_DIR="$(abspath share/neur
 	NEURONOP_SRC="$(abspath .)"
 
 .PHONY: all deps test-deps demo demo-run check check-run unit e2e sanitize bench golden deb fuzz \
-	install clean warnings examples-test
+	install clean warnings examples-test check-sanitized
 
 all: $(BIN)
 
@@ -104,46 +104,54 @@ demo-run: $(BIN)
 check: test-deps
 	@$(MAKE) --no-print-directory check-run CFLAGS="$(CFLAGS) -Werror"
 
+# Every test runs under one `prove`, in parallel (TEST_JOBS at once): the unit programs (cmocka
+# prints TAP), the end-to-end scripts, and t0290's run of each shipped example's own cases.
+# The slowest start first, so that the run takes about as long as the longest of them.
+TEST_JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
+E2E_SLOW = t0502-deb-package.sh t0208-run-hostile.sh t0100-build-diagnostics.sh \
+	t0110-run-diagnostics.sh t0121-cxx-examples.sh t0120-build-cxx.sh t0300-test-cases.sh
+E2E_ALL = $(patsubst tests/e2e/%,%,$(sort $(wildcard tests/e2e/t[0-9]*.sh)))
+E2E_ORDER = $(filter $(E2E_ALL),$(E2E_SLOW)) $(filter-out $(E2E_SLOW),$(E2E_ALL))
+PROVE = cd tests/e2e && $(TEST_ENV) $(PROVE_ENV) CMOCKA_MESSAGE_OUTPUT=TAP prove --timer -j$(TEST_JOBS)
+
 check-run: $(BIN) $(UNIT_BINS)
-	@$(MAKE) --no-print-directory warnings
-	@$(MAKE) --no-print-directory unit e2e examples-test
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) warnings
+	@$(PROVE) $(PROVE_FLAGS) $(E2E_ORDER) $(abspath $(UNIT_BINS))
+
+unit: $(UNIT_BINS)
+	@$(PROVE) $(abspath $(UNIT_BINS))
+
+e2e: $(BIN)
+	@$(PROVE) $(PROVE_FLAGS) $(E2E_ORDER)
 
 # Every shipped example's own test cases, under every core order and count.
 examples-test: $(BIN)
-	@set -e; for m in share/neuronop/examples/*/neuronop.yaml; do \
-		echo "== neuronop test $$(dirname $$m)"; \
-		$(TEST_ENV) $(TEST_RUN) $(BIN) test $$(dirname $$m); done
+	@$(PROVE) -v t0290-examples-own-tests.sh
 
-unit: $(UNIT_BINS)
-	@set -e; for t in $(UNIT_BINS); do \
-		echo "== $$t"; $(TEST_ENV) $(TEST_RUN) $$t; done
+# A second compiler catches what the first one lets through (syntax only: no link needed),
+# one file a job, again only when the file or a header changed.
+SYNTAX_OKS = $(LIB_SRCS:%.c=$(O)/syntax/%.ok) $(CMD_SRCS:%.c=$(O)/syntax/%.ok)
+warnings: $(if $(shell command -v clang 2>/dev/null),$(SYNTAX_OKS))
 
-e2e: $(BIN)
-	@cd tests/e2e && $(TEST_ENV) prove --timer $(PROVE_FLAGS) t[0-9]*.sh
+$(O)/syntax/lib/%.ok: lib/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	@clang -fsyntax-only $(LIB_CPPFLAGS) -std=c11 $(WARNINGS) -Werror $< && touch $@
 
-# A second compiler catches what the first one lets through (syntax only: no link needed).
-warnings:
-	@if command -v clang >/dev/null 2>&1; then \
-		echo "== clang -Wall -Wextra -Werror (syntax only)"; \
-		for f in $(LIB_SRCS); do \
-			clang -fsyntax-only $(LIB_CPPFLAGS) -std=c11 $(WARNINGS) -Werror $$f || exit 1; \
-		done; \
-		for f in $(CMD_SRCS); do \
-			clang -fsyntax-only $(CMD_CPPFLAGS) -std=c11 $(WARNINGS) -Werror $$f || exit 1; \
-		done; \
-	fi
+$(O)/syntax/cmd/%.ok: cmd/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	@clang -fsyntax-only $(CMD_CPPFLAGS) -std=c11 $(WARNINGS) -Werror $< && touch $@
 
 sanitize: test-deps
 	@$(MAKE) --no-print-directory O=out/sanitize BIN=out/sanitize/bin/neuronop \
 		CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" \
-		TEST_RUN="env $(SAN_ENV)" PROVE_FLAGS="" unit e2e-sanitize examples-test
+		PROVE_ENV="$(SAN_ENV) NEURONOP_SANITIZED=1" check-sanitized
 
-e2e-sanitize: $(BIN)
-	@cd tests/e2e && $(TEST_ENV) $(SAN_ENV) NEURONOP_SANITIZED=1 prove --timer t[0-9]*.sh
+check-sanitized: $(BIN) $(UNIT_BINS)
+	@$(PROVE) $(E2E_ORDER) $(abspath $(UNIT_BINS))
 
 $(O)/bench/devbench: bench/devbench.c $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(CMD_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
+	$(CC) $(LIB_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
 
 bench: deps $(BIN) $(O)/bench/devbench
 	@sh bench/run.sh "$(abspath $(BIN))"
@@ -191,11 +199,13 @@ fuzz: test-deps
 	@sh tests/fuzz/run.sh $(FUZZ_O) $(FUZZ_TIME)
 
 # A Debian package of what `make install PREFIX=/usr` installs (mk/deb.sh says what is in it).
-# (MAKEFLAGS emptied: a caller's O=... on the command line must not win over O=$(O)/deb.)
-deb:
-	@MAKEFLAGS= $(MAKE) -s --no-print-directory O=$(O)/deb BIN=$(O)/deb/bin/neuronop \
+# Its binary is linked from the same objects as $(BIN) (only the link differs: shared
+# libyaml, libxxhash and libjansson, as Debian policy asks), so a package after a build
+# compiles nothing again.  (MAKEFLAGS emptied: a caller's BIN=... must not win over ours.)
+deb: $(CMD_OBJS) $(LIBA)
+	@MAKEFLAGS= $(MAKE) -s --no-print-directory O=$(O) BIN=$(O)/deb/bin/neuronop \
 		STATIC_DEPS=no $(O)/deb/bin/neuronop
-	@MAKEFLAGS= sh mk/deb.sh "$(abspath $(O)/deb)" "$(abspath $(O))"
+	@MAKEFLAGS= sh mk/deb.sh "$(abspath $(O)/deb/bin/neuronop)" "$(abspath $(O))"
 
 clean:
 	rm -rf out bin

@@ -2,15 +2,18 @@
  * devbench.c - performance of the virtual device, measured in-process through libneuronop:
  * the host cost of launching an op on 8 cores, the rate of TCM copies against plain memcpy of
  * the same chunks, and the speed-up of a memory-bound multicore kernel from 1 to 2 host
- * threads.  Every ratio is against a baseline measured in the same run.
+ * threads, and the tensor library's float32 element loops against the double-precision loop
+ * they replaced.  Every ratio is against a baseline measured in the same run.
  * Usage: devbench SHARE_DIR KERNEL_DIR
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "libneuronop.h"
+#include "device/tensorlib.h"   /* the tensor library's element kernels, timed directly */
 
 static double now(void)
 {
@@ -99,6 +102,62 @@ static double time_op(nop_device *dev, const nop_library *lib, const char *op,
 static void verdict(const char *what, int ok)
 {
     printf("  [%s] %s\n", ok ? "ok" : "MISS", what);
+}
+
+/* The tensor library's loop before it computed in ATen's dtypes, kept as the baseline: every
+ * element read as a double, computed in double and stored with conversion. */
+__attribute__((noinline)) static void old_double_path(nop_tensor *r, const nop_tensor *a,
+                                                      const nop_tensor *b, int op)
+{
+    for (int64_t i = 0; i < a->numel; i++) {
+        double x = nopi_get_f(a, i), y = b ? nopi_get_f(b, i) : 0, v;
+        switch (op) {
+        case NOPI_TL_ADD: v = x + 1.0 * y; break;
+        case NOPI_TL_MUL: v = x * y; break;
+        default: v = exp(x); break;
+        }
+        nopi_set_f(r, i, v);
+    }
+}
+
+/* float32 add, mul and exp over 32x4096 through the library's kernel (what nt_add_out and
+ * friends run once their checks pass) and through the old double path, runs interleaved. */
+static void tensorlib_loops(void)
+{
+    nop_error err;
+    nop_tensor *x, *y, *r;
+    if (nop_tensor_generate(&x, "randn:32x4096", 1, &err) != 0 ||
+        nop_tensor_generate(&y, "randn:32x4096", 2, &err) != 0 ||
+        nop_tensor_generate(&r, "zeros:32x4096", 0, &err) != 0)
+        die("tensor library input", &err);
+    printf("== tensor library: float32 element-wise ops over 32x4096 (1 host thread)\n");
+    static const struct { const char *name; nopi_tl_op op; bool binary; } ops[] = {
+        { "add", NOPI_TL_ADD, true }, { "mul", NOPI_TL_MUL, true }, { "exp", NOPI_TL_EXP, false },
+    };
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        enum { REPS = 41 };
+        double tn[REPS], to[REPS];
+        nopi_tl_args a = { .op = ops[k].op, .ct = NT_F32, .a = x, .b = ops[k].binary ? y : NULL,
+                           .ai = 1, .af = 1 };
+        for (int i = 0; i < REPS; i++) {
+            double t0 = now();
+            nopi_tl_run(&a, r);
+            tn[i] = now() - t0;
+            t0 = now();
+            old_double_path(r, x, a.b, ops[k].op);
+            to[i] = now() - t0;
+        }
+        double n = median(tn, REPS), o = median(to, REPS);
+        printf("  %s: %.3f ms; the old double path %.3f ms; %.2fx as fast\n", ops[k].name,
+               n * 1e3, o * 1e3, o / n);
+        char what[96];
+        snprintf(what, sizeof what, "float32 %s at least as fast as the old double path",
+                 ops[k].name);
+        verdict(what, n <= o);
+    }
+    nop_tensor_free(x);
+    nop_tensor_free(y);
+    nop_tensor_free(r);
 }
 
 /* A plain loop over the same data, compiled by this file's compiler (gcc -O2, g++'s back
@@ -313,6 +372,7 @@ int main(int argc, char **argv)
     nop_library_close(mclib);
 
     cxx_and_cc(argv, p, dev1, lib);
+    tensorlib_loops();
 
     nop_device_free(launcher);
     nop_tensor_free(one);

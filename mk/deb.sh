@@ -9,12 +9,11 @@
 # tcc for its runtime libtcc1.a and libc6-dev for the headers kernels include.  CXX_DEPENDS
 # is for the C++ front end: it will add g++ there once neuronop compiles C++ sources.
 #
-# Usage: mk/deb.sh OBJDIR OUTDIR   (OBJDIR: where `make O=OBJDIR STATIC_DEPS=no` built
-# bin/neuronop; prints the path of the .deb it wrote)
+# Usage: mk/deb.sh BIN OUTDIR   (BIN: the binary `make deb` linked with STATIC_DEPS=no from
+# the objects in OUTDIR, the make O= folder; prints the path of the .deb it wrote)
 set -eu
-objdir=$1
+bin=$1
 outdir=$2
-bin=$objdir/bin/neuronop
 CXX_DEPENDS=${CXX_DEPENDS:-}
 
 version=$(sed -n 's/^#define NOP_VERSION "\(.*\)"/\1/p' include/libneuronop.h)
@@ -22,7 +21,7 @@ arch=$(dpkg --print-architecture)
 name=neuronop_${version}_${arch}
 stage=$outdir/$name
 rm -rf "$stage"
-make -s install DESTDIR="$stage" PREFIX=/usr O="$objdir" BIN="$bin" STATIC_DEPS=no >/dev/null
+make -s install DESTDIR="$stage" PREFIX=/usr O="$outdir" BIN="$bin" STATIC_DEPS=no >/dev/null
 
 doc=$stage/usr/share/doc/neuronop
 mkdir -p "$doc" "$stage/DEBIAN"

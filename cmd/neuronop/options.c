@@ -12,10 +12,15 @@
 #include "options.h"
 #include "report.h"
 
+/* "-3", "-.5", "-1e-3", "-inf", "-nan": a value in an argument position, not an option (no
+ * option's name is a number, and none of the short ones is i or n) */
 static bool looks_negative_number(const char *s)
 {
-    return s[0] == '-' && (isdigit((unsigned char)s[1]) ||
-                           (s[1] == '.' && isdigit((unsigned char)s[2])));
+    if (s[0] != '-' || !s[1])
+        return false;
+    char *end;
+    (void)strtod(s, &end);
+    return *end == '\0';
 }
 
 static const struct option_spec *find_long(const struct command_spec *spec, const char *name,

@@ -187,12 +187,6 @@ static nt_tensor *api_ones(int ndim, const int64_t *sizes, nt_dtype d)
     return fill(c, nopi_new_tensor(c, d, ndim, sizes, "nt_ones"), nt_scalar_i(1));
 }
 
-static nt_tensor *api_full(int ndim, const int64_t *sizes, nt_scalar v, nt_dtype d)
-{
-    NOPI_API(c, NOP_COST_TENSORLIB);
-    return fill(c, nopi_new_tensor(c, d, ndim, sizes, "nt_full"), v);
-}
-
 static nt_tensor *api_eye(int64_t n, int64_t m, nt_dtype d)
 {
     NOPI_API(c, NOP_COST_TENSORLIB);
@@ -202,15 +196,6 @@ static nt_tensor *api_eye(int64_t n, int64_t m, nt_dtype d)
         for (int64_t i = 0; i < n && i < m; i++)
             nopi_set_i(t, i * m + i, 1);
     return t;
-}
-
-static nt_tensor *api_fill_(nt_tensor *t, nt_scalar v)
-{
-    NOPI_API(c, NOP_COST_TENSORLIB);
-    nopi_check_writable(c, t, "nt_fill_");
-    if (t == c->run->dst)
-        nopi_out_write(c, 0, t->numel);
-    return fill(c, t, v);
 }
 
 /* ---- device services -------------------------------------------------------------------- */
@@ -350,8 +335,8 @@ static float api_f16_to_f32(uint16_t v) { return nopi_f16_to_f32(v); }
 const struct nt__api nopi_api_table = {
     .nt_numel = api_numel, .nt_dim = api_dim, .nt_size = api_size, .nt_sizes = api_sizes,
     .nt_dtype_of = api_dtype_of,
-    .nt_empty = api_empty, .nt_zeros = api_zeros, .nt_ones = api_ones, .nt_full = api_full,
-    .nt_eye = api_eye, .nt_fill_ = api_fill_,
+    .nt_empty = api_empty, .nt_zeros = api_zeros, .nt_ones = api_ones, .nt_full = nopi_api_full,
+    .nt_eye = api_eye, .nt_fill_ = nopi_api_fill_,
 #define UNARY(n) .nt_##n = nopi_api_##n, .nt_##n##_out = nopi_api_##n##_out,
 #define BINARY(n) .nt_##n = nopi_api_##n, .nt_##n##_out = nopi_api_##n##_out, \
     .nt_##n##_s = nopi_api_##n##_s, .nt_##n##_s_out = nopi_api_##n##_s_out,

@@ -3,7 +3,8 @@
  * call makes, the TCM pool, and the lists that name the API's families.
  *
  * api.c: services, shapes, factories and the table; accessors.c: standard, streaming and TCM
- * accessors; tcm.c: the pool; tensorlib.c: element-wise ops.
+ * accessors; tcm.c: the pool; tensorlib.c (with tlpromote.c and tlkernel.c): element-wise ops,
+ * full and fill_.
  */
 #ifndef NEURONOP_API_IMPL_H
 #define NEURONOP_API_IMPL_H
@@ -86,6 +87,8 @@ nt_tensor *nopi_api_pow_s(nt_scalar self, const nt_tensor *e);
 nt_tensor *nopi_api_pow_s_out(nt_tensor *out, nt_scalar self, const nt_tensor *e);
 nt_tensor *nopi_api_clamp(const nt_tensor *self, nt_scalar lo, nt_scalar hi);
 nt_tensor *nopi_api_clamp_out(nt_tensor *out, const nt_tensor *self, nt_scalar lo, nt_scalar hi);
+nt_tensor *nopi_api_full(int ndim, const int64_t *sizes, nt_scalar v, nt_dtype d);
+nt_tensor *nopi_api_fill_(nt_tensor *t, nt_scalar v);
 
 /* accessors.c */
 void nopi_api_set_coherence(const nt_tensor *t, int policy);

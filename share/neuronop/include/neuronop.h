@@ -89,6 +89,9 @@ nt_tensor *nt_eye(int64_t n, int64_t m, nt_dtype dtype);        /* 2-D identity,
 nt_tensor *nt_fill_(nt_tensor *t, nt_scalar value);             /* returns t */
 
 /* ---- tensor library: element-wise ops ------------------------------------------------ */
+/* Each computes what ATen computes: the result dtype by torch's type promotion, integers in
+ * their own width (wrapping), floats in float, Scalars and alpha converted to the op's dtype;
+ * where torch raises, the device stops the core with torch's reason (neuronop-api(3)). */
 
 #define NT__UNARY(name) \
     nt_tensor *nt_##name(const nt_tensor *self); \

@@ -1,0 +1,219 @@
+/*
+ * tlkernel.c - the tensor library's element kernels: one resolved op (tensorlib.h) over every
+ * element, in the op's compute dtype as ATen's CPU kernels compute it (ATen's scalar loop;
+ * where its vectorised loop rounds differently, neuronop-api(3) says so).  A float32 op on
+ * float32 tensors runs a plain float loop; the rest read and write through the dtype.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "tensorlib.h"
+
+/* ---- elements -------------------------------------------------------------------------- */
+
+static float ld_f(const nt_tensor *t, int64_t i)
+{
+    const unsigned char *p = t->data + (size_t)i * t->itemsize;
+    switch (t->dtype) {
+    case NT_F32: { float v; memcpy(&v, p, 4); return v; }
+    case NT_BF16: { uint16_t v; memcpy(&v, p, 2); return nopi_bf16_to_f32(v); }
+    case NT_F16: { uint16_t v; memcpy(&v, p, 2); return nopi_f16_to_f32(v); }
+    case NT_I64: { int64_t v; memcpy(&v, p, 8); return (float)v; }   /* one rounding */
+    default: return (float)nopi_get_i(t, i);
+    }
+}
+
+static int64_t ld_i(const nt_tensor *t, int64_t i) { return nopi_get_i(t, i); }
+
+static void st_f(nt_tensor *r, int64_t i, float v)
+{
+    unsigned char *p = r->data + (size_t)i * r->itemsize;
+    switch (r->dtype) {
+    case NT_F32: memcpy(p, &v, 4); return;
+    case NT_BF16: { uint16_t x = nopi_f32_to_bf16(v); memcpy(p, &x, 2); return; }
+    case NT_F16: { uint16_t x = nopi_f32_to_f16(v); memcpy(p, &x, 2); return; }
+    default: nopi_set_f(r, i, v); return;   /* unreachable for ops: the cast is refused */
+    }
+}
+
+static void st_i(nt_tensor *r, int64_t i, int64_t v)
+{
+    if (nopi_dtype_is_float(r->dtype))
+        st_f(r, i, (float)v);
+    else
+        nopi_set_i(r, i, v);
+}
+
+/* ---- integral ops: in the compute dtype's width, wrapping ------------------------------ */
+
+static int64_t wmul(nt_dtype ct, int64_t x, int64_t y)
+{
+    return nopi_wrap(ct, (int64_t)((uint64_t)x * (uint64_t)y));
+}
+
+/* ATen's powi: a negative exponent gives 1, -1 or 0; otherwise square and multiply */
+static int64_t powi(nt_dtype ct, int64_t a, int64_t b)
+{
+    if (b < 0)
+        return a == 1 ? 1 : a == -1 ? (b % 2 ? -1 : 1) : 0;
+    int64_t r = 1;
+    while (b) {
+        if (b & 1)
+            r = wmul(ct, r, a);
+        b /= 2;
+        a = wmul(ct, a, a);
+    }
+    return r;
+}
+
+static int64_t iop(const nopi_tl_args *x, int64_t a, int64_t b)
+{
+    nt_dtype ct = x->ct;
+    switch (x->op) {
+    case NOPI_TL_ABS: return nopi_wrap(ct, a < 0 ? (int64_t)(0 - (uint64_t)a) : a);
+    case NOPI_TL_NOT: return nopi_wrap(ct, ~a);
+    case NOPI_TL_ADD: return nopi_wrap(ct, (int64_t)((uint64_t)a + (uint64_t)wmul(ct, x->ai, b)));
+    case NOPI_TL_MUL: return wmul(ct, a, b);
+    case NOPI_TL_AND: return a & b;
+    case NOPI_TL_OR: return a | b;
+    case NOPI_TL_POW: return powi(ct, a, b);
+    case NOPI_TL_CLAMP: { int64_t m = a < b ? b : a; return x->ci < m ? x->ci : m; }
+    default: return a;   /* ceil, floor */
+    }
+}
+
+/* ---- floating ops: in float, rounded to the compute dtype after each operation ---------- */
+
+static float pow_scalar(const nopi_tl_args *x, float a)
+{
+    nt_dtype ct = x->ct;
+    double e = x->ed;
+    if (e == 0)
+        return 1;
+    if (e == 1)
+        return a;
+    if (ct != NT_F16) {   /* ATen's sqrt, rsqrt and reciprocal kernels */
+        if (e == 0.5)
+            return sqrtf(a);
+        if (e == -0.5)
+            return 1 / nopi_round_to(ct, sqrtf(a));
+        if (e == -1)
+            return 1 / a;
+    }
+    if (ct == NT_F32) {   /* the exponent stays a double */
+        if (e == 2)
+            return a * a;
+        if (e == 3)
+            return a * a * a;
+        if (e == -2)
+            return 1 / (a * a);
+        return (float)pow(a, e);
+    }
+    float eb = x->bf;   /* the exponent in ct */
+    if (ct == NT_BF16) {
+        if (eb == 2)
+            return a * a;
+        if (eb == 3)
+            return nopi_round_to(ct, a * a) * a;
+        if (eb == -2)
+            return 1 / nopi_round_to(ct, a * a);
+    }
+    return powf(a, eb);
+}
+
+static float fop(const nopi_tl_args *x, float a, float b)
+{
+    nt_dtype ct = x->ct;
+    switch (x->op) {
+    case NOPI_TL_ABS: return fabsf(a);
+    case NOPI_TL_CEIL: return ceilf(a);
+    case NOPI_TL_FLOOR: return floorf(a);
+    case NOPI_TL_SIN: return (float)sin(a);
+    case NOPI_TL_COS: return (float)cos(a);
+    case NOPI_TL_TAN: return (float)tan(a);
+    case NOPI_TL_LOG: return (float)log(a);
+    case NOPI_TL_LOG2: return (float)log2(a);
+    case NOPI_TL_LOG10: return (float)log10(a);
+    case NOPI_TL_EXP: return (float)exp(a);
+    case NOPI_TL_ADD: return ct == NT_F32 ? fmaf(x->af, b, a) : a + nopi_round_to(ct, x->af * b);
+    case NOPI_TL_MUL: return a * b;
+    case NOPI_TL_DIV: return a / b;
+    case NOPI_TL_POW: return x->pow_special ? pow_scalar(x, a) : powf(a, b);
+    case NOPI_TL_CLAMP: {
+        if (x->clamp_nan)
+            return NAN;
+        float m = a < b ? b : a;   /* std::max then std::min: a NaN element stays NaN */
+        return x->cf < m ? x->cf : m;
+    }
+    default: return a;
+    }
+}
+
+/* float32 in, float32 out, one op: the loops the compiler can keep tight */
+static bool run_f32(const nopi_tl_args *x, nt_tensor *r)
+{
+    if (x->ct != NT_F32 || r->dtype != NT_F32 || x->a_scalar || x->a->dtype != NT_F32 ||
+        (x->b && x->b->dtype != NT_F32))
+        return false;
+    int64_t n = r->numel;
+    const float *a = (const float *)x->a->data;
+    const float *b = x->b ? (const float *)x->b->data : NULL;
+    float *o = (float *)r->data, s = x->bf, al = x->af;
+    switch (x->op) {
+    case NOPI_TL_ADD:
+        if (b && al == 1)
+            for (int64_t i = 0; i < n; i++)
+                o[i] = a[i] + b[i];
+        else if (b)
+            for (int64_t i = 0; i < n; i++)
+                o[i] = fmaf(al, b[i], a[i]);
+        else
+            for (int64_t i = 0; i < n; i++)
+                o[i] = fmaf(al, s, a[i]);
+        return true;
+    case NOPI_TL_MUL:
+        if (b)
+            for (int64_t i = 0; i < n; i++)
+                o[i] = a[i] * b[i];
+        else
+            for (int64_t i = 0; i < n; i++)
+                o[i] = a[i] * s;
+        return true;
+    case NOPI_TL_EXP:
+        for (int64_t i = 0; i < n; i++)
+            o[i] = (float)exp(a[i]);
+        return true;
+    default:
+        return false;
+    }
+}
+
+void nopi_tl_run(const nopi_tl_args *xa, nt_tensor *r)
+{
+    if (run_f32(xa, r))
+        return;
+    nopi_tl_args xs = *xa, *x = &xs;
+    if (x->op == NOPI_TL_ADD && !x->b && (x->ct == NT_BF16 || x->ct == NT_F16)) {
+        x->bf = nopi_round_to(x->ct, x->af * x->bf);   /* a Scalar other times alpha, once */
+        x->af = 1;
+    }
+    int64_t n = r->numel;
+    const nt_tensor *a = x->a, *b = x->b;
+    if (nopi_dtype_is_float(x->ct)) {
+        for (int64_t i = 0; i < n; i++) {
+            float va = x->a_scalar ? x->bf : ld_f(a, i);
+            float vb = b ? ld_f(b, i) : x->bf;
+            if (x->ct != NT_F32) {   /* operands in ct first (an integral one rounds) */
+                va = nopi_round_to(x->ct, va);
+                vb = nopi_round_to(x->ct, vb);
+            }
+            st_f(r, i, nopi_round_to(x->ct, fop(x, va, vb)));
+        }
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t va = x->a_scalar ? x->bi : nopi_wrap(x->ct, ld_i(a, i));
+        int64_t vb = b ? nopi_wrap(x->ct, ld_i(b, i)) : x->bi;
+        st_i(r, i, iop(x, va, vb));
+    }
+}

@@ -1,0 +1,68 @@
+#!/bin/sh
+# The tensor library against PyTorch 1.13 (tests/diff/diff.py: every op and overload, dtype,
+# form and special value, through the C and the C++ surface; where torch raises, the device
+# error and torch's reason), and Scalars on the command line that start with '-'.
+. ./lib.sh
+PY=/usr/bin/python3   # Debian's, with python3-torch (mk/deps.sh)
+# The libraries are built once per version of tests/diff, under out/ (g++ takes seconds).
+key=$(cd "$NEURONOP_SRC/tests/diff" && cat k.c s.c table.h neuronop.yaml cxx/* | cksum | cut -d' ' -f1)
+CACHE="$NEURONOP_SRC/out/e2e-cache/tdiff-$key"
+if [ ! -d "$CACHE" ]; then
+    mkdir -p "$NEURONOP_SRC/out/e2e-cache"
+    rm -rf "$CACHE.tmp.$$"
+    cp -R "$NEURONOP_SRC/tests/diff" "$CACHE.tmp.$$"
+    rm -rf "$CACHE.tmp.$$/build" "$CACHE.tmp.$$/cxx/build"
+    mv "$CACHE.tmp.$$" "$CACHE" 2>/dev/null || rm -rf "$CACHE.tmp.$$"
+fi
+
+test_expect "every op and overload computes and refuses what torch 1.13 does" '
+    "$PY" -c "import torch" || { echo "no torch for $PY: run mk/deps.sh"; exit 1; }
+    st=0
+    TMPDIR="$WORK" "$PY" "$NEURONOP_SRC/tests/diff/diff.py" "$NEURONOP" "$CACHE" >diff.tap || st=$?
+    grep -v "^ok" diff.tap || true
+    [ $st -eq 0 ]
+    grep -q "^ok 24 - fill_" diff.tap'
+
+cp -R "$NEURONOP_SRC/tests/diff" "$WORK/tdiff"
+rm -rf "$WORK/tdiff/build" "$WORK/tdiff/cxx"
+test_expect "-inf, -nan and negative numbers in an argument position are values" '
+    run run tdiff add_scalar full:2:1 -inf -o a.npy
+    expect_status 0
+    expect_out "values: -inf -inf"
+    run run tdiff add_scalar full:2:1 -nan
+    expect_status 0
+    expect_out "values: -nan -nan"
+    run run tdiff add_scalar full:2:1 -2.5
+    expect_status 0
+    expect_out "values: -1.5 -1.5"
+    run run tdiff add_scalar full:2:1 -1e-3
+    expect_status 0
+    expect_out "values: 0.999 0.999"
+    run run tdiff add_scalar arange:2:i32 -3
+    expect_status 0
+    expect_out "values: -3 -2"'
+
+test_expect "an option is still an option, and -- still ends them" '
+    run run tdiff add_scalar full:2:1 -x
+    expect_status 2
+    expect_err "unknown option '"'"'-x'"'"'"
+    run run tdiff add_scalar full:2:1 -- -7
+    expect_status 0
+    expect_out "values: -6 -6"'
+
+cat >"$WORK/why.py" <<'PY'
+import torch
+try:
+    torch.add(torch.arange(3, dtype=torch.int32), -0.5, out=torch.empty(3, dtype=torch.int32))
+except RuntimeError as e:
+    print(str(e).split("\n")[0].rstrip("."))
+PY
+test_expect "a refusal names the C call with its arguments, and gives the reason torch gives" '
+    why=$("$PY" why.py)
+    [ -n "$why" ]
+    run run tdiff add_scalar arange:3:i32 -0.5 -o r.npy
+    expect_status 1
+    expect_err "neuronop: add_scalar: core 0: error: nt_add_s_out(int32 tensor, int32 tensor, -0.5, 1): $why"
+    [ ! -e r.npy ]'
+
+test_done
