@@ -225,7 +225,8 @@ static int read_some(nopi_watch *wt, int fd, big *b, char **buf, size_t *have, s
                 wt->malformed = true;
                 return 1;
             }
-        memcpy(b->data, *buf + HEAD, part);
+        if (part)   /* else no block yet: it comes with the first bytes */
+            memcpy(b->data, *buf + HEAD, part);
         b->have = part;
         *have = 0;
     }
