@@ -1,284 +1,37 @@
 /*
- * sandbox.c - the worker processes user code (kernels, shape functions, references) runs in,
- * and the parent's verdict on what they did.
+ * sandbox.c - the parent's side of the boundary (the monitor): starting and stopping the
+ * worker processes user code runs in, sending them requests, and the verdict on what came of
+ * each.
  *
- * Two kinds.  A one-shot worker (nopi_sandbox_call: `neuronop run`, `bench`) is forked for
- * one request, inherits the caller's memory copy-on-write (the library, the inputs) without a
- * copy, serves the request and ends.  A server (nopi_server_*: `neuronop test`) forks a
- * zygote once: a process that runs no user code at all and, for each request, forks a fresh
- * child which loads the library, confines itself, serves that one request and ends; the
- * zygote reports the child's wait status to the parent over the request socket, which the
- * child has closed, so no user code can forge it.  Every request thus starts from the same
- * pristine state: no alarm, timer, signal disposition, limit, library global or TCM a case
- * leaves reaches the next.
+ * Two kinds of worker (worker.c runs inside them).  A one-shot worker (nopi_sandbox_call:
+ * `neuronop run`, `bench`) is forked for one request and inherits the caller's memory
+ * copy-on-write (the library, the inputs) without a copy.  A server (nopi_server_*: `neuronop
+ * test`, and devices made with keep_worker) forks a zygote once, which runs no user code and
+ * hands each request to a fresh child; the zygote reports the child's wait status over the
+ * request socket, which the child has closed, so no user code can forge it.  Every request to
+ * a server thus starts from the same pristine state: no alarm, timer, signal disposition,
+ * limit, library global or TCM a case leaves reaches the next.
  *
- * Every process here becomes (or stays in) its own process group, dies with its parent
- * (PR_SET_PDEATHSIG, which the worker's seccomp filter then forbids changing), closes every
- * descriptor but its channels, and points its standard input, output and error at /dev/null
- * (a kernel cannot write to the terminal or into neuronop's own output).  The child sends
- * records over its pipe (wire.c): diagnostics as they happen, the results and a last DONE;
- * the phase it is in goes on a page it shares with the parent.  The parent reads them
- * (watch.c) and trusts none of it: its deadlines come from its own clock and the request
- * alone, and a worker that dies, exits before DONE, sends garbage or misses a deadline fails
- * that request as a device error naming the op and where it was.
+ * The parent reads the records a worker sends (watch.c) and trusts none of it: its deadlines
+ * come from its own clock and the request alone, and a worker that dies, exits before DONE,
+ * sends garbage or misses a deadline fails that request as a device error naming the op and
+ * where it was; its process group is killed.  Nothing here runs in a worker but the fork.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sandbox.h"
+#include "server.h"
 
-#define MAX_REQUEST (1u << 20)     /* requests are small descriptions of work */
 #define PIPE_BYTES (1 << 20)       /* a run's output fits the pipe: no round trips */
-
-struct nopi_server {
-    nop_device *dev;
-    nopi_serve_fn *serve;
-    void *ctx;
-    bool zygote;                   /* a fresh child per request (else one-shot, inline) */
-    struct nopi_phase_page *phase;   /* MAP_SHARED: the worker's current phase */
-    pid_t pid;                     /* the worker (or zygote), 0 when none is running */
-    int req_fd, rec_fd;            /* the parent's ends: requests out (and, from a zygote,
-                                    * its children's wait statuses in), records in */
-};
-
-/* ---- the worker's side ------------------------------------------------------------------ */
-
-/* Gives the worker its two channels as descriptors 3 (requests) and 4 (records), closes all
- * the others it inherited (another device's channels among them) and points 0, 1 and 2 at
- * /dev/null.  Under AddressSanitizer, 2 stays: the sanitizer reports there. */
-static int settle_fds(int *req, int *rec)
-{
-    int r = fcntl(*req, F_DUPFD, 16), w = fcntl(*rec, F_DUPFD, 16);
-    if (r < 0 || w < 0 || dup2(r, 3) != 3 || dup2(w, 4) != 4)
-        return -1;
-    *req = 3;
-    *rec = 4;
-    if (syscall(SYS_close_range, 5u, ~0u, 0u) != 0)
-        for (int fd = 5; fd < 1024; fd++)
-            close(fd);
-    int null = open("/dev/null", O_RDWR);
-    if (null < 0)
-        return -1;
-#ifdef __SANITIZE_ADDRESS__
-    int last = 1;
-#else
-    int last = 2;
-#endif
-    for (int fd = 0; fd <= last; fd++)
-        if (dup2(null, fd) != fd)
-            return -1;
-    if (null > 2)
-        close(null);
-    return 0;
-}
-
-/* Dies with parent: SIGKILL when it ends, however it ends.  false when it has already. */
-static bool die_with(pid_t parent)
-{
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    return getppid() == parent;   /* else the parent died before the line above */
-}
-
-/* Sends a request (its length, then its bytes, with descriptor pass attached unless it is
- * -1) on socket fd; -1 when the other end is gone. */
-static int send_request(int fd, const void *req, size_t len, int pass)
-{
-    uint64_t n = len;
-    struct iovec iov[2] = { { &n, sizeof n }, { (void *)req, len } };
-    struct msghdr m = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
-    union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } u;
-    if (pass >= 0) {
-        memset(&u, 0, sizeof u);
-        m.msg_control = u.buf;
-        m.msg_controllen = sizeof u.buf;
-        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(c), &pass, sizeof pass);
-    }
-    size_t left = sizeof n + len;
-    while (left) {
-        ssize_t k = sendmsg(fd, &m, MSG_NOSIGNAL);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        m.msg_control = NULL;   /* the descriptor went with the first bytes */
-        m.msg_controllen = 0;
-        left -= (size_t)k;
-        while (k > 0) {   /* skip what was sent */
-            size_t step = (size_t)k < m.msg_iov->iov_len ? (size_t)k : m.msg_iov->iov_len;
-            m.msg_iov->iov_base = (char *)m.msg_iov->iov_base + step;
-            m.msg_iov->iov_len -= step;
-            k -= (ssize_t)step;
-            if (!m.msg_iov->iov_len && m.msg_iovlen > 1)
-                m.msg_iov++, m.msg_iovlen--;
-        }
-    }
-    return 0;
-}
-
-/* Reads one request (its length, then its bytes) from socket fd into *req, and the
- * descriptor that came with it into *got (-1: none); false when the sender is gone. */
-static bool read_request(int fd, char **req, uint64_t *len, int *got)
-{
-    union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } u;
-    struct iovec iov = { len, sizeof *len };
-    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-                        .msg_controllen = sizeof u.buf };
-    ssize_t n;
-    *got = -1;
-    while ((n = recvmsg(fd, &m, MSG_WAITALL | MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-        ;
-    struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
-    if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-        c->cmsg_len == CMSG_LEN(sizeof(int)))
-        memcpy(got, CMSG_DATA(c), sizeof *got);
-    if (n != (ssize_t)sizeof *len || *len > MAX_REQUEST)
-        return false;
-    char *nr = realloc(*req, *len ? (size_t)*len : 1);
-    if (!nr)
-        return false;
-    *req = nr;
-    return nopi_fd_all(fd, nr, (size_t)*len, false) == 0;
-}
-
-/* Makes the serving process's device and confines it; 0, or -1 with done filled. */
-static int set_up(nopi_server *s, nopi_wire *w, nop_device **cdev, struct nopi_done *done)
-{
-    if (!(*cdev = nopi_device_for_worker(s->dev, w)))
-        return done->rc = nopi_nomem(&done->err);
-    if (nopi_confine(w->fd, &done->err) != 0)
-        return done->rc = -1;
-    return 0;
-}
-
-/* Serves one request (len bytes at req) and sends DONE; returns whether to retire. */
-static bool serve_one(nopi_server *s, nop_device *cdev, nopi_wire *w, struct nopi_done *done,
-                  const char *req, uint64_t len)
-{
-    if (done->rc == 0)   /* else: the set-up failed, and this answer says why */
-        done->rc = s->serve(cdev, s->ctx, req, (size_t)len, w, &done->err);
-    done->retire = done->rc != 0 || w->retire;
-    nopi_wire_put(w, NOPI_REC_DONE, done, sizeof *done);
-    return done->retire;
-}
-
-/* A zygote's child: made ready (its device made, confined) before its request comes, on a
- * pipe of its own from the zygote; serves that one request, then ends. */
-static _Noreturn void child(nopi_server *s, pid_t zygote, int req_fd, int rec_fd, int own_fd)
-{
-    if (!die_with(zygote))
-        _exit(0);
-    close(req_fd);   /* only the zygote reports on the socket: its words cannot be forged */
-    signal(SIGPIPE, SIG_DFL);   /* as the caller had it, not as the zygote has */
-    nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, s->phase, -1 };
-    struct nopi_done done;
-    memset(&done, 0, sizeof done);
-    nop_device *cdev = NULL;
-    set_up(s, &w, &cdev, &done);
-    char *req = NULL;
-    uint64_t len;
-    if (read_request(own_fd, &req, &len, &w.in_fd))
-        serve_one(s, cdev, &w, &done, req, len);
-    _exit(0);   /* no atexit handlers, no stdio flush: the parent owns those */
-}
-
-/* Forks the next child, which waits for its request; returns its pid (*fd: the pipe to send
- * the request on), or -1. */
-static pid_t spare(nopi_server *s, pid_t self, int req_fd, int rec_fd, int *fd)
-{
-    int p[2];   /* a socket, not a pipe: a request may come with a descriptor */
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) != 0)
-        return -1;
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(p[1]);
-        child(s, self, req_fd, rec_fd, p[0]);
-    }
-    close(p[0]);
-    if (pid < 0)
-        close(p[1]);
-    *fd = pid < 0 ? -1 : p[1];
-    return pid;
-}
-
-/* The zygote: hands each request to a fresh child, waits for it and sends the parent its wait
- * status (an int32; ZYGOTE_NOFORK when there was no child).  The next child is forked (and
- * makes itself ready) while the current one serves, which takes the fork off the request's
- * path.  The zygote runs no user code: the library is loaded in each child, so every request
- * starts from this process's state. */
-#define ZYGOTE_NOFORK INT32_MIN
-static _Noreturn void zygote(nopi_server *s, int req_fd, int rec_fd)
-{
-    signal(SIGCHLD, SIG_DFL);   /* the caller may ignore it, which would lose the status */
-    signal(SIGPIPE, SIG_IGN);   /* a child that died before its request: a failed write */
-    char *req = NULL;
-    uint64_t len;
-    pid_t self = getpid();
-    int fd, in_fd;
-    pid_t next = spare(s, self, req_fd, rec_fd, &fd);
-    while (read_request(req_fd, &req, &len, &in_fd)) {
-        pid_t pid = next;
-        if (pid > 0 && send_request(fd, req, (size_t)len, in_fd) != 0)
-            pid = -1;   /* it died waiting: reaped below, and this request gets none */
-        if (fd >= 0)
-            close(fd);
-        if (in_fd >= 0)
-            close(in_fd);   /* the child has its own */
-        if (pid < 0 && next > 0)
-            while (waitpid(next, NULL, 0) < 0 && errno == EINTR)
-                ;
-        next = spare(s, self, req_fd, rec_fd, &fd);
-        int status = 0;
-        while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
-            ;
-        int32_t st = pid > 0 ? status : ZYGOTE_NOFORK;
-        if (send(req_fd, &st, sizeof st, MSG_NOSIGNAL) != (ssize_t)sizeof st)
-            break;
-    }
-    _exit(0);
-}
-
-/* The worker (or zygote): serves requests until its parent closes the socket. */
-static _Noreturn void worker(nopi_server *s, pid_t parent, int req_fd, int rec_fd)
-{
-    setpgid(0, 0);
-    if (!die_with(parent))
-        _exit(0);
-    nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, s->phase, -1 };
-    struct nopi_done done;
-    memset(&done, 0, sizeof done);
-    nop_device *cdev = NULL;
-    if (settle_fds(&req_fd, &w.fd) != 0)
-        done.rc = nopi_fail(&done.err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot set up the "
-                            "device process's descriptors: %s", strerror(errno));
-    else if (s->zygote)
-        zygote(s, req_fd, w.fd);
-    else
-        set_up(s, &w, &cdev, &done);
-    char *req = NULL;
-    uint64_t len;
-    while (read_request(req_fd, &req, &len, &w.in_fd)) {
-        if (serve_one(s, cdev, &w, &done, req, len))
-            break;
-        memset(&done, 0, sizeof done);
-    }
-    _exit(0);   /* no atexit handlers, no stdio flush: the parent owns those */
-}
 
 /* ---- the parent's side ------------------------------------------------------------------ */
 
@@ -359,7 +112,7 @@ static int start(nopi_server *s, nop_error *err)
     if (pid == 0) {
         close(req[0]);
         close(rec[0]);
-        worker(s, parent, req[1], rec[1]);
+        nopi_worker_main(s, parent, req[1], rec[1]);
     }
     close(req[1]);
     close(rec[1]);
@@ -420,7 +173,7 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
     /* the phase page as it was before this request: what changes is the request's */
     uint32_t seq = atomic_load(&s->phase->seq);
     /* a worker that went away between requests is replaced, once */
-    for (int tries = 0; s->pid == 0 || send_request(s->req_fd, req, len, pass) != 0; tries++) {
+    for (int tries = 0; s->pid == 0 || nopi_send_request(s->req_fd, req, len, pass) != 0; tries++) {
         if (s->pid)
             stop(s, true);
         if (tries == 2 || start(s, err) != 0)
