@@ -125,8 +125,8 @@ static pid_t spare(nopi_server *s, pid_t self, int req_fd, int rec_fd, int *fd)
 
 /* The zygote: hands each request to a fresh child, waits for it and sends the parent its wait
  * status (an int32; ZYGOTE_NOFORK when there was no child).  The next child is forked (and
- * makes itself ready) while the current one serves, which takes the fork off the request's
- * path.  The zygote runs no user code: the library is loaded in each child, so every request
+ * makes itself ready) once that status is sent, while the parent reads the results and
+ * sends its next request, which takes the fork off the request's path.  The zygote runs no user code: the library is loaded in each child, so every request
  * starts from this process's state. */
 static _Noreturn void zygote(nopi_server *s, int req_fd, int rec_fd)
 {
@@ -148,13 +148,13 @@ static _Noreturn void zygote(nopi_server *s, int req_fd, int rec_fd)
         if (pid < 0 && next > 0)
             while (waitpid(next, NULL, 0) < 0 && errno == EINTR)
                 ;
-        next = spare(s, self, req_fd, rec_fd, &fd);
         int status = 0;
         while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
             ;
         int32_t st = pid > 0 ? status : ZYGOTE_NOFORK;
         if (send(req_fd, &st, sizeof st, MSG_NOSIGNAL) != (ssize_t)sizeof st)
             break;
+        next = spare(s, self, req_fd, rec_fd, &fd);   /* while the parent reads the results */
     }
     _exit(0);
 }
