@@ -310,6 +310,12 @@ typedef struct nop_device_opts {
                                * worker process confined with seccomp, so that no kernel can
                                * crash, hang or exit the caller; the caller keeps the verdict
                                * (traced runs too: their recordings come back as records) */
+    bool keep_worker;         /* with isolate: one long-lived zygote process, forked from the
+                               * caller at the first run and never again, serves every run of
+                               * the device; each run is a fresh, confined child of it, which
+                               * loads the library by its path and maps the inputs from a
+                               * memfd sent with the request (for callers that make many runs:
+                               * a language binding) */
 } nop_device_opts;
 
 /* The device keeps the profile pointer: free the profile after the device. */

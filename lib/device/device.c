@@ -20,7 +20,7 @@
 #include "fiber.h"
 #include "outtrack.h"
 #include "pool.h"
-#include "sandbox.h"
+#include "device.h"
 
 /* Room for the runtime's own frames below a kernel's deepest one.  The kernel may use its
  * whole STACK_SIZE; the stack is mapped that much larger, and a kernel whose high-water mark
@@ -51,7 +51,10 @@ struct nop_device {
     slot slots[NOPI_MAX_CORES];
     nopi_stack shape_stack;
     char *ring;
-    nopi_wire *wire;            /* a worker's device: where its diagnostics and phases go */
+    nopi_phase_fn *phase;       /* a worker's device: where its phases go */
+    void *phase_ctx;
+    void *ext;                  /* what a layer above keeps with the device (a zygote) */
+    void (*ext_free)(void *);
     pid_t worker;               /* an isolated device's last worker, killed, not yet reaped */
 };
 
@@ -92,21 +95,35 @@ int nopi_device_cores(const nop_device *dev, const nop_library *lib)
     return lib->desc->multicore ? (dev->opts.cores ? dev->opts.cores : dev->profile->cores) : 1;
 }
 
-void nopi_device_attach(nop_device *dev, nopi_wire *w)
+int nopi_device_max_cores(const nop_device *dev)
 {
-    dev->opts.isolate = false;
-    dev->opts.diag = nopi_wire_diag;   /* to the parent, as they happen */
-    dev->opts.diag_ctx = w;
-    dev->wire = w;
+    return dev->opts.cores ? dev->opts.cores : dev->profile->cores;
 }
 
-nop_device *nopi_device_for_worker(const nop_device *dev, nopi_wire *w)
+const nop_profile *nopi_device_profile(const nop_device *dev)
 {
-    nop_device *d;
-    if (nop_device_new(&d, dev->profile, &dev->opts, NULL) != 0)
-        return NULL;
-    nopi_device_attach(d, w);
-    return d;
+    return dev->profile;
+}
+
+void *nopi_device_ext(const nop_device *dev)
+{
+    return dev->ext;
+}
+
+void nopi_device_set_ext(nop_device *dev, void *ext, void (*ext_free)(void *))
+{
+    dev->ext = ext;
+    dev->ext_free = ext_free;
+}
+
+void nopi_device_set_sink(nop_device *dev, void (*diag)(void *, const nop_diag *),
+                          void *diag_ctx, nopi_phase_fn *phase, void *phase_ctx)
+{
+    dev->opts.isolate = false;
+    dev->opts.diag = diag;
+    dev->opts.diag_ctx = diag_ctx;
+    dev->phase = phase;
+    dev->phase_ctx = phase_ctx;
 }
 
 void nopi_device_reap(nop_device *dev, pid_t pid)
@@ -117,17 +134,19 @@ void nopi_device_reap(nop_device *dev, pid_t pid)
     dev->worker = pid;
 }
 
-void nopi_device_phase(nop_device *dev, int kind, int ncores, const char *what)
+/* Announces a phase, when someone listens (a worker's parent). */
+static void phase(nop_device *dev, int kind, int ncores, const char *what)
 {
-    if (!dev->wire)
-        return;
-    nopi_wire_phase(dev->wire, kind, ncores, what);
+    if (dev->phase)
+        dev->phase(dev->phase_ctx, kind, ncores, what);
 }
 
 void nop_device_free(nop_device *dev)
 {
     if (!dev)
         return;
+    if (dev->ext_free)
+        dev->ext_free(dev->ext);   /* before the reaping: it may leave a process to reap */
     nopi_device_reap(dev, 0);
     nopi_pool_free(dev->pool);
     for (int i = 0; i < NOPI_MAX_CORES; i++) {
@@ -471,7 +490,7 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     run.args = kargs;
     char what[256];
     snprintf(what, sizeof what, "%s: shape function '%s'", op->name, op->shape);
-    nopi_device_phase(dev, NOPI_PHASE_SHAPE, 0, what);
+    phase(dev, NOPI_PHASE_SHAPE, 0, what);
     if (run_shape(dev, &run, sargs, err) != 0)
         goto out;
     for (int i = 0; i < run.ncores; i++) {
@@ -488,10 +507,10 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
         snprintf(what, sizeof what, "%s: core 0", op->name);
     else
         snprintf(what, sizeof what, "%s", op->name);
-    nopi_device_phase(dev, NOPI_PHASE_CORES, run.ncores, what);
+    phase(dev, NOPI_PHASE_CORES, run.ncores, what);
     if (run_cores(dev, lib, &self, &run, err) != 0)
         goto out;
-    nopi_device_phase(dev, NOPI_PHASE_OTHER, 0, op->name);
+    phase(dev, NOPI_PHASE_OTHER, 0, op->name);
     res->threads = run.threads;
     output_rules(&run);
     rc = report_failures(&run, err);
@@ -550,57 +569,10 @@ out:
     return rc;
 }
 
-/* ---- in a worker process (sandbox.c) ---------------------------------------------------- */
-
-typedef struct run_work {
-    const nop_library *lib;
-    int op, ref;
-    const nop_value *args;
-    int nargs;
-} run_work;
-
-static int run_in_worker(nop_device *cdev, void *ctx, nopi_wire *w, nop_error *err)
-{
-    const run_work *rw = ctx;
-    nop_library *opened;   /* loaded here, in the worker, if the caller only described it */
-    const nop_library *lib = nopi_library_runnable(rw->lib, &opened, err);
-    if (!lib)
-        return -1;
-    nop_run_result r;
-    int rc = run_op(cdev, lib, rw->op, rw->ref, rw->args, rw->nargs, &r, err);
-    if (nopi_wire_put_run(w, &r) != 0 && rc == 0)
-        rc = nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot send the result");
-    return rc;   /* r is freed with the process */
-}
-
-static int take_run(void *ctx, uint32_t type, const void *data, size_t len, void **own)
-{
-    return nopi_run_take(ctx, type, data, len, own) == 0 ? 0 : -1;
-}
-
-/* Runs op (or reference ref) in a worker process when the device isolates user code. */
-static int run_isolated(nop_device *dev, const nop_library *lib, int op, int ref,
-                        const nop_value *args, int nargs, nop_run_result *res, nop_error *err)
-{
-    memset(res, 0, sizeof *res);
-    if (op < 0 || op >= lib->desc->nops)
-        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no op %d in '%s'", op,
-                         lib->desc->name);
-    run_work rw = { lib, op, ref, args, nargs };
-    /* loading inputs, binding and the output rules: seconds at most, even for huge tensors */
-    double budget = 5.0 + dev->opts.timeout;
-    int rc = nopi_sandbox_call(dev, lib->desc->ops[op].name, budget, 1, run_in_worker, &rw,
-                               take_run, res, err);
-    if (rc != 0) {
-        nopi_tensor_free(res->output);
-        res->output = NULL;
-    }
-    return rc;
-}
-
-/* An in-process run of a library read for its description only: loads it for the run. */
-static int run_loaded(nop_device *dev, const nop_library *lib, int op, int ref,
-                      const nop_value *args, int nargs, nop_run_result *res, nop_error *err)
+/* An in-process run (of a library read for its description only: loaded for the run). */
+int nopi_device_run_here(nop_device *dev, const nop_library *lib, int op, int ref,
+                         const nop_value *args, int nargs, nop_run_result *res,
+                         nop_error *err)
 {
     nop_library *opened;
     const nop_library *use = nopi_library_runnable(lib, &opened, err);
@@ -609,28 +581,6 @@ static int run_loaded(nop_device *dev, const nop_library *lib, int op, int ref,
         memset(res, 0, sizeof *res);
     nop_library_close(opened);
     return rc;
-}
-
-int nop_device_run(nop_device *dev, const nop_library *lib, int op, const nop_value *args,
-                   int nargs, nop_run_result *res, nop_error *err)
-{
-    if (dev->opts.isolate)
-        return run_isolated(dev, lib, op, -1, args, nargs, res, err);
-    return run_loaded(dev, lib, op, -1, args, nargs, res, err);
-}
-
-int nop_device_run_reference(nop_device *dev, const nop_library *lib, int ref,
-                             const nop_value *args, int nargs, nop_run_result *res,
-                             nop_error *err)
-{
-    if (ref < 0 || ref >= lib->desc->nrefs) {
-        memset(res, 0, sizeof *res);
-        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no reference function %d in '%s'",
-                         ref, lib->desc->name);
-    }
-    if (dev->opts.isolate)
-        return run_isolated(dev, lib, lib->desc->refs[ref].op, ref, args, nargs, res, err);
-    return run_loaded(dev, lib, lib->desc->refs[ref].op, ref, args, nargs, res, err);
 }
 
 void nop_run_result_clear(nop_run_result *res)

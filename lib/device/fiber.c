@@ -159,6 +159,10 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
         w->fault_signal = sig;
         w->fault_addr = (uintptr_t)si->si_addr;
         w->fault_in_library = in_library;
+        /* the instruction's two bytes, read only inside the library's own code */
+        w->fault_int80 = sig == SIGSEGV && in_library && pc + 2 <= w->text_hi &&
+                         ((const unsigned char *)pc)[0] == 0xcd &&
+                         ((const unsigned char *)pc)[1] == 0x80;
         nopi_core *c = w->core;
         if (sig == SIGSEGV && c && w->fault_addr >= (uintptr_t)c->stack.map &&
             w->fault_addr < (uintptr_t)c->stack.lo)
@@ -371,6 +375,13 @@ void nopi_fiber_describe_end(nopi_core *c, const nopi_worker *w)
                  "give it more time with --timeout SECONDS");
         break;
     default: {
+        if (w->fault_int80) {   /* as seccomp reports it where the kernel has 32-bit calls */
+            snprintf(c->diag.msg, sizeof c->diag.msg, "kernel made a system call the device "
+                     "does not have: int 0x80 (a 32-bit system call)");
+            snprintf(c->diag.detail, sizeof c->diag.detail, "device code has no processes, "
+                     "files, network or signals; neuronop stopped it there");
+            break;
+        }
         const char *what = w->fault_signal == SIGSEGV ? "segmentation fault"
                            : w->fault_signal == SIGBUS ? "bus error"
                            : w->fault_signal == SIGFPE ? "arithmetic exception (division by "

@@ -23,6 +23,8 @@ struct nopi_worker {
     int fault_signal;
     uintptr_t fault_addr;
     bool fault_in_library;
+    bool fault_int80;           /* at `int 0x80`: a 32-bit system call on a kernel without
+                                 * them, which faults rather than reaching seccomp */
     /* the alternate signal stack, and the one it replaced */
     void *altstack;
     stack_t old_altstack;

@@ -12,7 +12,7 @@
 
 #include "base/internal.h"
 #include "device/library.h"
-#include "device/sandbox.h"
+#include "isolate/sandbox.h"
 
 /* What a worker sends besides the fastest run's result. */
 enum { REC_STATS = NOPI_REC_USER, REC_SECONDS, REC_PROGRESS };

@@ -9,6 +9,6 @@
 
 #include "base/internal.h"
 #include "device/library.h"
-#include "device/sandbox.h"
+#include "isolate/sandbox.h"
 
 #endif /* NEURONOP_TEST_H */

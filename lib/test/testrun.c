@@ -109,37 +109,6 @@ static void case_label(const nop_testinfo *t, const int *pick, char *buf, size_t
         snprintf(buf + used, size - used, "]");
 }
 
-/* Runs one execution.  *out receives the output (caller frees); a failure is passed on and
- * noted in res.  Returns 0 when the op ran. */
-static int execute(const suite *s, const execution *e, int opi, const nop_value *vals,
-                   int nargs, nop_tensor **out, nop_test_result *res)
-{
-    nop_device *dev;
-    nop_error err;
-    nop_device_opts o = { .threads = s->o->threads, .cores = e->cores,
-                          .schedule = e->schedule, .seed = e->seed, .timeout = s->o->timeout,
-                          .disabled_checks = s->o->disabled_checks, .diag = s->o->diag,
-                          .diag_ctx = s->o->diag_ctx };
-    if (new_device(s, &o, &dev, &err) != 0) {
-        pass_on(s, &err);
-        note(res, "cannot make the device: %s", err.diag.msg);
-        return -1;
-    }
-    nop_run_result run;
-    int rc = nop_device_run(dev, s->lib, opi, vals, nargs, &run, &err);
-    if (rc != 0) {
-        pass_on(s, &err);
-        note(res, "a device rule was broken under %s", e->label);
-        note(res, "%s%s%s", err.diag.where, err.diag.where[0] ? ": " : "", err.diag.msg);
-    } else {
-        *out = run.output;
-        run.output = NULL;
-    }
-    nop_run_result_clear(&run);
-    nop_device_free(dev);
-    return rc;
-}
-
 /* Compares a result with what it must equal; notes the worst elements in res. */
 static bool same(const nop_tensor *got, const nop_tensor *want, double rtol, double atol,
                  nop_test_result *res, const char *what)
@@ -165,38 +134,6 @@ static void tolerances(const nop_testinfo *t, const nop_tensor *want, double *r,
     *a = t->atol < 0 ? da : t->atol;
 }
 
-/* Compares the kernel's output with its reference function's, run once on the host. */
-static void against_reference(const suite *s, const nop_testinfo *t, const nop_value *vals,
-                              const nop_tensor *got, nop_test_result *res)
-{
-    int ref = nop_library_find_reference(s->lib, t->reference);
-    nop_device *dev;
-    nop_error err;
-    nop_device_opts o = { .timeout = s->o->timeout, .diag = s->o->diag,
-                          .diag_ctx = s->o->diag_ctx };
-    if (ref < 0 || new_device(s, &o, &dev, &err) != 0) {
-        res->status = NOP_TEST_ERRORED;
-        note(res, "cannot run reference function '%s'", t->reference);
-        return;
-    }
-    nop_run_result run;
-    if (nop_device_run_reference(dev, s->lib, ref, vals, t->nargs, &run, &err) != 0) {
-        pass_on(s, &err);
-        res->status = NOP_TEST_ERRORED;
-        note(res, "its reference function '%s' failed: %s", t->reference, err.diag.msg);
-    } else {
-        double r, a;
-        tolerances(t, run.output, &r, &a);
-        char what[512];
-        snprintf(what, sizeof what, "the output differs from reference '%s' beyond rtol=%g "
-                 "atol=%g", t->reference, r, a);
-        if (!same(got, run.output, r, a, res, what))
-            res->status = NOP_TEST_FAILED;
-    }
-    nop_run_result_clear(&run);
-    nop_device_free(dev);
-}
-
 /* Compares the kernel's output with the case's expect file. */
 static void against_file(const suite *s, const nop_testinfo *t, const nop_tensor *got,
                          nop_test_result *res)
@@ -219,41 +156,170 @@ static void against_file(const suite *s, const nop_testinfo *t, const nop_tensor
     nop_tensor_free(want);
 }
 
-/* Runs the executions of one sub-case, comparing each with the first; *first keeps the
- * first output (caller frees). */
-static void run_executions(const suite *s, const nop_testinfo *t, int opi,
-                           const nop_value *vals, nop_tensor **first, nop_test_result *res)
+/* ---- the verdict (always the caller's) --------------------------------------------------- */
+
+/* What the caller knows of one sub-case while its executions' results come in, from this
+ * process or from a worker: the results are data, and every verdict is made here. */
+typedef struct judge {
+    const suite *s;
+    const nop_testinfo *t;
+    const execution *ex;
+    int nex;
+    int seen;                  /* executions reported */
+    nop_tensor *first;         /* the first execution's output */
+    bool over;                 /* failed or errored: nothing more is believed */
+    bool ref_seen;
+    nop_test_result *res;
+    nop_run_result cur;        /* from a worker: the result being received */
+} judge;
+
+/* How an execution ended, as the one who ran it reports it (index: the execution; REF: the
+ * reference; ARGS: the arguments could not be made). */
+enum { REF = -1, ARGS = -2 };
+
+/* The verdict on the reference's output. */
+static void judge_reference(judge *j, int rc, const nop_error *err, nop_run_result *run)
 {
-    execution ex[16 * 40];
-    int nex = plan(s, t, ex, (int)NOPI_ARRAY_LEN(ex));
-    int first_ex = -1;
-    for (int i = 0; i < nex && res->status == NOP_TEST_PASSED; i++) {
-        nop_tensor *out = NULL;
-        res->executions++;
-        if (execute(s, &ex[i], opi, vals, t->nargs, &out, res) != 0) {
-            res->status = NOP_TEST_FAILED;
-            break;
-        }
-        if (!*first) {
-            *first = out;
-            first_ex = i;
-            continue;
-        }
-        char what[256];
-        snprintf(what, sizeof what, "the result depends on core %s: %s and %s differ",
-                 ex[i].cores != ex[first_ex].cores ? "count" : "order", ex[first_ex].label,
-                 ex[i].label);
-        if (!same(out, *first, 0, 0, res, what))
-            res->status = NOP_TEST_FAILED;
-        nop_tensor_free(out);
+    nop_test_result *res = j->res;
+    j->ref_seen = true;
+    if (rc != 0) {
+        pass_on(j->s, err);
+        res->status = NOP_TEST_ERRORED;
+        note(res, "its reference function '%s' failed: %s", j->t->reference, err->diag.msg);
+        j->over = true;
+        return;
+    }
+    if (!run->output || !j->first) {
+        res->status = NOP_TEST_ERRORED;
+        note(res, "its reference function '%s' gave no output", j->t->reference);
+        j->over = true;
+        return;
+    }
+    double r, a;
+    tolerances(j->t, run->output, &r, &a);
+    char what[512];
+    snprintf(what, sizeof what, "the output differs from reference '%s' beyond rtol=%g "
+             "atol=%g", j->t->reference, r, a);
+    if (!same(j->first, run->output, r, a, res, what))
+        res->status = NOP_TEST_FAILED;
+}
+
+/* Takes the result of execution i (or REF, ARGS): rc and err as nop_device_run returned
+ * them, run its result (whose output the judge may take). */
+static void judge_result(judge *j, int i, int rc, const nop_error *err, nop_run_result *run)
+{
+    nop_test_result *res = j->res;
+    if (j->over)
+        return;
+    if (i == ARGS) {
+        pass_on(j->s, err);
+        res->status = NOP_TEST_ERRORED;
+        note(res, "its arguments cannot be made (see the message above)");
+        j->over = true;
+        return;
+    }
+    if (i == REF) {
+        judge_reference(j, rc, err, run);
+        return;
+    }
+    if (i != j->seen || i >= j->nex) {   /* out of order, or more than were asked for */
+        res->status = NOP_TEST_FAILED;
+        note(res, "%s: the device process sent a malformed report", j->t->op);
+        j->over = true;
+        return;
+    }
+    const execution *e = &j->ex[i];
+    j->seen++;
+    res->executions++;
+    if (rc != 0) {
+        pass_on(j->s, err);
+        res->status = NOP_TEST_FAILED;
+        note(res, "a device rule was broken under %s", e->label);
+        note(res, "%s%s%s", err->diag.where, err->diag.where[0] ? ": " : "", err->diag.msg);
+        j->over = true;
+        return;
+    }
+    if (!run->output) {   /* "it went well", without the output: not believed */
+        res->status = NOP_TEST_FAILED;
+        note(res, "%s: the device process sent no output for %s", j->t->op, e->label);
+        j->over = true;
+        return;
+    }
+    if (!j->first) {
+        j->first = run->output;
+        run->output = NULL;
+        return;
+    }
+    const execution *e0 = &j->ex[0];
+    char what[256];
+    snprintf(what, sizeof what, "the result depends on core %s: %s and %s differ",
+             e->cores != e0->cores ? "count" : "order", e0->label, e->label);
+    if (!same(run->output, j->first, 0, 0, res, what)) {
+        res->status = NOP_TEST_FAILED;
+        j->over = true;
     }
 }
 
-/* Runs one sub-case on every execution and fills res. */
-static void run_case(const suite *s, const nop_testinfo *t, const int *pick,
-                     nop_test_result *res)
+/* After the last result: the case passed only if every execution (and its reference) was
+ * reported and agreed, and its output matches the expect file. */
+static void judge_end(judge *j)
 {
-    double t0 = nopi_now();
+    nop_test_result *res = j->res;
+    if (!j->over && (j->seen != j->nex || (j->t->reference && !j->ref_seen))) {
+        res->status = NOP_TEST_FAILED;
+        note(res, "%s: the device process ended before it reported every execution",
+             j->t->op);
+        j->over = true;
+    }
+    if (res->status == NOP_TEST_PASSED && j->t->expect)
+        against_file(j->s, j->t, j->first, res);
+    nop_tensor_free(j->first);
+    j->first = NULL;
+    nop_run_result_clear(&j->cur);
+}
+
+/* ---- running executions ----------------------------------------------------------------- */
+
+/* Runs execution e of a sub-case (NULL: its reference) on a device of its own; *run gets the
+ * result, err the failure. */
+static int execute(const suite *s, const nop_testinfo *t, const execution *e, int opi,
+                   const nop_value *vals, nop_run_result *run, nop_error *err)
+{
+    nop_device *dev;
+    nop_device_opts o = { .timeout = s->o->timeout, .diag = s->o->diag,
+                          .diag_ctx = s->o->diag_ctx };
+    if (e) {
+        o.threads = s->o->threads;
+        o.cores = e->cores;
+        o.schedule = e->schedule;
+        o.seed = e->seed;
+        o.disabled_checks = s->o->disabled_checks;
+    }
+    memset(run, 0, sizeof *run);
+    if (new_device(s, &o, &dev, err) != 0)
+        return -1;
+    int rc;
+    if (e) {
+        rc = nop_device_run(dev, s->lib, opi, vals, t->nargs, run, err);
+    } else {
+        int ref = nop_library_find_reference(s->lib, t->reference);
+        rc = ref < 0 ? nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no reference function "
+                                 "'%s'", t->reference)
+                     : nop_device_run_reference(dev, s->lib, ref, vals, t->nargs, run, err);
+    }
+    nop_device_free(dev);
+    return rc;
+}
+
+/* Receives the result of execution i (REF, ARGS) of a part of a sub-case. */
+typedef void report_fn(void *ctx, int i, int rc, const nop_error *err, nop_run_result *run);
+
+/* What one process runs of a sub-case: its executions or its reference, each result handed
+ * to report(ctx, ...) as it ends; stops after the first that fails.  The arguments are made
+ * here, from the case (the same seed gives the same values in every process). */
+static void run_part(const suite *s, const nop_testinfo *t, const int *pick, bool reference,
+                     report_fn *report, void *ctx)
+{
     const char *argv[NOP_MAX_ARGS];
     for (int a = 0; a < t->nargs; a++)
         argv[a] = t->alts[a][pick[a]];
@@ -261,44 +327,78 @@ static void run_case(const suite *s, const nop_testinfo *t, const int *pick,
     nop_value *vals;
     nop_tensor **tensors;
     nop_error err;
-    res->status = NOP_TEST_PASSED;
+    nop_run_result run;
+    memset(&run, 0, sizeof run);
     if (nop_values_parse(s->lib, t->op, t->nargs, argv, s->o->seed, &opi, &vals, &tensors,
                          &err) != 0) {
-        pass_on(s, &err);
-        res->status = NOP_TEST_ERRORED;
-        note(res, "its arguments cannot be made (see the message above)");
+        report(ctx, ARGS, -1, &err, &run);
+        return;
+    }
+    if (reference) {
+        int rc = execute(s, t, NULL, opi, vals, &run, &err);
+        report(ctx, REF, rc, &err, &run);
+        nop_run_result_clear(&run);
     } else {
-        nop_tensor *first = NULL;
-        run_executions(s, t, opi, vals, &first, res);
-        if (res->status == NOP_TEST_PASSED && t->reference)
-            against_reference(s, t, vals, first, res);
-        if (res->status == NOP_TEST_PASSED && t->expect)
-            against_file(s, t, first, res);
-        nop_tensor_free(first);
+        execution ex[16 * 40];
+        int nex = plan(s, t, ex, (int)NOPI_ARRAY_LEN(ex));
+        for (int i = 0; i < nex; i++) {
+            int rc = execute(s, t, &ex[i], opi, vals, &run, &err);
+            report(ctx, i, rc, &err, &run);
+            nop_run_result_clear(&run);
+            if (rc != 0)
+                break;
+        }
     }
     nop_values_free(vals, tensors, t->nargs);
-    res->seconds = nopi_now() - t0;
 }
 
-/* ---- sub-cases in a worker process ------------------------------------------------------ */
+static void report_here(void *ctx, int i, int rc, const nop_error *err, nop_run_result *run)
+{
+    judge_result(ctx, i, rc, err, run);
+}
 
-enum { REC_CASE = NOPI_REC_USER };
+/* ---- sub-cases in worker processes ------------------------------------------------------ */
 
-/* The worker's state: the suite and manifest as they were at the fork, and the library it
- * loads for its first case (kept for the next ones). */
+enum { REC_END = NOPI_REC_USER };
+
+/* How an execution ended; its result's records came before it. */
+struct end_rec {
+    int32_t index, rc;
+    nop_error err;
+};
+
+/* A child's state: the suite and manifest as they were at the fork, and the library, which
+ * each child loads for itself (so no case sees another's globals). */
 typedef struct case_server {
     suite s;
     nop_test_opts o;           /* the caller's, with diagnostics sent to it */
     const nop_manifest *m;
-    nop_library *opened;
-    bool loaded;
 } case_server;
 
-/* A request: which case, and which alternative of each argument. */
+/* A request: which case, which alternative of each argument, and whether it is the case's
+ * executions or its reference. */
 typedef struct case_req {
-    int32_t test;
+    int32_t test, reference;
     int32_t pick[NOP_MAX_ARGS];
 } case_req;
+
+/* In the worker: sends an execution's result and how it ended. */
+static void report_to_parent(void *ctx, int i, int rc, const nop_error *err,
+                             nop_run_result *run)
+{
+    nopi_wire *w = ctx;
+    struct end_rec e;
+    memset(&e, 0, sizeof e);
+    e.index = i;
+    e.rc = rc;
+    if (rc != 0)
+        e.err = *err;
+    if (nopi_wire_put_run(w, run) == 0)
+        nopi_wire_put(w, REC_END, &e, sizeof e);
+    /* the output went by reference to its pages, which must stay untouched until the parent
+     * has read them: it is left to end with the child, which serves one request */
+    run->output = NULL;
+}
 
 static int serve_case(nop_device *cdev, void *ctx, const void *data, size_t len, nopi_wire *w,
                       nop_error *err)
@@ -309,65 +409,81 @@ static int serve_case(nop_device *cdev, void *ctx, const void *data, size_t len,
     if (len != sizeof rq)
         return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "a malformed request");
     memcpy(&rq, data, sizeof rq);
-    if (!cs->loaded) {   /* loaded here, in the worker, if the caller only described it */
-        if (!(cs->s.lib = nopi_library_runnable(cs->s.lib, &cs->opened, err)))
-            return -1;
-        cs->loaded = true;
-        cs->s.wire = w;
-        cs->o = *cs->s.o;
-        cs->o.diag = nopi_wire_diag;
-        cs->o.diag_ctx = w;
-        cs->s.o = &cs->o;
-    }
+    nop_library *opened;   /* loaded here, in the child, if the caller only described it */
+    if (!(cs->s.lib = nopi_library_runnable(cs->s.lib, &opened, err)))
+        return -1;
+    cs->s.wire = w;
+    cs->o = *cs->s.o;
+    cs->o.diag = nopi_wire_diag;
+    cs->o.diag_ctx = w;
+    cs->s.o = &cs->o;
     nop_testinfo t;
     nop_manifest_test(cs->m, rq.test, &t);
-    nop_test_result res;
-    memset(&res, 0, sizeof res);
-    run_case(&cs->s, &t, rq.pick, &res);
-    if (res.status != NOP_TEST_PASSED)
-        nopi_wire_retire(w);   /* a failing kernel may have broken the worker: a fresh one */
-    if (nopi_wire_put(w, REC_CASE, &res, sizeof res) != 0)
-        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot send the result");
-    return 0;
+    run_part(&cs->s, &t, rq.pick, rq.reference != 0, report_to_parent, w);
+    return 0;   /* the child ends: the library goes with it */
 }
 
+/* In the caller: a result's records, then how it ended. */
 static int take_case(void *ctx, uint32_t type, const void *data, size_t len, void **own)
 {
-    (void)own;
-    nop_test_result *res = ctx;
-    if (type != REC_CASE || len != sizeof *res)
+    judge *j = ctx;
+    if (type != REC_END)
+        return nopi_run_take(&j->cur, type, data, len, own) == 0 ? 0 : -1;
+    struct end_rec e;
+    if (len != sizeof e)
         return -1;
-    const char *op = res->op;   /* the parent's pointer and label, not the worker's */
-    char label[sizeof res->label];
-    memcpy(label, res->label, sizeof label);
-    memcpy(res, data, sizeof *res);
-    res->op = op;
-    memcpy(res->label, label, sizeof label);
-    res->message[sizeof res->message - 1] = '\0';
-    if ((unsigned)res->status > NOP_TEST_SKIPPED)
-        res->status = NOP_TEST_FAILED;
+    memcpy(&e, data, sizeof e);
+    nopi_diag_terminate(&e.err.diag);
+    judge_result(j, e.index, e.rc != 0 ? -1 : 0, &e.err, &j->cur);
+    nop_run_result_clear(&j->cur);
     return 0;
 }
 
-/* Runs sub-case (test, pick) with all its executions and its reference in the suite's
- * worker: a kernel that kills the worker fails the case, and the next case gets a new
- * worker. */
-static void run_case_isolated(nopi_server *srv, const suite *s, int test,
-                              const nop_testinfo *t, const int *pick, nop_test_result *res)
+/* Runs a part of sub-case (test, pick) in a fresh worker: a kernel that kills its worker
+ * fails the case.  false when the worker failed so. */
+static bool run_part_isolated(nopi_server *srv, judge *j, int test, const int *pick,
+                              bool reference)
 {
-    double t0 = nopi_now();
     nop_error err;
-    case_req rq = { test, { 0 } };
+    const nop_testinfo *t = j->t;
+    case_req rq = { test, reference, { 0 } };
     for (int a = 0; a < t->nargs && a < NOP_MAX_ARGS; a++)
         rq.pick[a] = pick[a];
-    double budget = 30.0 + (s->o->timeout > 0 ? s->o->timeout : s->profile->timeout);
-    int runs = (t->ncores ? t->ncores : 1) * (3 + s->o->shuffles) + 1;   /* and a reference */
-    if (nopi_server_call(srv, t->op, budget, runs, &rq, sizeof rq, take_case, res, &err) != 0) {
-        pass_on(s, &err);
-        res->status = NOP_TEST_FAILED;
-        note(res, "%s%s%s", err.diag.where, err.diag.where[0] ? ": " : "", err.diag.msg);
-        res->seconds = nopi_now() - t0;
+    double budget = 10.0;   /* loading the library and making the arguments */
+    int runs = reference ? 1 : j->nex;
+    if (nopi_server_call(srv, t->op, budget, runs, &rq, sizeof rq, take_case, j, &err) == 0)
+        return true;
+    nop_run_result_clear(&j->cur);
+    if (!j->over) {
+        pass_on(j->s, &err);
+        j->res->status = NOP_TEST_FAILED;
+        note(j->res, "%s%s%s", err.diag.where, err.diag.where[0] ? ": " : "", err.diag.msg);
+        j->over = true;
     }
+    return false;
+}
+
+/* Runs one sub-case on every execution and fills res: in this process, or (srv) its
+ * executions in one fresh worker and its reference in another, so that neither sees the
+ * other's answer. */
+static void run_case(const suite *s, nopi_server *srv, int test, const nop_testinfo *t,
+                     const int *pick, nop_test_result *res)
+{
+    double t0 = nopi_now();
+    execution ex[16 * 40];
+    judge j = { s, t, ex, plan(s, t, ex, (int)NOPI_ARRAY_LEN(ex)), 0, NULL, false, false,
+                res, { 0 } };
+    res->status = NOP_TEST_PASSED;
+    if (!srv) {
+        run_part(s, t, pick, false, report_here, &j);
+        if (!j.over && t->reference)
+            run_part(s, t, pick, true, report_here, &j);
+    } else if (run_part_isolated(srv, &j, test, pick, false) && !j.over &&
+               j.seen == j.nex && t->reference) {
+        run_part_isolated(srv, &j, test, pick, true);
+    }
+    judge_end(&j);
+    res->seconds = nopi_now() - t0;
 }
 
 /* The device and fork server of an isolated suite; 0, or -1 with err filled. */
@@ -376,7 +492,7 @@ static int start_server(const suite *s, const nop_manifest *m, nop_device **dev,
 {
     nop_device_opts o = { .timeout = s->o->timeout, .diag = s->o->diag,
                           .diag_ctx = s->o->diag_ctx, .isolate = true };
-    *cs = (case_server){ *s, *s->o, m, NULL, false };
+    *cs = (case_server){ *s, *s->o, m };
     if (nop_device_new(dev, s->profile, &o, err) != 0)
         return -1;
     if (nopi_server_new(srv, *dev, serve_case, cs, err) != 0) {
@@ -422,10 +538,8 @@ int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profil
             case_label(&t, pick, res->label, sizeof res->label);
             res->op = t.op;
             res->status = NOP_TEST_SKIPPED;
-            if (selected && srv)
-                run_case_isolated(srv, &s, i, &t, pick, res);
-            else if (selected)
-                run_case(&s, &t, pick, res);
+            if (selected)
+                run_case(&s, srv, i, &t, pick, res);
             int *count[] = { &sum->passed, &sum->failed, &sum->errored, &sum->skipped };
             (*count[res->status])++;
             if (opts->on_result)

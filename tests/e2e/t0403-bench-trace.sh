@@ -85,11 +85,13 @@ test_expect "the traced run runs in the worker, confined, like the timed ones" '
     sed -i "s/^name: relu_tcm/&\\ncompiler: cc/" probe/neuronop.yaml
     cat >>probe/shape.c <<EOF
 #include <fcntl.h>
-#include <sys/prctl.h>
+#include <string.h>
 #include <unistd.h>
 __attribute__((constructor)) static void probe(void)
 {
-    if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 0)
+    char status[4096] = "";
+    int fd = open("/proc/self/status", O_RDONLY);
+    if (fd >= 0 && read(fd, status, sizeof status - 1) > 0 && !strstr(status, "Seccomp:\t2"))
         close(creat("unconfined-ran", 0644));
 }
 EOF

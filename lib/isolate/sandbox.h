@@ -17,7 +17,7 @@
 #ifndef NEURONOP_SANDBOX_H
 #define NEURONOP_SANDBOX_H
 
-#include "core.h"
+#include "device/device.h"
 
 /* Record types.  Each record is a uint32 type, a uint64 length and its payload. */
 enum nopi_rec {
@@ -32,13 +32,11 @@ enum nopi_rec {
     NOPI_REC_USER,          /* first type a caller of nopi_sandbox_call may use */
 };
 
-/* The phases of a run, and how long each may take. */
-enum nopi_phase_kind { NOPI_PHASE_SHAPE, NOPI_PHASE_CORES, NOPI_PHASE_OTHER };
-
 /* The phase a worker is in, on a page it shares with its parent rather than as a record, so
  * that entering a phase (three per run) does not wake the parent, which looks at the page a
  * few times a second and when records come.  The worker writes it under a sequence count (odd
- * while it writes); the parent believes none of it beyond the deadline it implies. */
+ * while it writes); the parent lets it only bring a deadline earlier and name, among the
+ * op's own places, where the worker is (watch.c). */
 struct nopi_phase_page {
     _Atomic uint32_t seq;
     int32_t kind;           /* enum nopi_phase_kind */
@@ -47,10 +45,15 @@ struct nopi_phase_page {
     char what[256];         /* "relu: shape function 'relu_shape'" */
 };
 
+/* How a trapped system call came (seccomp.c). */
+enum nopi_trap { NOPI_TRAP_NONE, NOPI_TRAP_NATIVE, NOPI_TRAP_32BIT, NOPI_TRAP_X32 };
+
 struct nopi_done {
     int32_t rc;             /* the work's return value: 0 or -1 */
     int32_t retire;         /* the worker ends after this request: the next gets a new one */
-    nop_error err;          /* with rc -1 */
+    int32_t trapped;        /* enum nopi_trap: the work ended at a trapped call ... */
+    int32_t trapped_nr;     /* ... of this number, which the parent names */
+    nop_error err;          /* with rc -1 (with trapped: only its where) */
 };
 
 /* The worker's end of the record pipe (wire.c writes it). */
@@ -59,6 +62,7 @@ typedef struct nopi_wire {
     pthread_mutex_t lock;   /* cores on several threads send diagnostics */
     bool retire;            /* set by nopi_wire_retire */
     struct nopi_phase_page *phase;   /* shared with the parent */
+    int in_fd;              /* the descriptor that came with the request, or -1 */
 } nopi_wire;
 
 /* Writes (or reads) exactly len bytes, going on after signals; -1 on an error or at end of
@@ -92,10 +96,11 @@ typedef int nopi_take_fn(void *ctx, uint32_t type, const void *data, size_t len,
 typedef int nopi_serve_fn(nop_device *cdev, void *ctx, const void *req, size_t len,
                           nopi_wire *w, nop_error *err);
 
-/* A fork server: a worker process for device dev, started by the first request, which runs
- * serve(.., ctx, ..) for request after request.  What ctx points to is the worker's copy as it
- * was when the worker was forked (changes the worker makes stay in the worker).  A worker
- * that fails a request is replaced by a new one for the next. */
+/* A fork server: a zygote process for device dev, started by the first request, which forks
+ * a fresh child to run serve(.., ctx, ..) for each request.  What ctx points to is the
+ * child's copy as it was when the zygote was forked (changes a child makes stay in it, and
+ * the next child starts from the zygote's state again).  A zygote that dies or whose child
+ * misses its deadline is replaced by a new one for the next request. */
 typedef struct nopi_server nopi_server;
 /* Makes a server (it starts no process yet); 0, or -1 on no memory. */
 int nopi_server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, void *ctx,
@@ -103,14 +108,19 @@ int nopi_server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, vo
 /* Sends a request of len bytes and passes what the worker sends back to take(take_ctx, ...),
  * until the request is answered.  budget is how long it may take in seconds besides the
  * phases it announces (each a run's timeout per core); runs is how many runs it may make
- * (three phases each), so that a worker announcing more is stopped; runs 0 means any number,
- * and then budget bounds the whole request instead (phases or not).  Returns serve's own 0 or -1 (with its
- * error) when the worker answered; -1 with a device error naming opname (or the phase it was
- * in) when the worker died, ended early, sent garbage or missed its deadline: the worker and
- * its process group are then killed, and the next request forks a new one. */
+ * (each may take its shape function's and all its cores' timeouts, one after another, with
+ * a grace); runs 0 means any number, and then budget bounds the whole request.  These alone
+ * set its limit: nothing the worker writes extends it.  Returns serve's own 0 or -1 (with its
+ * error) when the worker answered and ended cleanly; -1 with a device error naming opname (or
+ * the phase it was in) when it died, ended early, sent garbage or missed its deadline. */
 int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs,
                      const void *req, size_t len, nopi_take_fn *take, void *take_ctx,
                      nop_error *err);
+/* As nopi_server_call, with descriptor pass (unless -1) sent along with the request: the
+ * child serving it finds its own copy in its wire's in_fd. */
+int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int runs,
+                        const void *req, size_t len, int pass, nopi_take_fn *take,
+                        void *take_ctx, nop_error *err);
 /* Kills the server's worker (the device reaps it by its next call or nop_device_free) and
  * frees the server; NULL is fine. */
 void nopi_server_free(nopi_server *s);
@@ -121,49 +131,56 @@ int nopi_sandbox_call(nop_device *dev, const char *opname, double budget, int ru
                       nopi_work_fn *work, void *work_ctx, nopi_take_fn *take, void *take_ctx,
                       nop_error *err);
 
-/* watch.c: what the parent knows of a worker while it reads one request's records. */
+/* watch.c: what the parent knows of a worker while it reads one request's records.  The
+ * caller fills the fields above the line; nopi_watch_read the others. */
 typedef struct nopi_watch {
     nop_device *dev;                /* whose diagnostics sink gets the worker's */
     const struct nopi_phase_page *phase;
     uint32_t seq;                   /* the phase page's count when last read */
-    int phases_left;                /* changes of phase still believable; -1: any number */
-    double budget, timeout, deadline;
-    double limit;                   /* with any number of phases, the request's end at the
-                                     * latest, forged phases or not (0: none) */
-    char where[256];                /* the phase it is in, as diagnostics name it */
-    bool done, malformed;           /* DONE came; something was not as it must be */
-    struct nopi_done result;        /* with done */
+    const char *op;                 /* the op the request is for */
+    double budget, timeout;         /* the request's own seconds; a kernel's time limit */
+    int runs, ncores;               /* runs it may make (0: budget bounds all); cores a run
+                                     * may use at most */
+    int status_fd;                  /* a zygote's socket, or -1 for a one-shot worker */
     nopi_take_fn *take;             /* the records sandbox.c does not handle */
     void *ctx;
+    /* ---- */
+    double limit_s, limit;          /* the request's end at the latest: seconds, and when */
+    double deadline;                /* the limit, or the current phase's end if earlier */
+    uint64_t max_record;            /* the most bytes one record may hold */
+    int phases_left;                /* changes of phase still believable; -1: any number */
+    char where[256];                /* the phase it is in, as diagnostics name it */
+    bool done, malformed;           /* DONE came; something was not as it must be */
+    bool ended;                     /* the zygote reported its child's end: in status */
+    int status;
+    struct nopi_done result;        /* with done */
 } nopi_watch;
-/* Reads records from fd until DONE, end of file or the deadline; false when the deadline
- * passed.  wt->where ends as the phase the worker was last in. */
+/* Makes every string of d end inside its array and its severity one there is (a worker may
+ * have sent anything). */
+void nopi_diag_terminate(nop_diag *d);
+/* Reads records from fd until DONE (a one-shot worker) or the zygote's report of its child's
+ * end (status_fd), end of file or the deadline; false when the deadline passed.  wt->where
+ * ends as the phase the worker was last in. */
 bool nopi_watch_read(nopi_watch *wt, int fd);
 
 /* Parent side: folds a run's record into *r (which starts zeroed); 1 when the record is not
  * a run's, 0 when taken, -1 when malformed.  own as for nopi_take_fn. */
 int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len, void **own);
 
-/* device.c: the options dev was made with (timeout and threads resolved). */
-nop_device_opts nopi_device_opts(const nop_device *dev);
-/* device.c: how many cores a run of lib's ops uses on dev. */
-int nopi_device_cores(const nop_device *dev, const nop_library *lib);
-/* device.c: makes the worker's own in-process device, like dev but sending diagnostics and
+/* run.c: makes the worker's own in-process device, like dev but sending diagnostics and
  * phases through w; NULL on no memory. */
 nop_device *nopi_device_for_worker(const nop_device *dev, nopi_wire *w);
-/* device.c: waits for the device's last worker, if any, then remembers pid (0: none) as the
- * one to wait for next; nop_device_free waits for it too. */
-void nopi_device_reap(nop_device *dev, pid_t pid);
-/* device.c: makes dev, an in-process device inside a worker, report its diagnostics and
- * phases through w. */
+/* run.c: makes dev, an in-process device inside a worker, report its diagnostics and phases
+ * through w. */
 void nopi_device_attach(nop_device *dev, nopi_wire *w);
-/* device.c: enters a phase (nopi_wire_phase), if the device belongs to a worker. */
-void nopi_device_phase(nop_device *dev, int kind, int ncores, const char *what);
 
-/* seccomp.c: confines the calling process (the worker, once its device is ready): process
- * creation, exec, opening files for writing, sockets and signals to other processes are
- * trapped and reported as a kernel's system call the device does not have.  0, or -1 when
- * the filter cannot be installed (err filled).  fd is the pipe its report goes to. */
+/* seccomp.c: confines the calling process (the worker, once its device is ready) to the
+ * system calls the runtime needs: any other is trapped and reported as a kernel's system call
+ * the device does not have.  0, or -1 when the filter cannot be installed (err filled).  fd
+ * is the pipe its report goes to. */
 int nopi_confine(int fd, nop_error *err);
+/* seccomp.c, in the parent: makes a DONE that says its work ended at a trapped call a device
+ * error naming that call (the worker sends only its number). */
+void nopi_done_trapped(struct nopi_done *done);
 
 #endif /* NEURONOP_SANDBOX_H */

@@ -1,118 +1,37 @@
 /*
- * sandbox.c - the fork server: user code (kernels, shape functions, references) runs in a
- * worker process that serves request after request, and the caller keeps the verdict.
+ * sandbox.c - the parent's side of the boundary (the monitor): starting and stopping the
+ * worker processes user code runs in, sending them requests, and the verdict on what came of
+ * each.
  *
- * The worker is forked on the first request, so it inherits the caller's memory copy-on-write
- * (the library, the inputs) without a copy.  It becomes its own process group, dies with its
- * parent, closes every descriptor but its two channels, points its standard input, output
- * and error at /dev/null (a kernel cannot write to the terminal or into neuronop's own
- * output), makes an in-process device of its own, confines itself with seccomp (seccomp.c)
- * and then loops: read a request from its socket, serve it, send records over its pipe
- * (wire.c): diagnostics as they happen, the results and a last DONE; the phase it is in (so
- * each phase gets its own deadline) goes on a page it shares with the parent.  The parent
- * reads them (watch.c) and trusts none of it: a worker that dies,
- * exits before DONE, sends garbage or misses a deadline fails that request as a device error
- * naming the op and where it was; its process group is killed and the next request forks a
- * new worker.  A worker whose request failed is retired the same way, in case the failure
- * left it broken.  Requests of one server come from one library, so a kernel that outlives its
- * request can reach nothing another author's code would see.
+ * Two kinds of worker (worker.c runs inside them).  A one-shot worker (nopi_sandbox_call:
+ * `neuronop run`, `bench`) is forked for one request and inherits the caller's memory
+ * copy-on-write (the library, the inputs) without a copy.  A server (nopi_server_*: `neuronop
+ * test`, and devices made with keep_worker) forks a zygote once, which runs no user code and
+ * hands each request to a fresh child; the zygote reports the child's wait status over the
+ * request socket, which the child has closed, so no user code can forge it.  Every request to
+ * a server thus starts from the same pristine state: no alarm, timer, signal disposition,
+ * limit, library global or TCM a case leaves reaches the next.
+ *
+ * The parent reads the records a worker sends (watch.c) and trusts none of it: its deadlines
+ * come from its own clock and the request alone, and a worker that dies, exits before DONE,
+ * sends garbage or misses a deadline fails that request as a device error naming the op and
+ * where it was; its process group is killed.  Nothing here runs in a worker but the fork.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sandbox.h"
+#include "server.h"
 
-#define MAX_REQUEST (1u << 20)     /* requests are small descriptions of work */
 #define PIPE_BYTES (1 << 20)       /* a run's output fits the pipe: no round trips */
-
-struct nopi_server {
-    nop_device *dev;
-    nopi_serve_fn *serve;
-    void *ctx;
-    struct nopi_phase_page *phase;   /* MAP_SHARED: the worker's current phase */
-    pid_t pid;                     /* the worker, 0 when none is running */
-    int req_fd, rec_fd;            /* the parent's ends: requests out, records in */
-};
-
-/* ---- the worker's side ------------------------------------------------------------------ */
-
-/* Gives the worker its two channels as descriptors 3 (requests) and 4 (records), closes all
- * the others it inherited (another device's channels among them) and points 0, 1 and 2 at
- * /dev/null.  Under AddressSanitizer, 2 stays: the sanitizer reports there. */
-static int settle_fds(int *req, int *rec)
-{
-    int r = fcntl(*req, F_DUPFD, 16), w = fcntl(*rec, F_DUPFD, 16);
-    if (r < 0 || w < 0 || dup2(r, 3) != 3 || dup2(w, 4) != 4)
-        return -1;
-    *req = 3;
-    *rec = 4;
-    if (syscall(SYS_close_range, 5u, ~0u, 0u) != 0)
-        for (int fd = 5; fd < 1024; fd++)
-            close(fd);
-    int null = open("/dev/null", O_RDWR);
-    if (null < 0)
-        return -1;
-#ifdef __SANITIZE_ADDRESS__
-    int last = 1;
-#else
-    int last = 2;
-#endif
-    for (int fd = 0; fd <= last; fd++)
-        if (dup2(null, fd) != fd)
-            return -1;
-    if (null > 2)
-        close(null);
-    return 0;
-}
-
-/* The worker: serves requests until its parent closes the socket.  Never returns. */
-static _Noreturn void worker(nopi_server *s, pid_t parent, int req_fd, int rec_fd)
-{
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent)   /* the parent died before the line above */
-        _exit(0);
-    nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, s->phase };
-    struct nopi_done done;
-    memset(&done, 0, sizeof done);
-    nop_device *cdev = NULL;
-    if (settle_fds(&req_fd, &w.fd) != 0)
-        done.rc = nopi_fail(&done.err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot set up the "
-                            "device process's descriptors: %s", strerror(errno));
-    else if (!(cdev = nopi_device_for_worker(s->dev, &w)))
-        done.rc = nopi_nomem(&done.err);
-    else if (nopi_confine(w.fd, &done.err) != 0)
-        done.rc = -1;
-    char *req = NULL;
-    for (;;) {
-        uint64_t len;
-        if (nopi_fd_all(req_fd, &len, sizeof len, false) != 0 || len > MAX_REQUEST)
-            _exit(0);
-        char *nr = realloc(req, len ? (size_t)len : 1);
-        if (!nr || nopi_fd_all(req_fd, nr, (size_t)len, false) != 0)
-            _exit(0);
-        req = nr;
-        if (done.rc == 0)   /* else: the set-up failed, and this answer says why */
-            done.rc = s->serve(cdev, s->ctx, req, (size_t)len, &w, &done.err);
-        done.retire = done.rc != 0 || w.retire;
-        nopi_wire_put(&w, NOPI_REC_DONE, &done, sizeof done);
-        if (done.retire)
-            _exit(0);   /* no atexit handlers, no stdio flush: the parent owns those */
-        memset(&done, 0, sizeof done);
-    }
-}
 
 /* ---- the parent's side ------------------------------------------------------------------ */
 
@@ -142,21 +61,21 @@ static const char *signal_hint(int sig)
         return "something outside killed it, or the host ran out of memory (look for a huge "
                "allocation)";
     case SIGSYS:
-        return "user code made a system call through another ABI (int 0x80?), which the "
-               "device does not have";
+        return "user code made a system call the device does not have while it kept SIGSYS "
+               "from the report (blocked it)";
     default:
         return "user code raised the signal itself, or broke the runtime so that it did; run "
                "with --memcheck to find a bad write at its line";
     }
 }
 
-int nopi_server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, void *ctx,
-                    nop_error *err)
+static int server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, void *ctx,
+                      bool zygote, nop_error *err)
 {
     nopi_server *s = calloc(1, sizeof *s);
     if (!(*out = s))
         return nopi_nomem(err);
-    *s = (nopi_server){ dev, serve, ctx, NULL, 0, -1, -1 };
+    *s = (nopi_server){ dev, serve, ctx, zygote, NULL, 0, -1, -1 };
     s->phase = mmap(NULL, sizeof *s->phase, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                     -1, 0);
     if (s->phase == MAP_FAILED) {
@@ -165,6 +84,12 @@ int nopi_server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, vo
         return nopi_nomem(err);
     }
     return 0;
+}
+
+int nopi_server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, void *ctx,
+                    nop_error *err)
+{
+    return server_new(out, dev, serve, ctx, true, err);
 }
 
 /* Forks the worker; 0, or -1 with err filled. */
@@ -187,7 +112,7 @@ static int start(nopi_server *s, nop_error *err)
     if (pid == 0) {
         close(req[0]);
         close(rec[0]);
-        worker(s, parent, req[1], rec[1]);
+        nopi_worker_main(s, parent, req[1], rec[1]);
     }
     close(req[1]);
     close(rec[1]);
@@ -198,6 +123,8 @@ static int start(nopi_server *s, nop_error *err)
                          "%s", strerror(errno));
     }
     setpgid(pid, pid);   /* as the child does: whichever runs first */
+    if (s->zygote)   /* the records left in the pipe are read after the child's end */
+        fcntl(rec[0], F_SETFL, O_NONBLOCK);
     s->pid = pid;
     s->req_fd = req[0];
     s->rec_fd = rec[0];
@@ -229,35 +156,16 @@ static int stop(nopi_server *s, bool wait)
     return status;
 }
 
-/* Sends a request; -1 when the worker is gone. */
-static int send_request(nopi_server *s, const void *req, size_t len)
-{
-    uint64_t n = len;
-    struct iovec iov[2] = { { &n, sizeof n }, { (void *)req, len } };
-    struct msghdr m = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
-    size_t left = sizeof n + len;
-    while (left) {
-        ssize_t k = sendmsg(s->req_fd, &m, MSG_NOSIGNAL);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        left -= (size_t)k;
-        while (k > 0) {   /* skip what was sent */
-            size_t step = (size_t)k < m.msg_iov->iov_len ? (size_t)k : m.msg_iov->iov_len;
-            m.msg_iov->iov_base = (char *)m.msg_iov->iov_base + step;
-            m.msg_iov->iov_len -= step;
-            k -= (ssize_t)step;
-            if (!m.msg_iov->iov_len && m.msg_iovlen > 1)
-                m.msg_iov++, m.msg_iovlen--;
-        }
-    }
-    return 0;
-}
-
 int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs,
                      const void *req, size_t len, nopi_take_fn *take, void *take_ctx,
                      nop_error *err)
+{
+    return nopi_server_call_fd(s, opname, budget, runs, req, len, -1, take, take_ctx, err);
+}
+
+int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int runs,
+                        const void *req, size_t len, int pass, nopi_take_fn *take,
+                        void *take_ctx, nop_error *err)
 {
     if (len > MAX_REQUEST)
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "a request of %zu bytes to the "
@@ -265,7 +173,7 @@ int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs
     /* the phase page as it was before this request: what changes is the request's */
     uint32_t seq = atomic_load(&s->phase->seq);
     /* a worker that went away between requests is replaced, once */
-    for (int tries = 0; s->pid == 0 || send_request(s, req, len) != 0; tries++) {
+    for (int tries = 0; s->pid == 0 || nopi_send_request(s->req_fd, req, len, pass) != 0; tries++) {
         if (s->pid)
             stop(s, true);
         if (tries == 2 || start(s, err) != 0)
@@ -273,20 +181,26 @@ int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs
                                           "process ended before it took any work") : -1;
     }
     nop_device_opts o = nopi_device_opts(s->dev);
-    int phases = runs > 0 && runs < INT_MAX / 3 ? 3 * runs : -1;
-    double now = nopi_now();
-    nopi_watch wt = { s->dev, s->phase, seq, phases, budget, o.timeout, now + budget,
-                      phases < 0 ? now + budget : 0, "", false, false, { 0 }, take, take_ctx };
-    snprintf(wt.where, sizeof wt.where, "%s", opname);
+    int most = nopi_device_max_cores(s->dev);
+    nopi_watch wt = { .dev = s->dev, .phase = s->phase, .seq = seq, .op = opname,
+                      .budget = budget, .timeout = o.timeout, .runs = runs > 0 ? runs : 0,
+                      .ncores = most, .status_fd = s->zygote ? s->req_fd : -1, .take = take,
+                      .ctx = take_ctx };
     bool in_time = nopi_watch_read(&wt, s->rec_fd);
-    if (in_time && !wt.malformed && wt.done) {
-        if (wt.result.retire || wt.result.rc != 0)
+    bool clean = s->zygote ? wt.ended && WIFEXITED(wt.status) && WEXITSTATUS(wt.status) == 0
+                           : true;
+    if (in_time && !wt.malformed && wt.done && clean) {
+        if (!s->zygote && (wt.result.retire || wt.result.rc != 0))
             stop(s, false);
         if (wt.result.rc != 0 && err)
             *err = wt.result.err;
         return wt.result.rc == 0 ? 0 : -1;
     }
-    int status = stop(s, true);
+    int status;
+    if (s->zygote && in_time && !wt.malformed && wt.ended && wt.status != ZYGOTE_NOFORK)
+        status = wt.status;   /* its child ended badly; the zygote goes on */
+    else
+        status = stop(s, true);
     if (!in_time) {
         nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "timeout: it did not finish within its "
                   "time limit and was stopped");
@@ -340,7 +254,7 @@ int nopi_sandbox_call(nop_device *dev, const char *opname, double budget, int ru
 {
     once o = { work, work_ctx };
     nopi_server *s;
-    if (nopi_server_new(&s, dev, serve_once, &o, err) != 0)
+    if (server_new(&s, dev, serve_once, &o, false, err) != 0)
         return -1;
     int rc = nopi_server_call(s, opname, budget, runs, NULL, 0, take, take_ctx, err);
     nopi_server_free(s);

@@ -1,0 +1,42 @@
+/*
+ * device.h - what the layers above device/ (isolate/, test/, measure/) use of a device besides
+ * the public API: its options, where its diagnostics and phases go, and running an op in this
+ * process.  device.c implements it; nothing here knows of worker processes, so device/ never
+ * includes isolate/ (isolate/ installs its sink and phase hook through these).
+ */
+#ifndef NEURONOP_DEVICE_H
+#define NEURONOP_DEVICE_H
+
+#include "core.h"
+
+/* The phases of a run, which a device announces as it enters each. */
+enum nopi_phase_kind { NOPI_PHASE_SHAPE, NOPI_PHASE_CORES, NOPI_PHASE_OTHER };
+/* Receives a phase: kind, the cores of a NOPI_PHASE_CORES one, and where it is in words. */
+typedef void nopi_phase_fn(void *ctx, int kind, int ncores, const char *what);
+
+/* The options dev was made with (timeout and threads resolved). */
+nop_device_opts nopi_device_opts(const nop_device *dev);
+/* The profile dev was made for. */
+const nop_profile *nopi_device_profile(const nop_device *dev);
+/* How many cores a run of lib's ops uses on dev. */
+int nopi_device_cores(const nop_device *dev, const nop_library *lib);
+/* The most cores a run on dev may use (its --cores, else its profile's). */
+int nopi_device_max_cores(const nop_device *dev);
+/* Makes dev run in this process and send its diagnostics to diag(diag_ctx, ..) and its
+ * phases to phase(phase_ctx, ..) (NULL: none). */
+void nopi_device_set_sink(nop_device *dev, void (*diag)(void *, const nop_diag *),
+                          void *diag_ctx, nopi_phase_fn *phase, void *phase_ctx);
+/* What a layer above keeps with dev (NULL: nothing yet), and setting it: nop_device_free
+ * calls ext_free(ext) first. */
+void *nopi_device_ext(const nop_device *dev);
+void nopi_device_set_ext(nop_device *dev, void *ext, void (*ext_free)(void *));
+/* Waits for the device's last worker process, if any, then remembers pid (0: none) as the
+ * one to wait for next; nop_device_free waits for it too. */
+void nopi_device_reap(nop_device *dev, pid_t pid);
+/* Runs op (or, ref >= 0, reference function ref) in this process, loading lib for the run
+ * if it was only described; as nop_device_run. */
+int nopi_device_run_here(nop_device *dev, const nop_library *lib, int op, int ref,
+                         const nop_value *args, int nargs, nop_run_result *res,
+                         nop_error *err);
+
+#endif /* NEURONOP_DEVICE_H */

@@ -1,0 +1,281 @@
+/*
+ * run.c - nop_device_run and nop_device_run_reference: in this process, or (an isolating
+ * device) in a worker process, whose result comes back as records and is checked here.
+ *
+ * An isolating device forks a one-shot worker per run, which inherits the library and the
+ * inputs copy-on-write; one made with keep_worker keeps a zygote instead (forked at its first
+ * run), and sends each run as a request: the library's path, the op, the scalars, and the
+ * tensors' bytes in a memfd that goes with the request, which the run's fresh child maps
+ * read-only.  The entry points live above device/ so that the device knows nothing of worker
+ * processes: a worker's device is an in-process one whose diagnostics and phases go to its
+ * wire (nopi_device_attach).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sandbox.h"
+
+static void wire_phase(void *w, int kind, int ncores, const char *what)
+{
+    nopi_wire_phase(w, kind, ncores, what);
+}
+
+void nopi_device_attach(nop_device *dev, nopi_wire *w)
+{
+    nopi_device_set_sink(dev, nopi_wire_diag, w, wire_phase, w);   /* to the parent, as
+                                                                     * they happen */
+}
+
+nop_device *nopi_device_for_worker(const nop_device *dev, nopi_wire *w)
+{
+    nop_device *d;
+    nop_device_opts o = nopi_device_opts(dev);
+    if (nop_device_new(&d, nopi_device_profile(dev), &o, NULL) != 0)
+        return NULL;
+    nopi_device_attach(d, w);
+    return d;
+}
+
+/* ---- in a worker process ---------------------------------------------------------------- */
+
+typedef struct run_work {
+    const nop_library *lib;
+    int op, ref;
+    const nop_value *args;
+    int nargs;
+} run_work;
+
+static int run_in_worker(nop_device *cdev, void *ctx, nopi_wire *w, nop_error *err)
+{
+    const run_work *rw = ctx;
+    nop_run_result r;
+    int rc = nopi_device_run_here(cdev, rw->lib, rw->op, rw->ref, rw->args, rw->nargs, &r,
+                                  err);
+    if (nopi_wire_put_run(w, &r) != 0 && rc == 0)
+        rc = nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot send the result");
+    return rc;   /* r is freed with the process (its output went by page reference) */
+}
+
+static int take_run(void *ctx, uint32_t type, const void *data, size_t len, void **own)
+{
+    return nopi_run_take(ctx, type, data, len, own) == 0 ? 0 : -1;
+}
+
+/* Runs op (or reference ref, of a valid op) in a one-shot worker process. */
+static int run_isolated(nop_device *dev, const nop_library *lib, int op, int ref,
+                        const nop_value *args, int nargs, nop_run_result *res, nop_error *err)
+{
+    run_work rw = { lib, op, ref, args, nargs };
+    /* loading the library, binding and the output rules: seconds at most, even for huge
+     * tensors; the run's phases come on top (nopi_watch_read) */
+    double budget = 5.0;
+    int rc = nopi_sandbox_call(dev, lib->desc->ops[op].name, budget, 1, run_in_worker, &rw,
+                               take_run, res, err);
+    if (rc != 0) {
+        nopi_tensor_free(res->output);
+        res->output = NULL;
+    }
+    return rc;
+}
+
+/* ---- a kept zygote: requests with their inputs in a memfd --------------------------------- */
+
+/* A request: this, then nargs kept_arg, then the library's path (path_len bytes). */
+struct kept_req {
+    int32_t op, ref, nargs;
+    uint32_t path_len;
+    uint64_t map_bytes;         /* the memfd's size */
+};
+
+struct kept_arg {
+    int32_t type, is_int, dtype, ndim;
+    double d;
+    int64_t i;
+    int64_t sizes[NOPI_MAX_DIMS];
+    uint64_t offset;            /* of a tensor's bytes in the memfd */
+};
+
+#define ALIGN 64u   /* each tensor's bytes start on a cache line */
+
+/* In the child: makes the run's arguments from the request and the mapped memfd, loads the
+ * library and runs; its result goes back as a one-shot worker's does. */
+static int serve_kept(nop_device *cdev, void *ctx, const void *data, size_t len, nopi_wire *w,
+                      nop_error *err)
+{
+    (void)ctx;
+    struct kept_req h;
+    const char *p = data;
+    if (len < sizeof h)
+        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "a malformed request");
+    memcpy(&h, p, sizeof h);
+    if (h.nargs < 0 || h.nargs > NOP_MAX_ARGS || h.path_len >= PATH_MAX ||
+        len != sizeof h + (size_t)h.nargs * sizeof(struct kept_arg) + h.path_len)
+        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "a malformed request");
+    const unsigned char *map = NULL;
+    if (h.map_bytes && (w->in_fd < 0 ||
+        (map = mmap(NULL, (size_t)h.map_bytes, PROT_READ, MAP_PRIVATE, w->in_fd, 0)) ==
+            MAP_FAILED))
+        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot map the run's inputs: %s",
+                         strerror(errno));
+    nop_value vals[NOP_MAX_ARGS];
+    memset(vals, 0, sizeof vals);
+    for (int a = 0; a < h.nargs; a++) {
+        struct kept_arg ka;
+        memcpy(&ka, p + sizeof h + (size_t)a * sizeof ka, sizeof ka);
+        vals[a] = (nop_value){ (enum nop_argtype)ka.type, NULL, ka.d, ka.i, ka.is_int != 0 };
+        if (ka.type != NOP_ARG_TENSOR)
+            continue;
+        nt_tensor *t = nopi_tensor_alloc((nt_dtype)ka.dtype, ka.ndim, ka.sizes, true);
+        if (!t || ka.offset > h.map_bytes ||
+            (uint64_t)t->numel * t->itemsize > h.map_bytes - ka.offset)
+            return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "a malformed request");
+        t->shape_only = false;   /* its bytes are the memfd's; it ends with the child */
+        t->data = (unsigned char *)map + ka.offset;
+        vals[a].tensor = t;
+    }
+    char path[PATH_MAX];
+    memcpy(path, p + len - h.path_len, h.path_len);
+    path[h.path_len] = '\0';
+    nop_library *lib;
+    if (nop_library_open(&lib, path, err) != 0)
+        return -1;
+    nop_run_result r;
+    int rc = nopi_device_run_here(cdev, lib, h.op, h.ref, vals, h.nargs, &r, err);
+    if (nopi_wire_put_run(w, &r) != 0 && rc == 0)
+        rc = nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot send the result");
+    return rc;   /* everything here ends with the child */
+}
+
+static void free_server(void *s)
+{
+    nopi_server_free(s);
+}
+
+/* Copies the tensors of args into a new memfd (*fd) and describes every argument in a
+ * request (*req, *len; caller frees); 0, or -1 with err filled. */
+static int make_request(const nop_library *lib, int op, int ref, const nop_value *args,
+                        int nargs, char **req, size_t *len, int *fd, nop_error *err)
+{
+    *req = NULL;
+    *fd = -1;
+    if (nargs < 0 || nargs > NOP_MAX_ARGS)
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "%d arguments: an op takes at most "
+                         "%d", nargs, NOP_MAX_ARGS);
+    char *path = realpath(lib->path, NULL);   /* the zygote's folder may not be the caller's */
+    if (!path)
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot find '%s': %s", lib->path,
+                         strerror(errno));
+    struct kept_req h = { op, ref, nargs, (uint32_t)strlen(path), 0 };
+    struct kept_arg ka[NOP_MAX_ARGS];
+    memset(ka, 0, sizeof ka);
+    for (int a = 0; a < nargs; a++) {
+        const nop_value *v = &args[a];
+        ka[a] = (struct kept_arg){ v->type, v->is_int, 0, 0, v->d, v->i, { 0 }, 0 };
+        const nt_tensor *t = v->type == NOP_ARG_TENSOR ? v->tensor : NULL;
+        if (!t)
+            continue;
+        ka[a].dtype = t->dtype;
+        ka[a].ndim = t->ndim;
+        memcpy(ka[a].sizes, t->sizes, sizeof ka[a].sizes);
+        ka[a].offset = h.map_bytes;
+        h.map_bytes += ((uint64_t)t->numel * t->itemsize + ALIGN - 1) / ALIGN * ALIGN;
+    }
+    *len = sizeof h + (size_t)nargs * sizeof *ka + h.path_len;
+    if (!(*req = malloc(*len))) {
+        free(path);
+        return nopi_nomem(err);
+    }
+    memcpy(*req, &h, sizeof h);
+    memcpy(*req + sizeof h, ka, (size_t)nargs * sizeof *ka);
+    memcpy(*req + sizeof h + (size_t)nargs * sizeof *ka, path, h.path_len);
+    free(path);
+    if (!h.map_bytes)
+        return 0;
+    unsigned char *map = MAP_FAILED;
+    if ((*fd = memfd_create("neuronop-inputs", MFD_CLOEXEC)) < 0 ||
+        ftruncate(*fd, (off_t)h.map_bytes) != 0 ||
+        (map = mmap(NULL, (size_t)h.map_bytes, PROT_WRITE, MAP_SHARED, *fd, 0)) == MAP_FAILED) {
+        nopi_fail(err, NOP_ERR_NOMEM, NULL, 0, 0, "cannot share the inputs with the device "
+                  "process: %s", strerror(errno));
+        if (*fd >= 0)
+            close(*fd);
+        *fd = -1;
+        free(*req);
+        *req = NULL;
+        return -1;
+    }
+    for (int a = 0; a < nargs; a++)
+        if (args[a].type == NOP_ARG_TENSOR && args[a].tensor)
+            memcpy(map + ka[a].offset, args[a].tensor->data,
+                   (size_t)args[a].tensor->numel * args[a].tensor->itemsize);
+    munmap(map, (size_t)h.map_bytes);
+    return 0;
+}
+
+/* Runs op (or reference ref, of a valid op) in a fresh child of the device's kept zygote. */
+static int run_kept(nop_device *dev, const nop_library *lib, int op, int ref,
+                    const nop_value *args, int nargs, nop_run_result *res, nop_error *err)
+{
+    nopi_server *srv = nopi_device_ext(dev);
+    if (!srv) {
+        if (nopi_server_new(&srv, dev, serve_kept, NULL, err) != 0)
+            return -1;
+        nopi_device_set_ext(dev, srv, free_server);
+    }
+    char *req;
+    size_t len;
+    int fd;
+    if (make_request(lib, op, ref, args, nargs, &req, &len, &fd, err) != 0)
+        return -1;
+    int rc = nopi_server_call_fd(srv, lib->desc->ops[op].name, 5.0, 1, req, len, fd, take_run,
+                                 res, err);
+    free(req);
+    if (fd >= 0)
+        close(fd);
+    if (rc != 0) {
+        nop_run_result_clear(res);
+        memset(res, 0, sizeof *res);
+    }
+    return rc;
+}
+
+/* Runs op (or reference ref) in a worker: a kept zygote's child, or a one-shot worker. */
+static int run_elsewhere(nop_device *dev, const nop_library *lib, int op, int ref,
+                         const nop_value *args, int nargs, nop_run_result *res,
+                         nop_error *err)
+{
+    memset(res, 0, sizeof *res);
+    if (op < 0 || op >= lib->desc->nops)
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no op %d in '%s'", op,
+                         lib->desc->name);
+    if (nopi_device_opts(dev).keep_worker)
+        return run_kept(dev, lib, op, ref, args, nargs, res, err);
+    return run_isolated(dev, lib, op, ref, args, nargs, res, err);
+}
+
+int nop_device_run(nop_device *dev, const nop_library *lib, int op, const nop_value *args,
+                   int nargs, nop_run_result *res, nop_error *err)
+{
+    if (nopi_device_opts(dev).isolate)
+        return run_elsewhere(dev, lib, op, -1, args, nargs, res, err);
+    return nopi_device_run_here(dev, lib, op, -1, args, nargs, res, err);
+}
+
+int nop_device_run_reference(nop_device *dev, const nop_library *lib, int ref,
+                             const nop_value *args, int nargs, nop_run_result *res,
+                             nop_error *err)
+{
+    if (ref < 0 || ref >= lib->desc->nrefs) {
+        memset(res, 0, sizeof *res);
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no reference function %d in '%s'",
+                         ref, lib->desc->name);
+    }
+    int op = lib->desc->refs[ref].op;
+    if (nopi_device_opts(dev).isolate)
+        return run_elsewhere(dev, lib, op, ref, args, nargs, res, err);
+    return nopi_device_run_here(dev, lib, op, ref, args, nargs, res, err);
+}

@@ -1,0 +1,35 @@
+/*
+ * server.h - what the two sides of a worker process share inside isolate/ (private to it): a
+ * server's description, which the worker inherits at its fork, and the request format.
+ */
+#ifndef NEURONOP_SERVER_H
+#define NEURONOP_SERVER_H
+
+#include "sandbox.h"
+
+#define MAX_REQUEST (1u << 20)     /* requests are small descriptions of work */
+#define ZYGOTE_NOFORK INT32_MIN    /* a zygote's report: it had no child for the request */
+
+struct nopi_server {
+    nop_device *dev;
+    nopi_serve_fn *serve;
+    void *ctx;
+    bool zygote;                   /* a fresh child per request (else one-shot, inline) */
+    struct nopi_phase_page *phase;   /* MAP_SHARED: the worker's current phase */
+    pid_t pid;                     /* the worker (or zygote), 0 when none is running */
+    int req_fd, rec_fd;            /* the parent's ends: requests out (and, from a zygote,
+                                    * its children's wait statuses in), records in */
+};
+
+/* worker.c: the worker (or zygote) forked for s: serves requests on req_fd, sends records on
+ * rec_fd, until its parent closes the socket.  Never returns. */
+_Noreturn void nopi_worker_main(nopi_server *s, pid_t parent, int req_fd, int rec_fd);
+
+/* wire.c: sends a request (its length, then its bytes, with descriptor pass attached unless
+ * it is -1) on socket fd; -1 when the other end is gone. */
+int nopi_send_request(int fd, const void *req, size_t len, int pass);
+/* wire.c: reads one request from socket fd into *req (realloc'd), and the descriptor that came
+ * with it into *got (-1: none); false when the sender is gone. */
+bool nopi_read_request(int fd, char **req, uint64_t *len, int *got);
+
+#endif /* NEURONOP_SERVER_H */

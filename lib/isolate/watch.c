@@ -1,0 +1,300 @@
+/*
+ * watch.c - the parent's side of a request to a worker process (see sandbox.h): reading the
+ * records it sends back, under deadlines of the parent's own.
+ *
+ * Deadlines come from the parent's clock and the request alone: a request may take its
+ * budget plus, for each run it may make, every phase of the run its full time (the shape
+ * function its timeout, the cores theirs one after another, each with GRACE); that is the
+ * request's limit, fixed when it is sent.  The phase the worker says it is in, on a page it
+ * shares with the parent (looked at every LOOK seconds and whenever records come), can only
+ * bring the deadline earlier (an honest kernel that spins is stopped at its phase's end, not
+ * the request's) and choose, among the op's own places, where a failure is said to be:
+ * nothing written there postpones anything.  A page changed more often than the request's
+ * runs have phases is a malformed report at once (each seen change counts).
+ *
+ * Records are bounded before anything is allocated for them: no record is larger than
+ * MAX_RECORD (and half the machine's memory), and a large one is read into a block that grows
+ * with the bytes that actually came, so a header that only claims gigabytes costs nothing.
+ * A record of a bad length, one after DONE, or a take function's refusal makes the request's
+ * report malformed.  From a zygote's child, the request ends when the zygote reports the
+ * child's wait status: the records still in the pipe are read, and the verdict is the
+ * parent's.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "sandbox.h"
+
+#define GRACE 2.0                  /* seconds a phase may overrun its cores' time limits */
+#define MAX_RECORD (1ull << 36)    /* no record is larger than 64 GiB */
+#define GROW (1u << 20)            /* a large record's block grows by this much at least */
+#define BIG_RECORD 65536           /* records from this size are read into a block of their own */
+#define LOOK 0.1                   /* seconds between looks at the worker's phase page */
+
+void nopi_diag_terminate(nop_diag *d)
+{
+    d->file[sizeof d->file - 1] = d->where[sizeof d->where - 1] = '\0';
+    d->msg[sizeof d->msg - 1] = d->detail[sizeof d->detail - 1] = '\0';
+    if ((unsigned)d->severity > NOP_SEV_NOTE)
+        d->severity = NOP_SEV_ERROR;
+}
+
+/* Handles one complete record; -1 when it is malformed.  own: as for nopi_take_fn. */
+static int handle(nopi_watch *wt, uint32_t type, const char *data, size_t len, void **own)
+{
+    if (wt->done)
+        return -1;   /* nothing follows DONE */
+    switch (type) {
+    case NOPI_REC_DIAG: {
+        nop_diag d;
+        if (len != sizeof d)
+            return -1;
+        memcpy(&d, data, sizeof d);
+        nopi_diag_terminate(&d);
+        nop_device_opts o = nopi_device_opts(wt->dev);
+        if (o.diag)
+            o.diag(o.diag_ctx, &d);
+        return 0;
+    }
+    case NOPI_REC_DONE:
+        if (len != sizeof wt->result)
+            return -1;
+        memcpy(&wt->result, data, sizeof wt->result);
+        nopi_diag_terminate(&wt->result.err.diag);
+        if (wt->result.trapped != NOPI_TRAP_NONE)
+            nopi_done_trapped(&wt->result);
+        wt->done = true;
+        return 0;
+    default:
+        return wt->take(wt->ctx, type, data, len, own) == 0 ? 0 : -1;
+    }
+}
+
+/* Whether the worker's name for where it is may be shown: the op's own name, alone or
+ * followed by ": " and printable text (a forged page can name no other op or thing). */
+static bool believable(const char *what, const char *op)
+{
+    size_t n = strlen(op);
+    if (strncmp(what, op, n) != 0 || (what[n] && strncmp(what + n, ": ", 2) != 0))
+        return false;
+    for (const char *p = what; *p; p++)
+        if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
+            return false;
+    return true;
+}
+
+/* Reads the worker's phase page when it has changed: the deadline becomes the phase's,
+ * counted from when the worker says the phase began (never later than now), but never later
+ * than the request's limit.  A page being written, or written to meanwhile, is read at the
+ * next look. */
+static void look_at_phase(nopi_watch *wt)
+{
+    const struct nopi_phase_page *p = wt->phase;
+    uint32_t seq = atomic_load_explicit(&p->seq, memory_order_acquire);
+    if (seq == wt->seq || (seq & 1))
+        return;
+    int kind = p->kind;
+    double start = p->start;
+    char what[sizeof p->what];
+    memcpy(what, p->what, sizeof what);
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&p->seq, memory_order_relaxed) != seq)
+        return;
+    wt->seq = seq;
+    if (wt->phases_left == 0) {   /* more than its runs have: forged (it would gain nothing) */
+        wt->malformed = true;
+        return;
+    }
+    if (wt->phases_left > 0)
+        wt->phases_left--;
+    what[sizeof what - 1] = '\0';
+    snprintf(wt->where, sizeof wt->where, "%s", believable(what, wt->op) ? what : wt->op);
+    double now = nopi_now();
+    if (!(start <= now) || start < now - wt->limit_s)
+        start = now;   /* in the future, long ago, or not a number */
+    double d = kind == NOPI_PHASE_SHAPE ? start + wt->timeout + GRACE
+               : kind == NOPI_PHASE_CORES ? start + wt->timeout * wt->ncores + GRACE
+                                          : wt->limit;
+    wt->deadline = d < wt->limit ? d : wt->limit;
+}
+
+#define HEAD (sizeof(uint32_t) + sizeof(uint64_t))   /* a record's type and length */
+
+/* Handles the complete records at the start of buf[0, have); returns the bytes used. */
+static size_t handle_all(nopi_watch *wt, const char *buf, size_t have)
+{
+    size_t used = 0;
+    while (have - used >= HEAD && !wt->malformed) {
+        uint32_t type;
+        uint64_t len;
+        memcpy(&type, buf + used, sizeof type);
+        memcpy(&len, buf + used + sizeof type, sizeof len);
+        if (len > wt->max_record) {
+            wt->malformed = true;
+            break;
+        }
+        if (have - used - HEAD < len)
+            break;
+        if (handle(wt, type, buf + used + HEAD, (size_t)len, NULL) != 0)
+            wt->malformed = true;
+        used += HEAD + (size_t)len;
+    }
+    return used;
+}
+
+/* A large record being read straight into a block of its own (which a take function may
+ * keep: a run's output is not copied again).  The block grows as bytes come. */
+typedef struct big {
+    char *data;
+    uint32_t type;
+    size_t len, have, cap;
+} big;
+
+/* Makes room in b for more of its record; false on no memory. */
+static bool grow(big *b)
+{
+    if (b->cap > b->have)
+        return true;
+    size_t want = b->cap * 2 > b->cap + GROW ? b->cap * 2 : b->cap + GROW;
+    if (want > b->len)
+        want = b->len;
+    char *nd = realloc(b->data, want);
+    if (!nd)
+        return false;
+    b->data = nd;
+    b->cap = want;
+    return true;
+}
+
+/* Reads from fd: into the large record in progress if there is one, else into buf.  1 when
+ * bytes came, 0 when none were there, -1 at end of file or on an error. */
+static int read_some(nopi_watch *wt, int fd, big *b, char **buf, size_t *have, size_t *cap)
+{
+    if (b->len) {
+        if (!grow(b)) {
+            wt->malformed = true;
+            return 1;
+        }
+        ssize_t n = read(fd, b->data + b->have, b->cap - b->have);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            return 0;
+        if (n <= 0)
+            return -1;
+        if ((b->have += (size_t)n) == b->len) {
+            void *own = b->data;
+            if (handle(wt, b->type, b->data, b->len, &own) != 0)
+                wt->malformed = true;
+            free(own);
+            *b = (big){ NULL, 0, 0, 0, 0 };
+        }
+        return 1;
+    }
+    if (*have + BIG_RECORD > *cap) {
+        char *nb = realloc(*buf, *cap = *have + BIG_RECORD);
+        if (!nb) {
+            wt->malformed = true;
+            return 1;
+        }
+        *buf = nb;
+    }
+    ssize_t n = read(fd, *buf + *have, *cap - *have);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return 0;
+    if (n <= 0)
+        return -1;
+    *have += (size_t)n;
+    size_t used = handle_all(wt, *buf, *have);
+    memmove(*buf, *buf + used, *have - used);
+    *have -= used;
+    uint64_t len;   /* a large record has begun: the rest of it goes to its own block */
+    if (*have >= HEAD && !wt->malformed &&
+        (memcpy(&len, *buf + sizeof(uint32_t), sizeof len), len >= BIG_RECORD)) {
+        memcpy(&b->type, *buf, sizeof b->type);
+        b->len = (size_t)len;   /* checked against the bound by handle_all */
+        b->have = b->cap = 0;
+        size_t part = *have - HEAD;   /* less than len, or handle_all would have taken it */
+        while (b->cap < part)
+            if (!grow(b)) {
+                wt->malformed = true;
+                return 1;
+            }
+        if (part)   /* else no block yet: it comes with the first bytes */
+            memcpy(b->data, *buf + HEAD, part);
+        b->have = part;
+        *have = 0;
+    }
+    return 1;
+}
+
+/* The most bytes one record may hold: MAX_RECORD, or half this machine's memory if less. */
+static uint64_t record_bound(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    uint64_t half = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 2 : MAX_RECORD;
+    return half < MAX_RECORD ? half : MAX_RECORD;
+}
+
+/* A zygote's report of its child's wait status; false when the zygote is gone. */
+static bool read_status(nopi_watch *wt)
+{
+    int32_t st;
+    ssize_t n;
+    while ((n = recv(wt->status_fd, &st, sizeof st, MSG_WAITALL)) < 0 && errno == EINTR)
+        ;
+    if (n != (ssize_t)sizeof st)
+        return false;
+    wt->ended = true;
+    wt->status = st;
+    return true;
+}
+
+bool nopi_watch_read(nopi_watch *wt, int fd)
+{
+    char *buf = NULL;
+    size_t have = 0, cap = 0;
+    big b = { NULL, 0, 0, 0, 0 };
+    bool in_time = true;
+    double now = nopi_now();
+    wt->max_record = record_bound();
+    wt->limit_s = wt->budget + (wt->runs > 0 ? wt->runs * (wt->timeout * (wt->ncores + 1) +
+                                                           2 * GRACE) : 0);
+    wt->limit = wt->deadline = now + wt->limit_s;
+    wt->phases_left = wt->runs > 0 && wt->runs < INT_MAX / 3 ? 3 * wt->runs : -1;
+    snprintf(wt->where, sizeof wt->where, "%s", wt->op);
+    /* one-shot: until DONE or end of file; a zygote's child: until the zygote says it ended */
+    while (!wt->malformed && (wt->status_fd >= 0 ? !wt->ended : !wt->done)) {
+        look_at_phase(wt);
+        double left = wt->deadline - nopi_now();
+        if (left <= 0) {
+            in_time = false;
+            break;
+        }
+        struct pollfd p[2] = { { fd, POLLIN, 0 }, { wt->status_fd, POLLIN, 0 } };
+        int pr = poll(p, wt->status_fd >= 0 ? 2 : 1,
+                      (int)((left < LOOK ? left : LOOK) * 1000) + 1);
+        if (pr <= 0)
+            continue;   /* EINTR, or time to look at the deadline */
+        if (p[0].revents && read_some(wt, fd, &b, &buf, &have, &cap) < 0)
+            break;
+        if (p[1].revents) {
+            if (!read_status(wt))
+                break;   /* the zygote died */
+            /* the child has ended: what it wrote is all in the pipe */
+            while (!wt->malformed && read_some(wt, fd, &b, &buf, &have, &cap) > 0)
+                ;
+        }
+    }
+    if ((wt->done || wt->ended) && (have || b.len))
+        wt->malformed = true;   /* bytes after DONE, or a record cut short */
+    look_at_phase(wt);   /* where it was when it ended */
+    free(buf);
+    free(b.data);
+    return in_time;
+}

@@ -1,0 +1,19 @@
+# Sourced by t0213-t0218: builds a copy of tests/fixtures/hostile_parent as hp in $WORK, with
+# forge.h giving its forger the size of a nop_error, read from libneuronop.h by the compiler.
+cp -R "$NEURONOP_SRC/tests/fixtures/hostile_parent" "$WORK/hp"
+printf '#include <stdio.h>\n#include "libneuronop.h"\nint main(void) { printf("#define NOP_ERROR_SIZE %%zu\\n", sizeof(nop_error)); return 0; }\n' \
+    >"$WORK/size.c"
+${CC:-cc} -I"$NEURONOP_SRC/include" -o "$WORK/size" "$WORK/size.c"
+"$WORK/size" >"$WORK/hp/forge.h"
+"$NEURONOP" build "$WORK/hp" >/dev/null 2>&1
+
+# attack N NAME: attack N of the fixture's shape function `attack` is stopped at system call
+# NAME: exit 1, the call named, neuronop's own summary line printed.  (run_alone, which also
+# looks for any process left behind, takes seconds on a busy machine: one test per script
+# uses it.)
+attack() {
+    run run hp attack "zeros:$1"
+    expect_status 1
+    expect_err "neuronop: attack: shape function 'attack': error: kernel made a system call the device does not have: $2"
+    expect_err "neuronop: device checks: 1 error, 0 warnings"
+}
