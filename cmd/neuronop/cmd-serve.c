@@ -427,6 +427,7 @@ int cmd_serve(int argc, char **argv)
     dc.diag = collect;
     dc.diag_ctx = &s;
     dc.profile = profile_opt;
+    dc.keep_worker = true;   /* one zygote for the session: no fork of this process per call */
     rc = device_cli_open(&dc, &s.profile, &s.dev);
     free_option_lists(&serve_spec);
     if (rc == 0)

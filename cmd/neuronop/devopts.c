@@ -98,6 +98,7 @@ static int device_opts_of(struct device_cli *dc, nop_device_opts *o)
     o->diag = dc->diag ? dc->diag : report_sink;
     o->diag_ctx = dc->diag_ctx;
     o->isolate = sandbox_on();
+    o->keep_worker = o->isolate && dc->keep_worker;
     return 0;
 }
 

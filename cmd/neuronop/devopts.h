@@ -19,6 +19,8 @@ struct device_cli {
     unsigned disabled;      /* the checks they leave off (device_cli_checks) */
     bool memcheck;          /* --memcheck: run the memcheck build (target.c) */
     bool profile;           /* time runtime calls for the cost model (bench) */
+    bool keep_worker;       /* one long-lived zygote serves every run (nop_device_opts): for
+                             * a command that makes many runs, such as `__serve` */
     nop_diag_fn *diag;      /* where device warnings go; NULL: printed (report_sink) */
     void *diag_ctx;
 };
