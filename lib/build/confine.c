@@ -158,7 +158,11 @@ int nopi_confine_child(const nopi_confine *c, bool exec, unsigned long long addr
     }
     if (c->mem_mb) {
         rlim_t bytes = (rlim_t)address_base + (rlim_t)c->mem_mb * 1024 * 1024;
-        struct rlimit r = { bytes, bytes };
+        struct rlimit r = { bytes, bytes }, inherited;
+        /* never raise a smaller limit the user put on neuronop (ulimit -v): it holds for the
+         * compile too, and nopi_confine_past names it */
+        if (getrlimit(RLIMIT_AS, &inherited) == 0 && inherited.rlim_cur < bytes)
+            r.rlim_cur = r.rlim_max = inherited.rlim_cur;
         if (setrlimit(RLIMIT_AS, &r) != 0)
             return -1;
         /* and what it writes: an object, or libtcc's preprocessed text, no bigger */
@@ -301,6 +305,17 @@ void nopi_confine_past(const nopi_confine *c, nop_error *err, const char *name, 
     else
         nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "compiling '%s' went past %u MB", name,
                   c->mem_mb);
+    struct rlimit as;
+    if (!time && getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
+        as.rlim_cur / (1024 * 1024) < c->mem_mb) {
+        nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "compiling '%s' went past the %llu MB of "
+                  "address space neuronop itself may use", name,
+                  (unsigned long long)(as.rlim_cur / (1024 * 1024)));
+        nopi_detail(err, "neuronop runs under a smaller limit (ulimit -v) than the compile's "
+                    "own %u MB, and the compile inherits it: raise it, or build in a shell "
+                    "without it", c->mem_mb);
+        return;
+    }
     nopi_detail(err, "a compile may use %u s and %u MB; a real kernel needs far less, so look "
                 "for macros, templates or includes that multiply (or raise the limits with "
                 "--compile-time and --compile-memory)", c->cpu_seconds, c->mem_mb);

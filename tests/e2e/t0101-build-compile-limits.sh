@@ -44,6 +44,18 @@ test_expect "a libtcc macro bomb ends at the memory limit with exit 3" '
     test ! -e bomb/build/librelu.so.stamp
     tmp_is_clean'
 
+# (not under AddressSanitizer, whose shadow memory needs far more than the limit)
+if [ -z "${NEURONOP_SANITIZED:-}" ]; then
+test_expect "under a smaller ulimit -v than the compile limit, the message names that limit" '
+    copy_example relu small
+    macro_bomb small/relu.c
+    (ulimit -v 409600; TMPDIR=$WORK/tmp run build small
+     expect_status 3
+     expect_err "neuronop: error: compiling '"'"'relu.c'"'"' went past the 400 MB of address space neuronop itself may use"
+     expect_err "neuronop runs under a smaller limit (ulimit -v)")
+    tmp_is_clean'
+fi
+
 test_expect "a libtcc include bomb ends at the time limit with exit 3" '
     copy_example negate inc
     include_bomb inc
