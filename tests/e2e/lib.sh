@@ -49,12 +49,13 @@ run_alone() {
     mark="NEURONOP_E2E_MARK=$$.$test_count.$(date +%s%N)"
     status=0
     env "$mark" "$NEURONOP" "$@" >"$WORK/out" 2>"$WORK/err" || status=$?
-    for e in /proc/[0-9]*/environ; do
-        if { tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qx "$mark"; then
-            echo "left behind: $(tr '\0' ' ' <"${e%/environ}/cmdline") (${e%/environ})"
-            return 1
-        fi
+    # one grep over every process's environment (NUL-separated entries: -z), not a pipeline
+    # per process, which cost seconds of CPU a call on a busy machine
+    left=$(grep -lzxF -- "$mark" /proc/[0-9]*/environ 2>/dev/null) || true
+    for e in $left; do
+        echo "left behind: $(tr '\0' ' ' <"${e%/environ}/cmdline" 2>/dev/null) (${e%/environ})"
     done
+    [ -z "$left" ]
 }
 
 expect_status() {
