@@ -39,8 +39,10 @@ test_expect "one shard of a matrix job runs alone" '
 
 test_expect "the bench gate passes against its own baseline" '
     "$NEURONOP" bench lib relu_forward randn:4096 --iters 5 --warmup 1 --json >base.json
-    sh "$CI/neuronop-ci.sh" -o gate --bench "relu_forward randn:4096 --iters 5 --warmup 1" \
-        --baseline base.json lib >out 2>err || { cat out err; exit 1; }
+    # the modeled figure scales host-timed compute: on a busy machine two runs of 5
+    # iterations differ by more than the default 5%, so this gate allows what noise does
+    sh "$CI/neuronop-ci.sh" -o gate --bench "relu_forward randn:4096 --iters 5 --warmup 1 \
+        --max-regression 50" --baseline base.json lib >out 2>err || { cat out err; exit 1; }
     grep -q "throughput" out'
 
 test_expect "the bench gate fails on a regression" '
