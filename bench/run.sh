@@ -94,5 +94,5 @@ echo "== Python: torch ops on the virtual device (neuronop python; see neuronop-
 cp -R "$src/share/neuronop/examples/mlp_python" "$work/mlp"
 (cd "$work/mlp" && "$neuronop" python build.py)
 "$neuronop" python "$src/bench/python_bridge.py" "$work/mlp"
-echo "  (each call forks a confined worker from the supervisor today: nop_device_run with"
-echo "   isolate serves one run per worker; a worker serving many runs removes that cost)"
+echo "  (each call is a fresh confined child of the supervisor's zygote, which loads the"
+echo "   library: a child kept loaded and proved clean between calls would remove that cost)"
