@@ -102,7 +102,7 @@ demo-run: $(BIN)
 	@sh share/neuronop/examples/demo.sh "$(abspath $(BIN))"
 
 check: test-deps
-	@$(MAKE) --no-print-directory check-run CFLAGS="$(CFLAGS) -Werror"
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) check-run CFLAGS="$(CFLAGS) -Werror"
 
 # Every test runs under one `prove`, in parallel (TEST_JOBS at once): the unit programs (cmocka
 # prints TAP), the end-to-end scripts, and t0290's run of each shipped example's own cases.
@@ -147,7 +147,7 @@ $(O)/syntax/cmd/%.ok: cmd/%.c $(HEADERS)
 	@clang -fsyntax-only $(CMD_CPPFLAGS) -std=c11 $(WARNINGS) -Werror $< && touch $@
 
 sanitize: test-deps
-	@$(MAKE) --no-print-directory O=out/sanitize BIN=out/sanitize/bin/neuronop \
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) O=out/sanitize BIN=out/sanitize/bin/neuronop \
 		CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" \
 		PROVE_ENV="$(SAN_ENV) NEURONOP_SANITIZED=1" check-sanitized
 
