@@ -332,6 +332,7 @@ static void run_part(const suite *s, const nop_testinfo *t, const int *pick, boo
     if (nop_values_parse(s->lib, t->op, t->nargs, argv, s->o->seed, &opi, &vals, &tensors,
                          &err) != 0) {
         report(ctx, ARGS, -1, &err, &run);
+        nop_values_free(vals, tensors, t->nargs);   /* what was made before the failure */
         return;
     }
     if (reference) {

@@ -169,7 +169,7 @@ static int take_nothing(void *ctx, uint32_t type, const void *data, size_t len, 
 }
 
 /* Reads what a worker wrote (head and tail bytes) as the parent would, in a child whose
- * address space is 256 MiB; returns "malformed", "eof" or "died". */
+ * address space is 256 MiB (not under AddressSanitizer); returns "malformed", "eof" or "died". */
 static const char *read_records(uint64_t claimed, size_t tail)
 {
     int fds[2];
@@ -178,8 +178,11 @@ static const char *read_records(uint64_t claimed, size_t tail)
     assert_true(pid >= 0);
     if (pid == 0) {
         close(fds[1]);
+#ifndef __SANITIZE_ADDRESS__   /* its shadow memory cannot live in 256 MiB: the plain run
+                                 * holds the bound, this one the outcomes */
         struct rlimit rl = { 256u << 20, 256u << 20 };
         setrlimit(RLIMIT_AS, &rl);
+#endif
         static struct nopi_phase_page page;
         nopi_watch wt = { .phase = &page, .op = "op", .budget = 5, .timeout = 1,
                           .status_fd = -1, .take = take_nothing };
@@ -204,9 +207,6 @@ static const char *read_records(uint64_t claimed, size_t tail)
  * a record may hold is malformed before anything is read. */
 static void a_record_is_bounded_before_anything_is_allocated(void **state)
 {
-#ifdef __SANITIZE_ADDRESS__
-    skip();   /* AddressSanitizer's shadow memory cannot live in 256 MiB of address space */
-#endif
     assert_string_equal(read_records(3ull << 30, 100000), "eof");
     assert_string_equal(read_records(1ull << 40, 0), "malformed");
 }
