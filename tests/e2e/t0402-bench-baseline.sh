@@ -7,20 +7,21 @@ copy_example relu_tcm "$WORK/tcm"
 
 # An unchanged kernel's modeled figure moves only through its compute term (about 1% of it
 # here), but a test machine under load can still move that term severalfold, so the checks
-# of an unchanged kernel allow 25%; the regressions below are of 99%.
+# of an unchanged kernel allow 50% (the sanitizer build, busy with other tests, moved it by
+# more than 25%); the regressions below are of 99%.
 test_expect "an unchanged kernel passes against its own baseline" '
     run bench tcm relu_forward randn:32x4096 --iters 3 --warmup 1 --json
     expect_status 0
     mv out base.json
-    run bench tcm relu_forward randn:32x4096 --iters 3 --warmup 1 --baseline base.json --max-regression 25
+    run bench tcm relu_forward randn:32x4096 --iters 3 --warmup 1 --baseline base.json --max-regression 50
     expect_status 0
     grep -Eq "^against '\''base.json'\'': modeled throughput [0-9.]+ -> [0-9.]+ iter/sec \([-+][0-9.]+%\), host " out'
 
 test_expect "--json reports the comparison" '
-    run bench tcm relu_forward randn:32x4096 --iters 3 --warmup 1 --baseline base.json --json --max-regression 25
+    run bench tcm relu_forward randn:32x4096 --iters 3 --warmup 1 --baseline base.json --json --max-regression 50
     expect_status 0
     jq -e ".baseline.regressed == false and .baseline.modeled_throughput > 0 and
-           (.baseline.modeled_change_percent | fabs) < 25" out'
+           (.baseline.modeled_change_percent | fabs) < 50" out'
 
 test_expect "a slower kernel fails the gate with exit 1, after printing its figures" '
     run bench std relu_forward randn:32x4096 --iters 2 --warmup 0 --baseline base.json
