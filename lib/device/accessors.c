@@ -189,44 +189,85 @@ GET_SET(u8, uint8_t, NT_U8)
  * torch's a[i][j] is a T & into the tensor (const T & on a read-only accessor), so the
  * runtime sees the access when the reference is made, not whether it is read or written.
  * Everything an nt_get/nt_set checks that does not depend on that is checked here, on each
- * reference, and counted as one standard-accessor element for the cost model.  A reference
- * through a writable accessor into the output counts as writing that element (racecheck,
- * unwritten output); one into an input is remembered with its bytes, and a change found at
- * the next reference or at the kernel's end is reported as the write to an input it is
- * (neuronop-cxx(3), "Elements are references"). */
+ * reference, and counted as one standard-accessor element for the cost model.  The last
+ * reference through a writable accessor is remembered with the element's bytes
+ * (c->cxx_ref) and looked at again at the next reference and at the kernel's end:
+ * - into an input, a change is the write to an input it is (reported, the input restored);
+ * - into the output, a value made from the never-written pattern (outtrack.c) is a read of
+ *   an element no core wrote, as nt_get's initcheck would report it;
+ * - a change to an element that held a value (not zero, not its pattern) is a read and a
+ *   write, as C's nt_get and nt_set of out[i] += x: one more element for the cost model,
+ *   unless the reference follows one to the same element that wrote nothing (the write half
+ *   of out[i] = f(out[i]), whose read was that one).
+ * neuronop-cxx(3), "Element references", says what this sees and what it cannot. */
 
 /* True (and the input restored) when the remembered reference into an input was written. */
 static bool input_written(nopi_core *c)
 {
-    unsigned char *p = c->cxx_ref.p;
-    if (!p)
+    const nt_tensor *t = c->cxx_ref.t;
+    if (!c->cxx_ref.p || t == c->run->dst || !t->readonly ||
+        !(c->run->checks & NOP_CHECK_READONLY) ||
+        memcmp(c->cxx_ref.p, c->cxx_ref.old, t->itemsize) == 0)
         return false;
+    memcpy(c->cxx_ref.p, c->cxx_ref.old, t->itemsize);
     c->cxx_ref.p = NULL;
-    size_t n = c->cxx_ref.t->itemsize;
-    if (memcmp(p, c->cxx_ref.old, n) == 0)
-        return false;
-    memcpy(p, c->cxx_ref.old, n);
     return true;
+}
+
+/* The never-written output element the remembered reference's element was made from, or -1. */
+static int64_t output_read(const nopi_core *c)
+{
+    if (!c->cxx_ref.p || c->cxx_ref.t != c->run->dst || !c->out_pattern)
+        return -1;
+    int64_t k = nopi_out_pattern_source(c, c->cxx_ref.i);
+    return k >= 0 ? k : -1;
+}
+
+/* Ends the remembered reference: the read of a read and a write is counted. */
+static void retire(nopi_core *c)
+{
+    if (c->cxx_ref.p && !c->cxx_ref.fresh && !c->cxx_ref.paired &&
+        memcmp(c->cxx_ref.p, c->cxx_ref.old, c->cxx_ref.t->itemsize) != 0)
+        c->n.std_elems++;
+    c->cxx_ref.p = NULL;
 }
 
 void *nopi_api_cxx_ref(const nt_accessor *a, int nidx, const int64_t *idx, int writable)
 {
     NOPI_API(c, NOP_COST_STD);
-    if (c->cxx_ref.p && input_written(c))
-        nopi_check_writable(c, c->cxx_ref.t, set_name[c->cxx_ref.t->dtype]);
+    if (c->cxx_ref.p) {
+        if (input_written(c))
+            nopi_check_writable(c, c->cxx_ref.t, set_name[c->cxx_ref.t->dtype]);
+        int64_t k = output_read(c);
+        if (k >= 0)
+            nopi_core_fail(c, NOPI_OUT_UNINIT_FMT, get_name[NT_F32], (long long)k, 1LL);
+    }
     int64_t i = element(c, a, -1, nidx, idx, NULL);
     const nt_tensor *t = a->t_;
-    unsigned char *p = t->data + (size_t)i * t->itemsize;
+    size_t n = t->itemsize;
+    unsigned char *p = t->data + (size_t)i * n;
     if (!writable) {
         if (t == c->run->dst)
             nopi_out_read(c, i, i + 1, get_name[t->dtype]);
-    } else if (t == c->run->dst) {
-        nopi_out_write(c, i, i + 1);
-    } else if (t->readonly && (c->run->checks & NOP_CHECK_READONLY)) {
-        c->cxx_ref.p = p;
-        c->cxx_ref.t = t;
-        memcpy(c->cxx_ref.old, p, t->itemsize);
+        return p;
     }
+    bool paired = c->cxx_ref.p == p && memcmp(p, c->cxx_ref.old, n) == 0;
+    retire(c);
+    bool fresh;
+    if (t == c->run->dst) {
+        nopi_out_pattern(c);
+        fresh = c->out_pattern && nopi_out_pattern_source(c, i) == NOPI_OUT_NEVER_WRITTEN;
+        nopi_out_write(c, i, i + 1);
+    } else {
+        fresh = false;
+    }
+    static const unsigned char zero[8];
+    c->cxx_ref.p = p;
+    c->cxx_ref.t = t;
+    c->cxx_ref.i = i;
+    memcpy(c->cxx_ref.old, p, n);
+    c->cxx_ref.fresh = fresh || memcmp(p, zero, n) == 0;
+    c->cxx_ref.paired = paired;
     return p;
 }
 
@@ -371,13 +412,29 @@ STREAM_RW(u8, uint8_t, NT_U8, nopi_get_i, nopi_set_i, int64_t)
 
 void nopi_streams_check_closed(nopi_core *c)
 {
-    /* a C++ element reference into an input, written after the last runtime call */
+    /* a C++ element reference written after the last runtime call: into an input, or into
+     * the output with a value read from a never-written element; then the whole output */
+    const nt_tensor *t = c->cxx_ref.t;
+    int64_t k = output_read(c);
     if (input_written(c)) {
         c->end = NOPI_END_ERROR;
         c->diag.severity = NOP_SEV_ERROR;
         snprintf(c->diag.msg, sizeof c->diag.msg, "%s: writes to an input tensor; inputs are "
                  "read-only (write the output from get_dst_tensor, or a tensor the kernel made)",
-                 set_name[c->cxx_ref.t->dtype]);
+                 set_name[t->dtype]);
+        return;
+    }
+    retire(c);
+    if (k >= 0) {
+        c->end = NOPI_END_ERROR;
+        c->diag.severity = NOP_SEV_ERROR;
+        snprintf(c->diag.msg, sizeof c->diag.msg, NOPI_OUT_UNINIT_FMT, get_name[NT_F32],
+                 (long long)k, 1LL);
+        return;
+    }
+    if (nopi_out_pattern_end(c, c->diag.msg, sizeof c->diag.msg) != 0) {
+        c->end = NOPI_END_ERROR;
+        c->diag.severity = NOP_SEV_ERROR;
         return;
     }
     for (int i = 0; i < c->nstreams; i++) {

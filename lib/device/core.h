@@ -136,10 +136,22 @@ typedef struct nopi_core {
     nopi_ranges written;        /* the output elements it wrote (outtrack.c) */
     bool finished;              /* under run->diag_lock: its writes are final */
     bool warned_streams;
-    /* The last C++ element reference taken on an input through a writable accessor, and its
-     * bytes then: a change seen at the next reference or at the kernel's end is a write to
-     * an input (accessors.c, nt__cxx_ref). */
-    struct { unsigned char *p; const nt_tensor *t; unsigned char old[8]; } cxx_ref;
+    /* The last C++ element reference taken through a writable accessor (accessors.c,
+     * nt__cxx_ref): where it points, the element's flat index and its bytes then, whether
+     * they were a never-written element's (zero, or the output's pattern) and whether it
+     * follows a reference to the same element that wrote nothing (the write of a read and
+     * a write).  Compared at the next reference and the kernel's end: a changed input is a
+     * write to an input, an output holding a value made from its pattern was read before it
+     * was written, and a changed element that held a value was read and written. */
+    struct {
+        unsigned char *p;
+        const nt_tensor *t;
+        int64_t i;
+        unsigned char old[8];
+        bool fresh, paired;
+    } cxx_ref;
+    bool out_pattern;           /* the output's never-written elements hold their pattern
+                                 * (outtrack.c, nopi_out_pattern) */
     size_t tcm_null;            /* the first tcm_malloc request that got NULL, 0 if none */
     const void *tcm_null_site;  /* where the kernel made it */
     size_t stack_high_water;

@@ -8,6 +8,17 @@
  * is a race, a gap is output nobody wrote.  A read of the output must be covered by what the
  * reading core wrote itself or what cores that had already finished wrote; anything else
  * depends on the order in which cores run.
+ *
+ * A C++ element is a T & (accessors.c): the runtime sees each reference made, never the read
+ * or the write through it.  So that a read of an output element nothing wrote is still
+ * found, a single-core float32 output gets a pattern when the first reference into it
+ * through a writable accessor is made: each element no core wrote yet is set to a
+ * signalling NaN whose payload holds a mark and the element's index.  Float arithmetic on it
+ * gives the quiet NaN of the same payload and a copy keeps it, so a value made from a
+ * never-written element names the element it was read from, and an element that holds
+ * anything but its own pattern was written (through a reference, a pointer made from one, or
+ * any other way).  The output starts undefined on the device; the pattern is one of its
+ * possible contents.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,25 +26,124 @@
 
 #include "outtrack.h"
 
-void nopi_out_write(nopi_core *c, int64_t begin, int64_t end)
+/* Adds [begin, end) to r, extending its last range when it continues it; -1 when out of
+ * memory. */
+static int add_range(nopi_ranges *r, int64_t begin, int64_t end, int core)
 {
-    if (begin >= end)
-        return;
-    nopi_ranges *r = &c->written;
     if (r->n && r->v[r->n - 1].end >= begin && r->v[r->n - 1].begin <= begin) {
         if (end > r->v[r->n - 1].end)
             r->v[r->n - 1].end = end;
-        return;
+        return 0;
     }
     if (r->n == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 16;
         nopi_range *v = realloc(r->v, cap * sizeof *v);
         if (!v)
-            nopi_core_fail(c, "out of memory tracking the output");
+            return -1;
         r->v = v;
         r->cap = cap;
     }
-    r->v[r->n++] = (nopi_range){ begin, end, (int)c->id };
+    r->v[r->n++] = (nopi_range){ begin, end, core };
+    return 0;
+}
+
+void nopi_out_write(nopi_core *c, int64_t begin, int64_t end)
+{
+    if (begin < end && add_range(&c->written, begin, end, (int)c->id) != 0)
+        nopi_core_fail(c, "out of memory tracking the output");
+}
+
+/* ---- the never-written pattern (see the top) -------------------------------------------- */
+
+#define PATTERN_MARK 0x7fa00000u    /* exponent all ones, payload bit 21; bit 22 clear: a
+                                     * signalling NaN, which arithmetic makes quiet */
+#define PATTERN_QUIET 0x00400000u
+#define PATTERN_INDEX 0x001fffffu   /* the low 21 bits of the element's index */
+
+static uint32_t pattern(int64_t i) { return PATTERN_MARK | ((uint32_t)i & PATTERN_INDEX); }
+
+static uint32_t bits_at(const nt_tensor *t, int64_t i)
+{
+    uint32_t b;
+    memcpy(&b, t->data + (size_t)i * 4, 4);
+    return b;
+}
+
+void nopi_out_pattern(nopi_core *c)
+{
+    nopi_run *run = c->run;
+    nt_tensor *t = run->dst;
+    if (c->out_pattern || !t || t->dtype != NT_F32 || run->ncores != 1 ||
+        !(run->checks & NOP_CHECK_INIT))
+        return;
+    /* what was written before stays (marked in a bitmap: this runs on the kernel's small
+     * stack, where a sort's buffers do not fit) */
+    unsigned char *done = calloc((size_t)(t->numel / 8 + 1), 1);
+    if (!done)
+        nopi_core_fail(c, "out of memory tracking the output");
+    for (size_t k = 0; k < c->written.n; k++)
+        for (int64_t i = c->written.v[k].begin; i < c->written.v[k].end; i++)
+            done[i / 8] |= (unsigned char)(1u << (i % 8));
+    for (int64_t i = 0; i < t->numel; i++) {
+        if (done[i / 8] & (1u << (i % 8)))
+            continue;
+        uint32_t b = pattern(i);
+        memcpy(t->data + (size_t)i * 4, &b, 4);
+    }
+    free(done);
+    c->out_pattern = true;
+}
+
+int64_t nopi_out_pattern_source(const nopi_core *c, int64_t i)
+{
+    uint32_t b = bits_at(c->run->dst, i) & 0x7fffffffu;   /* a sign change keeps the source */
+    if (b == pattern(i))
+        return NOPI_OUT_NEVER_WRITTEN;
+    if ((b & PATTERN_MARK) != PATTERN_MARK)
+        return NOPI_OUT_WRITTEN;
+    int64_t low = (int64_t)(b & PATTERN_INDEX);
+    if ((b & ~PATTERN_QUIET) == pattern(i))
+        return i;    /* its own pattern, made quiet: read, then written (out[i] += x) */
+    /* another element's: the nearest below i with those low bits (outputs of more than 2M
+     * elements are told apart by the low bits only) */
+    int64_t k = (i & ~(int64_t)PATTERN_INDEX) | low;
+    if (k >= c->run->dst->numel)
+        k -= (int64_t)PATTERN_INDEX + 1;
+    return k >= 0 ? k : low;
+}
+
+int nopi_out_pattern_end(nopi_core *c, char *msg, size_t size)
+{
+    if (!c->out_pattern)
+        return 0;
+    const nt_tensor *t = c->run->dst;
+    nopi_ranges fresh = { 0 };
+    int64_t run_begin = -1;
+    int rc = 0;
+    for (int64_t i = 0; i <= t->numel && rc == 0; i++) {
+        int64_t src = i < t->numel ? nopi_out_pattern_source(c, i) : NOPI_OUT_NEVER_WRITTEN;
+        if (src >= 0) {
+            snprintf(msg, size, NOPI_OUT_UNINIT_FMT, "nt_get_f32", (long long)src, 1LL);
+            rc = -1;
+        } else if (src == NOPI_OUT_WRITTEN && run_begin < 0) {
+            run_begin = i;
+        } else if (src == NOPI_OUT_NEVER_WRITTEN && run_begin >= 0) {
+            if (add_range(&fresh, run_begin, i, (int)c->id) != 0) {
+                free(fresh.v);   /* out of memory: the ranges recorded stay */
+                return 0;
+            }
+            run_begin = -1;
+        }
+    }
+    if (rc == 0) {
+        /* what the elements hold is what was written: a write through a pointer counts, a
+         * reference made and never written through does not */
+        free(c->written.v);
+        c->written = fresh;
+    } else {
+        free(fresh.v);
+    }
+    return rc;
 }
 
 /* True when [begin, end) is inside the union of the ranges in r (unsorted, small: checked
@@ -79,10 +189,14 @@ void nopi_out_read(nopi_core *c, int64_t begin, int64_t end, const char *fn)
             break;
     }
     pthread_mutex_unlock(&run->diag_lock);
+    /* with the pattern, an element written through a pointer made from a reference counts */
+    if (!ok && c->out_pattern) {
+        ok = true;
+        for (int64_t i = begin; ok && i < end; i++)
+            ok = nopi_out_pattern_source(c, i) != NOPI_OUT_NEVER_WRITTEN;
+    }
     if (!ok)
-        nopi_core_fail(c, "%s(offset=%lld, n=%lld): reads output elements no core has written "
-                       "yet (initcheck); the output starts undefined on the device", fn,
-                       (long long)begin, (long long)(end - begin));
+        nopi_core_fail(c, NOPI_OUT_UNINIT_FMT, fn, (long long)begin, (long long)(end - begin));
 }
 
 static int by_begin(const void *a, const void *b)

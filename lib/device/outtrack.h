@@ -11,6 +11,23 @@ void nopi_out_write(nopi_core *c, int64_t begin, int64_t end);
 /* The calling core reads output elements [begin, end): fails it (initcheck) unless they were
  * written by itself or by a core that has finished. */
 void nopi_out_read(nopi_core *c, int64_t begin, int64_t end, const char *fn);
+/* The message of a read of output elements no core wrote (initcheck): the call that reads
+ * them, the first one's index and their count (long long). */
+#define NOPI_OUT_UNINIT_FMT "%s(offset=%lld, n=%lld): reads output elements no core has " \
+    "written yet (initcheck); the output starts undefined on the device"
+
+/* C++ element references (outtrack.c's top comment): gives a single-core float32 output's
+ * never-written elements their pattern, once, when the init check is on. */
+void nopi_out_pattern(nopi_core *c);
+/* What output element i holds, once the pattern is in (c->out_pattern): */
+#define NOPI_OUT_WRITTEN (-1)        /* a value written to it */
+#define NOPI_OUT_NEVER_WRITTEN (-2)  /* its own pattern */
+/* ... or a value made from never-written element k, which was read: k is returned. */
+int64_t nopi_out_pattern_source(const nopi_core *c, int64_t i);
+/* At the kernel's end: -1 and msg filled when an output element holds a value made from a
+ * never-written element (initcheck); else 0, with the core's written ranges made what the
+ * elements hold.  Does nothing without the pattern. */
+int nopi_out_pattern_end(nopi_core *c, char *msg, size_t size);
 /* After all cores: fills d->msg and returns -1 for a race or output no core wrote (as the
  * run's checks ask), 0 otherwise. */
 int nopi_out_finish(nopi_run *run, nop_diag *d);

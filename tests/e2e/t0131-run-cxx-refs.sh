@@ -5,10 +5,15 @@
 . ./lib.sh
 
 cp -R "$NEURONOP_SRC/tests/fixtures/cxx/refs" "$WORK/refs"
-rm -rf "$WORK/refs/build"
+cp -R "$NEURONOP_SRC/tests/fixtures/cxx/refs_c" "$WORK/refs_c"
+rm -rf "$WORK/refs/build" "$WORK/refs_c/build"
 
-test_expect "the rule kernels build" '
+test_expect "the rule kernels build, and their C twins" '
     run build refs
+    expect_status 0
+    run build refs_c
+    expect_status 0
+    run build refs/count.yaml
     expect_status 0'
 
 test_expect "a write to an input through a reference is stopped at the next element access" '
@@ -49,5 +54,50 @@ test_expect "each element reference is one standard-accessor element for the cos
     run bench refs read_input_copy arange:8 --warmup 0 --iters 1
     expect_status 0
     grep -E "^ +0 +16 " out'
+
+# The C twin's report is the reference (t0110 holds the rule fixtures' pairs the same way):
+# exit status, "OP: core N: error:" and the counts, the C++ op's namespace aside.
+report_key() {
+    sed -e "s/^neuronop: [A-Za-z_][A-Za-z0-9_]*::/neuronop: /" -e "s/: error: .*/: error:/" "$1" |
+        grep -E "^neuronop: ([a-z_]*: core [0-9]*: error:|device checks:)"
+}
+test_expect "reading never-written output through a writable accessor is its C twin's initcheck error" '
+    run run refs_c read_output_writable arange:8
+    expect_status 1
+    expect_err "core 0: error: nt_get_f32(offset=0, n=1): reads output elements no core has written yet (initcheck)"
+    report_key err >c.key
+    run run refs read_output_writable arange:8
+    expect_status 1
+    expect_err "core 0: error: accessor<float, N>()[...](offset=0, n=1): reads output elements no core has written yet (initcheck)"
+    report_key err >cxx.key
+    diff -u c.key cxx.key'
+
+test_expect "a float & kept while other elements are reached, then written, is a write" '
+    run run refs keep_then_write arange:8
+    expect_status 0
+    expect_err "0 errors, 0 warnings"'
+
+test_expect "output written through a pointer made from an element reference is written output" '
+    run run refs pointer_write arange:8
+    expect_status 0
+    expect_out "0 2 4 6 8 10 12 14"
+    expect_err "0 errors, 0 warnings"'
+
+std_elems() { awk "/^per core/ { on = 1; next } on && \$1 == 0 { print \$2 }" "$1"; }
+for op in accumulate accumulate_zeros; do
+    test_expect "out[i] += x and out[i] = std::max(out[i], c) count the accesses of their C twin ($op)" "
+        run bench refs_c $op ones:8 --warmup 0 --iters 1
+        expect_status 0
+        std_elems out >c.n
+        run bench refs/count.yaml $op ones:8 --warmup 0 --iters 1
+        expect_status 0
+        std_elems out >cxx.n
+        test -s c.n && diff -u c.n cxx.n"
+done
+
+test_expect "a float & kept and used many times is one reference" '
+    run bench refs/count.yaml kept_sum ones:8 --warmup 0 --iters 1
+    expect_status 0
+    grep -E "^ +0 +17 " out'
 
 test_done
