@@ -3,7 +3,9 @@
 # bench/run.sh: the standard-accessor relu_cxx built with today's torch/torch.h against the
 # same kernel built with the header from before the change (elements were proxies: one runtime
 # call per read and one per write), measured interleaved in this run; and each C++ relu's
-# modeled device time against its C twin's (the cost model must see every access).
+# modeled device time against its C twin's (the cost model must see every access), and the
+# same for out[i] += x and out[i] = std::max(out[i], c) (tests/fixtures/cxx/refs/count.cpp
+# against its C twin, tests/fixtures/cxx/refs_c: a read and a write each).
 # Usage: bench/cxx_elements.sh NEURONOP SRC WORK
 set -eu
 neuronop=$1 src=$2 work=$3
@@ -16,8 +18,10 @@ tp() { # best host throughput of library LIB's relu_forward (1000 / its fastest 
         2>/dev/null | awk '/^  min / { printf "%.2f", 1000 / $2 }'
 }
 modeled() { # "TOTAL ACCESS": modeled device time per run (us), and its cycles without the
-            # kernel's compute (launch, accessors, copies, library: counted, not timed)
-    "$neuronop" bench "$1" relu_forward randn:32x4096 --warmup 1 --iters 3 2>/dev/null | awk '
+            # kernel's compute (launch, accessors, copies, library: counted, not timed), of
+            # LIB's OP (relu_forward) on INPUT (randn:32x4096)
+    "$neuronop" bench "$1" "${2:-relu_forward}" "${3:-randn:32x4096}" --warmup 1 --iters 3 \
+        2>/dev/null | awk '
         /^modeled device time per run:/ { total = $6 }
         /^  category/ { on = 1; next }
         /^per core/ { on = 0 }
@@ -69,5 +73,18 @@ for pair in relu:relu_cxx relu_tcm:relu_tcm_cxx relu_multicore:relu_multicore_cx
     echo "  modeled: $x $3 us per run, its C twin $c $1 us (ratio $(ratio2 "$3" "$1")x; the"
     echo "    kernel's compute is timed on this busy host); without compute $4 and $2 cycles"
     check "$x's modeled accesses, copies and launch within 2% of $c's" "$(ratio2 "$4" "$2")" \
+        'v >= 0.98 && v <= 1.02'
+done
+cp -R "$src/tests/fixtures/cxx/refs_c" "$work/el-acc-c"
+cp -R "$src/tests/fixtures/cxx/refs" "$work/el-acc-cxx"
+rm -rf "$work/el-acc-c/build" "$work/el-acc-cxx/build"
+"$neuronop" build "$work/el-acc-c" >/dev/null
+"$neuronop" build "$work/el-acc-cxx/count.yaml" >/dev/null
+for op in accumulate accumulate_zeros; do
+    set -- $(modeled "$(lib "$work/el-acc-c")" $op randn:65536) \
+        $(modeled "$work/el-acc-cxx/build/libcxx_refs_count.so" $op randn:65536)
+    echo "  modeled: C++ $op (out[i] += x, std::max) $3 us per run, its C twin $1 us (ratio" \
+        "$(ratio2 "$3" "$1")x); without compute $4 and $2 cycles"
+    check "C++ $op's modeled accesses within 2% of its C twin's" "$(ratio2 "$4" "$2")" \
         'v >= 0.98 && v <= 1.02'
 done

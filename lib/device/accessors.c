@@ -189,9 +189,10 @@ GET_SET(u8, uint8_t, NT_U8)
  * torch's a[i][j] is a T & into the tensor (const T & on a read-only accessor), so the
  * runtime sees the access when the reference is made, not whether it is read or written.
  * Everything an nt_get/nt_set checks that does not depend on that is checked here, on each
- * reference, and counted as one standard-accessor element for the cost model.  The last
- * reference through a writable accessor is remembered with the element's bytes
- * (c->cxx_ref) and looked at again at the next reference and at the kernel's end:
+ * reference, and counted as one standard-accessor element for the cost model.  References
+ * through a writable accessor are remembered with the element's bytes (the last
+ * NOPI_CXX_INPUT_REFS into inputs, the last one into anything else) and looked at again at
+ * the next reference and at the kernel's end:
  * - into an input, a change is the write to an input it is (reported, the input restored);
  * - into the output, a value made from the never-written pattern (outtrack.c) is a read of
  *   an element no core wrote, as nt_get's initcheck would report it;
@@ -201,17 +202,33 @@ GET_SET(u8, uint8_t, NT_U8)
  *   of out[i] = f(out[i]), whose read was that one).
  * neuronop-cxx(3), "Element references", says what this sees and what it cannot. */
 
-/* True (and the input restored) when the remembered reference into an input was written. */
-static bool input_written(nopi_core *c)
+/* The input a remembered reference into one wrote (and restored), or NULL. */
+static const nt_tensor *input_written(nopi_core *c)
 {
-    const nt_tensor *t = c->cxx_ref.t;
-    if (!c->cxx_ref.p || t == c->run->dst || !t->readonly ||
-        !(c->run->checks & NOP_CHECK_READONLY) ||
-        memcmp(c->cxx_ref.p, c->cxx_ref.old, t->itemsize) == 0)
-        return false;
-    memcpy(c->cxx_ref.p, c->cxx_ref.old, t->itemsize);
-    c->cxx_ref.p = NULL;
-    return true;
+    int n = c->ncxx_in < NOPI_CXX_INPUT_REFS ? c->ncxx_in : NOPI_CXX_INPUT_REFS;
+    for (int k = 0; k < n; k++) {
+        const nt_tensor *t = c->cxx_in[k].t;
+        if (memcmp(c->cxx_in[k].p, c->cxx_in[k].old, t->itemsize) != 0) {
+            memcpy(c->cxx_in[k].p, c->cxx_in[k].old, t->itemsize);
+            c->ncxx_in = 0;
+            return t;
+        }
+    }
+    return NULL;
+}
+
+/* Remembers a reference into an input through a writable accessor (one already remembered
+ * stays where it is). */
+static void remember_input(nopi_core *c, const nt_tensor *t, unsigned char *p)
+{
+    int n = c->ncxx_in < NOPI_CXX_INPUT_REFS ? c->ncxx_in : NOPI_CXX_INPUT_REFS;
+    for (int k = 0; k < n; k++)
+        if (c->cxx_in[k].p == p)
+            return;
+    int at = c->ncxx_in++ % NOPI_CXX_INPUT_REFS;
+    c->cxx_in[at].p = p;
+    c->cxx_in[at].t = t;
+    memcpy(c->cxx_in[at].old, p, t->itemsize);
 }
 
 /* The never-written output element the remembered reference's element was made from, or -1. */
@@ -235,9 +252,10 @@ static void retire(nopi_core *c)
 void *nopi_api_cxx_ref(const nt_accessor *a, int nidx, const int64_t *idx, int writable)
 {
     NOPI_API(c, NOP_COST_STD);
+    const nt_tensor *in = c->ncxx_in ? input_written(c) : NULL;
+    if (in)
+        nopi_check_writable(c, in, set_name[in->dtype]);
     if (c->cxx_ref.p) {
-        if (input_written(c))
-            nopi_check_writable(c, c->cxx_ref.t, set_name[c->cxx_ref.t->dtype]);
         int64_t k = output_read(c);
         if (k >= 0)
             nopi_core_fail(c, NOPI_OUT_UNINIT_FMT, get_name[NT_F32], (long long)k, 1LL);
@@ -249,6 +267,11 @@ void *nopi_api_cxx_ref(const nt_accessor *a, int nidx, const int64_t *idx, int w
     if (!writable) {
         if (t == c->run->dst)
             nopi_out_read(c, i, i + 1, get_name[t->dtype]);
+        return p;
+    }
+    if (t->readonly) {   /* an input, through a non-const copy's accessor */
+        if (c->run->checks & NOP_CHECK_READONLY)
+            remember_input(c, t, p);
         return p;
     }
     bool paired = c->cxx_ref.p == p && memcmp(p, c->cxx_ref.old, n) == 0;
@@ -414,9 +437,9 @@ void nopi_streams_check_closed(nopi_core *c)
 {
     /* a C++ element reference written after the last runtime call: into an input, or into
      * the output with a value read from a never-written element; then the whole output */
-    const nt_tensor *t = c->cxx_ref.t;
     int64_t k = output_read(c);
-    if (input_written(c)) {
+    const nt_tensor *t = input_written(c);
+    if (t) {
         c->end = NOPI_END_ERROR;
         c->diag.severity = NOP_SEV_ERROR;
         snprintf(c->diag.msg, sizeof c->diag.msg, "%s: writes to an input tensor; inputs are "

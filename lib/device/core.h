@@ -35,6 +35,7 @@
 
 #define NOPI_MAX_TCM_BLOCKS 128
 #define NOPI_MAX_STREAMS 64
+#define NOPI_CXX_INPUT_REFS 8   /* C++ references into inputs compared at once (accessors.c) */
 #define NOPI_MAX_CORES 64
 
 /* A kernel stack: usable bytes above a PROT_NONE guard far larger than any frame, because
@@ -136,13 +137,13 @@ typedef struct nopi_core {
     nopi_ranges written;        /* the output elements it wrote (outtrack.c) */
     bool finished;              /* under run->diag_lock: its writes are final */
     bool warned_streams;
-    /* The last C++ element reference taken through a writable accessor (accessors.c,
-     * nt__cxx_ref): where it points, the element's flat index and its bytes then, whether
-     * they were a never-written element's (zero, or the output's pattern) and whether it
-     * follows a reference to the same element that wrote nothing (the write of a read and
-     * a write).  Compared at the next reference and the kernel's end: a changed input is a
-     * write to an input, an output holding a value made from its pattern was read before it
-     * was written, and a changed element that held a value was read and written. */
+    /* The last C++ element reference taken through a writable accessor into anything but
+     * an input (accessors.c, nt__cxx_ref): where it points, the element's flat index and
+     * its bytes then, whether they were a never-written element's (zero, or the output's
+     * pattern) and whether it follows a reference to the same element that wrote nothing
+     * (the write of a read and a write).  Compared at the next reference and the kernel's
+     * end: an output holding a value made from its pattern was read before it was written,
+     * and a changed element that held a value was read and written. */
     struct {
         unsigned char *p;
         const nt_tensor *t;
@@ -150,6 +151,12 @@ typedef struct nopi_core {
         unsigned char old[8];
         bool fresh, paired;
     } cxx_ref;
+    /* The last NOPI_CXX_INPUT_REFS such references into inputs, with their bytes: a change
+     * seen at the next reference or the kernel's end is a write to an input. */
+    struct { unsigned char *p; const nt_tensor *t; unsigned char old[8]; }
+        cxx_in[NOPI_CXX_INPUT_REFS];
+    int ncxx_in;                /* references made into inputs: the newest is at
+                                 * (ncxx_in - 1) % NOPI_CXX_INPUT_REFS */
     bool out_pattern;           /* the output's never-written elements hold their pattern
                                  * (outtrack.c, nopi_out_pattern) */
     size_t tcm_null;            /* the first tcm_malloc request that got NULL, 0 if none */

@@ -29,6 +29,12 @@ test_expect "a write to an input through a kept float & is found at the kernel's
     expect_err "cxx_refs::write_input_late: core 0: error: accessor<float, N>()[...] = v: writes to an input tensor"
     expect_err "1 error, 0 warnings"'
 
+test_expect "of several float & kept into an input, a write through an earlier one is found" '
+    run run refs write_input_kept arange:8
+    expect_status 1
+    expect_err "cxx_refs::write_input_kept: core 0: error: accessor<float, N>()[...] = v: writes to an input tensor"
+    expect_err "1 error, 0 warnings"'
+
 test_expect "reading an input through a non-const copy's accessor is allowed" '
     run run refs read_input_copy arange:8
     expect_status 0
