@@ -4,7 +4,7 @@
 # same kernel built with the header from before the change (elements were proxies: one runtime
 # call per read and one per write), measured interleaved in this run; and each C++ relu's
 # modeled device time against its C twin's (the cost model must see every access), and the
-# same for out[i] += x and out[i] = std::max(out[i], c) (tests/fixtures/cxx/refs/count.cpp
+# same for out[i] += x and out[i] = std::max(out[i], c) (tests/fixtures/cxx/refs/twins.cpp
 # against its C twin, tests/fixtures/cxx/refs_c: a read and a write each).
 # Usage: bench/cxx_elements.sh NEURONOP SRC WORK
 set -eu
@@ -79,10 +79,10 @@ cp -R "$src/tests/fixtures/cxx/refs_c" "$work/el-acc-c"
 cp -R "$src/tests/fixtures/cxx/refs" "$work/el-acc-cxx"
 rm -rf "$work/el-acc-c/build" "$work/el-acc-cxx/build"
 "$neuronop" build "$work/el-acc-c" >/dev/null
-"$neuronop" build "$work/el-acc-cxx/count.yaml" >/dev/null
+"$neuronop" build "$work/el-acc-cxx/twins.yaml" >/dev/null
 for op in accumulate accumulate_zeros; do
     set -- $(modeled "$(lib "$work/el-acc-c")" $op randn:65536) \
-        $(modeled "$work/el-acc-cxx/build/libcxx_refs_count.so" $op randn:65536)
+        $(modeled "$work/el-acc-cxx/build/libcxx_refs_twins.so" $op randn:65536)
     echo "  modeled: C++ $op (out[i] += x, std::max) $3 us per run, its C twin $1 us (ratio" \
         "$(ratio2 "$3" "$1")x); without compute $4 and $2 cycles"
     check "C++ $op's modeled accesses within 2% of its C twin's" "$(ratio2 "$4" "$2")" \

@@ -96,14 +96,15 @@ void nopi_out_pattern(nopi_core *c)
 
 int64_t nopi_out_pattern_source(const nopi_core *c, int64_t i)
 {
-    uint32_t b = bits_at(c->run->dst, i) & 0x7fffffffu;   /* a sign change keeps the source */
-    if (b == pattern(i))
+    uint32_t raw = bits_at(c->run->dst, i);
+    if (raw == pattern(i))
         return NOPI_OUT_NEVER_WRITTEN;
+    uint32_t b = raw & 0x7fffffffu;   /* a sign change (-x) keeps the source */
     if ((b & PATTERN_MARK) != PATTERN_MARK)
         return NOPI_OUT_WRITTEN;
     int64_t low = (int64_t)(b & PATTERN_INDEX);
     if ((b & ~PATTERN_QUIET) == pattern(i))
-        return i;    /* its own pattern, made quiet: read, then written (out[i] += x) */
+        return i;    /* its own pattern, made quiet or negated: read, then written */
     /* another element's: the nearest below i with those low bits (outputs of more than 2M
      * elements are told apart by the low bits only) */
     int64_t k = (i & ~(int64_t)PATTERN_INDEX) | low;

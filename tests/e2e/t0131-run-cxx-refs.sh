@@ -13,7 +13,7 @@ test_expect "the rule kernels build, and their C twins" '
     expect_status 0
     run build refs_c
     expect_status 0
-    run build refs/count.yaml
+    run build refs/twins.yaml
     expect_status 0'
 
 test_expect "a write to an input through a reference is stopped at the next element access" '
@@ -78,6 +78,17 @@ test_expect "reading never-written output through a writable accessor is its C t
     report_key err >cxx.key
     diff -u c.key cxx.key'
 
+test_expect "negating never-written output through a writable accessor is its C twin's initcheck error" '
+    run run refs_c negate_unwritten arange:8
+    expect_status 1
+    expect_err "core 0: error: nt_get_f32(offset=0, n=1): reads output elements no core has written yet (initcheck)"
+    report_key err >c.key
+    run run refs/twins.yaml negate_unwritten arange:8
+    expect_status 1
+    expect_err "core 0: error: accessor<float, N>()[...](offset=0, n=1): reads output elements no core has written yet (initcheck)"
+    report_key err >cxx.key
+    diff -u c.key cxx.key'
+
 test_expect "a float & kept while other elements are reached, then written, is a write" '
     run run refs keep_then_write arange:8
     expect_status 0
@@ -95,14 +106,14 @@ for op in accumulate accumulate_zeros; do
         run bench refs_c $op ones:8 --warmup 0 --iters 1
         expect_status 0
         std_elems out >c.n
-        run bench refs/count.yaml $op ones:8 --warmup 0 --iters 1
+        run bench refs/twins.yaml $op ones:8 --warmup 0 --iters 1
         expect_status 0
         std_elems out >cxx.n
         test -s c.n && diff -u c.n cxx.n"
 done
 
 test_expect "a float & kept and used many times is one reference" '
-    run bench refs/count.yaml kept_sum ones:8 --warmup 0 --iters 1
+    run bench refs/twins.yaml kept_sum ones:8 --warmup 0 --iters 1
     expect_status 0
     grep -E "^ +0 +17 " out'
 
