@@ -231,66 +231,96 @@ static void remember_input(nopi_core *c, const nt_tensor *t, unsigned char *p)
     memcpy(c->cxx_in[at].old, p, t->itemsize);
 }
 
-/* The never-written output element the remembered reference's element was made from, or -1. */
-static int64_t output_read(const nopi_core *c)
+/* The n bytes of an element as a number, without a call per access. */
+static inline uint64_t elem_bits(const unsigned char *p, size_t n)
 {
-    if (!c->cxx_ref.p || c->cxx_ref.t != c->run->dst || !c->out_pattern)
+    uint8_t b1;
+    uint16_t b2;
+    uint32_t b4;
+    uint64_t b8;
+    switch (n) {
+    case 1: memcpy(&b1, p, 1); return b1;
+    case 2: memcpy(&b2, p, 2); return b2;
+    case 4: memcpy(&b4, p, 4); return b4;
+    default: memcpy(&b8, p, 8); return b8;
+    }
+}
+
+/* The never-written output element the remembered reference's element was made from, or
+ * -1; looked at only when its bytes changed since it was last looked at. */
+static inline int64_t output_read(nopi_core *c)
+{
+    if (!c->out_pattern || !c->cxx_ref.p || c->cxx_ref.t != c->run->dst)
         return -1;
+    uint64_t bits = elem_bits(c->cxx_ref.p, 4);
+    if (bits == c->cxx_ref.seen)
+        return -1;
+    c->cxx_ref.seen = bits;
     int64_t k = nopi_out_pattern_source(c, c->cxx_ref.i);
     return k >= 0 ? k : -1;
 }
 
 /* Ends the remembered reference: the read of a read and a write is counted. */
-static void retire(nopi_core *c)
+static inline void retire(nopi_core *c)
 {
     if (c->cxx_ref.p && !c->cxx_ref.fresh && !c->cxx_ref.paired &&
-        memcmp(c->cxx_ref.p, c->cxx_ref.old, c->cxx_ref.t->itemsize) != 0)
+        elem_bits(c->cxx_ref.p, c->cxx_ref.t->itemsize) != c->cxx_ref.old)
         c->n.std_elems++;
     c->cxx_ref.p = NULL;
+}
+
+/* Looks at the remembered references again (a C++ element reference is being made). */
+static void look_again(nopi_core *c)
+{
+    const nt_tensor *in = c->ncxx_in ? input_written(c) : NULL;
+    if (in)
+        nopi_check_writable(c, in, set_name[in->dtype]);
+    int64_t k = output_read(c);
+    if (k >= 0)
+        nopi_core_fail(c, NOPI_OUT_UNINIT_FMT, get_name[NT_F32], (long long)k, 1LL);
+}
+
+/* Remembers a reference to element i (at p) of t through a writable accessor, t not an
+ * input, and the last one's end. */
+static void remember(nopi_core *c, const nt_tensor *t, int64_t i, unsigned char *p)
+{
+    size_t n = t->itemsize;
+    uint64_t bits = elem_bits(p, n);
+    bool paired = c->cxx_ref.p == p && bits == c->cxx_ref.old;
+    retire(c);
+    bool fresh = bits == 0;
+    if (t == c->run->dst) {
+        if (!c->out_pattern) {
+            nopi_out_pattern(c);
+            bits = elem_bits(p, n);
+        }
+        fresh = fresh || (c->out_pattern && bits == nopi_out_pattern_bits(i));
+        nopi_out_write(c, i, i + 1);
+    }
+    c->cxx_ref.p = p;
+    c->cxx_ref.t = t;
+    c->cxx_ref.i = i;
+    c->cxx_ref.old = c->cxx_ref.seen = bits;
+    c->cxx_ref.fresh = fresh;
+    c->cxx_ref.paired = paired;
 }
 
 void *nopi_api_cxx_ref(const nt_accessor *a, int nidx, const int64_t *idx, int writable)
 {
     NOPI_API(c, NOP_COST_STD);
-    const nt_tensor *in = c->ncxx_in ? input_written(c) : NULL;
-    if (in)
-        nopi_check_writable(c, in, set_name[in->dtype]);
-    if (c->cxx_ref.p) {
-        int64_t k = output_read(c);
-        if (k >= 0)
-            nopi_core_fail(c, NOPI_OUT_UNINIT_FMT, get_name[NT_F32], (long long)k, 1LL);
-    }
+    if (c->ncxx_in || c->out_pattern)
+        look_again(c);
     int64_t i = element(c, a, -1, nidx, idx, NULL);
     const nt_tensor *t = a->t_;
-    size_t n = t->itemsize;
-    unsigned char *p = t->data + (size_t)i * n;
+    unsigned char *p = t->data + (size_t)i * t->itemsize;
     if (!writable) {
         if (t == c->run->dst)
             nopi_out_read(c, i, i + 1, get_name[t->dtype]);
-        return p;
+    } else if (!t->readonly) {
+        remember(c, t, i, p);
+    } else if (c->run->checks & NOP_CHECK_READONLY) {
+        remember_input(c, t, p);   /* an input, through a non-const copy's accessor */
     }
-    if (t->readonly) {   /* an input, through a non-const copy's accessor */
-        if (c->run->checks & NOP_CHECK_READONLY)
-            remember_input(c, t, p);
-        return p;
-    }
-    bool paired = c->cxx_ref.p == p && memcmp(p, c->cxx_ref.old, n) == 0;
-    retire(c);
-    bool fresh;
-    if (t == c->run->dst) {
-        nopi_out_pattern(c);
-        fresh = c->out_pattern && nopi_out_pattern_source(c, i) == NOPI_OUT_NEVER_WRITTEN;
-        nopi_out_write(c, i, i + 1);
-    } else {
-        fresh = false;
-    }
-    static const unsigned char zero[8];
-    c->cxx_ref.p = p;
-    c->cxx_ref.t = t;
-    c->cxx_ref.i = i;
-    memcpy(c->cxx_ref.old, p, n);
-    c->cxx_ref.fresh = fresh || memcmp(p, zero, n) == 0;
-    c->cxx_ref.paired = paired;
     return p;
 }
 

@@ -148,7 +148,8 @@ typedef struct nopi_core {
         unsigned char *p;
         const nt_tensor *t;
         int64_t i;
-        unsigned char old[8];
+        uint64_t old;           /* its itemsize bytes (accessors.c, elem_bits) */
+        uint64_t seen;          /* ... when last looked at */
         bool fresh, paired;
     } cxx_ref;
     /* The last NOPI_CXX_INPUT_REFS such references into inputs, with their bytes: a change

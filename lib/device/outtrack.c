@@ -49,25 +49,17 @@ static int add_range(nopi_ranges *r, int64_t begin, int64_t end, int core)
 
 void nopi_out_write(nopi_core *c, int64_t begin, int64_t end)
 {
+    nopi_range *last = c->written.n ? &c->written.v[c->written.n - 1] : NULL;
+    if (last && last->end >= begin && last->begin <= begin) {   /* the common case, inline */
+        if (end > last->end)
+            last->end = end;
+        return;
+    }
     if (begin < end && add_range(&c->written, begin, end, (int)c->id) != 0)
         nopi_core_fail(c, "out of memory tracking the output");
 }
 
 /* ---- the never-written pattern (see the top) -------------------------------------------- */
-
-#define PATTERN_MARK 0x7fa00000u    /* exponent all ones, payload bit 21; bit 22 clear: a
-                                     * signalling NaN, which arithmetic makes quiet */
-#define PATTERN_QUIET 0x00400000u
-#define PATTERN_INDEX 0x001fffffu   /* the low 21 bits of the element's index */
-
-static uint32_t pattern(int64_t i) { return PATTERN_MARK | ((uint32_t)i & PATTERN_INDEX); }
-
-static uint32_t bits_at(const nt_tensor *t, int64_t i)
-{
-    uint32_t b;
-    memcpy(&b, t->data + (size_t)i * 4, 4);
-    return b;
-}
 
 void nopi_out_pattern(nopi_core *c)
 {
@@ -87,30 +79,11 @@ void nopi_out_pattern(nopi_core *c)
     for (int64_t i = 0; i < t->numel; i++) {
         if (done[i / 8] & (1u << (i % 8)))
             continue;
-        uint32_t b = pattern(i);
+        uint32_t b = nopi_out_pattern_bits(i);
         memcpy(t->data + (size_t)i * 4, &b, 4);
     }
     free(done);
     c->out_pattern = true;
-}
-
-int64_t nopi_out_pattern_source(const nopi_core *c, int64_t i)
-{
-    uint32_t raw = bits_at(c->run->dst, i);
-    if (raw == pattern(i))
-        return NOPI_OUT_NEVER_WRITTEN;
-    uint32_t b = raw & 0x7fffffffu;   /* a sign change (-x) keeps the source */
-    if ((b & PATTERN_MARK) != PATTERN_MARK)
-        return NOPI_OUT_WRITTEN;
-    int64_t low = (int64_t)(b & PATTERN_INDEX);
-    if ((b & ~PATTERN_QUIET) == pattern(i))
-        return i;    /* its own pattern, made quiet or negated: read, then written */
-    /* another element's: the nearest below i with those low bits (outputs of more than 2M
-     * elements are told apart by the low bits only) */
-    int64_t k = (i & ~(int64_t)PATTERN_INDEX) | low;
-    if (k >= c->run->dst->numel)
-        k -= (int64_t)PATTERN_INDEX + 1;
-    return k >= 0 ? k : low;
 }
 
 int nopi_out_pattern_end(nopi_core *c, char *msg, size_t size)

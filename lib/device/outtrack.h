@@ -4,6 +4,8 @@
 #ifndef NEURONOP_OUTTRACK_H
 #define NEURONOP_OUTTRACK_H
 
+#include <string.h>
+
 #include "core.h"
 
 /* The calling core wrote output elements [begin, end). */
@@ -19,11 +21,40 @@ void nopi_out_read(nopi_core *c, int64_t begin, int64_t end, const char *fn);
 /* C++ element references (outtrack.c's top comment): gives a single-core float32 output's
  * never-written elements their pattern, once, when the init check is on. */
 void nopi_out_pattern(nopi_core *c);
+/* Element i's pattern: a signalling NaN (quiet bit 22 clear) marked by payload bit 21, with
+ * the low 21 bits of i. */
+#define NOPI_PATTERN_MARK 0x7fa00000u
+#define NOPI_PATTERN_QUIET 0x00400000u
+#define NOPI_PATTERN_INDEX 0x001fffffu
+static inline uint32_t nopi_out_pattern_bits(int64_t i)
+{
+    return NOPI_PATTERN_MARK | ((uint32_t)i & NOPI_PATTERN_INDEX);
+}
 /* What output element i holds, once the pattern is in (c->out_pattern): */
 #define NOPI_OUT_WRITTEN (-1)        /* a value written to it */
 #define NOPI_OUT_NEVER_WRITTEN (-2)  /* its own pattern */
-/* ... or a value made from never-written element k, which was read: k is returned. */
-int64_t nopi_out_pattern_source(const nopi_core *c, int64_t i);
+/* ... or a value made from never-written element k, which was read: k is returned.  Inline:
+ * C++ element references ask on each call. */
+static inline int64_t nopi_out_pattern_source(const nopi_core *c, int64_t i)
+{
+    const nt_tensor *t = c->run->dst;
+    uint32_t raw;
+    memcpy(&raw, t->data + (size_t)i * 4, 4);
+    if (raw == nopi_out_pattern_bits(i))
+        return NOPI_OUT_NEVER_WRITTEN;
+    uint32_t b = raw & 0x7fffffffu;   /* a sign change (-x) keeps the source */
+    if ((b & NOPI_PATTERN_MARK) != NOPI_PATTERN_MARK)
+        return NOPI_OUT_WRITTEN;
+    if ((b & ~NOPI_PATTERN_QUIET) == nopi_out_pattern_bits(i))
+        return i;    /* its own pattern, made quiet or negated: read, then written */
+    /* another element's: the nearest below i with those low bits (outputs of more than 2M
+     * elements are told apart by the low bits only) */
+    int64_t low = (int64_t)(b & NOPI_PATTERN_INDEX);
+    int64_t k = (i & ~(int64_t)NOPI_PATTERN_INDEX) | low;
+    if (k >= t->numel)
+        k -= (int64_t)NOPI_PATTERN_INDEX + 1;
+    return k >= 0 ? k : low;
+}
 /* At the kernel's end: -1 and msg filled when an output element holds a value made from a
  * never-written element (initcheck); else 0, with the core's written ranges made what the
  * elements hold.  Does nothing without the pattern. */
