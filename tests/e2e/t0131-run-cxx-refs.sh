@@ -1,7 +1,10 @@
 #!/bin/sh
 # The device rules through C++ element references (tests/fixtures/cxx/refs): an element of
 # accessor<T, N>() is a T & into the tensor, checked and counted when it is made; what a C
-# kernel's nt_get/nt_set would be told, a C++ kernel is told in its own terms.
+# kernel's nt_get/nt_set would be told, a C++ kernel is told in its own terms.  Where the
+# C++ kernel has a C twin (tests/fixtures/cxx/refs_c, the same op names), the twin's report
+# and access counts are the expectation: a read of never-written output through a writable
+# accessor, out[i] += x and out[i] = std::max(out[i], c).
 . ./lib.sh
 
 cp -R "$NEURONOP_SRC/tests/fixtures/cxx/refs" "$WORK/refs"
