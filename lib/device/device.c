@@ -50,6 +50,7 @@ struct nop_device {
     nopi_pool *pool;            /* started by the first run */
     slot slots[NOPI_MAX_CORES];
     nopi_stack shape_stack;
+    nopi_stack ref_stack;       /* a reference's (one core): host-sized, never painted */
     char *ring;
     nopi_phase_fn *phase;       /* a worker's device: where its phases go */
     void *phase_ctx;
@@ -154,6 +155,7 @@ void nop_device_free(nop_device *dev)
         free(dev->slots[i].tcm);
     }
     nopi_stack_free(&dev->shape_stack);
+    nopi_stack_free(&dev->ref_stack);
     free(dev->ring);
     pthread_mutex_destroy(&dev->running);
     free(dev);
@@ -163,7 +165,9 @@ void nop_device_free(nop_device *dev)
 
 /* Prepares core id of a run on the device's cached stack and TCM (allocated on first use,
  * reallocated when the library's stack size changes).  The stack is repainted only where the
- * last run wrote, which keeps a launch cheap. */
+ * last run wrote, which keeps a launch cheap.  A reference runs on a stack of its own, host
+ * code with no STACK_SIZE to check: painting its megabyte would cost more than the run (and
+ * in a fresh worker, a page fault for every page of it). */
 static int core_init(nop_device *dev, nopi_core *c, nopi_run *run, uint32_t id,
                      uint32_t count)
 {
@@ -172,7 +176,11 @@ static int core_init(nop_device *dev, nopi_core *c, nopi_run *run, uint32_t id,
     c->id = id;
     c->count = count;
     slot *s = &dev->slots[id];
-    if (!s->stack.map || s->stack_size != run->stack_size) {
+    c->host_stack = run->ref_name != NULL;
+    if (c->host_stack) {
+        if (!dev->ref_stack.map && nopi_stack_alloc(&dev->ref_stack, run->stack_size) != 0)
+            return -1;
+    } else if (!s->stack.map || s->stack_size != run->stack_size) {
         nopi_stack_free(&s->stack);
         if (nopi_stack_alloc(&s->stack, run->stack_size + STACK_RESERVE) != 0)
             return -1;
@@ -185,8 +193,9 @@ static int core_init(nop_device *dev, nopi_core *c, nopi_run *run, uint32_t id,
         getcontext(&s->context);
         s->have_context = true;
     }
-    nopi_stack_repaint(&s->stack, s->dirty);
-    c->stack = s->stack;
+    if (!c->host_stack)
+        nopi_stack_repaint(&s->stack, s->dirty);
+    c->stack = c->host_stack ? dev->ref_stack : s->stack;
     c->tcm = s->tcm;
     c->fiber = s->context;
     c->fiber_ready = true;
@@ -218,7 +227,7 @@ static void core_release(nop_device *dev, nopi_core *c)
     free(c->trace.spans);   /* NULL once take_traces has moved them */
     c->trace.spans = NULL;
     nopi_memcheck_end(c);
-    if (!c->shape_mode)
+    if (!c->shape_mode && !c->host_stack)
         dev->slots[c->id].dirty = c->stack_high_water;
 }
 
