@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,8 +31,6 @@
 #include <unistd.h>
 
 #include "server.h"
-
-#define PIPE_BYTES (1 << 20)       /* a run's output fits the pipe: no round trips */
 
 /* ---- the parent's side ------------------------------------------------------------------ */
 
@@ -163,6 +162,81 @@ int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs
     return nopi_server_call_fd(s, opname, budget, runs, req, len, -1, take, take_ctx, err);
 }
 
+/* Waits (until deadline at most) for the zygote's next word: its kind, with *status and the
+ * descriptor that came with it (*got, or -1); 0 when the zygote is gone or said nothing in
+ * time (*late then). */
+static int hear(nopi_server *s, double deadline, int32_t *status, int *got, bool *late)
+{
+    *got = -1;
+    *late = false;
+    struct pollfd p = { s->req_fd, POLLIN, 0 };
+    for (;;) {
+        double left = deadline - nopi_now();
+        if (left <= 0) {
+            *late = true;
+            return 0;
+        }
+        int pr = poll(&p, 1, (int)(left * 1000) + 1);
+        if (pr > 0)
+            break;
+        if (pr < 0 && errno != EINTR)
+            return 0;
+    }
+    char *buf = NULL;
+    uint64_t len;
+    struct nopi_zmsg m = { 0, 0 };
+    if (nopi_read_request(s->req_fd, &buf, &len, got) && len == sizeof m)
+        memcpy(&m, buf, sizeof m);
+    free(buf);
+    if ((m.kind != ZMSG_STARTED) != (*got < 0)) {   /* a descriptor comes with STARTED alone */
+        if (*got >= 0)
+            close(*got);
+        *got = -1;
+        return 0;
+    }
+    *status = m.status;
+    return m.kind;
+}
+
+/* Sends a request to the worker, replacing a worker that went away between requests, once;
+ * 0, or -1 with err filled. */
+static int send_request(nopi_server *s, const void *req, size_t len, int pass, nop_error *err)
+{
+    for (int tries = 0; s->pid == 0 || nopi_send_request(s->req_fd, req, len, pass) != 0; tries++) {
+        if (s->pid)
+            stop(s, true);
+        if (tries == 2 || start(s, err) != 0)
+            return tries == 2 ? nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the device "
+                                          "process ended before it took any work") : -1;
+    }
+    return 0;
+}
+
+/* The descriptor a zygote's child sends its records on, once the zygote has handed it the
+ * request (what the zygote says of the last request's child meanwhile is past: that request
+ * was answered); -1 when there is none, with *late when the zygote said nothing in time. */
+static int child_records(nopi_server *s, double deadline, bool *late)
+{
+    int32_t status;
+    int fd, kind;
+    while ((kind = hear(s, deadline, &status, &fd, late)) == ZMSG_ENDED)
+        ;
+    return kind == ZMSG_STARTED ? fd : -1;
+}
+
+/* The wait status of the child that served the last request, which has ended without
+ * answering it; -1 when the zygote is gone or says nothing in time. */
+static int child_status(nopi_server *s, double deadline)
+{
+    int32_t status;
+    int fd;
+    bool late;
+    int kind = hear(s, deadline, &status, &fd, &late);
+    if (fd >= 0)
+        close(fd);
+    return kind == ZMSG_ENDED ? status : -1;
+}
+
 int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int runs,
                         const void *req, size_t len, int pass, nopi_take_fn *take,
                         void *take_ctx, nop_error *err)
@@ -172,40 +246,44 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
                          "device process is too large", len);
     /* the phase page as it was before this request: what changes is the request's */
     uint32_t seq = atomic_load(&s->phase->seq);
-    /* a worker that went away between requests is replaced, once */
-    for (int tries = 0; s->pid == 0 || nopi_send_request(s->req_fd, req, len, pass) != 0; tries++) {
-        if (s->pid)
-            stop(s, true);
-        if (tries == 2 || start(s, err) != 0)
-            return tries == 2 ? nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the device "
-                                          "process ended before it took any work") : -1;
-    }
+    if (send_request(s, req, len, pass, err) != 0)
+        return -1;
     nop_device_opts o = nopi_device_opts(s->dev);
     int most = nopi_device_max_cores(s->dev);
     nopi_watch wt = { .dev = s->dev, .phase = s->phase, .seq = seq, .op = opname,
                       .budget = budget, .timeout = o.timeout, .runs = runs > 0 ? runs : 0,
-                      .ncores = most, .status_fd = s->zygote ? s->req_fd : -1, .take = take,
-                      .ctx = take_ctx };
-    bool in_time = nopi_watch_read(&wt, s->rec_fd);
-    bool clean = s->zygote ? wt.ended && WIFEXITED(wt.status) && WEXITSTATUS(wt.status) == 0
-                           : true;
-    if (in_time && !wt.malformed && wt.done && clean) {
+                      .ncores = most, .take = take, .ctx = take_ctx };
+    nopi_watch_start(&wt);
+    int fd = s->rec_fd;
+    bool late = false, in_time;
+    if (s->zygote && (fd = child_records(s, wt.limit, &late)) < 0) {
+        in_time = !late;
+        wt.malformed = !late;   /* no child for it, or a zygote gone: said below */
+    } else {
+        in_time = nopi_watch_read(&wt, fd);
+        if (s->zygote)
+            close(fd);   /* whatever the child writes after DONE reaches no one */
+    }
+    if (in_time && !wt.malformed && wt.done) {
         if (!s->zygote && (wt.result.retire || wt.result.rc != 0))
             stop(s, false);
         if (wt.result.rc != 0 && err)
             *err = wt.result.err;
         return wt.result.rc == 0 ? 0 : -1;
     }
-    int status;
-    if (s->zygote && in_time && !wt.malformed && wt.ended && wt.status != ZYGOTE_NOFORK)
-        status = wt.status;   /* its child ended badly; the zygote goes on */
-    else
+    int status = -1;
+    if (s->zygote && in_time && !wt.malformed)   /* its child ended without answering */
+        status = child_status(s, wt.limit);
+    if (status == -1)
         status = stop(s, true);
     if (!in_time) {
         nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "timeout: it did not finish within its "
                   "time limit and was stopped");
         nopi_detail(err, "look for a loop that never ends, or give it more time with "
                     "--timeout SECONDS");
+    } else if (wt.malformed && fd < 0) {
+        nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the device process ended before it took "
+                  "any work");
     } else if (wt.malformed) {
         nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the device process sent a malformed "
                   "report: kernel code overwrote the runtime's memory?");

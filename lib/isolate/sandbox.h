@@ -141,7 +141,6 @@ typedef struct nopi_watch {
     double budget, timeout;         /* the request's own seconds; a kernel's time limit */
     int runs, ncores;               /* runs it may make (0: budget bounds all); cores a run
                                      * may use at most */
-    int status_fd;                  /* a zygote's socket, or -1 for a one-shot worker */
     nopi_take_fn *take;             /* the records sandbox.c does not handle */
     void *ctx;
     /* ---- */
@@ -151,16 +150,16 @@ typedef struct nopi_watch {
     int phases_left;                /* changes of phase still believable; -1: any number */
     char where[256];                /* the phase it is in, as diagnostics name it */
     bool done, malformed;           /* DONE came; something was not as it must be */
-    bool ended;                     /* the zygote reported its child's end: in status */
-    int status;
     struct nopi_done result;        /* with done */
 } nopi_watch;
 /* Makes every string of d end inside its array and its severity one there is (a worker may
  * have sent anything). */
 void nopi_diag_terminate(nop_diag *d);
-/* Reads records from fd until DONE (a one-shot worker) or the zygote's report of its child's
- * end (status_fd), end of file or the deadline; false when the deadline passed.  wt->where
- * ends as the phase the worker was last in. */
+/* Sets the request's limit from the caller's fields, from now: call it as the request is
+ * sent. */
+void nopi_watch_start(nopi_watch *wt);
+/* Reads records from fd until DONE, end of file or the deadline; false when the deadline
+ * passed.  wt->where ends as the phase the worker was last in. */
 bool nopi_watch_read(nopi_watch *wt, int fd);
 
 /* Parent side: folds a run's record into *r (which starts zeroed); 1 when the record is not

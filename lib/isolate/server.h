@@ -8,7 +8,19 @@
 #include "sandbox.h"
 
 #define MAX_REQUEST (1u << 20)     /* requests are small descriptions of work */
-#define ZYGOTE_NOFORK INT32_MIN    /* a zygote's report: it had no child for the request */
+#define PIPE_BYTES (1 << 20)       /* a run's output fits the pipe: no round trips */
+
+/* What a zygote tells its parent, on the request socket (sent as a request is). */
+enum nopi_zmsg_kind {
+    ZMSG_STARTED = 1,   /* the request went to a child: the read end of its record pipe
+                         * comes with this */
+    ZMSG_NOFORK,        /* the request got no child (it could not be made, or died) */
+    ZMSG_ENDED,         /* the last request's child has ended, with wait status status */
+};
+struct nopi_zmsg {
+    int32_t kind;       /* enum nopi_zmsg_kind */
+    int32_t status;
+};
 
 struct nopi_server {
     nop_device *dev;
@@ -18,11 +30,13 @@ struct nopi_server {
     struct nopi_phase_page *phase;   /* MAP_SHARED: the worker's current phase */
     pid_t pid;                     /* the worker (or zygote), 0 when none is running */
     int req_fd, rec_fd;            /* the parent's ends: requests out (and, from a zygote,
-                                    * its children's wait statuses in), records in */
+                                    * what became of its children in), records in (a
+                                    * one-shot worker's; a zygote's child has its own) */
 };
 
 /* worker.c: the worker (or zygote) forked for s: serves requests on req_fd, sends records on
- * rec_fd, until its parent closes the socket.  Never returns. */
+ * rec_fd (a zygote's children on pipes of their own), until its parent closes the socket.
+ * Never returns. */
 _Noreturn void nopi_worker_main(nopi_server *s, pid_t parent, int req_fd, int rec_fd);
 
 /* wire.c: sends a request (its length, then its bytes, with descriptor pass attached unless
