@@ -163,6 +163,45 @@ void nop_device_free(nop_device *dev)
 
 /* ---- cores ------------------------------------------------------------------------------ */
 
+/* Makes slot id ready for kernels of stack_size bytes: its stack (reallocated, and dirty all
+ * over, when the size changed; none for 0, a reference's run), TCM and context; 0, or -1 on
+ * no memory. */
+static int slot_ready(nop_device *dev, uint32_t id, size_t stack_size)
+{
+    slot *s = &dev->slots[id];
+    if (stack_size && (!s->stack.map || s->stack_size != stack_size)) {
+        nopi_stack_free(&s->stack);
+        if (nopi_stack_alloc(&s->stack, stack_size + STACK_RESERVE) != 0)
+            return -1;
+        s->stack_size = stack_size;
+        s->dirty = (size_t)(s->stack.hi - s->stack.lo);
+    }
+    if (!s->tcm && !(s->tcm = calloc(1, (size_t)dev->profile->tcm_bytes)))
+        return -1;
+    if (!s->have_context) {
+        getcontext(&s->context);
+        s->have_context = true;
+    }
+    return 0;
+}
+
+int nopi_device_warm(nop_device *dev, size_t stack_size, int ncores)
+{
+    for (int i = 0; i < ncores && i < NOPI_MAX_CORES; i++) {
+        if (slot_ready(dev, (uint32_t)i, stack_size) != 0)
+            return -1;
+        if (dev->slots[i].stack.map)
+            nopi_stack_repaint(&dev->slots[i].stack, dev->slots[i].dirty);
+        dev->slots[i].dirty = 0;
+    }
+    size_t ring = (size_t)dev->profile->printf_buffer;
+    if ((!dev->ring && !(dev->ring = calloc(1, ring ? ring : 1))) ||
+        (!dev->shape_stack.map && nopi_stack_alloc(&dev->shape_stack, SHAPE_STACK) != 0) ||
+        (!dev->ref_stack.map && nopi_stack_alloc(&dev->ref_stack, SHAPE_STACK) != 0))
+        return -1;
+    return 0;
+}
+
 /* Prepares core id of a run on the device's cached stack and TCM (allocated on first use,
  * reallocated when the library's stack size changes).  The stack is repainted only where the
  * last run wrote, which keeps a launch cheap.  A reference runs on a stack of its own, host
@@ -177,22 +216,11 @@ static int core_init(nop_device *dev, nopi_core *c, nopi_run *run, uint32_t id,
     c->count = count;
     slot *s = &dev->slots[id];
     c->host_stack = run->ref_name != NULL;
-    if (c->host_stack) {
-        if (!dev->ref_stack.map && nopi_stack_alloc(&dev->ref_stack, run->stack_size) != 0)
-            return -1;
-    } else if (!s->stack.map || s->stack_size != run->stack_size) {
-        nopi_stack_free(&s->stack);
-        if (nopi_stack_alloc(&s->stack, run->stack_size + STACK_RESERVE) != 0)
-            return -1;
-        s->stack_size = run->stack_size;
-        s->dirty = (size_t)(s->stack.hi - s->stack.lo);
-    }
-    if (!s->tcm && !(s->tcm = calloc(1, (size_t)run->profile->tcm_bytes)))
+    if (c->host_stack && !dev->ref_stack.map &&
+        nopi_stack_alloc(&dev->ref_stack, run->stack_size) != 0)
         return -1;
-    if (!s->have_context) {
-        getcontext(&s->context);
-        s->have_context = true;
-    }
+    if (slot_ready(dev, id, c->host_stack ? 0 : run->stack_size) != 0)
+        return -1;
     if (!c->host_stack)
         nopi_stack_repaint(&s->stack, s->dirty);
     c->stack = c->host_stack ? dev->ref_stack : s->stack;

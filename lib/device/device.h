@@ -26,6 +26,11 @@ int nopi_device_max_cores(const nop_device *dev);
  * phases to phase(phase_ctx, ..) (NULL: none). */
 void nopi_device_set_sink(nop_device *dev, void (*diag)(void *, const nop_diag *),
                           void *diag_ctx, nopi_phase_fn *phase, void *phase_ctx);
+/* Allocates what runs of kernels with stack_size-byte stacks on cores [0, ncores) use (stacks,
+ * painted; TCM; the printf buffer; the shape and reference stacks) as a first run would: a
+ * fork server does it once, so that its children inherit them copy-on-write and a child's
+ * kernel writes (and faults in) only the pages it uses.  0, or -1 on no memory. */
+int nopi_device_warm(nop_device *dev, size_t stack_size, int ncores);
 /* What a layer above keeps with dev (NULL: nothing yet), and setting it: nop_device_free
  * calls ext_free(ext) first. */
 void *nopi_device_ext(const nop_device *dev);

@@ -224,6 +224,9 @@ static int run_kept(nop_device *dev, const nop_library *lib, int op, int ref,
     if (!srv) {
         if (nopi_server_new(&srv, dev, serve_kept, NULL, err) != 0)
             return -1;
+        /* most libraries keep the default stack; a child whose library does not sizes its
+         * own */
+        nopi_server_warm(srv, NOP_STACK_DEFAULT_BYTES, nopi_device_max_cores(dev));
         nopi_device_set_ext(dev, srv, free_server);
     }
     char *req;

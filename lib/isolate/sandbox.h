@@ -105,6 +105,11 @@ typedef struct nopi_server nopi_server;
 /* Makes a server (it starts no process yet); 0, or -1 on no memory. */
 int nopi_server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, void *ctx,
                     nop_error *err);
+/* Asks the server's zygote to prepare, once, a device whose stacks (stack_size bytes, on
+ * ncores cores), TCM and buffers its children inherit, as a first run would make them: each
+ * request's child then touches only the pages its run writes.  Call it before the first
+ * request; a child whose run needs other sizes makes them itself. */
+void nopi_server_warm(nopi_server *s, size_t stack_size, int ncores);
 /* Sends a request of len bytes and passes what the worker sends back to take(take_ctx, ...),
  * until the request is answered.  budget is how long it may take in seconds besides the
  * phases it announces (each a run's timeout per core); runs is how many runs it may make

@@ -27,6 +27,10 @@ struct nopi_server {
     nopi_serve_fn *serve;
     void *ctx;
     bool zygote;                   /* a fresh child per request (else one-shot, inline) */
+    size_t warm_stack;             /* a zygote warms a device for its children: kernels'
+                                    * stack size, ... */
+    int warm_cores;                /* ... on this many cores (nopi_server_warm) */
+    nop_device *proto;             /* in a zygote: that device, which each child inherits */
     struct nopi_phase_page *phase;   /* MAP_SHARED: the worker's current phase */
     pid_t pid;                     /* the worker (or zygote), 0 when none is running */
     int req_fd, rec_fd;            /* the parent's ends: requests out (and, from a zygote,

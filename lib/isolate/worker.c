@@ -73,10 +73,13 @@ static bool die_with(pid_t parent)
     return getppid() == parent;   /* else the parent died before the line above */
 }
 
-/* Makes the serving process's device and confines it; 0, or -1 with done filled. */
+/* Makes the serving process's device (a zygote's child: takes the one it inherited) and
+ * confines it; 0, or -1 with done filled. */
 static int set_up(nopi_server *s, nopi_wire *w, nop_device **cdev, struct nopi_done *done)
 {
-    if (!(*cdev = nopi_device_for_worker(s->dev, w)))
+    if (s->proto)
+        nopi_device_attach(*cdev = s->proto, w);
+    else if (!(*cdev = nopi_device_for_worker(s->dev, w)))
         return done->rc = nopi_nomem(&done->err);
     if (nopi_confine(w->fd, &done->err) != 0)
         return done->rc = -1;
@@ -192,6 +195,13 @@ static _Noreturn void zygote(nopi_server *s, int req_fd)
     uint64_t len;
     pid_t self = getpid(), cur = 0;
     int cur_fd = -1;   /* a pidfd of the running child: readable once it has ended */
+    /* the device each child inherits, its stacks painted here once rather than in every
+     * child (which would fault in every page of them); a child makes its own without it */
+    if ((s->proto = nopi_device_for_worker(s->dev, NULL)) &&
+        nopi_device_warm(s->proto, s->warm_stack, s->warm_cores) != 0) {
+        nop_device_free(s->proto);
+        s->proto = NULL;
+    }
     spare_child next;
     spare(s, self, &next);
     for (;;) {
