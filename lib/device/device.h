@@ -10,7 +10,11 @@
 #include "core.h"
 
 /* The phases of a run, which a device announces as it enters each. */
-enum nopi_phase_kind { NOPI_PHASE_SHAPE, NOPI_PHASE_CORES, NOPI_PHASE_OTHER };
+enum nopi_phase_kind {
+    NOPI_PHASE_SHAPE, NOPI_PHASE_CORES, NOPI_PHASE_OTHER,
+    NOPI_PHASE_LOAD,        /* loading the library: its constructors run (as long as a shape
+                             * function may) */
+};
 /* Receives a phase: kind, the cores of a NOPI_PHASE_CORES one, and where it is in words. */
 typedef void nopi_phase_fn(void *ctx, int kind, int ncores, const char *what);
 

@@ -118,7 +118,7 @@ static void look_at_phase(nopi_watch *wt)
     double now = nopi_now();
     if (!(start <= now) || start < now - wt->limit_s)
         start = now;   /* in the future, long ago, or not a number */
-    double d = kind == NOPI_PHASE_SHAPE ? start + wt->timeout + GRACE
+    double d = kind == NOPI_PHASE_SHAPE || kind == NOPI_PHASE_LOAD ? start + wt->timeout + GRACE
                : kind == NOPI_PHASE_CORES ? start + wt->timeout * wt->ncores + GRACE
                                           : wt->limit;
     wt->deadline = d < wt->limit ? d : wt->limit;
@@ -246,7 +246,8 @@ void nopi_watch_start(nopi_watch *wt)
     wt->limit_s = wt->budget + (wt->runs > 0 ? wt->runs * (wt->timeout * (wt->ncores + 1) +
                                                            2 * GRACE) : 0);
     wt->limit = wt->deadline = nopi_now() + wt->limit_s;
-    wt->phases_left = wt->runs > 0 && wt->runs < INT_MAX / 3 ? 3 * wt->runs : -1;
+    /* a run has three phases, and loading its library may come before it */
+    wt->phases_left = wt->runs > 0 && wt->runs < INT_MAX / 4 ? 4 * wt->runs : -1;
     snprintf(wt->where, sizeof wt->where, "%s", wt->op);
 }
 
