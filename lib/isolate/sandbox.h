@@ -1,6 +1,7 @@
 /*
  * sandbox.h - running user code in a worker process (internal; see sandbox.c, the server;
- * wire.c, the records; watch.c, the parent reading them; seccomp.c, the confinement).
+ * worker.c, the worker's side; wire.c, the records it writes; watch.c and take.c, the parent
+ * reading and decoding them; channel.c, requests; seccomp.c, the confinement).
  *
  * The worker is a child of the calling process: it inherits the caller's memory (the library,
  * the inputs) copy-on-write, makes an in-process device of its own, confines itself, and then
@@ -167,7 +168,7 @@ void nopi_watch_start(nopi_watch *wt);
  * passed.  wt->where ends as the phase the worker was last in. */
 bool nopi_watch_read(nopi_watch *wt, int fd);
 
-/* Parent side: folds a run's record into *r (which starts zeroed); 1 when the record is not
+/* take.c, parent side: folds a run's record into *r (which starts zeroed); 1 when the record is not
  * a run's, 0 when taken, -1 when malformed.  own as for nopi_take_fn. */
 int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len, void **own);
 

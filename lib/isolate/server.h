@@ -38,15 +38,36 @@ struct nopi_server {
                                     * one-shot worker's; a zygote's child has its own) */
 };
 
+/* The payloads of a run's records (wire.c writes them, take.c reads them). */
+/* The scalars of a run's result. */
+struct nopi_run_hdr {
+    int32_t threads, printf_lost;
+    uint64_t stack_size;
+    double seconds;
+};
+
+/* An output tensor's description; its data follows. */
+struct nopi_tensor_hdr {
+    int32_t dtype, ndim;
+    int64_t sizes[NOPI_MAX_DIMS];
+};
+
+/* One core's trace recording; its spans follow. */
+struct nopi_trace_hdr {
+    int32_t core, nspans;
+    int64_t total[NOPI_SPAN_KINDS];
+    nopi_trace_point start, end;
+};
+
 /* worker.c: the worker (or zygote) forked for s: serves requests on req_fd, sends records on
  * rec_fd (a zygote's children on pipes of their own), until its parent closes the socket.
  * Never returns. */
 _Noreturn void nopi_worker_main(nopi_server *s, pid_t parent, int req_fd, int rec_fd);
 
-/* wire.c: sends a request (its length, then its bytes, with descriptor pass attached unless
+/* channel.c: sends a request (its length, then its bytes, with descriptor pass attached unless
  * it is -1) on socket fd; -1 when the other end is gone. */
 int nopi_send_request(int fd, const void *req, size_t len, int pass);
-/* wire.c: reads one request from socket fd into *req (realloc'd), and the descriptor that came
+/* channel.c: reads one request from socket fd into *req (realloc'd), and the descriptor that came
  * with it into *got (-1: none); false when the sender is gone. */
 bool nopi_read_request(int fd, char **req, uint64_t *len, int *got);
 
