@@ -28,23 +28,21 @@ int nopi_fd_all(int fd, void *data, size_t len, bool writing)
     return 0;
 }
 
-/* Sends a request (its length, then its bytes, with descriptor pass attached unless it is
- * -1) on socket fd; -1 when the other end is gone. */
-int nopi_send_request(int fd, const void *req, size_t len, int pass)
+int nopi_send_request(int fd, const void *req, size_t len, const int *pass, int npass)
 {
     uint64_t n = len;
     struct iovec iov[2] = { { &n, sizeof n }, { (void *)req, len } };
     struct msghdr m = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
-    union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } u;
-    if (pass >= 0) {
+    union { char buf[CMSG_SPACE(NOPI_MAX_PASS * sizeof(int))]; struct cmsghdr align; } u;
+    if (npass > 0 && npass <= NOPI_MAX_PASS) {
         memset(&u, 0, sizeof u);
         m.msg_control = u.buf;
-        m.msg_controllen = sizeof u.buf;
+        m.msg_controllen = CMSG_SPACE((size_t)npass * sizeof(int));
         struct cmsghdr *c = CMSG_FIRSTHDR(&m);
         c->cmsg_level = SOL_SOCKET;
         c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(c), &pass, sizeof pass);
+        c->cmsg_len = CMSG_LEN((size_t)npass * sizeof(int));
+        memcpy(CMSG_DATA(c), pass, (size_t)npass * sizeof(int));
     }
     size_t left = sizeof n + len;
     while (left) {
@@ -53,7 +51,7 @@ int nopi_send_request(int fd, const void *req, size_t len, int pass)
             continue;
         if (k <= 0)
             return -1;
-        m.msg_control = NULL;   /* the descriptor went with the first bytes */
+        m.msg_control = NULL;   /* the descriptors went with the first bytes */
         m.msg_controllen = 0;
         left -= (size_t)k;
         while (k > 0) {   /* skip what was sent */
@@ -68,22 +66,30 @@ int nopi_send_request(int fd, const void *req, size_t len, int pass)
     return 0;
 }
 
-/* Reads one request (its length, then its bytes) from socket fd into *req, and the
- * descriptor that came with it into *got (-1: none); false when the sender is gone. */
-bool nopi_read_request(int fd, char **req, uint64_t *len, int *got)
+bool nopi_read_request(int fd, char **req, uint64_t *len, int *got, int ngot)
 {
-    union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } u;
+    union { char buf[CMSG_SPACE(NOPI_MAX_PASS * sizeof(int))]; struct cmsghdr align; } u;
     struct iovec iov = { len, sizeof *len };
     struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
                         .msg_controllen = sizeof u.buf };
     ssize_t n;
-    *got = -1;
+    for (int i = 0; i < ngot; i++)
+        got[i] = -1;
     while ((n = recvmsg(fd, &m, MSG_WAITALL | MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
         ;
     struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
     if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-        c->cmsg_len == CMSG_LEN(sizeof(int)))
-        memcpy(got, CMSG_DATA(c), sizeof *got);
+        c->cmsg_len >= CMSG_LEN(0)) {
+        int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        for (int i = 0; i < k && i < NOPI_MAX_PASS; i++) {   /* ones not asked for: closed */
+            int d;
+            memcpy(&d, CMSG_DATA(c) + (size_t)i * sizeof d, sizeof d);
+            if (i < ngot)
+                got[i] = d;
+            else
+                close(d);
+        }
+    }
     if (n != (ssize_t)sizeof *len || *len > MAX_REQUEST)
         return false;
     char *nr = realloc(*req, *len ? (size_t)*len : 1);

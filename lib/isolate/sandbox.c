@@ -168,12 +168,12 @@ int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs
     return nopi_server_call_fd(s, opname, budget, runs, req, len, -1, take, take_ctx, err);
 }
 
-/* Waits (until deadline at most) for the zygote's next word: its kind, with *status and the
- * descriptor that came with it (*got, or -1); 0 when the zygote is gone or said nothing in
- * time (*late then). */
-static int hear(nopi_server *s, double deadline, int32_t *status, int *got, bool *late)
+/* Waits (until deadline at most) for the zygote's next word: its kind, with *m and the
+ * descriptors that came with it (got[0, 2), or -1); 0 when the zygote is gone or said nothing
+ * in time (*late then). */
+static int hear(nopi_server *s, double deadline, struct nopi_zmsg *m, int got[2], bool *late)
 {
-    *got = -1;
+    got[0] = got[1] = -1;
     *late = false;
     struct pollfd p = { s->req_fd, POLLIN, 0 };
     for (;;) {
@@ -190,25 +190,27 @@ static int hear(nopi_server *s, double deadline, int32_t *status, int *got, bool
     }
     char *buf = NULL;
     uint64_t len;
-    struct nopi_zmsg m = { 0, 0 };
-    if (nopi_read_request(s->req_fd, &buf, &len, got) && len == sizeof m)
-        memcpy(&m, buf, sizeof m);
+    memset(m, 0, sizeof *m);
+    if (nopi_read_request(s->req_fd, &buf, &len, got, 2) && len == sizeof *m)
+        memcpy(m, buf, sizeof *m);
     free(buf);
-    if ((m.kind != ZMSG_STARTED) != (*got < 0)) {   /* a descriptor comes with STARTED alone */
-        if (*got >= 0)
-            close(*got);
-        *got = -1;
+    bool both = got[0] >= 0 && got[1] >= 0;
+    if ((m->kind == ZMSG_STARTED) != both) {   /* STARTED comes with both, no other with any */
+        for (int i = 0; i < 2; i++)
+            if (got[i] >= 0)
+                close(got[i]);
+        got[0] = got[1] = -1;
         return 0;
     }
-    *status = m.status;
-    return m.kind;
+    return m->kind;
 }
 
 /* Sends a request to the worker, replacing a worker that went away between requests, once;
  * 0, or -1 with err filled. */
 static int send_request(nopi_server *s, const void *req, size_t len, int pass, nop_error *err)
 {
-    for (int tries = 0; s->pid == 0 || nopi_send_request(s->req_fd, req, len, pass) != 0; tries++) {
+    for (int tries = 0; s->pid == 0 || nopi_send_request(s->req_fd, req, len, &pass,
+                                                         pass >= 0) != 0; tries++) {
         if (s->pid)
             stop(s, true);
         if (tries == 2 || start(s, err) != 0)
@@ -218,29 +220,43 @@ static int send_request(nopi_server *s, const void *req, size_t len, int pass, n
     return 0;
 }
 
-/* The descriptor a zygote's child sends its records on, once the zygote has handed it the
- * request (what the zygote says of the last request's child meanwhile is past: that request
- * was answered); -1 when there is none, with *late when the zygote said nothing in time. */
-static int child_records(nopi_server *s, double deadline, bool *late)
+/* A zygote's child for the request just sent: once the zygote has handed it the request,
+ * the descriptor it sends its records on (returned) and its phase page (mapped at *page),
+ * and the request's number (*seq); what the zygote says meanwhile of earlier children is
+ * past (their requests were answered).  -1 when there is none, with *late when the zygote
+ * said nothing in time. */
+static int child_records(nopi_server *s, double deadline, struct nopi_phase_page **page,
+                         uint32_t *seq, bool *late)
 {
-    int32_t status;
-    int fd, kind;
-    while ((kind = hear(s, deadline, &status, &fd, late)) == ZMSG_ENDED)
+    struct nopi_zmsg m;
+    int fds[2], kind;
+    while ((kind = hear(s, deadline, &m, fds, late)) == ZMSG_ENDED)
         ;
-    return kind == ZMSG_STARTED ? fd : -1;
+    if (kind != ZMSG_STARTED)
+        return -1;
+    *seq = m.seq;
+    *page = mmap(NULL, sizeof **page, PROT_READ, MAP_SHARED, fds[1], 0);
+    close(fds[1]);
+    if (*page == MAP_FAILED) {
+        close(fds[0]);
+        return -1;
+    }
+    return fds[0];
 }
 
-/* The wait status of the child that served the last request, which has ended without
- * answering it; -1 when the zygote is gone or says nothing in time. */
-static int child_status(nopi_server *s, double deadline)
+/* The wait status of request seq's child, which has ended without answering it; -1 when
+ * the zygote is gone or says nothing in time. */
+static int child_status(nopi_server *s, double deadline, uint32_t seq)
 {
-    int32_t status;
-    int fd;
+    struct nopi_zmsg m;
+    int fds[2], kind;
     bool late;
-    int kind = hear(s, deadline, &status, &fd, &late);
-    if (fd >= 0)
-        close(fd);
-    return kind == ZMSG_ENDED ? status : -1;
+    while ((kind = hear(s, deadline, &m, fds, &late)) == ZMSG_ENDED && m.seq != seq)
+        ;
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    return kind == ZMSG_ENDED ? m.status : -1;
 }
 
 int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int runs,
@@ -250,7 +266,8 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
     if (len > MAX_REQUEST)
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "a request of %zu bytes to the "
                          "device process is too large", len);
-    /* the phase page as it was before this request: what changes is the request's */
+    /* a one-shot worker's phase page as it was before this request: what changes is the
+     * request's (a zygote's child has a page of its own) */
     uint32_t seq = atomic_load(&s->phase->seq);
     if (send_request(s, req, len, pass, err) != 0)
         return -1;
@@ -261,15 +278,23 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
                       .ncores = most, .take = take, .ctx = take_ctx };
     nopi_watch_start(&wt);
     int fd = s->rec_fd;
+    uint32_t req_seq = 0;
+    struct nopi_phase_page *page = NULL;
     bool late = false, in_time;
-    if (s->zygote && (fd = child_records(s, wt.limit, &late)) < 0) {
+    if (s->zygote && (fd = child_records(s, wt.limit, &page, &req_seq, &late)) < 0) {
         in_time = !late;
         wt.malformed = !late;   /* no child for it, or a zygote gone: said below */
     } else {
+        if (page) {
+            wt.phase = page;
+            wt.seq = 0;
+        }
         in_time = nopi_watch_read(&wt, fd);
         if (s->zygote)
             close(fd);   /* whatever the child writes after DONE reaches no one */
     }
+    if (page)
+        munmap(page, sizeof *page);
     if (in_time && !wt.malformed && wt.done) {
         if (!s->zygote && (wt.result.retire || wt.result.rc != 0))
             stop(s, false);
@@ -279,7 +304,7 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
     }
     int status = -1;
     if (s->zygote && in_time && !wt.malformed)   /* its child ended without answering */
-        status = child_status(s, wt.limit);
+        status = child_status(s, wt.limit, req_seq);
     if (status == -1)
         status = stop(s, true);
     if (!in_time) {

@@ -13,13 +13,14 @@
 /* What a zygote tells its parent, on the request socket (sent as a request is). */
 enum nopi_zmsg_kind {
     ZMSG_STARTED = 1,   /* the request went to a child: the read end of its record pipe
-                         * comes with this */
+                         * and its phase page (a memfd) come with this */
     ZMSG_NOFORK,        /* the request got no child (it could not be made, or died) */
-    ZMSG_ENDED,         /* the last request's child has ended, with wait status status */
+    ZMSG_ENDED,         /* request seq's child has ended, with wait status status */
 };
 struct nopi_zmsg {
     int32_t kind;       /* enum nopi_zmsg_kind */
-    int32_t status;
+    int32_t status;     /* ZMSG_ENDED: the child's wait status */
+    uint32_t seq;       /* the request the child served (the zygote counts them from 1) */
 };
 
 struct nopi_server {
@@ -64,11 +65,13 @@ struct nopi_trace_hdr {
  * Never returns. */
 _Noreturn void nopi_worker_main(nopi_server *s, pid_t parent, int req_fd, int rec_fd);
 
-/* channel.c: sends a request (its length, then its bytes, with descriptor pass attached unless
- * it is -1) on socket fd; -1 when the other end is gone. */
-int nopi_send_request(int fd, const void *req, size_t len, int pass);
-/* channel.c: reads one request from socket fd into *req (realloc'd), and the descriptor that came
- * with it into *got (-1: none); false when the sender is gone. */
-bool nopi_read_request(int fd, char **req, uint64_t *len, int *got);
+#define NOPI_MAX_PASS 2            /* descriptors that may come with a request */
+/* channel.c: sends a request (its length, then its bytes, with the npass descriptors at pass
+ * attached) on socket fd; -1 when the other end is gone. */
+int nopi_send_request(int fd, const void *req, size_t len, const int *pass, int npass);
+/* channel.c: reads one request from socket fd into *req (realloc'd), and the descriptors that
+ * came with it into got[0, ngot) (-1: none; any more are closed); false when the sender is
+ * gone. */
+bool nopi_read_request(int fd, char **req, uint64_t *len, int *got, int ngot);
 
 #endif /* NEURONOP_SERVER_H */

@@ -99,46 +99,65 @@ static bool serve_one(nopi_server *s, nop_device *cdev, nopi_wire *w, struct nop
 
 /* A zygote's child: made ready (its device made, confined) before its request comes, on a
  * socket of its own from the zygote; serves that one request, sending its records on a pipe
- * of its own, then ends. */
-static _Noreturn void child(nopi_server *s, pid_t zygote, int own_fd, int rec_fd)
+ * of its own and its phases on a page of its own, then ends. */
+static _Noreturn void child(nopi_server *s, pid_t zygote, int own_fd, int rec_fd,
+                            struct nopi_phase_page *page)
 {
     if (!die_with(zygote))
         _exit(0);
     /* its own two channels only: not the zygote's socket to the parent (the zygote's words
-     * cannot be forged), nor a sibling's pidfd */
+     * cannot be forged), nor a sibling's pidfd or page */
     if (keep_fds(&own_fd, &rec_fd) != 0)
         _exit(0);
     signal(SIGPIPE, SIG_DFL);   /* as the caller had it, not as the zygote has */
-    nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, s->phase, -1 };
+    nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, page, -1 };
     struct nopi_done done;
     memset(&done, 0, sizeof done);
     nop_device *cdev = NULL;
     set_up(s, &w, &cdev, &done);
     char *req = NULL;
     uint64_t len;
-    if (nopi_read_request(own_fd, &req, &len, &w.in_fd))
+    if (nopi_read_request(own_fd, &req, &len, &w.in_fd, 1))
         serve_one(s, cdev, &w, &done, req, len);
     _exit(0);   /* no atexit handlers, no stdio flush: the parent owns those */
 }
 
-/* A spare child, forked ahead of its request: its pid, the socket its request goes on, and
- * the read end of its own record pipe, which goes to the parent with the request's start. */
+/* A spare child, forked ahead of its request: its pid, the socket its request goes on, the
+ * read end of its own record pipe and its own phase page (a memfd), which go to the parent
+ * with the request's start. */
 typedef struct spare_child {
     pid_t pid;
-    int req, rec;
+    int req, rec, phase;
 } spare_child;
+
+static void close_spare(spare_child *c)
+{
+    int fds[3] = { c->req, c->rec, c->phase };
+    for (int i = 0; i < 3; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    *c = (spare_child){ -1, -1, -1, -1 };
+}
 
 /* Forks the next child, which makes itself ready and waits for its request; false when it
  * cannot (no child: the next request is answered ZMSG_NOFORK). */
 static bool spare(nopi_server *s, pid_t self, spare_child *c)
 {
-    int p[2], r[2];   /* a socket, not a pipe, for requests: one may come with a descriptor */
-    *c = (spare_child){ -1, -1, -1 };
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) != 0)
-        return false;
-    if (pipe2(r, O_CLOEXEC) != 0) {
-        close(p[0]);
-        close(p[1]);
+    int p[2] = { -1, -1 }, r[2] = { -1, -1 };
+    *c = (spare_child){ -1, -1, -1, -1 };
+    struct nopi_phase_page *page = MAP_FAILED;
+    /* a socket, not a pipe, for requests: one may come with a descriptor */
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) != 0 ||
+        pipe2(r, O_CLOEXEC) != 0 ||
+        (c->phase = memfd_create("neuronop-phase", MFD_CLOEXEC)) < 0 ||
+        ftruncate(c->phase, sizeof *page) != 0 ||
+        (page = mmap(NULL, sizeof *page, PROT_READ | PROT_WRITE, MAP_SHARED, c->phase, 0))
+            == MAP_FAILED) {
+        int fds[4] = { p[0], p[1], r[0], r[1] };
+        for (int i = 0; i < 4; i++)
+            if (fds[i] >= 0)
+                close(fds[i]);
+        close_spare(c);
         return false;
     }
     fcntl(r[1], F_SETPIPE_SZ, PIPE_BYTES);   /* best effort: smaller is only slower */
@@ -146,47 +165,53 @@ static bool spare(nopi_server *s, pid_t self, spare_child *c)
     if (pid == 0) {
         close(p[1]);
         close(r[0]);
-        child(s, self, p[0], r[1]);
+        child(s, self, p[0], r[1], page);
     }
+    munmap(page, sizeof *page);
     close(p[0]);
     close(r[1]);
+    c->pid = pid;
+    c->req = p[1];
+    c->rec = r[0];
     if (pid < 0) {
-        close(p[1]);
-        close(r[0]);
+        close_spare(c);
         return false;
     }
-    *c = (spare_child){ pid, p[1], r[0] };
     return true;
 }
 
-/* Tells the parent what became of its children (struct nopi_zmsg, with descriptor pass);
- * false when the parent is gone. */
-static bool tell(int fd, int32_t kind, int32_t status, int pass)
+/* Tells the parent what became of its children (struct nopi_zmsg, with the npass descriptors
+ * at pass); false when the parent is gone. */
+static bool tell(int fd, int32_t kind, uint32_t seq, int32_t status, const int *pass,
+                 int npass)
 {
-    struct nopi_zmsg m = { kind, status };
-    return nopi_send_request(fd, &m, sizeof m, pass) == 0;
+    struct nopi_zmsg m = { kind, status, seq };
+    return nopi_send_request(fd, &m, sizeof m, pass, npass) == 0;
 }
 
-/* Reaps child pid (killing it first unless it has ended) and tells the parent its status. */
-static bool reap(int fd, pid_t pid, bool kill_it)
+/* Reaps child pid of request seq (killing it first unless it has ended) and tells the parent
+ * its wait status. */
+static bool reap(int fd, pid_t pid, uint32_t seq, bool kill_it)
 {
     int status = 0;
     if (kill_it)
         kill(pid, SIGKILL);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    return tell(fd, ZMSG_ENDED, status, -1);
+    return tell(fd, ZMSG_ENDED, seq, status, NULL, 0);
 }
 
 /* The zygote: hands each request to the spare child, which has made itself ready meanwhile,
- * and tells the parent at once (ZMSG_STARTED, with the read end of that child's own record
- * pipe); then forks the next spare, which readies itself while this request runs.  When the
- * child ends, or at the next request if it has not, the zygote reaps it (killing it) and
- * tells the parent its wait status (ZMSG_ENDED): no two requests' children ever overlap, and
- * nothing a child leaves reaches the next, which comes from this process's state.  The
- * parent need not wait for a child's end: a child's records are all on its own pipe, which
- * the parent has read to DONE and closed.  The zygote runs no user code: the library is
- * loaded in each child. */
+ * and tells the parent at once (ZMSG_STARTED, with the request's number, the read end of
+ * that child's own record pipe and its own phase page); then forks the next spare, which
+ * readies itself while this request runs.  When a child ends the zygote reaps it and tells
+ * the parent its wait status (ZMSG_ENDED, with its request's number).  A child still there
+ * when the next request comes has answered (the parent sends the next request only after
+ * DONE) or been given up: it is killed before the next child is handed its request, and
+ * reaped after, off that request's path.  A killed child never runs user code again, and
+ * it never had the next child's pipe or page: nothing a child leaves reaches the next, which
+ * comes from this process's state.  The zygote runs no user code: the library is loaded in
+ * each child. */
 static _Noreturn void zygote(nopi_server *s, int req_fd)
 {
     signal(SIGCHLD, SIG_DFL);   /* the caller may ignore it, which would lose the status */
@@ -194,6 +219,7 @@ static _Noreturn void zygote(nopi_server *s, int req_fd)
     char *req = NULL;
     uint64_t len;
     pid_t self = getpid(), cur = 0;
+    uint32_t seq = 0, cur_seq = 0;
     int cur_fd = -1;   /* a pidfd of the running child: readable once it has ended */
     /* the device each child inherits, its stacks painted here once rather than in every
      * child (which would fault in every page of them); a child makes its own without it */
@@ -211,39 +237,53 @@ static _Noreturn void zygote(nopi_server *s, int req_fd)
                 continue;
             break;
         }
-        if (cur && (p[1].revents || p[0].revents)) {   /* it ended, or a request came */
-            bool alive = !p[1].revents;
+        if (cur && p[1].revents) {   /* it has ended */
             close(cur_fd);
             cur_fd = -1;
-            if (!reap(req_fd, cur, alive))
+            if (!reap(req_fd, cur, cur_seq, false))
                 break;
             cur = 0;
         }
         if (!p[0].revents)
             continue;
         int in_fd;
-        if (!nopi_read_request(req_fd, &req, &len, &in_fd))
+        if (!nopi_read_request(req_fd, &req, &len, &in_fd, 1))
             break;
-        bool sent = next.pid > 0 && nopi_send_request(next.req, req, (size_t)len, in_fd) == 0;
+        pid_t old = cur;
+        int old_fd = cur_fd;
+        uint32_t old_seq = cur_seq;
+        if (old)
+            kill(old, SIGKILL);   /* before the next child has its request */
+        cur = 0;
+        cur_fd = -1;
+        cur_seq = ++seq;
+        bool sent = next.pid > 0 &&
+                    nopi_send_request(next.req, req, (size_t)len, &in_fd, in_fd >= 0) == 0;
         if (in_fd >= 0)
             close(in_fd);   /* the child has its own */
-        if (next.req >= 0)
-            close(next.req);
         if (!sent && next.pid > 0)   /* it died waiting: this request gets no child */
-            reap(req_fd, next.pid, true);
-        if (!tell(req_fd, sent ? ZMSG_STARTED : ZMSG_NOFORK, 0, sent ? next.rec : -1))
-            break;
-        if (next.rec >= 0)
-            close(next.rec);
+            reap(req_fd, next.pid, cur_seq, true);
+        int fds[2] = { next.rec, next.phase };
+        bool told = tell(req_fd, sent ? ZMSG_STARTED : ZMSG_NOFORK, cur_seq, 0, fds,
+                         sent ? 2 : 0);
         if (sent) {
             cur = next.pid;
             cur_fd = (int)syscall(SYS_pidfd_open, cur, 0);
-            if (cur_fd < 0 && !reap(req_fd, cur, false))   /* no pidfd: wait for its end */
-                break;
-            if (cur_fd < 0)
-                cur = 0;
         }
+        close_spare(&next);
+        if (!told)
+            break;
         spare(s, self, &next);   /* readies itself while this request runs */
+        if (old) {
+            if (!reap(req_fd, old, old_seq, false))
+                break;
+            close(old_fd);
+        }
+        if (cur && cur_fd < 0) {   /* no pidfd: wait for its end */
+            if (!reap(req_fd, cur, cur_seq, false))
+                break;
+            cur = 0;
+        }
     }
     _exit(0);
 }
@@ -267,7 +307,7 @@ _Noreturn void nopi_worker_main(nopi_server *s, pid_t parent, int req_fd, int re
         set_up(s, &w, &cdev, &done);
     char *req = NULL;
     uint64_t len;
-    while (nopi_read_request(req_fd, &req, &len, &w.in_fd)) {
+    while (nopi_read_request(req_fd, &req, &len, &w.in_fd, 1)) {
         if (serve_one(s, cdev, &w, &done, req, len))
             break;
         memset(&done, 0, sizeof done);
