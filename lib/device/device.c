@@ -185,6 +185,11 @@ static int slot_ready(nop_device *dev, uint32_t id, size_t stack_size)
     return 0;
 }
 
+int nopi_device_start(nop_device *dev)
+{
+    return dev->pool || (dev->pool = nopi_pool_new(dev->opts.threads)) ? 0 : -1;
+}
+
 int nopi_device_warm(nop_device *dev, size_t stack_size, int ncores)
 {
     for (int i = 0; i < ncores && i < NOPI_MAX_CORES; i++) {

@@ -35,6 +35,9 @@ void nopi_device_set_sink(nop_device *dev, void (*diag)(void *, const nop_diag *
  * fork server does it once, so that its children inherit them copy-on-write and a child's
  * kernel writes (and faults in) only the pages it uses.  0, or -1 on no memory. */
 int nopi_device_warm(nop_device *dev, size_t stack_size, int ncores);
+/* Starts dev's host threads (the watchdog), as its first run would: a fork server's child
+ * does it while it waits for its request.  0, or -1 on no memory. */
+int nopi_device_start(nop_device *dev);
 /* What a layer above keeps with dev (NULL: nothing yet), and setting it: nop_device_free
  * calls ext_free(ext) first. */
 void *nopi_device_ext(const nop_device *dev);

@@ -83,6 +83,10 @@ static int set_up(nopi_server *s, nopi_wire *w, nop_device **cdev, struct nopi_d
         return done->rc = nopi_nomem(&done->err);
     if (nopi_confine(w->fd, &done->err) != 0)
         return done->rc = -1;
+    /* its runs use the device's threads: made before the request comes, and after the
+     * filter, which a thread made before it would not have */
+    if (s->proto && s->warm_cores)
+        nopi_device_start(*cdev);
     return 0;
 }
 
