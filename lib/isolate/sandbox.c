@@ -141,7 +141,11 @@ static int start(nopi_server *s, nop_error *err)
 static int stop(nopi_server *s, bool wait)
 {
     int status = 0;
-    if (s->pid > 0) {
+    if (s->pid > 0 && s->zygote && !wait) {   /* done with it: it ends its children, then */
+        close(s->req_fd);                      /* itself, at the end of its requests */
+        s->req_fd = -1;
+        nopi_device_reap(s->dev, s->pid);
+    } else if (s->pid > 0) {
         kill(-s->pid, SIGKILL);
         kill(s->pid, SIGKILL);
         if (wait) {

@@ -252,7 +252,7 @@ static _Noreturn void zygote(nopi_server *s, int req_fd)
             continue;
         int in_fd;
         if (!nopi_read_request(req_fd, &req, &len, &in_fd, 1))
-            break;
+            break;   /* the parent is done with the device: its children end with it */
         pid_t old = cur;
         int old_fd = cur_fd;
         uint32_t old_seq = cur_seq;
@@ -289,6 +289,15 @@ static _Noreturn void zygote(nopi_server *s, int req_fd)
             cur = 0;
         }
     }
+    /* reaped here, not left to whoever inherits them: when nop_device_free has reaped the
+     * zygote, no process of the device is left, not even a zombie */
+    pid_t left[2] = { cur, next.pid };
+    for (int i = 0; i < 2; i++)
+        if (left[i] > 0) {
+            kill(left[i], SIGKILL);
+            while (waitpid(left[i], NULL, 0) < 0 && errno == EINTR)
+                ;
+        }
     _exit(0);
 }
 
