@@ -117,6 +117,8 @@ typedef struct nopi_core {
     nopi_run *run;
     uint32_t id, count;
     bool shape_mode;            /* running a shape function on the host */
+    bool host_stack;            /* a reference: host code on a host-sized stack, which has
+                                 * no STACK_SIZE to keep (no paint, no high-water mark) */
     nopi_stack stack;
     ucontext_t fiber;
     bool fiber_ready;           /* fiber already holds a getcontext result to reuse */

@@ -50,6 +50,7 @@ struct nop_device {
     nopi_pool *pool;            /* started by the first run */
     slot slots[NOPI_MAX_CORES];
     nopi_stack shape_stack;
+    nopi_stack ref_stack;       /* a reference's (one core): host-sized, never painted */
     char *ring;
     nopi_phase_fn *phase;       /* a worker's device: where its phases go */
     void *phase_ctx;
@@ -154,6 +155,7 @@ void nop_device_free(nop_device *dev)
         free(dev->slots[i].tcm);
     }
     nopi_stack_free(&dev->shape_stack);
+    nopi_stack_free(&dev->ref_stack);
     free(dev->ring);
     pthread_mutex_destroy(&dev->running);
     free(dev);
@@ -161,9 +163,55 @@ void nop_device_free(nop_device *dev)
 
 /* ---- cores ------------------------------------------------------------------------------ */
 
+/* Makes slot id ready for kernels of stack_size bytes: its stack (reallocated, and dirty all
+ * over, when the size changed; none for 0, a reference's run), TCM and context; 0, or -1 on
+ * no memory. */
+static int slot_ready(nop_device *dev, uint32_t id, size_t stack_size)
+{
+    slot *s = &dev->slots[id];
+    if (stack_size && (!s->stack.map || s->stack_size != stack_size)) {
+        nopi_stack_free(&s->stack);
+        if (nopi_stack_alloc(&s->stack, stack_size + STACK_RESERVE) != 0)
+            return -1;
+        s->stack_size = stack_size;
+        s->dirty = (size_t)(s->stack.hi - s->stack.lo);
+    }
+    if (!s->tcm && !(s->tcm = calloc(1, (size_t)dev->profile->tcm_bytes)))
+        return -1;
+    if (!s->have_context) {
+        getcontext(&s->context);
+        s->have_context = true;
+    }
+    return 0;
+}
+
+int nopi_device_start(nop_device *dev)
+{
+    return dev->pool || (dev->pool = nopi_pool_new(dev->opts.threads)) ? 0 : -1;
+}
+
+int nopi_device_warm(nop_device *dev, size_t stack_size, int ncores)
+{
+    for (int i = 0; i < ncores && i < NOPI_MAX_CORES; i++) {
+        if (slot_ready(dev, (uint32_t)i, stack_size) != 0)
+            return -1;
+        if (dev->slots[i].stack.map)
+            nopi_stack_repaint(&dev->slots[i].stack, dev->slots[i].dirty);
+        dev->slots[i].dirty = 0;
+    }
+    size_t ring = (size_t)dev->profile->printf_buffer;
+    if ((!dev->ring && !(dev->ring = calloc(1, ring ? ring : 1))) ||
+        (!dev->shape_stack.map && nopi_stack_alloc(&dev->shape_stack, SHAPE_STACK) != 0) ||
+        (!dev->ref_stack.map && nopi_stack_alloc(&dev->ref_stack, SHAPE_STACK) != 0))
+        return -1;
+    return 0;
+}
+
 /* Prepares core id of a run on the device's cached stack and TCM (allocated on first use,
  * reallocated when the library's stack size changes).  The stack is repainted only where the
- * last run wrote, which keeps a launch cheap. */
+ * last run wrote, which keeps a launch cheap.  A reference runs on a stack of its own, host
+ * code with no STACK_SIZE to check: painting its megabyte would cost more than the run (and
+ * in a fresh worker, a page fault for every page of it). */
 static int core_init(nop_device *dev, nopi_core *c, nopi_run *run, uint32_t id,
                      uint32_t count)
 {
@@ -172,21 +220,15 @@ static int core_init(nop_device *dev, nopi_core *c, nopi_run *run, uint32_t id,
     c->id = id;
     c->count = count;
     slot *s = &dev->slots[id];
-    if (!s->stack.map || s->stack_size != run->stack_size) {
-        nopi_stack_free(&s->stack);
-        if (nopi_stack_alloc(&s->stack, run->stack_size + STACK_RESERVE) != 0)
-            return -1;
-        s->stack_size = run->stack_size;
-        s->dirty = (size_t)(s->stack.hi - s->stack.lo);
-    }
-    if (!s->tcm && !(s->tcm = calloc(1, (size_t)run->profile->tcm_bytes)))
+    c->host_stack = run->ref_name != NULL;
+    if (c->host_stack && !dev->ref_stack.map &&
+        nopi_stack_alloc(&dev->ref_stack, run->stack_size) != 0)
         return -1;
-    if (!s->have_context) {
-        getcontext(&s->context);
-        s->have_context = true;
-    }
-    nopi_stack_repaint(&s->stack, s->dirty);
-    c->stack = s->stack;
+    if (slot_ready(dev, id, c->host_stack ? 0 : run->stack_size) != 0)
+        return -1;
+    if (!c->host_stack)
+        nopi_stack_repaint(&s->stack, s->dirty);
+    c->stack = c->host_stack ? dev->ref_stack : s->stack;
     c->tcm = s->tcm;
     c->fiber = s->context;
     c->fiber_ready = true;
@@ -218,7 +260,7 @@ static void core_release(nop_device *dev, nopi_core *c)
     free(c->trace.spans);   /* NULL once take_traces has moved them */
     c->trace.spans = NULL;
     nopi_memcheck_end(c);
-    if (!c->shape_mode)
+    if (!c->shape_mode && !c->host_stack)
         dev->slots[c->id].dirty = c->stack_high_water;
 }
 
@@ -575,6 +617,11 @@ int nopi_device_run_here(nop_device *dev, const nop_library *lib, int op, int re
                          nop_error *err)
 {
     nop_library *opened;
+    if (!lib->handle && op >= 0 && op < lib->desc->nops) {
+        char what[256];
+        snprintf(what, sizeof what, "%s: loading '%s'", lib->desc->ops[op].name, lib->path);
+        phase(dev, NOPI_PHASE_LOAD, 0, what);
+    }
     const nop_library *use = nopi_library_runnable(lib, &opened, err);
     int rc = use ? run_op(dev, use, op, ref, args, nargs, res, err) : -1;
     if (!use)

@@ -10,7 +10,11 @@
 #include "core.h"
 
 /* The phases of a run, which a device announces as it enters each. */
-enum nopi_phase_kind { NOPI_PHASE_SHAPE, NOPI_PHASE_CORES, NOPI_PHASE_OTHER };
+enum nopi_phase_kind {
+    NOPI_PHASE_SHAPE, NOPI_PHASE_CORES, NOPI_PHASE_OTHER,
+    NOPI_PHASE_LOAD,        /* loading the library: its constructors run (as long as a shape
+                             * function may) */
+};
 /* Receives a phase: kind, the cores of a NOPI_PHASE_CORES one, and where it is in words. */
 typedef void nopi_phase_fn(void *ctx, int kind, int ncores, const char *what);
 
@@ -26,6 +30,14 @@ int nopi_device_max_cores(const nop_device *dev);
  * phases to phase(phase_ctx, ..) (NULL: none). */
 void nopi_device_set_sink(nop_device *dev, void (*diag)(void *, const nop_diag *),
                           void *diag_ctx, nopi_phase_fn *phase, void *phase_ctx);
+/* Allocates what runs of kernels with stack_size-byte stacks on cores [0, ncores) use (stacks,
+ * painted; TCM; the printf buffer; the shape and reference stacks) as a first run would: a
+ * fork server does it once, so that its children inherit them copy-on-write and a child's
+ * kernel writes (and faults in) only the pages it uses.  0, or -1 on no memory. */
+int nopi_device_warm(nop_device *dev, size_t stack_size, int ncores);
+/* Starts dev's host threads (the watchdog), as its first run would: a fork server's child
+ * does it while it waits for its request.  0, or -1 on no memory. */
+int nopi_device_start(nop_device *dev);
 /* What a layer above keeps with dev (NULL: nothing yet), and setting it: nop_device_free
  * calls ext_free(ext) first. */
 void *nopi_device_ext(const nop_device *dev);

@@ -280,7 +280,7 @@ void nopi_run_core(nopi_core *c, nt__call_fn fn)
     }
     atomic_store(&w->deadline_ns, 0);
     c->seconds = (double)(now_ns() - t0) * 1e-9;
-    if (!c->shape_mode)
+    if (!c->shape_mode && !c->host_stack)
         c->stack_high_water = nopi_stack_high_water(&c->stack);
     if (w->end != NOPI_END_OK && c->end == NOPI_END_OK)
         nopi_fiber_describe_end(c, w);

@@ -1,6 +1,7 @@
 /*
- * pool.c - a device's host threads: helper workers and the watchdog, created once and reused
- * for every run, so launching an op costs a few wake-ups rather than thread creation.
+ * pool.c - a device's host threads: helper workers and the watchdog, created once (the helpers
+ * with the first run that can use them) and reused for every run, so launching an op costs a
+ * few wake-ups rather than thread creation.
  *
  * A run hands the pool a job (the cores, their order, how many threads may take part).  The
  * calling thread works on it too; helpers join in up to the job's thread count, each taking
@@ -33,6 +34,8 @@ struct nopi_pool {
     unsigned generation;        /* counts jobs, so helpers see a new one */
     int joined, active;         /* helpers that took the job / are still on it */
     bool quit;
+    int want;                   /* helpers to start, with the first job that can use them */
+    bool started;
     int nhelpers;
     pthread_t helpers[MAX_WORKERS], dog;
     bool have_dog;
@@ -157,8 +160,17 @@ nopi_pool *nopi_pool_new(int threads)
     pthread_cond_init(&p->dog_wake, &ca);
     pthread_condattr_destroy(&ca);
     p->have_dog = pthread_create(&p->dog, NULL, watchdog, p) == 0;
-    int want = threads - 1 < MAX_WORKERS ? threads - 1 : MAX_WORKERS;
-    for (int i = 0; i < want; i++) {
+    p->want = threads - 1 < MAX_WORKERS ? threads - 1 : MAX_WORKERS;
+    return p;
+}
+
+/* Starts the helpers, once: with the first job that has work for more than one thread, so
+ * that a device that only ever runs one core at a time (a single-core op in a fresh worker
+ * process) never makes them. */
+static void start_helpers(nopi_pool *p)
+{
+    p->started = true;
+    for (int i = 0; i < p->want; i++) {
         helper_arg *ha = malloc(sizeof *ha);
         if (!ha)
             break;
@@ -169,7 +181,6 @@ nopi_pool *nopi_pool_new(int threads)
         }
         p->nhelpers++;
     }
-    return p;
 }
 
 void nopi_pool_free(nopi_pool *p)
@@ -194,7 +205,7 @@ void nopi_pool_free(nopi_pool *p)
 
 int nopi_pool_threads(const nopi_pool *p)
 {
-    return p->nhelpers - p->failed_helpers + 1;
+    return (p->started ? p->nhelpers - p->failed_helpers : p->want) + 1;
 }
 
 void nopi_pool_run(nopi_pool *p, nopi_worker *self, nopi_run *run, const int *order,
@@ -202,6 +213,8 @@ void nopi_pool_run(nopi_pool *p, nopi_worker *self, nopi_run *run, const int *or
                    void (*after)(nopi_core *))
 {
     job j = { run, order, nthreads, text_lo, text_hi, after, 0 };
+    if (nthreads > 1 && run->ncores > 1 && !p->started)
+        start_helpers(p);
     pthread_mutex_lock(&p->lock);
     p->workers[0] = self;
     p->job = &j;

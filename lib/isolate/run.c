@@ -150,18 +150,57 @@ static int serve_kept(nop_device *cdev, void *ctx, const void *data, size_t len,
     return rc;   /* everything here ends with the child */
 }
 
-static void free_server(void *s)
+/* What a device made with keep_worker keeps: its server, and the memfd its runs' inputs go
+ * in, mapped here and kept from run to run (a new one each run cost more than the copy). */
+typedef struct kept {
+    nopi_server *srv;
+    int fd;
+    unsigned char *map;
+    size_t cap;
+} kept;
+
+static void free_kept(void *p)
 {
-    nopi_server_free(s);
+    kept *k = p;
+    nopi_server_free(k->srv);
+    if (k->map)
+        munmap(k->map, k->cap);
+    if (k->fd >= 0)
+        close(k->fd);
+    free(k);
 }
 
-/* Copies the tensors of args into a new memfd (*fd) and describes every argument in a
- * request (*req, *len; caller frees); 0, or -1 with err filled. */
-static int make_request(const nop_library *lib, int op, int ref, const nop_value *args,
-                        int nargs, char **req, size_t *len, int *fd, nop_error *err)
+/* Makes k's arena hold at least bytes; 0, or -1 with err filled. */
+static int arena(kept *k, size_t bytes, nop_error *err)
+{
+    if (bytes <= k->cap)
+        return 0;
+    size_t cap = bytes > 2 * k->cap ? bytes : 2 * k->cap;
+    if (k->map)
+        munmap(k->map, k->cap);
+    k->map = NULL;
+    k->cap = 0;
+    if ((k->fd < 0 && (k->fd = memfd_create("neuronop-inputs", MFD_CLOEXEC)) < 0) ||
+        ftruncate(k->fd, (off_t)cap) != 0 ||
+        (k->map = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, k->fd, 0)) ==
+            MAP_FAILED) {
+        k->map = NULL;
+        return nopi_fail(err, NOP_ERR_NOMEM, NULL, 0, 0, "cannot share the inputs with the "
+                         "device process: %s", strerror(errno));
+    }
+    k->cap = cap;
+    return 0;
+}
+
+/* Copies the tensors of args into k's arena and describes every argument in a request (*req,
+ * *len; caller frees); 0, or -1 with err filled.  The arena is rewritten only once the last
+ * run has answered: its child, which maps it read-only, is done with it (and is killed before
+ * the next child gets its request). */
+static int make_request(kept *k, const nop_library *lib, int op, int ref,
+                        const nop_value *args, int nargs, char **req, size_t *len,
+                        nop_error *err)
 {
     *req = NULL;
-    *fd = -1;
     if (nargs < 0 || nargs > NOP_MAX_ARGS)
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "%d arguments: an op takes at most "
                          "%d", nargs, NOP_MAX_ARGS);
@@ -185,34 +224,22 @@ static int make_request(const nop_library *lib, int op, int ref, const nop_value
         h.map_bytes += ((uint64_t)t->numel * t->itemsize + ALIGN - 1) / ALIGN * ALIGN;
     }
     *len = sizeof h + (size_t)nargs * sizeof *ka + h.path_len;
-    if (!(*req = malloc(*len))) {
+    int rc = h.map_bytes > SIZE_MAX / 2 ? nopi_nomem(err)
+                                        : arena(k, (size_t)h.map_bytes, err);
+    if (rc == 0 && !(*req = malloc(*len)))
+        rc = nopi_nomem(err);
+    if (rc != 0) {
         free(path);
-        return nopi_nomem(err);
+        return -1;
     }
     memcpy(*req, &h, sizeof h);
     memcpy(*req + sizeof h, ka, (size_t)nargs * sizeof *ka);
     memcpy(*req + sizeof h + (size_t)nargs * sizeof *ka, path, h.path_len);
     free(path);
-    if (!h.map_bytes)
-        return 0;
-    unsigned char *map = MAP_FAILED;
-    if ((*fd = memfd_create("neuronop-inputs", MFD_CLOEXEC)) < 0 ||
-        ftruncate(*fd, (off_t)h.map_bytes) != 0 ||
-        (map = mmap(NULL, (size_t)h.map_bytes, PROT_WRITE, MAP_SHARED, *fd, 0)) == MAP_FAILED) {
-        nopi_fail(err, NOP_ERR_NOMEM, NULL, 0, 0, "cannot share the inputs with the device "
-                  "process: %s", strerror(errno));
-        if (*fd >= 0)
-            close(*fd);
-        *fd = -1;
-        free(*req);
-        *req = NULL;
-        return -1;
-    }
     for (int a = 0; a < nargs; a++)
         if (args[a].type == NOP_ARG_TENSOR && args[a].tensor)
-            memcpy(map + ka[a].offset, args[a].tensor->data,
+            memcpy(k->map + ka[a].offset, args[a].tensor->data,
                    (size_t)args[a].tensor->numel * args[a].tensor->itemsize);
-    munmap(map, (size_t)h.map_bytes);
     return 0;
 }
 
@@ -220,22 +247,27 @@ static int make_request(const nop_library *lib, int op, int ref, const nop_value
 static int run_kept(nop_device *dev, const nop_library *lib, int op, int ref,
                     const nop_value *args, int nargs, nop_run_result *res, nop_error *err)
 {
-    nopi_server *srv = nopi_device_ext(dev);
-    if (!srv) {
-        if (nopi_server_new(&srv, dev, serve_kept, NULL, err) != 0)
+    kept *k = nopi_device_ext(dev);
+    if (!k) {
+        if (!(k = calloc(1, sizeof *k)))
+            return nopi_nomem(err);
+        k->fd = -1;
+        if (nopi_server_new(&k->srv, dev, serve_kept, NULL, err) != 0) {
+            free(k);
             return -1;
-        nopi_device_set_ext(dev, srv, free_server);
+        }
+        /* most libraries keep the default stack; a child whose library does not sizes its
+         * own */
+        nopi_server_warm(k->srv, NOP_STACK_DEFAULT_BYTES, nopi_device_max_cores(dev));
+        nopi_device_set_ext(dev, k, free_kept);
     }
     char *req;
     size_t len;
-    int fd;
-    if (make_request(lib, op, ref, args, nargs, &req, &len, &fd, err) != 0)
+    if (make_request(k, lib, op, ref, args, nargs, &req, &len, err) != 0)
         return -1;
-    int rc = nopi_server_call_fd(srv, lib->desc->ops[op].name, 5.0, 1, req, len, fd, take_run,
-                                 res, err);
+    int rc = nopi_server_call_fd(k->srv, lib->desc->ops[op].name, 5.0, 1, req, len,
+                                 k->map ? k->fd : -1, take_run, res, err);
     free(req);
-    if (fd >= 0)
-        close(fd);
     if (rc != 0) {
         nop_run_result_clear(res);
         memset(res, 0, sizeof *res);

@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,8 +31,6 @@
 #include <unistd.h>
 
 #include "server.h"
-
-#define PIPE_BYTES (1 << 20)       /* a run's output fits the pipe: no round trips */
 
 /* ---- the parent's side ------------------------------------------------------------------ */
 
@@ -75,7 +74,7 @@ static int server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, 
     nopi_server *s = calloc(1, sizeof *s);
     if (!(*out = s))
         return nopi_nomem(err);
-    *s = (nopi_server){ dev, serve, ctx, zygote, NULL, 0, -1, -1 };
+    *s = (nopi_server){ dev, serve, ctx, zygote, 0, 0, NULL, NULL, 0, -1, -1 };
     s->phase = mmap(NULL, sizeof *s->phase, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                     -1, 0);
     if (s->phase == MAP_FAILED) {
@@ -90,6 +89,12 @@ int nopi_server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, vo
                     nop_error *err)
 {
     return server_new(out, dev, serve, ctx, true, err);
+}
+
+void nopi_server_warm(nopi_server *s, size_t stack_size, int ncores)
+{
+    s->warm_stack = stack_size;
+    s->warm_cores = ncores;
 }
 
 /* Forks the worker; 0, or -1 with err filled. */
@@ -136,7 +141,11 @@ static int start(nopi_server *s, nop_error *err)
 static int stop(nopi_server *s, bool wait)
 {
     int status = 0;
-    if (s->pid > 0) {
+    if (s->pid > 0 && s->zygote && !wait) {   /* done with it: it ends its children, then */
+        close(s->req_fd);                      /* itself, at the end of its requests */
+        s->req_fd = -1;
+        nopi_device_reap(s->dev, s->pid);
+    } else if (s->pid > 0) {
         kill(-s->pid, SIGKILL);
         kill(s->pid, SIGKILL);
         if (wait) {
@@ -163,6 +172,97 @@ int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs
     return nopi_server_call_fd(s, opname, budget, runs, req, len, -1, take, take_ctx, err);
 }
 
+/* Waits (until deadline at most) for the zygote's next word: its kind, with *m and the
+ * descriptors that came with it (got[0, 2), or -1); 0 when the zygote is gone or said nothing
+ * in time (*late then). */
+static int hear(nopi_server *s, double deadline, struct nopi_zmsg *m, int got[2], bool *late)
+{
+    got[0] = got[1] = -1;
+    *late = false;
+    struct pollfd p = { s->req_fd, POLLIN, 0 };
+    for (;;) {
+        double left = deadline - nopi_now();
+        if (left <= 0) {
+            *late = true;
+            return 0;
+        }
+        int pr = poll(&p, 1, (int)(left * 1000) + 1);
+        if (pr > 0)
+            break;
+        if (pr < 0 && errno != EINTR)
+            return 0;
+    }
+    char *buf = NULL;
+    uint64_t len;
+    memset(m, 0, sizeof *m);
+    if (nopi_read_request(s->req_fd, &buf, &len, got, 2) && len == sizeof *m)
+        memcpy(m, buf, sizeof *m);
+    free(buf);
+    bool both = got[0] >= 0 && got[1] >= 0;
+    if ((m->kind == ZMSG_STARTED) != both) {   /* STARTED comes with both, no other with any */
+        for (int i = 0; i < 2; i++)
+            if (got[i] >= 0)
+                close(got[i]);
+        got[0] = got[1] = -1;
+        return 0;
+    }
+    return m->kind;
+}
+
+/* Sends a request to the worker, replacing a worker that went away between requests, once;
+ * 0, or -1 with err filled. */
+static int send_request(nopi_server *s, const void *req, size_t len, int pass, nop_error *err)
+{
+    for (int tries = 0; s->pid == 0 || nopi_send_request(s->req_fd, req, len, &pass,
+                                                         pass >= 0) != 0; tries++) {
+        if (s->pid)
+            stop(s, true);
+        if (tries == 2 || start(s, err) != 0)
+            return tries == 2 ? nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the device "
+                                          "process ended before it took any work") : -1;
+    }
+    return 0;
+}
+
+/* A zygote's child for the request just sent: once the zygote has handed it the request,
+ * the descriptor it sends its records on (returned) and its phase page (mapped at *page),
+ * and the request's number (*seq); what the zygote says meanwhile of earlier children is
+ * past (their requests were answered).  -1 when there is none, with *late when the zygote
+ * said nothing in time. */
+static int child_records(nopi_server *s, double deadline, struct nopi_phase_page **page,
+                         uint32_t *seq, bool *late)
+{
+    struct nopi_zmsg m;
+    int fds[2], kind;
+    while ((kind = hear(s, deadline, &m, fds, late)) == ZMSG_ENDED)
+        ;
+    if (kind != ZMSG_STARTED)
+        return -1;
+    *seq = m.seq;
+    *page = mmap(NULL, sizeof **page, PROT_READ, MAP_SHARED, fds[1], 0);
+    close(fds[1]);
+    if (*page == MAP_FAILED) {
+        close(fds[0]);
+        return -1;
+    }
+    return fds[0];
+}
+
+/* The wait status of request seq's child, which has ended without answering it; -1 when
+ * the zygote is gone or says nothing in time. */
+static int child_status(nopi_server *s, double deadline, uint32_t seq)
+{
+    struct nopi_zmsg m;
+    int fds[2], kind;
+    bool late;
+    while ((kind = hear(s, deadline, &m, fds, &late)) == ZMSG_ENDED && m.seq != seq)
+        ;
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    return kind == ZMSG_ENDED ? m.status : -1;
+}
+
 int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int runs,
                         const void *req, size_t len, int pass, nopi_take_fn *take,
                         void *take_ctx, nop_error *err)
@@ -170,42 +270,55 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
     if (len > MAX_REQUEST)
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "a request of %zu bytes to the "
                          "device process is too large", len);
-    /* the phase page as it was before this request: what changes is the request's */
+    /* a one-shot worker's phase page as it was before this request: what changes is the
+     * request's (a zygote's child has a page of its own) */
     uint32_t seq = atomic_load(&s->phase->seq);
-    /* a worker that went away between requests is replaced, once */
-    for (int tries = 0; s->pid == 0 || nopi_send_request(s->req_fd, req, len, pass) != 0; tries++) {
-        if (s->pid)
-            stop(s, true);
-        if (tries == 2 || start(s, err) != 0)
-            return tries == 2 ? nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the device "
-                                          "process ended before it took any work") : -1;
-    }
+    if (send_request(s, req, len, pass, err) != 0)
+        return -1;
     nop_device_opts o = nopi_device_opts(s->dev);
     int most = nopi_device_max_cores(s->dev);
     nopi_watch wt = { .dev = s->dev, .phase = s->phase, .seq = seq, .op = opname,
                       .budget = budget, .timeout = o.timeout, .runs = runs > 0 ? runs : 0,
-                      .ncores = most, .status_fd = s->zygote ? s->req_fd : -1, .take = take,
-                      .ctx = take_ctx };
-    bool in_time = nopi_watch_read(&wt, s->rec_fd);
-    bool clean = s->zygote ? wt.ended && WIFEXITED(wt.status) && WEXITSTATUS(wt.status) == 0
-                           : true;
-    if (in_time && !wt.malformed && wt.done && clean) {
+                      .ncores = most, .take = take, .ctx = take_ctx };
+    nopi_watch_start(&wt);
+    int fd = s->rec_fd;
+    uint32_t req_seq = 0;
+    struct nopi_phase_page *page = NULL;
+    bool late = false, in_time;
+    if (s->zygote && (fd = child_records(s, wt.limit, &page, &req_seq, &late)) < 0) {
+        in_time = !late;
+        wt.malformed = !late;   /* no child for it, or a zygote gone: said below */
+    } else {
+        if (page) {
+            wt.phase = page;
+            wt.seq = 0;
+        }
+        in_time = nopi_watch_read(&wt, fd);
+        if (s->zygote)
+            close(fd);   /* whatever the child writes after DONE reaches no one */
+    }
+    if (page)
+        munmap(page, sizeof *page);
+    if (in_time && !wt.malformed && wt.done) {
         if (!s->zygote && (wt.result.retire || wt.result.rc != 0))
             stop(s, false);
         if (wt.result.rc != 0 && err)
             *err = wt.result.err;
         return wt.result.rc == 0 ? 0 : -1;
     }
-    int status;
-    if (s->zygote && in_time && !wt.malformed && wt.ended && wt.status != ZYGOTE_NOFORK)
-        status = wt.status;   /* its child ended badly; the zygote goes on */
-    else
+    int status = -1;
+    if (s->zygote && in_time && !wt.malformed)   /* its child ended without answering */
+        status = child_status(s, wt.limit, req_seq);
+    if (status == -1)
         status = stop(s, true);
     if (!in_time) {
         nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "timeout: it did not finish within its "
                   "time limit and was stopped");
         nopi_detail(err, "look for a loop that never ends, or give it more time with "
                     "--timeout SECONDS");
+    } else if (wt.malformed && fd < 0) {
+        nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the device process ended before it took "
+                  "any work");
     } else if (wt.malformed) {
         nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the device process sent a malformed "
                   "report: kernel code overwrote the runtime's memory?");

@@ -1,6 +1,7 @@
 /*
  * sandbox.h - running user code in a worker process (internal; see sandbox.c, the server;
- * wire.c, the records; watch.c, the parent reading them; seccomp.c, the confinement).
+ * worker.c, the worker's side; wire.c, the records it writes; watch.c and take.c, the parent
+ * reading and decoding them; channel.c, requests; seccomp.c, the confinement).
  *
  * The worker is a child of the calling process: it inherits the caller's memory (the library,
  * the inputs) copy-on-write, makes an in-process device of its own, confines itself, and then
@@ -105,6 +106,11 @@ typedef struct nopi_server nopi_server;
 /* Makes a server (it starts no process yet); 0, or -1 on no memory. */
 int nopi_server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, void *ctx,
                     nop_error *err);
+/* Asks the server's zygote to prepare, once, a device whose stacks (stack_size bytes, on
+ * ncores cores), TCM and buffers its children inherit, as a first run would make them: each
+ * request's child then touches only the pages its run writes.  Call it before the first
+ * request; a child whose run needs other sizes makes them itself. */
+void nopi_server_warm(nopi_server *s, size_t stack_size, int ncores);
 /* Sends a request of len bytes and passes what the worker sends back to take(take_ctx, ...),
  * until the request is answered.  budget is how long it may take in seconds besides the
  * phases it announces (each a run's timeout per core); runs is how many runs it may make
@@ -141,7 +147,6 @@ typedef struct nopi_watch {
     double budget, timeout;         /* the request's own seconds; a kernel's time limit */
     int runs, ncores;               /* runs it may make (0: budget bounds all); cores a run
                                      * may use at most */
-    int status_fd;                  /* a zygote's socket, or -1 for a one-shot worker */
     nopi_take_fn *take;             /* the records sandbox.c does not handle */
     void *ctx;
     /* ---- */
@@ -151,19 +156,19 @@ typedef struct nopi_watch {
     int phases_left;                /* changes of phase still believable; -1: any number */
     char where[256];                /* the phase it is in, as diagnostics name it */
     bool done, malformed;           /* DONE came; something was not as it must be */
-    bool ended;                     /* the zygote reported its child's end: in status */
-    int status;
     struct nopi_done result;        /* with done */
 } nopi_watch;
 /* Makes every string of d end inside its array and its severity one there is (a worker may
  * have sent anything). */
 void nopi_diag_terminate(nop_diag *d);
-/* Reads records from fd until DONE (a one-shot worker) or the zygote's report of its child's
- * end (status_fd), end of file or the deadline; false when the deadline passed.  wt->where
- * ends as the phase the worker was last in. */
+/* Sets the request's limit from the caller's fields, from now: call it as the request is
+ * sent. */
+void nopi_watch_start(nopi_watch *wt);
+/* Reads records from fd until DONE, end of file or the deadline; false when the deadline
+ * passed.  wt->where ends as the phase the worker was last in. */
 bool nopi_watch_read(nopi_watch *wt, int fd);
 
-/* Parent side: folds a run's record into *r (which starts zeroed); 1 when the record is not
+/* take.c, parent side: folds a run's record into *r (which starts zeroed); 1 when the record is not
  * a run's, 0 when taken, -1 when malformed.  own as for nopi_take_fn. */
 int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len, void **own);
 

@@ -8,28 +8,70 @@
 #include "sandbox.h"
 
 #define MAX_REQUEST (1u << 20)     /* requests are small descriptions of work */
-#define ZYGOTE_NOFORK INT32_MIN    /* a zygote's report: it had no child for the request */
+#define PIPE_BYTES (1 << 20)       /* a run's output fits the pipe: no round trips */
+
+/* What a zygote tells its parent, on the request socket (sent as a request is). */
+enum nopi_zmsg_kind {
+    ZMSG_STARTED = 1,   /* the request went to a child: the read end of its record pipe
+                         * and its phase page (a memfd) come with this */
+    ZMSG_NOFORK,        /* the request got no child (it could not be made, or died) */
+    ZMSG_ENDED,         /* request seq's child has ended, with wait status status */
+};
+struct nopi_zmsg {
+    int32_t kind;       /* enum nopi_zmsg_kind */
+    int32_t status;     /* ZMSG_ENDED: the child's wait status */
+    uint32_t seq;       /* the request the child served (the zygote counts them from 1) */
+};
 
 struct nopi_server {
     nop_device *dev;
     nopi_serve_fn *serve;
     void *ctx;
     bool zygote;                   /* a fresh child per request (else one-shot, inline) */
+    size_t warm_stack;             /* a zygote warms a device for its children: kernels'
+                                    * stack size, ... */
+    int warm_cores;                /* ... on this many cores (nopi_server_warm) */
+    nop_device *proto;             /* in a zygote: that device, which each child inherits */
     struct nopi_phase_page *phase;   /* MAP_SHARED: the worker's current phase */
     pid_t pid;                     /* the worker (or zygote), 0 when none is running */
     int req_fd, rec_fd;            /* the parent's ends: requests out (and, from a zygote,
-                                    * its children's wait statuses in), records in */
+                                    * what became of its children in), records in (a
+                                    * one-shot worker's; a zygote's child has its own) */
+};
+
+/* The payloads of a run's records (wire.c writes them, take.c reads them). */
+/* The scalars of a run's result. */
+struct nopi_run_hdr {
+    int32_t threads, printf_lost;
+    uint64_t stack_size;
+    double seconds;
+};
+
+/* An output tensor's description; its data follows. */
+struct nopi_tensor_hdr {
+    int32_t dtype, ndim;
+    int64_t sizes[NOPI_MAX_DIMS];
+};
+
+/* One core's trace recording; its spans follow. */
+struct nopi_trace_hdr {
+    int32_t core, nspans;
+    int64_t total[NOPI_SPAN_KINDS];
+    nopi_trace_point start, end;
 };
 
 /* worker.c: the worker (or zygote) forked for s: serves requests on req_fd, sends records on
- * rec_fd, until its parent closes the socket.  Never returns. */
+ * rec_fd (a zygote's children on pipes of their own), until its parent closes the socket.
+ * Never returns. */
 _Noreturn void nopi_worker_main(nopi_server *s, pid_t parent, int req_fd, int rec_fd);
 
-/* wire.c: sends a request (its length, then its bytes, with descriptor pass attached unless
- * it is -1) on socket fd; -1 when the other end is gone. */
-int nopi_send_request(int fd, const void *req, size_t len, int pass);
-/* wire.c: reads one request from socket fd into *req (realloc'd), and the descriptor that came
- * with it into *got (-1: none); false when the sender is gone. */
-bool nopi_read_request(int fd, char **req, uint64_t *len, int *got);
+#define NOPI_MAX_PASS 2            /* descriptors that may come with a request */
+/* channel.c: sends a request (its length, then its bytes, with the npass descriptors at pass
+ * attached) on socket fd; -1 when the other end is gone. */
+int nopi_send_request(int fd, const void *req, size_t len, const int *pass, int npass);
+/* channel.c: reads one request from socket fd into *req (realloc'd), and the descriptors that
+ * came with it into got[0, ngot) (-1: none; any more are closed); false when the sender is
+ * gone. */
+bool nopi_read_request(int fd, char **req, uint64_t *len, int *got, int ngot);
 
 #endif /* NEURONOP_SERVER_H */

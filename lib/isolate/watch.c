@@ -16,9 +16,8 @@
  * MAX_RECORD (and half the machine's memory), and a large one is read into a block that grows
  * with the bytes that actually came, so a header that only claims gigabytes costs nothing.
  * A record of a bad length, one after DONE, or a take function's refusal makes the request's
- * report malformed.  From a zygote's child, the request ends when the zygote reports the
- * child's wait status: the records still in the pipe are read, and the verdict is the
- * parent's.
+ * report malformed.  A request ends at DONE (the verdict is still the parent's), or at the
+ * end of the pipe without it (the worker died: sandbox.c asks how).
  */
 #include <errno.h>
 #include <limits.h>
@@ -119,7 +118,7 @@ static void look_at_phase(nopi_watch *wt)
     double now = nopi_now();
     if (!(start <= now) || start < now - wt->limit_s)
         start = now;   /* in the future, long ago, or not a number */
-    double d = kind == NOPI_PHASE_SHAPE ? start + wt->timeout + GRACE
+    double d = kind == NOPI_PHASE_SHAPE || kind == NOPI_PHASE_LOAD ? start + wt->timeout + GRACE
                : kind == NOPI_PHASE_CORES ? start + wt->timeout * wt->ncores + GRACE
                                           : wt->limit;
     wt->deadline = d < wt->limit ? d : wt->limit;
@@ -241,18 +240,15 @@ static uint64_t record_bound(void)
     return half < MAX_RECORD ? half : MAX_RECORD;
 }
 
-/* A zygote's report of its child's wait status; false when the zygote is gone. */
-static bool read_status(nopi_watch *wt)
+void nopi_watch_start(nopi_watch *wt)
 {
-    int32_t st;
-    ssize_t n;
-    while ((n = recv(wt->status_fd, &st, sizeof st, MSG_WAITALL)) < 0 && errno == EINTR)
-        ;
-    if (n != (ssize_t)sizeof st)
-        return false;
-    wt->ended = true;
-    wt->status = st;
-    return true;
+    wt->max_record = record_bound();
+    wt->limit_s = wt->budget + (wt->runs > 0 ? wt->runs * (wt->timeout * (wt->ncores + 1) +
+                                                           2 * GRACE) : 0);
+    wt->limit = wt->deadline = nopi_now() + wt->limit_s;
+    /* a run has three phases, and loading its library may come before it */
+    wt->phases_left = wt->runs > 0 && wt->runs < INT_MAX / 4 ? 4 * wt->runs : -1;
+    snprintf(wt->where, sizeof wt->where, "%s", wt->op);
 }
 
 bool nopi_watch_read(nopi_watch *wt, int fd)
@@ -261,37 +257,21 @@ bool nopi_watch_read(nopi_watch *wt, int fd)
     size_t have = 0, cap = 0;
     big b = { NULL, 0, 0, 0, 0 };
     bool in_time = true;
-    double now = nopi_now();
-    wt->max_record = record_bound();
-    wt->limit_s = wt->budget + (wt->runs > 0 ? wt->runs * (wt->timeout * (wt->ncores + 1) +
-                                                           2 * GRACE) : 0);
-    wt->limit = wt->deadline = now + wt->limit_s;
-    wt->phases_left = wt->runs > 0 && wt->runs < INT_MAX / 3 ? 3 * wt->runs : -1;
-    snprintf(wt->where, sizeof wt->where, "%s", wt->op);
-    /* one-shot: until DONE or end of file; a zygote's child: until the zygote says it ended */
-    while (!wt->malformed && (wt->status_fd >= 0 ? !wt->ended : !wt->done)) {
+    while (!wt->malformed && !wt->done) {
         look_at_phase(wt);
         double left = wt->deadline - nopi_now();
         if (left <= 0) {
             in_time = false;
             break;
         }
-        struct pollfd p[2] = { { fd, POLLIN, 0 }, { wt->status_fd, POLLIN, 0 } };
-        int pr = poll(p, wt->status_fd >= 0 ? 2 : 1,
-                      (int)((left < LOOK ? left : LOOK) * 1000) + 1);
+        struct pollfd p = { fd, POLLIN, 0 };
+        int pr = poll(&p, 1, (int)((left < LOOK ? left : LOOK) * 1000) + 1);
         if (pr <= 0)
             continue;   /* EINTR, or time to look at the deadline */
-        if (p[0].revents && read_some(wt, fd, &b, &buf, &have, &cap) < 0)
+        if (read_some(wt, fd, &b, &buf, &have, &cap) < 0)
             break;
-        if (p[1].revents) {
-            if (!read_status(wt))
-                break;   /* the zygote died */
-            /* the child has ended: what it wrote is all in the pipe */
-            while (!wt->malformed && read_some(wt, fd, &b, &buf, &have, &cap) > 0)
-                ;
-        }
     }
-    if ((wt->done || wt->ended) && (have || b.len))
+    if (wt->done && (have || b.len))
         wt->malformed = true;   /* bytes after DONE, or a record cut short */
     look_at_phase(wt);   /* where it was when it ended */
     free(buf);

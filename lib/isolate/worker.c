@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdatomic.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -27,19 +28,28 @@
 
 #include "server.h"
 
-/* Gives the worker its two channels as descriptors 3 (requests) and 4 (records), closes all
- * the others it inherited (another device's channels among them) and points 0, 1 and 2 at
- * /dev/null.  Under AddressSanitizer, 2 stays: the sanitizer reports there. */
-static int settle_fds(int *req, int *rec)
+/* Moves the two descriptors a process keeps to 3 and 4 and closes every other from 5 up
+ * (another device's channels, a sibling's pidfd); 0, or -1. */
+static int keep_fds(int *a, int *b)
 {
-    int r = fcntl(*req, F_DUPFD, 16), w = fcntl(*rec, F_DUPFD, 16);
-    if (r < 0 || w < 0 || dup2(r, 3) != 3 || dup2(w, 4) != 4)
+    int x = fcntl(*a, F_DUPFD, 16), y = fcntl(*b, F_DUPFD, 16);
+    if (x < 0 || y < 0 || dup2(x, 3) != 3 || dup2(y, 4) != 4)
         return -1;
-    *req = 3;
-    *rec = 4;
+    *a = 3;
+    *b = 4;
     if (syscall(SYS_close_range, 5u, ~0u, 0u) != 0)
         for (int fd = 5; fd < 1024; fd++)
             close(fd);
+    return 0;
+}
+
+/* Gives the worker its two channels as descriptors 3 (requests) and 4 (records), closes all
+ * the others it inherited and points 0, 1 and 2 at /dev/null.  Under AddressSanitizer, 2
+ * stays: the sanitizer reports there. */
+static int settle_fds(int *req, int *rec)
+{
+    if (keep_fds(req, rec) != 0)
+        return -1;
     int null = open("/dev/null", O_RDWR);
     if (null < 0)
         return -1;
@@ -63,13 +73,20 @@ static bool die_with(pid_t parent)
     return getppid() == parent;   /* else the parent died before the line above */
 }
 
-/* Makes the serving process's device and confines it; 0, or -1 with done filled. */
+/* Makes the serving process's device (a zygote's child: takes the one it inherited) and
+ * confines it; 0, or -1 with done filled. */
 static int set_up(nopi_server *s, nopi_wire *w, nop_device **cdev, struct nopi_done *done)
 {
-    if (!(*cdev = nopi_device_for_worker(s->dev, w)))
+    if (s->proto)
+        nopi_device_attach(*cdev = s->proto, w);
+    else if (!(*cdev = nopi_device_for_worker(s->dev, w)))
         return done->rc = nopi_nomem(&done->err);
     if (nopi_confine(w->fd, &done->err) != 0)
         return done->rc = -1;
+    /* its runs use the device's threads: made before the request comes, and after the
+     * filter, which a thread made before it would not have */
+    if (s->proto && s->warm_cores)
+        nopi_device_start(*cdev);
     return 0;
 }
 
@@ -85,77 +102,202 @@ static bool serve_one(nopi_server *s, nop_device *cdev, nopi_wire *w, struct nop
 }
 
 /* A zygote's child: made ready (its device made, confined) before its request comes, on a
- * pipe of its own from the zygote; serves that one request, then ends. */
-static _Noreturn void child(nopi_server *s, pid_t zygote, int req_fd, int rec_fd, int own_fd)
+ * socket of its own from the zygote; serves that one request, sending its records on a pipe
+ * of its own and its phases on a page of its own, then ends. */
+static _Noreturn void child(nopi_server *s, pid_t zygote, int own_fd, int rec_fd,
+                            struct nopi_phase_page *page)
 {
     if (!die_with(zygote))
         _exit(0);
-    close(req_fd);   /* only the zygote reports on the socket: its words cannot be forged */
+    /* its own two channels only: not the zygote's socket to the parent (the zygote's words
+     * cannot be forged), nor a sibling's pidfd or page */
+    if (keep_fds(&own_fd, &rec_fd) != 0)
+        _exit(0);
     signal(SIGPIPE, SIG_DFL);   /* as the caller had it, not as the zygote has */
-    nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, s->phase, -1 };
+    nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, page, -1 };
     struct nopi_done done;
     memset(&done, 0, sizeof done);
     nop_device *cdev = NULL;
     set_up(s, &w, &cdev, &done);
     char *req = NULL;
     uint64_t len;
-    if (nopi_read_request(own_fd, &req, &len, &w.in_fd))
+    if (nopi_read_request(own_fd, &req, &len, &w.in_fd, 1))
         serve_one(s, cdev, &w, &done, req, len);
     _exit(0);   /* no atexit handlers, no stdio flush: the parent owns those */
 }
 
-/* Forks the next child, which waits for its request; returns its pid (*fd: the pipe to send
- * the request on), or -1. */
-static pid_t spare(nopi_server *s, pid_t self, int req_fd, int rec_fd, int *fd)
+/* A spare child, forked ahead of its request: its pid, the socket its request goes on, the
+ * read end of its own record pipe and its own phase page (a memfd), which go to the parent
+ * with the request's start. */
+typedef struct spare_child {
+    pid_t pid;
+    int req, rec, phase;
+} spare_child;
+
+static void close_spare(spare_child *c)
 {
-    int p[2];   /* a socket, not a pipe: a request may come with a descriptor */
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) != 0)
-        return -1;
+    int fds[3] = { c->req, c->rec, c->phase };
+    for (int i = 0; i < 3; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    *c = (spare_child){ -1, -1, -1, -1 };
+}
+
+/* Forks the next child, which makes itself ready and waits for its request; false when it
+ * cannot (no child: the next request is answered ZMSG_NOFORK). */
+static bool spare(nopi_server *s, pid_t self, spare_child *c)
+{
+    int p[2] = { -1, -1 }, r[2] = { -1, -1 };
+    *c = (spare_child){ -1, -1, -1, -1 };
+    struct nopi_phase_page *page = MAP_FAILED;
+    /* a socket, not a pipe, for requests: one may come with a descriptor */
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) != 0 ||
+        pipe2(r, O_CLOEXEC) != 0 ||
+        (c->phase = memfd_create("neuronop-phase", MFD_CLOEXEC)) < 0 ||
+        ftruncate(c->phase, sizeof *page) != 0 ||
+        (page = mmap(NULL, sizeof *page, PROT_READ | PROT_WRITE, MAP_SHARED, c->phase, 0))
+            == MAP_FAILED) {
+        int fds[4] = { p[0], p[1], r[0], r[1] };
+        for (int i = 0; i < 4; i++)
+            if (fds[i] >= 0)
+                close(fds[i]);
+        close_spare(c);
+        return false;
+    }
+    fcntl(r[1], F_SETPIPE_SZ, PIPE_BYTES);   /* best effort: smaller is only slower */
     pid_t pid = fork();
     if (pid == 0) {
         close(p[1]);
-        child(s, self, req_fd, rec_fd, p[0]);
+        close(r[0]);
+        child(s, self, p[0], r[1], page);
     }
+    munmap(page, sizeof *page);
     close(p[0]);
-    if (pid < 0)
-        close(p[1]);
-    *fd = pid < 0 ? -1 : p[1];
-    return pid;
+    close(r[1]);
+    c->pid = pid;
+    c->req = p[1];
+    c->rec = r[0];
+    if (pid < 0) {
+        close_spare(c);
+        return false;
+    }
+    return true;
 }
 
-/* The zygote: hands each request to a fresh child, waits for it and sends the parent its wait
- * status (an int32; ZYGOTE_NOFORK when there was no child).  The next child is forked (and
- * makes itself ready) once that status is sent, while the parent reads the results and
- * sends its next request, which takes the fork off the request's path.  The zygote runs no user code: the library is loaded in each child, so every request
- * starts from this process's state. */
-static _Noreturn void zygote(nopi_server *s, int req_fd, int rec_fd)
+/* Tells the parent what became of its children (struct nopi_zmsg, with the npass descriptors
+ * at pass); false when the parent is gone. */
+static bool tell(int fd, int32_t kind, uint32_t seq, int32_t status, const int *pass,
+                 int npass)
+{
+    struct nopi_zmsg m = { kind, status, seq };
+    return nopi_send_request(fd, &m, sizeof m, pass, npass) == 0;
+}
+
+/* Reaps child pid of request seq (killing it first unless it has ended) and tells the parent
+ * its wait status. */
+static bool reap(int fd, pid_t pid, uint32_t seq, bool kill_it)
+{
+    int status = 0;
+    if (kill_it)
+        kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return tell(fd, ZMSG_ENDED, seq, status, NULL, 0);
+}
+
+/* The zygote: hands each request to the spare child, which has made itself ready meanwhile,
+ * and tells the parent at once (ZMSG_STARTED, with the request's number, the read end of
+ * that child's own record pipe and its own phase page); then forks the next spare, which
+ * readies itself while this request runs.  When a child ends the zygote reaps it and tells
+ * the parent its wait status (ZMSG_ENDED, with its request's number).  A child still there
+ * when the next request comes has answered (the parent sends the next request only after
+ * DONE) or been given up: it is killed before the next child is handed its request, and
+ * reaped after, off that request's path.  A killed child never runs user code again, and
+ * it never had the next child's pipe or page: nothing a child leaves reaches the next, which
+ * comes from this process's state.  The zygote runs no user code: the library is loaded in
+ * each child. */
+static _Noreturn void zygote(nopi_server *s, int req_fd)
 {
     signal(SIGCHLD, SIG_DFL);   /* the caller may ignore it, which would lose the status */
     signal(SIGPIPE, SIG_IGN);   /* a child that died before its request: a failed write */
     char *req = NULL;
     uint64_t len;
-    pid_t self = getpid();
-    int fd, in_fd;
-    pid_t next = spare(s, self, req_fd, rec_fd, &fd);
-    while (nopi_read_request(req_fd, &req, &len, &in_fd)) {
-        pid_t pid = next;
-        if (pid > 0 && nopi_send_request(fd, req, (size_t)len, in_fd) != 0)
-            pid = -1;   /* it died waiting: reaped below, and this request gets none */
-        if (fd >= 0)
-            close(fd);
+    pid_t self = getpid(), cur = 0;
+    uint32_t seq = 0, cur_seq = 0;
+    int cur_fd = -1;   /* a pidfd of the running child: readable once it has ended */
+    /* the device each child inherits, its stacks painted here once rather than in every
+     * child (which would fault in every page of them); a child makes its own without it */
+    if ((s->proto = nopi_device_for_worker(s->dev, NULL)) &&
+        nopi_device_warm(s->proto, s->warm_stack, s->warm_cores) != 0) {
+        nop_device_free(s->proto);
+        s->proto = NULL;
+    }
+    spare_child next;
+    spare(s, self, &next);
+    for (;;) {
+        struct pollfd p[2] = { { req_fd, POLLIN, 0 }, { cur_fd, POLLIN, 0 } };
+        if (poll(p, cur_fd >= 0 ? 2 : 1, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        if (cur && p[1].revents) {   /* it has ended */
+            close(cur_fd);
+            cur_fd = -1;
+            if (!reap(req_fd, cur, cur_seq, false))
+                break;
+            cur = 0;
+        }
+        if (!p[0].revents)
+            continue;
+        int in_fd;
+        if (!nopi_read_request(req_fd, &req, &len, &in_fd, 1))
+            break;   /* the parent is done with the device: its children end with it */
+        pid_t old = cur;
+        int old_fd = cur_fd;
+        uint32_t old_seq = cur_seq;
+        if (old)
+            kill(old, SIGKILL);   /* before the next child has its request */
+        cur = 0;
+        cur_fd = -1;
+        cur_seq = ++seq;
+        bool sent = next.pid > 0 &&
+                    nopi_send_request(next.req, req, (size_t)len, &in_fd, in_fd >= 0) == 0;
         if (in_fd >= 0)
             close(in_fd);   /* the child has its own */
-        if (pid < 0 && next > 0)
-            while (waitpid(next, NULL, 0) < 0 && errno == EINTR)
-                ;
-        int status = 0;
-        while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
-            ;
-        int32_t st = pid > 0 ? status : ZYGOTE_NOFORK;
-        if (send(req_fd, &st, sizeof st, MSG_NOSIGNAL) != (ssize_t)sizeof st)
+        if (!sent && next.pid > 0)   /* it died waiting: this request gets no child */
+            reap(req_fd, next.pid, cur_seq, true);
+        int fds[2] = { next.rec, next.phase };
+        bool told = tell(req_fd, sent ? ZMSG_STARTED : ZMSG_NOFORK, cur_seq, 0, fds,
+                         sent ? 2 : 0);
+        if (sent) {
+            cur = next.pid;
+            cur_fd = (int)syscall(SYS_pidfd_open, cur, 0);
+        }
+        close_spare(&next);
+        if (!told)
             break;
-        next = spare(s, self, req_fd, rec_fd, &fd);   /* while the parent reads the results */
+        spare(s, self, &next);   /* readies itself while this request runs */
+        if (old) {
+            if (!reap(req_fd, old, old_seq, false))
+                break;
+            close(old_fd);
+        }
+        if (cur && cur_fd < 0) {   /* no pidfd: wait for its end */
+            if (!reap(req_fd, cur, cur_seq, false))
+                break;
+            cur = 0;
+        }
     }
+    /* reaped here, not left to whoever inherits them: when nop_device_free has reaped the
+     * zygote, no process of the device is left, not even a zombie */
+    pid_t left[2] = { cur, next.pid };
+    for (int i = 0; i < 2; i++)
+        if (left[i] > 0) {
+            kill(left[i], SIGKILL);
+            while (waitpid(left[i], NULL, 0) < 0 && errno == EINTR)
+                ;
+        }
     _exit(0);
 }
 
@@ -173,12 +315,12 @@ _Noreturn void nopi_worker_main(nopi_server *s, pid_t parent, int req_fd, int re
         done.rc = nopi_fail(&done.err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot set up the "
                             "device process's descriptors: %s", strerror(errno));
     else if (s->zygote)
-        zygote(s, req_fd, w.fd);
+        zygote(s, req_fd);
     else
         set_up(s, &w, &cdev, &done);
     char *req = NULL;
     uint64_t len;
-    while (nopi_read_request(req_fd, &req, &len, &w.in_fd)) {
+    while (nopi_read_request(req_fd, &req, &len, &w.in_fd, 1)) {
         if (serve_one(s, cdev, &w, &done, req, len))
             break;
         memset(&done, 0, sizeof done);

@@ -7,6 +7,7 @@
  * what it costs in-process, and the worker sends the figures back.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +91,12 @@ static int bench_in_worker(nop_device *cdev, void *ctx, nopi_wire *w, nop_error 
         o.progress_ctx = w;
     }
     nop_library *opened;   /* loaded once here, not per run, if the caller only described it */
+    if (!bw->lib->handle && bw->op >= 0 && bw->op < bw->lib->desc->nops) {
+        char what[256];   /* its constructors may hang: stopped as a shape function is */
+        snprintf(what, sizeof what, "%s: loading '%s'", bw->lib->desc->ops[bw->op].name,
+                 bw->lib->path);
+        nopi_wire_phase(w, NOPI_PHASE_LOAD, 0, what);
+    }
     const nop_library *lib = nopi_library_runnable(bw->lib, &opened, err);
     if (!lib)
         return -1;

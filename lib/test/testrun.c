@@ -410,7 +410,14 @@ static int serve_case(nop_device *cdev, void *ctx, const void *data, size_t len,
     if (len != sizeof rq)
         return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "a malformed request");
     memcpy(&rq, data, sizeof rq);
+    nop_testinfo t;
+    nop_manifest_test(cs->m, rq.test, &t);
     nop_library *opened;   /* loaded here, in the child, if the caller only described it */
+    if (!cs->s.lib->handle) {
+        char what[256];   /* its constructors may hang: stopped as a shape function is */
+        snprintf(what, sizeof what, "%s: loading '%s'", t.op, cs->s.lib->path);
+        nopi_wire_phase(w, NOPI_PHASE_LOAD, 0, what);
+    }
     if (!(cs->s.lib = nopi_library_runnable(cs->s.lib, &opened, err)))
         return -1;
     cs->s.wire = w;
@@ -418,8 +425,6 @@ static int serve_case(nop_device *cdev, void *ctx, const void *data, size_t len,
     cs->o.diag = nopi_wire_diag;
     cs->o.diag_ctx = w;
     cs->s.o = &cs->o;
-    nop_testinfo t;
-    nop_manifest_test(cs->m, rq.test, &t);
     run_part(&cs->s, &t, rq.pick, rq.reference != 0, report_to_parent, w);
     return 0;   /* the child ends: the library goes with it */
 }

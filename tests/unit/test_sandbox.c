@@ -185,7 +185,8 @@ static const char *read_records(uint64_t claimed, size_t tail)
 #endif
         static struct nopi_phase_page page;
         nopi_watch wt = { .phase = &page, .op = "op", .budget = 5, .timeout = 1,
-                          .status_fd = -1, .take = take_nothing };
+                          .take = take_nothing };
+        nopi_watch_start(&wt);
         nopi_watch_read(&wt, fds[0]);
         _exit(wt.malformed ? 1 : 0);
     }

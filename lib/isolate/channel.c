@@ -1,0 +1,100 @@
+/*
+ * channel.c - the transport both sides of a worker process use: whole reads and writes, and
+ * requests (a length, the bytes, and a descriptor that may come with them) on a socket.
+ * Requests go from the parent to a worker or zygote, from a zygote to its child, and a
+ * zygote's words about its children go back to the parent the same way.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "server.h"
+
+int nopi_fd_all(int fd, void *data, size_t len, bool writing)
+{
+    char *p = data;
+    while (len) {
+        ssize_t n = writing ? write(fd, p, len) : read(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int nopi_send_request(int fd, const void *req, size_t len, const int *pass, int npass)
+{
+    uint64_t n = len;
+    struct iovec iov[2] = { { &n, sizeof n }, { (void *)req, len } };
+    struct msghdr m = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
+    union { char buf[CMSG_SPACE(NOPI_MAX_PASS * sizeof(int))]; struct cmsghdr align; } u;
+    if (npass > 0 && npass <= NOPI_MAX_PASS) {
+        memset(&u, 0, sizeof u);
+        m.msg_control = u.buf;
+        m.msg_controllen = CMSG_SPACE((size_t)npass * sizeof(int));
+        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN((size_t)npass * sizeof(int));
+        memcpy(CMSG_DATA(c), pass, (size_t)npass * sizeof(int));
+    }
+    size_t left = sizeof n + len;
+    while (left) {
+        ssize_t k = sendmsg(fd, &m, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        m.msg_control = NULL;   /* the descriptors went with the first bytes */
+        m.msg_controllen = 0;
+        left -= (size_t)k;
+        while (k > 0) {   /* skip what was sent */
+            size_t step = (size_t)k < m.msg_iov->iov_len ? (size_t)k : m.msg_iov->iov_len;
+            m.msg_iov->iov_base = (char *)m.msg_iov->iov_base + step;
+            m.msg_iov->iov_len -= step;
+            k -= (ssize_t)step;
+            if (!m.msg_iov->iov_len && m.msg_iovlen > 1)
+                m.msg_iov++, m.msg_iovlen--;
+        }
+    }
+    return 0;
+}
+
+bool nopi_read_request(int fd, char **req, uint64_t *len, int *got, int ngot)
+{
+    union { char buf[CMSG_SPACE(NOPI_MAX_PASS * sizeof(int))]; struct cmsghdr align; } u;
+    struct iovec iov = { len, sizeof *len };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                        .msg_controllen = sizeof u.buf };
+    ssize_t n;
+    for (int i = 0; i < ngot; i++)
+        got[i] = -1;
+    while ((n = recvmsg(fd, &m, MSG_WAITALL | MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+        ;
+    struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+    if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+        c->cmsg_len >= CMSG_LEN(0)) {
+        int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        for (int i = 0; i < k && i < NOPI_MAX_PASS; i++) {   /* ones not asked for: closed */
+            int d;
+            memcpy(&d, CMSG_DATA(c) + (size_t)i * sizeof d, sizeof d);
+            if (i < ngot)
+                got[i] = d;
+            else
+                close(d);
+        }
+    }
+    if (n != (ssize_t)sizeof *len || *len > MAX_REQUEST)
+        return false;
+    char *nr = realloc(*req, *len ? (size_t)*len : 1);
+    if (!nr)
+        return false;
+    *req = nr;
+    return nopi_fd_all(fd, nr, (size_t)*len, false) == 0;
+}

@@ -1,0 +1,119 @@
+/*
+ * take.c - the parent's side of a run's records (see sandbox.h): decoding what a worker sent
+ * into a nop_run_result.  It believes nothing it reads: every length, count, dtype, core
+ * number and span kind is checked before it is used, and a record that fails a check is
+ * malformed (the work fails).  Nothing here runs in a worker.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+#include "device/trace.h"
+
+#define MAX_BYTES (1ull << 36)     /* no tensor sent is larger than 64 GiB */
+
+/* The output's description: a tensor of zeros until its data comes. */
+static int take_output(nop_run_result *r, const void *data, size_t len)
+{
+    struct nopi_tensor_hdr h;
+    if (len != sizeof h || r->output)
+        return -1;
+    memcpy(&h, data, sizeof h);
+    if (h.dtype < 0 || h.dtype > NT_U8 || h.ndim < 0 || h.ndim > NOPI_MAX_DIMS)
+        return -1;
+    uint64_t bytes = nopi_dtype_size((nt_dtype)h.dtype);
+    for (int i = 0; i < h.ndim; i++) {
+        if (h.sizes[i] < 0 || (h.sizes[i] && bytes > MAX_BYTES / (uint64_t)h.sizes[i]))
+            return -1;
+        bytes *= (uint64_t)h.sizes[i];
+    }
+    return (r->output = nopi_tensor_alloc((nt_dtype)h.dtype, h.ndim, h.sizes, false)) ? 0 : -1;
+}
+
+/* The output's bytes: the block itself when it may be kept, else a copy.  (A worker that
+ * sends none, or sends them twice, can only make its own output wrong, as it could anyway.) */
+static int take_output_data(nop_run_result *r, const void *data, size_t len, void **own)
+{
+    nt_tensor *t = r->output;
+    if (!t || len != (size_t)t->numel * t->itemsize)
+        return -1;
+    if (own && *own && len) {
+        free(t->data);
+        t->data = *own;
+        *own = NULL;
+    } else {
+        memcpy(t->data, data, len);
+    }
+    return 0;
+}
+
+/* A core's trace: cores come in order, after the run's per-core reports. */
+static int take_trace(nop_run_result *r, const void *data, size_t len)
+{
+    struct nopi_trace_hdr h;
+    if (len < sizeof h || !r->cores)
+        return -1;
+    memcpy(&h, data, sizeof h);
+    nop_trace *t = r->trace;
+    if (!t) {
+        if (!(t = r->trace = calloc(1, sizeof *t)) ||
+            !(t->cores = calloc((size_t)r->ncores, sizeof *t->cores)))
+            return -1;
+    }
+    if (h.core != t->ncores || h.core >= r->ncores || h.nspans < 0 ||
+        h.nspans > NOPI_TRACE_SPANS || len - sizeof h != (size_t)h.nspans * sizeof(nopi_trace_span))
+        return -1;
+    nopi_trace *c = &t->cores[h.core];
+    memcpy(c->total, h.total, sizeof c->total);
+    c->start = h.start;
+    c->end = h.end;
+    if (h.nspans && !(c->spans = malloc(len - sizeof h)))
+        return -1;
+    memcpy(c->spans, (const char *)data + sizeof h, len - sizeof h);
+    c->nspans = h.nspans;
+    t->ncores++;
+    for (int s = 0; s < c->nspans; s++)   /* kinds index the writer's tables */
+        if (c->spans[s].kind < 0 || c->spans[s].kind >= NOPI_SPAN_KINDS)
+            return -1;
+    return 0;
+}
+
+int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len, void **own)
+{
+    switch (type) {
+    case NOPI_REC_RUN: {
+        struct nopi_run_hdr h;
+        if (len != sizeof h)
+            return -1;
+        memcpy(&h, data, sizeof h);
+        r->threads = h.threads;
+        r->printf_lost = h.printf_lost != 0;
+        r->stack_size = (size_t)h.stack_size;
+        r->seconds = h.seconds;
+        return 0;
+    }
+    case NOPI_REC_OUTPUT:
+        return take_output(r, data, len);
+    case NOPI_REC_OUTPUT_DATA:
+        return take_output_data(r, data, len, own);
+    case NOPI_REC_PRINTF:
+        if (r->printf_text || !(r->printf_text = malloc(len + 1)))
+            return -1;
+        memcpy(r->printf_text, data, len);
+        r->printf_text[len] = '\0';
+        return 0;
+    case NOPI_REC_CORES: {
+        size_t n = len / sizeof *r->cores;
+        if (r->cores || len % sizeof *r->cores || n == 0 || n > NOPI_MAX_CORES ||
+            !(r->cores = malloc(len)))
+            return -1;
+        memcpy(r->cores, data, len);
+        r->ncores = (int)n;
+        return 0;
+    }
+    case NOPI_REC_TRACE:
+        return take_trace(r, data, len);
+    default:
+        return 1;
+    }
+}
