@@ -8,9 +8,11 @@
  * C file.  A command's name and brief live in its own table, so this list cannot drift.
  */
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <string.h>
 
 #include "builtin.h"
+#include "devopts.h"
 #include "report.h"
 
 const struct command commands[] = {
@@ -39,6 +41,11 @@ int main(int argc, char **argv)
         return STATUS_USAGE;
     }
     const char *name = argv[1];
+    /* Nothing but a process with CAP_SYS_PTRACE may read this one's memory (where the
+     * references' answers are) through /proc: the workers user code runs in have no
+     * capabilities.  Not with the sandbox off, when a debugger may want to attach. */
+    if (sandbox_on())
+        prctl(PR_SET_DUMPABLE, 0);
     if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
         printf("neuronop %s\n", NOP_VERSION);
         return 0;

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,21 @@ static int settle_fds(int *req, int *rec)
     if (null > 2)
         close(null);
     return 0;
+}
+
+/* Makes this process one that no other can read or trace, and that can read or trace no
+ * other: not dumpable (its /proc/PID/mem, maps and environ closed to any process without
+ * CAP_SYS_PTRACE) and with no capabilities at all (root's CAP_SYS_PTRACE would open every
+ * process's memory to it: neuronop's, holding the references' answers, and a sibling
+ * worker's, which may be running the reference a kernel is judged against).  Before any user
+ * code, and before the filter (which forbids prctl and capset). */
+static void drop_powers(void)
+{
+    prctl(PR_SET_DUMPABLE, 0);
+    struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+    memset(d, 0, sizeof d);
+    syscall(SYS_capset, &h, d);
 }
 
 /* Dies with parent: SIGKILL when it ends, however it ends.  false when it has already. */
@@ -307,6 +323,7 @@ _Noreturn void nopi_worker_main(nopi_server *s, pid_t parent, int req_fd, int re
     setpgid(0, 0);
     if (!die_with(parent))
         _exit(0);
+    drop_powers();   /* the zygote's children inherit it */
     nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, s->phase, -1 };
     struct nopi_done done;
     memset(&done, 0, sizeof done);

@@ -2,7 +2,8 @@
 # User code cannot reach neuronop's own process (issue 20): signals of every kind to it,
 # ptrace, its /proc/PID/mem opened for writing (openat and openat2) and a limit set on it
 # are each trapped and reported by name, neuronop survives to print its summary line, exits
-# 1, and leaves no process behind.
+# 1, and leaves no process behind.  Its memory cannot even be read (it is not dumpable, and
+# workers have no capabilities); with the sandbox off, the same code reads what it may.
 . ./lib.sh
 . ./hostile_parent.sh
 
@@ -21,6 +22,11 @@ test_expect "prlimit64 on neuronop (RLIMIT_FSIZE 0) is stopped" '
 test_expect "neuronop's memory opened for writing with openat is stopped" 'attack 6 openat'
 test_expect "neuronop's memory opened for writing with openat2 is stopped" 'attack 7 openat2'
 test_expect "ptrace(PTRACE_ATTACH) of neuronop is stopped" 'attack 8 ptrace'
+test_expect "neuronop's memory cannot be read through /proc, even by root's workers" '
+    run run hp attack zeros:23
+    expect_status 1
+    expect_err "the shape function returned NULL"
+    NEURONOP_SANDBOX=off "$NEURONOP" run hp attack zeros:23 >out 2>err'
 
 test_expect "the same attacks under neuronop test fail their case; the summary is neuronop'\''s" '
     cat >>hp/neuronop.yaml <<EOT
