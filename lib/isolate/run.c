@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sandbox.h"
@@ -103,10 +104,43 @@ struct kept_arg {
 
 /* In the child: makes the run's arguments from the request and the mapped memfd, loads the
  * library and runs; its result goes back as a one-shot worker's does. */
+/* A library a kept device runs, with a zygote of its own whose children load it before
+ * their requests come (so no child ever has another library's code or state). */
+typedef struct kept_lib {
+    char *path;                 /* its real path; NULL: a free slot */
+    struct stat st;             /* the file as it was when the zygote started */
+    nopi_server *srv;
+    nop_library *loaded;        /* in such a child: the library, once it is loaded */
+    unsigned used;              /* when it last ran, to replace the least used */
+} kept_lib;
+
+#define KEPT_LIBS 4             /* libraries a kept device keeps a zygote for at once */
+
+/* Whether a and b are the same file with the same contents, as far as stat tells. */
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* In a kept zygote's child, before its request comes: loads its library. */
+static int prepare_kept(void *ctx, nopi_wire *w, nop_error *err)
+{
+    kept_lib *kl = ctx;
+    nopi_wire_phase(w, NOPI_PHASE_LOAD, 0, "");   /* constructors: bounded from now */
+    if (nop_library_open(&kl->loaded, kl->path, err) != 0)
+        return -1;
+    struct stat now;   /* rebuilt since its zygote started: this child must not serve it */
+    if (stat(kl->path, &now) != 0 || !same_file(&now, &kl->st))
+        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "'%s' changed while it was being "
+                         "loaded; run the op again", kl->path);
+    return 0;
+}
+
 static int serve_kept(nop_device *cdev, void *ctx, const void *data, size_t len, nopi_wire *w,
                       nop_error *err)
 {
-    (void)ctx;
+    const kept_lib *kl = ctx;
     struct kept_req h;
     const char *p = data;
     if (len < sizeof h)
@@ -137,23 +171,21 @@ static int serve_kept(nop_device *cdev, void *ctx, const void *data, size_t len,
         t->data = (unsigned char *)map + ka.offset;
         vals[a].tensor = t;
     }
-    char path[PATH_MAX];
-    memcpy(path, p + len - h.path_len, h.path_len);
-    path[h.path_len] = '\0';
-    nop_library *lib;
-    if (nop_library_open(&lib, path, err) != 0)
-        return -1;
+    if (h.path_len != strlen(kl->path) || memcmp(p + len - h.path_len, kl->path, h.path_len))
+        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "a malformed request");
     nop_run_result r;
-    int rc = nopi_device_run_here(cdev, lib, h.op, h.ref, vals, h.nargs, &r, err);
+    int rc = nopi_device_run_here(cdev, kl->loaded, h.op, h.ref, vals, h.nargs, &r, err);
     if (nopi_wire_put_run(w, &r) != 0 && rc == 0)
         rc = nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot send the result");
     return rc;   /* everything here ends with the child */
 }
 
-/* What a device made with keep_worker keeps: its server, and the memfd its runs' inputs go
- * in, mapped here and kept from run to run (a new one each run cost more than the copy). */
+/* What a device made with keep_worker keeps: a zygote for each library it runs (up to
+ * KEPT_LIBS), and the memfd its runs' inputs go in, mapped here and kept from run to run (a
+ * new one each run cost more than the copy). */
 typedef struct kept {
-    nopi_server *srv;
+    kept_lib libs[KEPT_LIBS];
+    unsigned clock;
     int fd;
     unsigned char *map;
     size_t cap;
@@ -162,12 +194,53 @@ typedef struct kept {
 static void free_kept(void *p)
 {
     kept *k = p;
-    nopi_server_free(k->srv);
+    for (int i = 0; i < KEPT_LIBS; i++) {
+        nopi_server_free(k->libs[i].srv);
+        free(k->libs[i].path);
+    }
     if (k->map)
         munmap(k->map, k->cap);
     if (k->fd >= 0)
         close(k->fd);
     free(k);
+}
+
+/* The zygote of library path (a real path) on dev, started if need be in the least used
+ * slot, or started again if the file has changed since (a rebuild: its children have the
+ * old one loaded); NULL with err filled. */
+static kept_lib *kept_for(nop_device *dev, kept *k, const char *path, nop_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot find '%s': %s", path,
+                  strerror(errno));
+        return NULL;
+    }
+    kept_lib *kl = &k->libs[0];
+    for (int i = 0; i < KEPT_LIBS; i++) {
+        if (k->libs[i].path && strcmp(k->libs[i].path, path) == 0) {
+            kl = &k->libs[i];
+            if (!same_file(&st, &kl->st))
+                break;
+            kl->used = ++k->clock;
+            return kl;
+        }
+        if (k->libs[i].used < kl->used)
+            kl = &k->libs[i];
+    }
+    nopi_server_free(kl->srv);
+    free(kl->path);
+    *kl = (kept_lib){ strdup(path), st, NULL, NULL, ++k->clock };
+    int rc = kl->path ? nopi_server_new(&kl->srv, dev, serve_kept, kl, err) : nopi_nomem(err);
+    if (rc != 0) {
+        free(kl->path);
+        memset(kl, 0, sizeof *kl);
+        return NULL;
+    }
+    nopi_server_prepare(kl->srv, prepare_kept);
+    /* most libraries keep the default stack; a child whose library does not sizes its own */
+    nopi_server_warm(kl->srv, NOP_STACK_DEFAULT_BYTES, nopi_device_max_cores(dev));
+    return kl;
 }
 
 /* Makes k's arena hold at least bytes; 0, or -1 with err filled. */
@@ -196,18 +269,13 @@ static int arena(kept *k, size_t bytes, nop_error *err)
  * *len; caller frees); 0, or -1 with err filled.  The arena is rewritten only once the last
  * run has answered: its child, which maps it read-only, is done with it (and is killed before
  * the next child gets its request). */
-static int make_request(kept *k, const nop_library *lib, int op, int ref,
-                        const nop_value *args, int nargs, char **req, size_t *len,
-                        nop_error *err)
+static int make_request(kept *k, const char *path, int op, int ref, const nop_value *args,
+                        int nargs, char **req, size_t *len, nop_error *err)
 {
     *req = NULL;
     if (nargs < 0 || nargs > NOP_MAX_ARGS)
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "%d arguments: an op takes at most "
                          "%d", nargs, NOP_MAX_ARGS);
-    char *path = realpath(lib->path, NULL);   /* the zygote's folder may not be the caller's */
-    if (!path)
-        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot find '%s': %s", lib->path,
-                         strerror(errno));
     struct kept_req h = { op, ref, nargs, (uint32_t)strlen(path), 0 };
     struct kept_arg ka[NOP_MAX_ARGS];
     memset(ka, 0, sizeof ka);
@@ -228,14 +296,11 @@ static int make_request(kept *k, const nop_library *lib, int op, int ref,
                                         : arena(k, (size_t)h.map_bytes, err);
     if (rc == 0 && !(*req = malloc(*len)))
         rc = nopi_nomem(err);
-    if (rc != 0) {
-        free(path);
+    if (rc != 0)
         return -1;
-    }
     memcpy(*req, &h, sizeof h);
     memcpy(*req + sizeof h, ka, (size_t)nargs * sizeof *ka);
     memcpy(*req + sizeof h + (size_t)nargs * sizeof *ka, path, h.path_len);
-    free(path);
     for (int a = 0; a < nargs; a++)
         if (args[a].type == NOP_ARG_TENSOR && args[a].tensor)
             memcpy(k->map + ka[a].offset, args[a].tensor->data,
@@ -243,7 +308,8 @@ static int make_request(kept *k, const nop_library *lib, int op, int ref,
     return 0;
 }
 
-/* Runs op (or reference ref, of a valid op) in a fresh child of the device's kept zygote. */
+/* Runs op (or reference ref, of a valid op) in a fresh child of the kept zygote of its
+ * library on dev. */
 static int run_kept(nop_device *dev, const nop_library *lib, int op, int ref,
                     const nop_value *args, int nargs, nop_run_result *res, nop_error *err)
 {
@@ -252,20 +318,19 @@ static int run_kept(nop_device *dev, const nop_library *lib, int op, int ref,
         if (!(k = calloc(1, sizeof *k)))
             return nopi_nomem(err);
         k->fd = -1;
-        if (nopi_server_new(&k->srv, dev, serve_kept, NULL, err) != 0) {
-            free(k);
-            return -1;
-        }
-        /* most libraries keep the default stack; a child whose library does not sizes its
-         * own */
-        nopi_server_warm(k->srv, NOP_STACK_DEFAULT_BYTES, nopi_device_max_cores(dev));
         nopi_device_set_ext(dev, k, free_kept);
     }
-    char *req;
+    char *path = realpath(lib->path, NULL);   /* the zygote's folder may not be the caller's */
+    if (!path)
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot find '%s': %s", lib->path,
+                         strerror(errno));
+    char *req = NULL;
     size_t len;
-    if (make_request(k, lib, op, ref, args, nargs, &req, &len, err) != 0)
-        return -1;
-    int rc = nopi_server_call_fd(k->srv, lib->desc->ops[op].name, 5.0, 1, req, len,
+    kept_lib *kl = kept_for(dev, k, path, err);
+    int rc = kl ? make_request(k, path, op, ref, args, nargs, &req, &len, err) : -1;
+    free(path);
+    if (rc == 0)
+        rc = nopi_server_call_fd(kl->srv, lib->desc->ops[op].name, 5.0, 1, req, len,
                                  k->map ? k->fd : -1, take_run, res, err);
     free(req);
     if (rc != 0) {

@@ -106,6 +106,14 @@ typedef struct nopi_server nopi_server;
 /* Makes a server (it starts no process yet); 0, or -1 on no memory. */
 int nopi_server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, void *ctx,
                     nop_error *err);
+/* What a server's child does once it is ready and before its request comes (on ctx, its copy
+ * of the server's), while the request before it runs: loading a library that every request
+ * to the server uses, say (announce NOPI_PHASE_LOAD first: it is bounded as a shape function
+ * from then).  Returns 0, or -1 with err filled, which then answers the request. */
+typedef int nopi_prepare_fn(void *ctx, nopi_wire *w, nop_error *err);
+/* Gives the server's children prepare to run before their requests; call it before the
+ * first request. */
+void nopi_server_prepare(nopi_server *s, nopi_prepare_fn *prepare);
 /* Asks the server's zygote to prepare, once, a device whose stacks (stack_size bytes, on
  * ncores cores), TCM and buffers its children inherit, as a first run would make them: each
  * request's child then touches only the pages its run writes.  Call it before the first

@@ -114,7 +114,10 @@ static void look_at_phase(nopi_watch *wt)
     if (wt->phases_left > 0)
         wt->phases_left--;
     what[sizeof what - 1] = '\0';
-    snprintf(wt->where, sizeof wt->where, "%s", believable(what, wt->op) ? what : wt->op);
+    if (kind == NOPI_PHASE_LOAD)   /* a spare loads before it knows its request's op */
+        snprintf(wt->where, sizeof wt->where, "%s: loading the library", wt->op);
+    else
+        snprintf(wt->where, sizeof wt->where, "%s", believable(what, wt->op) ? what : wt->op);
     double now = nopi_now();
     if (!(start <= now) || start < now - wt->limit_s)
         start = now;   /* in the future, long ago, or not a number */

@@ -91,12 +91,8 @@ static int bench_in_worker(nop_device *cdev, void *ctx, nopi_wire *w, nop_error 
         o.progress_ctx = w;
     }
     nop_library *opened;   /* loaded once here, not per run, if the caller only described it */
-    if (!bw->lib->handle && bw->op >= 0 && bw->op < bw->lib->desc->nops) {
-        char what[256];   /* its constructors may hang: stopped as a shape function is */
-        snprintf(what, sizeof what, "%s: loading '%s'", bw->lib->desc->ops[bw->op].name,
-                 bw->lib->path);
-        nopi_wire_phase(w, NOPI_PHASE_LOAD, 0, what);
-    }
+    if (!bw->lib->handle)   /* its constructors may hang: bounded as a shape function is */
+        nopi_wire_phase(w, NOPI_PHASE_LOAD, 0, "");
     const nop_library *lib = nopi_library_runnable(bw->lib, &opened, err);
     if (!lib)
         return -1;

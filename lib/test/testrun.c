@@ -401,6 +401,17 @@ static void report_to_parent(void *ctx, int i, int rc, const nop_error *err,
     run->output = NULL;
 }
 
+/* In a child, before its request comes: loads the library (each child its own, so no case
+ * sees another's globals), while the request before runs. */
+static int prepare_case(void *ctx, nopi_wire *w, nop_error *err)
+{
+    case_server *cs = ctx;
+    nop_library *opened;   /* ends with the child */
+    if (!cs->s.lib->handle)   /* its constructors may hang: bounded as a shape function is */
+        nopi_wire_phase(w, NOPI_PHASE_LOAD, 0, "");
+    return (cs->s.lib = nopi_library_runnable(cs->s.lib, &opened, err)) ? 0 : -1;
+}
+
 static int serve_case(nop_device *cdev, void *ctx, const void *data, size_t len, nopi_wire *w,
                       nop_error *err)
 {
@@ -412,14 +423,6 @@ static int serve_case(nop_device *cdev, void *ctx, const void *data, size_t len,
     memcpy(&rq, data, sizeof rq);
     nop_testinfo t;
     nop_manifest_test(cs->m, rq.test, &t);
-    nop_library *opened;   /* loaded here, in the child, if the caller only described it */
-    if (!cs->s.lib->handle) {
-        char what[256];   /* its constructors may hang: stopped as a shape function is */
-        snprintf(what, sizeof what, "%s: loading '%s'", t.op, cs->s.lib->path);
-        nopi_wire_phase(w, NOPI_PHASE_LOAD, 0, what);
-    }
-    if (!(cs->s.lib = nopi_library_runnable(cs->s.lib, &opened, err)))
-        return -1;
     cs->s.wire = w;
     cs->o = *cs->s.o;
     cs->o.diag = nopi_wire_diag;
@@ -505,6 +508,7 @@ static int start_server(const suite *s, const nop_manifest *m, nop_device **dev,
         nop_device_free(*dev);
         return -1;
     }
+    nopi_server_prepare(*srv, prepare_case);
     return 0;
 }
 
