@@ -134,8 +134,12 @@ static _Noreturn void child(nopi_server *s, pid_t zygote, int own_fd, int rec_fd
     struct nopi_done done;
     memset(&done, 0, sizeof done);
     nop_device *cdev = NULL;
-    if (set_up(s, &w, &cdev, &done) == 0 && s->prepare)
+    if (set_up(s, &w, &cdev, &done) == 0 && s->prepare) {
         done.rc = s->prepare(s->ctx, &w, &done.err);   /* a failure answers the request */
+        /* the phase it announced has ended: a request that comes long after must not find
+         * its deadline passed */
+        nopi_wire_phase(&w, NOPI_PHASE_OTHER, 0, "");
+    }
     char *req = NULL;
     uint64_t len;
     if (nopi_read_request(own_fd, &req, &len, &w.in_fd, 1))

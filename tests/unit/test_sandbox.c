@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,6 +75,38 @@ static void a_request_of_any_number_of_runs_ends_at_its_budget(void **state)
     assert_int_equal(err.kind, NOP_ERR_DEVICE);
     assert_non_null(strstr(err.diag.msg, "timeout"));
     assert_true(took >= 1.4 && took < 5.0);   /* not the 2.5 s each forged phase would give */
+    nopi_server_free(srv);
+    nop_device_free(dev);
+    nop_profile_free(profile);
+}
+
+/* A child's step before its request: announces loading, as a library's loader does. */
+static int prepare_loads(void *ctx, nopi_wire *w, nop_error *err)
+{
+    nopi_wire_phase(w, NOPI_PHASE_LOAD, 0, "");
+    return 0;
+}
+
+/* A child made ready (its library loaded) long before its request comes: the request still
+ * has its whole time, not what was left of the load's phase (timeout 0.5 s plus 2 s). */
+static void a_request_long_after_its_child_got_ready_is_in_time(void **state)
+{
+    nop_profile *profile;
+    nop_device *dev;
+    nopi_server *srv;
+    nop_error err;
+    nop_device_opts o = { .isolate = true, .timeout = 0.5 };
+    assert_int_equal(nop_profile_load(&profile, "trn1", unit_share_dir(), &err), 0);
+    assert_int_equal(nop_device_new(&dev, profile, &o, &err), 0);
+    assert_int_equal(nopi_server_new(&srv, dev, serve_pid, NULL, &err), 0);
+    nopi_server_prepare(srv, prepare_loads);
+    int32_t pid[3] = { 0 };
+    assert_int_equal(nopi_server_call(srv, "op", 10, 1, "a", 1, take_pid, pid, &err), 0);
+    struct timespec gap = { 2, 700000000 };
+    nanosleep(&gap, NULL);   /* the next child has long been ready */
+    int rc = nopi_server_call(srv, "op", 10, 1, "b", 1, take_pid, pid, &err);
+    if (rc != 0)
+        fail_msg("%s: %s", err.diag.where, err.diag.msg);
     nopi_server_free(srv);
     nop_device_free(dev);
     nop_profile_free(profile);
@@ -395,6 +428,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_request_runs_in_a_fresh_child_of_one_zygote),
+        cmocka_unit_test(a_request_long_after_its_child_got_ready_is_in_time),
         cmocka_unit_test(a_record_is_bounded_before_anything_is_allocated),
         cmocka_unit_test(a_kept_worker_serves_many_runs_with_different_inputs),
         cmocka_unit_test(a_request_of_any_number_of_runs_ends_at_its_budget),
