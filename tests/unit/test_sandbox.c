@@ -45,6 +45,32 @@ static int take_pid(void *ctx, uint32_t type, const void *data, size_t len, void
     return 0;
 }
 
+/* A device of trn1 that isolates (timeout seconds per kernel, 0: the default) and a fork
+ * server on it, serving with serve; served_free frees the three. */
+typedef struct served {
+    nop_profile *profile;
+    nop_device *dev;
+    nopi_server *srv;
+} served;
+
+static served serve_with(nopi_serve_fn *serve, double timeout)
+{
+    served sv;
+    nop_error err;
+    nop_device_opts o = { .isolate = true, .timeout = timeout };
+    assert_int_equal(nop_profile_load(&sv.profile, "trn1", unit_share_dir(), &err), 0);
+    assert_int_equal(nop_device_new(&sv.dev, sv.profile, &o, &err), 0);
+    assert_int_equal(nopi_server_new(&sv.srv, sv.dev, serve, NULL, &err), 0);
+    return sv;
+}
+
+static void served_free(served *sv)
+{
+    nopi_server_free(sv->srv);
+    nop_device_free(sv->dev);   /* reaps the zygote */
+    nop_profile_free(sv->profile);
+}
+
 /* Announces phase after phase forever: each would postpone the deadline. */
 static int serve_forged_phases(nop_device *cdev, void *ctx, const void *req, size_t len,
                                nopi_wire *w, nop_error *err)
@@ -60,14 +86,9 @@ static int serve_forged_phases(nop_device *cdev, void *ctx, const void *req, siz
  * announcing phases: its budget bounds it as a whole. */
 static void a_request_of_any_number_of_runs_ends_at_its_budget(void **state)
 {
-    nop_profile *profile;
-    nop_device *dev;
-    nopi_server *srv;
+    served sv = serve_with(serve_forged_phases, 0.5);
+    nopi_server *srv = sv.srv;
     nop_error err;
-    nop_device_opts o = { .isolate = true, .timeout = 0.5 };
-    assert_int_equal(nop_profile_load(&profile, "trn1", unit_share_dir(), &err), 0);
-    assert_int_equal(nop_device_new(&dev, profile, &o, &err), 0);
-    assert_int_equal(nopi_server_new(&srv, dev, serve_forged_phases, NULL, &err), 0);
     double t0 = nopi_now();
     int32_t pid[3] = { 0 };
     assert_int_equal(nopi_server_call(srv, "op", 1.5, 0, "a", 1, take_pid, pid, &err), -1);
@@ -75,9 +96,7 @@ static void a_request_of_any_number_of_runs_ends_at_its_budget(void **state)
     assert_int_equal(err.kind, NOP_ERR_DEVICE);
     assert_non_null(strstr(err.diag.msg, "timeout"));
     assert_true(took >= 1.4 && took < 5.0);   /* not the 2.5 s each forged phase would give */
-    nopi_server_free(srv);
-    nop_device_free(dev);
-    nop_profile_free(profile);
+    served_free(&sv);
 }
 
 /* A child's step before its request: announces loading, as a library's loader does. */
@@ -91,14 +110,9 @@ static int prepare_loads(void *ctx, nopi_wire *w, nop_error *err)
  * has its whole time, not what was left of the load's phase (timeout 0.5 s plus 2 s). */
 static void a_request_long_after_its_child_got_ready_is_in_time(void **state)
 {
-    nop_profile *profile;
-    nop_device *dev;
-    nopi_server *srv;
+    served sv = serve_with(serve_pid, 0.5);
+    nopi_server *srv = sv.srv;
     nop_error err;
-    nop_device_opts o = { .isolate = true, .timeout = 0.5 };
-    assert_int_equal(nop_profile_load(&profile, "trn1", unit_share_dir(), &err), 0);
-    assert_int_equal(nop_device_new(&dev, profile, &o, &err), 0);
-    assert_int_equal(nopi_server_new(&srv, dev, serve_pid, NULL, &err), 0);
     nopi_server_prepare(srv, prepare_loads);
     int32_t pid[3] = { 0 };
     assert_int_equal(nopi_server_call(srv, "op", 10, 1, "a", 1, take_pid, pid, &err), 0);
@@ -107,21 +121,14 @@ static void a_request_long_after_its_child_got_ready_is_in_time(void **state)
     int rc = nopi_server_call(srv, "op", 10, 1, "b", 1, take_pid, pid, &err);
     if (rc != 0)
         fail_msg("%s: %s", err.diag.where, err.diag.msg);
-    nopi_server_free(srv);
-    nop_device_free(dev);
-    nop_profile_free(profile);
+    served_free(&sv);
 }
 
 static void each_request_runs_in_a_fresh_child_of_one_zygote(void **state)
 {
-    nop_profile *profile;
-    nop_device *dev;
-    nopi_server *srv;
+    served sv = serve_with(serve_pid, 0);
+    nopi_server *srv = sv.srv;
     nop_error err;
-    nop_device_opts o = { .isolate = true };
-    assert_int_equal(nop_profile_load(&profile, "trn1", unit_share_dir(), &err), 0);
-    assert_int_equal(nop_device_new(&dev, profile, &o, &err), 0);
-    assert_int_equal(nopi_server_new(&srv, dev, serve_pid, NULL, &err), 0);
     int32_t first[3] = { 0 }, again[3] = { 0 }, next[3] = { 0 };
     assert_int_equal(nopi_server_call(srv, "op", 10, 0, "a", 1, take_pid, first, &err), 0);
     assert_int_equal(nopi_server_call(srv, "op", 10, 0, "b", 1, take_pid, again, &err), 0);
@@ -133,11 +140,9 @@ static void each_request_runs_in_a_fresh_child_of_one_zygote(void **state)
     assert_string_equal(err.diag.where, "op");
     assert_non_null(strstr(err.diag.msg, "(exit status 3) before the op finished"));
     assert_int_equal(nopi_server_call(srv, "op", 10, 0, "c", 1, take_pid, next, &err), 0);
-    nopi_server_free(srv);
-    nop_device_free(dev);   /* reaps the zygote */
+    served_free(&sv);
     assert_int_equal(kill(first[0], 0), -1);
     assert_int_equal(kill(next[0], 0), -1);
-    nop_profile_free(profile);
 }
 
 /* ---- a kept zygote (nop_device_opts.keep_worker) ----------------------------------------- */
