@@ -49,11 +49,6 @@ DTYPES = {
 }
 TORCH_DTYPES = {code: dt for dt, code in DTYPES.items()}
 
-CLASSES = {
-    1: errors.InputError, 2: errors.BuildError, 3: errors.DeviceError,
-    4: errors.CrashError, 5: errors.TimeoutError, 6: errors.ForbiddenError,
-    7: errors.ResourceError, 8: errors.SupervisorError,
-}
 SEVERITIES = {0: "error", 1: "warning", 2: "note"}
 
 
@@ -74,7 +69,7 @@ def neuronop_binary():
 class Diag:
     """One diagnostic from the supervisor."""
 
-    __slots__ = ("severity", "line", "col", "errkind", "errclass", "file", "where",
+    __slots__ = ("severity", "line", "col", "errkind", "fault", "file", "where",
                  "message", "detail")
 
     def text(self):
@@ -82,14 +77,14 @@ class Diag:
                                   self.where, self.detail, self.file, self.line, self.col)
 
     def exception(self):
-        cls = CLASSES.get(self.errclass, errors.Error)
+        cls = errors.for_kind(self.errkind, self.fault)
         return cls(self.message, self.where, self.detail, self.file, self.line, self.col,
                    text=self.text())
 
 
 def _parse_diag(data, pos):
     d = Diag()
-    (d.severity, d.line, d.col, d.errkind, d.errclass, *lens) = DIAG.unpack_from(data, pos)
+    (d.severity, d.line, d.col, d.errkind, d.fault, *lens) = DIAG.unpack_from(data, pos)
     pos += DIAG.size
     parts = []
     for n in lens:

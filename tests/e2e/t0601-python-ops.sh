@@ -55,6 +55,22 @@ printf 'name: grow\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\nops:\n  grow: {args:
     >"$WORK/grow/neuronop.yaml"
 built grow "$WORK/grow" "$WORK/grow/build/libgrow.so"
 
+# what the command line says about each failure Python must raise with the same words
+cli=$WORK/cli
+mkdir -p "$cli"
+clirun() {   # clirun LIB OP INPUT: neuronop run's standard error, into $cli/OP
+    "$NEURONOP" run "$libs/$1" "$2" "$3" >/dev/null 2>"$cli/$2"
+    rc=$?
+    [ "$rc" = "${4:-1}" ] || { cat "$cli/$2"; echo "not ok - neuronop run $2 exited $rc"; exit 1; }
+}
+clirun access/librules_access.so tcm_past_end ones:16
+for op in aborts segv wide_frame; do clirun crash/librules_crash.so $op ones:4; done
+for op in forks creates exits wild_memset shape_forges; do
+    clirun hostile/libhostile.so $op ones:4
+done
+echo 'not a library' >"$cli/bogus.so"
+(cd "$cli" && "$NEURONOP" run bogus.so op ones:4 >/dev/null 2>bogus)
+
 src=$EXAMPLES/mlp_python
 key=$(cat "$src/relu.cpp" "$src/shape.cpp" "$src/my_ops.py" "$src/model.py" | cksum | tr ' ' -)
 mlp=$NEURONOP_SRC/out/python-tests/mlp-$key
@@ -63,7 +79,7 @@ for f in relu.cpp shape.cpp my_ops.py model.py; do
     cmp -s "$src/$f" "$mlp/$f" || cp "$src/$f" "$mlp/$f"
 done
 
-NEURONOP_TEST_LIBS=$libs NEURONOP_TEST_MLP=$mlp \
+NEURONOP_TEST_LIBS=$libs NEURONOP_TEST_MLP=$mlp NEURONOP_TEST_CLI=$cli \
     run_alone python --timeout 1 "$NEURONOP_SRC/tests/python/test_bridge.py"
 cat "$WORK/out"
 if [ "$status" != 0 ]; then

@@ -4,7 +4,8 @@ run by tests/e2e/t0601-python-ops.sh as
     neuronop python --timeout 1 test_bridge.py
 
 with NEURONOP_TEST_MLP (a folder holding the mlp_python example's sources, where they are
-built), NEURONOP_TEST_LIBS (a folder of libraries built by the shell script) in the
+built), NEURONOP_TEST_LIBS (a folder of libraries built by the shell script) and
+NEURONOP_TEST_CLI (what `neuronop run` printed for the failing ops, one file per op) in the
 environment.  Prints TAP.  Every expectation comes from torch itself: torch.relu and its
 autograd, computed here, and torch's own argument checking.
 """
@@ -24,6 +25,7 @@ from neuronop import custom_op
 
 MLP = os.path.realpath(os.environ["NEURONOP_TEST_MLP"])
 LIBS = os.environ["NEURONOP_TEST_LIBS"]
+CLI = os.environ["NEURONOP_TEST_CLI"]
 
 count = 0
 failed = 0
@@ -180,34 +182,81 @@ def _():
     assert torch.equal(torch.ops.relu_multicore.relu_forward(big), torch.relu(big))
 
 
-@check("a broken device rule raises DeviceError with the diagnostic; Python goes on")
+def cli_diagnostic(name):
+    """What `neuronop run` printed on standard error for the op `name` with the same input
+    (t0601 ran it into NEURONOP_TEST_CLI): the diagnostic, without the closing count."""
+    with open(os.path.join(CLI, name)) as f:
+        lines = f.read().splitlines()
+    return "\n".join(line for line in lines if not line.startswith("neuronop: device checks:"))
+
+
+def fails_as(cls, kind, op, name, *args):
+    """op(*args) raises exactly cls, of that kind, with the command line's diagnostic for
+    the same run as its message; the next call works."""
+    e = raises(cls, op, *args)
+    assert isinstance(e, neuronop.DeviceError) and isinstance(e, RuntimeError), type(e)
+    assert e.kind == kind, (e.kind, kind)
+    want = cli_diagnostic(name)
+    assert str(e) == want, "\n%s\n  is not the command line's\n%s" % (e, want)
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+    return e
+
+
+@check("a broken device rule raises DeviceError with the command line's diagnostic")
 def _():
-    e = raises(neuronop.DeviceError, torch.ops.rules_access.tcm_past_end, torch.ones(16))
-    assert str(e).startswith("neuronop: tcm_past_end: core 0: error:"), e
+    e = fails_as(neuronop.DeviceError, "rule", torch.ops.rules_access.tcm_past_end,
+                 "tcm_past_end", torch.ones(16))
     assert e.where == "tcm_past_end: core 0", e.where
-    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+    fails_as(neuronop.DeviceError, "rule", torch.ops.rules_crash.aborts, "aborts",
+             torch.ones(4))
 
 
-@check("a crashing kernel raises CrashError; the next call works")
+@check("a crashing kernel raises CrashError with the command line's diagnostic")
 def _():
-    e = raises(neuronop.CrashError, torch.ops.rules_crash.segv, torch.ones(4))
-    assert "segmentation fault" in str(e), e
-    assert isinstance(e, neuronop.DeviceError) and isinstance(e, RuntimeError)
-    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+    fails_as(neuronop.CrashError, "crash", torch.ops.rules_crash.segv, "segv", torch.ones(4))
 
 
-@check("a kernel that never ends raises TimeoutError after --timeout")
+@check("a kernel that overflows its stack raises StackOverflowError, a CrashError")
+def _():
+    e = fails_as(neuronop.StackOverflowError, "stack", torch.ops.rules_crash.wide_frame,
+                 "wide_frame", torch.ones(4))
+    assert isinstance(e, neuronop.CrashError), type(e)
+
+
+@check("a forbidden system call raises ForbiddenError with the call named")
+def _():
+    for name in ("forks", "creates"):
+        fails_as(neuronop.ForbiddenError, "syscall", getattr(torch.ops.hostile, name), name,
+                 torch.ones(4))
+
+
+@check("a kernel that ends or breaks its worker raises WorkerError, a CrashError")
+def _():
+    for name in ("exits", "wild_memset", "shape_forges"):
+        e = fails_as(neuronop.WorkerError, "worker", getattr(torch.ops.hostile, name), name,
+                     torch.ones(4))
+        assert isinstance(e, neuronop.CrashError), type(e)
+
+
+@check("a kernel or shape function that never ends raises TimeoutError after --timeout")
 def _():
     e = raises(neuronop.TimeoutError, torch.ops.rules_crash.spin, torch.ones(4))
-    assert "timeout" in str(e), e
+    assert e.kind == "timeout" and e.where == "spin: core 0", (e.kind, e.where)
+    assert str(e).startswith("neuronop: spin: core 0: error: timeout: the kernel ran for more "
+                             "than 1 s and was stopped\n"), e
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+    e = raises(neuronop.TimeoutError, torch.ops.hostile.shape_spins, torch.ones(4))
+    assert e.where == "shape_spins: shape function 'shape_spins'", e.where
     assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
 
 
-@check("a hostile kernel raises ForbiddenError or CrashError; the next call works")
+@check("a file that is not a library raises InputError with the command line's diagnostic")
 def _():
-    e = raises(neuronop.ForbiddenError, torch.ops.hostile.forks, torch.ones(4))
-    assert "system call the device does not have" in str(e), e
-    raises(neuronop.CrashError, torch.ops.hostile.exits, torch.ones(4))
+    e = raises(neuronop.InputError, custom_op.load_library, os.path.join(CLI, "bogus.so"))
+    assert e.kind == "input"
+    want = cli_diagnostic("bogus").replace("'bogus.so'",
+                                           "'%s'" % os.path.join(CLI, "bogus.so"))
+    assert str(e) == want, "\n%s\n  is not the command line's\n%s" % (e, want)
     assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
 
 
