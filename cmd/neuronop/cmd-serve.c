@@ -162,6 +162,18 @@ static int load(server *s, const unsigned char *body, size_t len, buf *b)
         reply_error(b, &err);
         return REP_ERROR;
     }
+    if (dc.memcheck && !nop_library_memcheck(lib)) {   /* as `neuronop run --memcheck` */
+        nop_library_close(lib);
+        err = (nop_error){ .kind = NOP_ERR_INPUT, .diag.severity = NOP_SEV_ERROR };
+        snprintf(err.diag.msg, sizeof err.diag.msg, "'%.900s' was built without --memcheck",
+                 path);
+        snprintf(err.diag.detail, sizeof err.diag.detail, "under --memcheck ops run memcheck "
+                 "builds: load the library with custom_op.load, or build it with 'neuronop "
+                 "build --memcheck' (custom_op.load_library then loads the libNAME.memcheck.so "
+                 "beside it)");
+        reply_error(b, &err);
+        return REP_ERROR;
+    }
     char *json = nop_library_json(lib);
     if (!json) {
         nop_library_close(lib);

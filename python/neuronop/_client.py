@@ -66,6 +66,12 @@ def neuronop_binary():
         "the script with 'neuronop python'")
 
 
+def memcheck():
+    """Whether ops run their libraries' memcheck builds (`neuronop python --memcheck`, or
+    NEURONOP_MEMCHECK=1)."""
+    return os.environ.get("NEURONOP_MEMCHECK", "") not in ("", "0")
+
+
 class Diag:
     """One diagnostic from the supervisor."""
 
@@ -196,6 +202,8 @@ class Supervisor:
         argv += [a for a in extra.split("\n") if a]
         if os.environ.get("NEURONOP_STATS"):
             argv.append("--profile")
+        if memcheck():
+            argv.append("--memcheck")
         try:
             self._proc = subprocess.Popen(argv, pass_fds=(theirs.fileno(),),
                                           stdin=subprocess.DEVNULL)

@@ -33,6 +33,12 @@ for t in twin_a twin_b aten; do
     built "$t" "$WORK/$t/m.yaml" "$WORK/$t/build/lib$name.so"
 done
 
+# an op named with a word of TorchScript's, which torch cannot take as an op name
+cp -R "$NEURONOP_SRC/tests/fixtures/memcheck" "$WORK/kw"
+printf '%s\n' 'name: kw' 'compute_srcs: [k.c]' 'shape_srcs: [s.c]' 'ops:' \
+    '  global: {args: [tensor, int64], shape: same_i, kernel: global}' >"$WORK/kw/m.yaml"
+built kw "$WORK/kw/m.yaml" "$WORK/kw/build/libkw.so"
+
 # an op whose output is larger than the room Python guessed for it (its inputs' size)
 mkdir -p "$WORK/grow"
 cat >"$WORK/grow/k.c" <<'K'

@@ -289,6 +289,14 @@ def _():
     assert torch.equal(torch.relu(x), x.clamp(min=0))
 
 
+@check("an op whose name torch cannot take is refused, and nothing of its library defined")
+def _():
+    e = raises(neuronop.InputError, custom_op.load_library, lib("kw/libkw.so"))
+    assert "op 'kw::global'" in str(e) and "rename the op" in str(e), e
+    assert not hasattr(torch.ops.kw, "global"), "half a library was registered"
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+
+
 @check("device warnings arrive through warnings.warn")
 def _():
     with warnings.catch_warnings(record=True) as caught:
