@@ -231,6 +231,25 @@ class Supervisor:
                 self._proc.wait()
             self._proc = None
 
+    def after_fork_in_child(self):
+        """In a child forked from this process (a DataLoader worker, multiprocessing): the
+        supervisor, its socket and the arena are the parent's, and sharing them would mix
+        the two processes' requests and tensors, so the child lets go of its copies (closing
+        only its own descriptors) and its first call starts its own supervisor."""
+        self._lock = threading.Lock()   # another thread may have held it at the fork
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        self._proc = None               # the parent's child: not ours to wait for or kill
+        if self._arena is not None:
+            try:
+                self._arena.close()
+            except BufferError:         # a view of it is alive in this copy: let it go
+                pass
+            self._arena = None
+        self._arena_sent = False
+        self._ids = {}
+
     def pid(self):
         """The supervisor's process id (None before the first request)."""
         return self._proc.pid if self._proc is not None else None
@@ -406,4 +425,5 @@ def supervisor():
                 _supervisor = Supervisor()
                 # at exit, wait for it to end, so nothing outlives the script
                 atexit.register(_supervisor.close)
+                os.register_at_fork(after_in_child=_supervisor.after_fork_in_child)
     return _supervisor

@@ -274,6 +274,29 @@ def _():
     assert sup.pid() != pid
 
 
+@check("forked children (DataLoader workers) call ops beside their parent, each its own")
+def _():
+    torch.ops.my_ops.relu_forward(x)   # the parent's supervisor and arena exist at the fork
+    children = []
+    for k in range(1, 3):
+        pid = os.fork()
+        if pid == 0:   # the child: its values, many calls while the parent makes its own
+            status = 1
+            try:
+                y = x * k
+                status = 0 if all(torch.equal(torch.ops.my_ops.relu_forward(y), torch.relu(y))
+                                  for _ in range(40)) else 3
+                neuronop._client.supervisor().close()
+            finally:
+                os._exit(status)
+        children.append(pid)
+    same = all(torch.equal(torch.ops.my_ops.relu_forward(-x), torch.relu(-x))
+               for _ in range(40))
+    statuses = [os.waitpid(pid, 0)[1] for pid in children]
+    assert same, "the parent got values that were not its own"
+    assert statuses == [0, 0], statuses
+
+
 @check("two libraries defining one op in one namespace are refused")
 def _():
     custom_op.load_library(lib("twin_a/libtwin.so"))
