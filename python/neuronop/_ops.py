@@ -228,14 +228,15 @@ def stats():
 def format_stats():
     """The stats as the table ``neuronop python --stats`` prints at exit."""
     rows = [(name, s) for name, s in stats().items() if s["calls"]]
-    lines = ["neuronop: %-28s %8s %14s %16s" % ("op", "calls", "host ms/call",
-                                                "device ms/call")]
+    width = max([28] + [len(name) for name, _ in rows])   # the columns stay aligned
+    lines = ["neuronop: %-*s %8s %14s %16s" % (width, "op", "calls", "host ms/call",
+                                               "device ms/call")]
     for name, s in rows:
         dev = ("%16.4f" % (1e3 * s["device_seconds"] / s["calls"])
                if s["device_seconds"] is not None else "%16s" % "-")
-        lines.append("neuronop: %-28s %8d %14.4f %s" % (name, s["calls"],
-                                                       1e3 * s["host_seconds"] / s["calls"],
-                                                       dev))
+        lines.append("neuronop: %-*s %8d %14.4f %s" % (width, name, s["calls"],
+                                                      1e3 * s["host_seconds"] / s["calls"],
+                                                      dev))
     if not rows:
         lines.append("neuronop: no op was called")
     return "\n".join(lines)

@@ -13,6 +13,7 @@ autograd, computed here, and torch's own argument checking.
 import contextlib
 import io
 import os
+import re
 import signal
 import sys
 import traceback
@@ -352,6 +353,14 @@ def _():
     s = neuronop.stats()["my_ops::relu_forward"]
     assert s["calls"] >= 10 and s["host_seconds"] > 0, s
     assert "my_ops::relu_forward" in neuronop.format_stats()
+    # a long op name widens the first column rather than push its row's figures right
+    custom_op.load_library(lib("long/liba_library_with_a_long_name.so"))
+    torch.ops.a_library_with_a_long_name.negate(x)
+    table = neuronop.format_stats().splitlines()
+    calls_end = table[0].index("calls") + len("calls")
+    for row in table[1:]:
+        m = re.match(r"neuronop: \S+ +\d+", row)
+        assert m and m.end() == calls_end, "\n".join(table)
 
 
 print("1..%d" % count)
