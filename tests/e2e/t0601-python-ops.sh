@@ -73,7 +73,7 @@ clirun() {   # clirun LIB OP INPUT: neuronop run's standard error, into $cli/OP
 }
 clirun access/librules_access.so tcm_past_end ones:16
 for op in aborts segv wide_frame; do clirun crash/librules_crash.so $op ones:4; done
-for op in forks creates exits wild_memset shape_forges; do
+for op in forks creates exits shape_forges; do
     clirun hostile/libhostile.so $op ones:4
 done
 echo 'not a library' >"$cli/bogus.so"

@@ -161,10 +161,21 @@ static void each_failure_has_its_kind(void **state)
     assert_int_equal(fault_of(dev, hostile, "shape_spins"), NOP_FAULT_TIMEOUT); /* the worker's */
     assert_int_equal(fault_of(dev, hostile, "forks"), NOP_FAULT_SYSCALL);
     assert_int_equal(fault_of(dev, hostile, "creates"), NOP_FAULT_SYSCALL);
-    assert_int_equal(fault_of(dev, hostile, "exits"), NOP_FAULT_WORKER);
-    assert_int_equal(fault_of(dev, hostile, "shape_exits"), NOP_FAULT_WORKER);
-    assert_int_equal(fault_of(dev, hostile, "wild_memset"), NOP_FAULT_WORKER);
-    assert_int_equal(fault_of(dev, hostile, "shape_forges"), NOP_FAULT_WORKER);
+    static const char *const breakers[] = { "exits", "shape_exits", "shape_forges" };
+    for (size_t i = 0; i < sizeof breakers / sizeof breakers[0]; i++) {
+        enum nop_fault f = fault_of(dev, hostile, breakers[i]);
+#ifdef __SANITIZE_ADDRESS__
+        /* the worker's sanitizers catch these first, each its own way (t0208) */
+        assert_true(f != NOP_FAULT_NONE && f != NOP_FAULT_HOST);
+#else
+        assert_int_equal(f, NOP_FAULT_WORKER);
+#endif
+    }
+    /* a memset over the runtime's memory ends the worker however the wreck goes on: it
+     * dies of a signal, or makes a call seccomp traps; never a rule or a clean run */
+    enum nop_fault wreck = fault_of(dev, hostile, "wild_memset");
+    assert_true(wreck == NOP_FAULT_WORKER || wreck == NOP_FAULT_SYSCALL ||
+                wreck == NOP_FAULT_CRASH);
 
     /* not a device failure: its kind says what it is */
     nop_run_result res = { 0 };
