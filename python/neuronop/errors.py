@@ -32,6 +32,12 @@ class Error(RuntimeError):
         super().__init__(text if text is not None else
                          format_diag("error", message, where, detail, file, line, col))
 
+    def __reduce__(self):
+        # pickled whole (multiprocessing, a DataLoader worker's error re-raised in its
+        # parent), not rebuilt from the message alone, which would be prefixed again
+        return (type(self), (self.message, self.where, self.detail, self.file, self.line,
+                             self.col, str(self)))
+
 
 class InputError(Error):
     """A bad argument, library or manifest: what the command line reports with exit 2."""

@@ -13,6 +13,7 @@ autograd, computed here, and torch's own argument checking.
 import contextlib
 import io
 import os
+import pickle
 import re
 import signal
 import sys
@@ -318,6 +319,37 @@ def _():
     statuses = [os.waitpid(pid, 0)[1] for pid in children]
     assert same, "the parent got values that were not its own"
     assert statuses == [0, 0], statuses
+
+
+class Batches(torch.utils.data.Dataset):
+    """Items made by the op in DataLoader workers; item `bad` by a crashing kernel."""
+
+    def __init__(self, bad=None):
+        self.bad = bad
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        if i == self.bad:
+            torch.ops.rules_crash.segv(torch.ones(4))
+        return torch.ops.my_ops.relu_forward(x * (i - 1.5))
+
+
+@check("DataLoader workers call ops; a worker's failure reaches the loop as its class")
+def _():
+    loader = torch.utils.data.DataLoader(Batches(), batch_size=1, num_workers=2)
+    for i, batch in enumerate(loader):
+        assert torch.equal(batch[0], torch.relu(x * (i - 1.5))), i
+    loader = torch.utils.data.DataLoader(Batches(bad=2), batch_size=1, num_workers=2)
+    e = raises(neuronop.CrashError, lambda: list(loader))
+    assert "neuronop: segv: core 0: error: kernel crashed:" in str(e), e
+    # pickled whole, as multiprocessing sends it: class, message and parts unchanged
+    e = raises(neuronop.CrashError, torch.ops.rules_crash.segv, torch.ones(4))
+    again = pickle.loads(pickle.dumps(e))
+    assert type(again) is type(e) and str(again) == str(e), (str(again), str(e))
+    assert (again.where, again.message, again.detail) == (e.where, e.message, e.detail)
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
 
 
 @check("two libraries defining one op in one namespace are refused")
