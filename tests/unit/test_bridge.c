@@ -139,7 +139,10 @@ static void each_failure_has_its_kind(void **state)
 {
     const char *dir = unit_tmpdir();
     char cmd[800];
-    snprintf(cmd, sizeof cmd, "cp -R tests/fixtures/rules tests/fixtures/hostile '%s'", dir);
+    const char *src = getenv("NEURONOP_SRC");   /* make check runs us from tests/e2e */
+    src = src ? src : ".";
+    snprintf(cmd, sizeof cmd, "cp -R '%s/tests/fixtures/rules' '%s/tests/fixtures/hostile' '%s'",
+             src, src, dir);
     assert_int_equal(system(cmd), 0);
     nop_library *access = fixture(dir, "rules/access.yaml");
     nop_library *crash = fixture(dir, "rules/crash.yaml");
