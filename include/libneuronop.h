@@ -610,4 +610,22 @@ size_t nop_tensor_nbytes(const nop_tensor *t);
  * fit.  `neuronop inspect` shows them as each op's "argnames". */
 bool nop_library_op_argname(const nop_library *lib, int op, int k, char *buf, size_t size);
 
+/* ---- for bindings: what kind of failure an error is ------------------------------------- */
+
+/* What ended a failed call, for a caller that tells failures apart (the Python package raises
+ * one exception class per kind) without reading their words. */
+enum nop_fault {
+    NOP_FAULT_NONE,      /* not a device failure: err->kind says what it is */
+    NOP_FAULT_RULE,      /* the op broke a device rule (bad access, abort, wrong output...) */
+    NOP_FAULT_CRASH,     /* user code crashed: a signal in its code or in a runtime call */
+    NOP_FAULT_STACK,     /* the kernel overflowed its STACK_SIZE */
+    NOP_FAULT_TIMEOUT,   /* user code ran past its time limit and was stopped */
+    NOP_FAULT_SYSCALL,   /* user code made a system call the device does not have */
+    NOP_FAULT_WORKER,    /* the worker process died, exited or sent a malformed report */
+    NOP_FAULT_HOST,      /* neuronop could not run the op (threads, mappings, its worker) */
+};
+/* The kind of a failure nop_device_run (or a call that runs user code) reported in err:
+ * NOP_FAULT_NONE unless err->kind is NOP_ERR_DEVICE. */
+enum nop_fault nop_error_fault(const nop_error *err);
+
 #endif /* LIBNEURONOP_H */

@@ -14,6 +14,7 @@
  *   NEURONOP_SHARE_DIR    the share folder this program uses, for the supervisor and builds
  *   NEURONOP_SERVE_ARGS   the device options given here, one per line, for the supervisor
  *   NEURONOP_STATS        with --stats: model device times, print the op table at exit
+ *   NEURONOP_MEMCHECK     with --memcheck: ops run their libraries' memcheck builds
  * Options end at SCRIPT: what follows is the script's.
  */
 #include <errno.h>
@@ -88,6 +89,24 @@ static int set_env(const char *name, const char *value)
     return 0;
 }
 
+/* NAME=1 when on, else unset (a value inherited from the caller's environment included). */
+static int flag_env(const char *name, bool on)
+{
+    if (on)
+        return set_env(name, "1");
+    unsetenv(name);
+    return 0;
+}
+
+/* Whether an option given before SCRIPT goes to the supervisor as it is: the ones the
+ * package passes by environment instead (it starts the supervisor with them also when a
+ * script runs under plain python3) do not. */
+static bool serve_arg(const char *arg)
+{
+    return strcmp(arg, "--stats") != 0 && strcmp(arg, "--memcheck") != 0 &&
+           strcmp(arg, "--") != 0;
+}
+
 int cmd_python(int argc, char **argv)
 {
     int at = script_index(argc, argv);
@@ -104,11 +123,6 @@ int cmd_python(int argc, char **argv)
         return rc;
     }
     free_option_lists(&python_spec);
-    if (dc.memcheck) {
-        report_plain_error("neuronop python: --memcheck is not supported yet: run the op "
-                           "with 'neuronop run --memcheck' to find a bad pointer");
-        return STATUS_USAGE;
-    }
     bool known = !dc.schedule;   /* the supervisor would refuse it only at the first op */
     for (int i = 0; dc.schedule && schedule_names[i]; i++)
         known |= strcmp(dc.schedule, schedule_names[i]) == 0;
@@ -186,23 +200,22 @@ int cmd_python(int argc, char **argv)
      * table rows) */
     size_t len = 1;
     for (int i = 1; i < at; i++)
-        if (strcmp(argv[i], "--stats") != 0 && strcmp(argv[i], "--") != 0)
+        if (serve_arg(argv[i]))
             len += strlen(argv[i]) + 1;
     char *serve = malloc(len);
     if (!serve)
         return report_nomem();
     serve[0] = '\0';
     for (int i = 1; i < at; i++)
-        if (strcmp(argv[i], "--stats") != 0 && strcmp(argv[i], "--") != 0) {
+        if (serve_arg(argv[i])) {
             strcat(serve, argv[i]);
             strcat(serve, "\n");
         }
     rc = set_env("NEURONOP_SERVE_ARGS", serve);
     free(serve);
-    if (rc || (stats && (rc = set_env("NEURONOP_STATS", "1"))))
+    if (rc || (rc = flag_env("NEURONOP_STATS", stats)) ||
+        (rc = flag_env("NEURONOP_MEMCHECK", dc.memcheck)))
         return rc;
-    if (!stats)
-        unsetenv("NEURONOP_STATS");
 
     const char *python = getenv("NEURONOP_PYTHON");
     if (!python || !*python)

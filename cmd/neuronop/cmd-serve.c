@@ -19,15 +19,16 @@
  * (nop_tensor_wrap) and writes an output with pwrite where Python asked for it.
  *
  *   ARENA  (fd)  u64 size                          -> status
- *   LOAD   path                                    -> u32 lib, then ITEM_JSON (its
+ *   LOAD   path                                    -> u32 lib, u32 0, then ITEM_JSON (its
  *                                                     self-description, nop_library_json)
  *   CALL   struct call_req, nargs x struct call_arg -> struct call_rep, items
  *   FETCH  u64 out_offset                          -> struct call_rep (the held output)
  *
  * A reply's status is REP_OK, REP_ERROR (an ITEM_ERROR says why) or REP_ROOM: the output
  * does not fit where Python asked; this process holds it until a FETCH names a place that
- * fits (after Python sent a larger arena).  Items follow the fixed part: struct item, then
- * its bytes.  Device warnings come as ITEM_DIAG, kernel printf text as ITEM_PRINTF.
+ * fits (after Python sent a larger arena).  A reply starts with its request's fixed part
+ * (ARENA has none) whatever its status; items follow: struct item, then its bytes.  Device
+ * warnings come as ITEM_DIAG, kernel printf text as ITEM_PRINTF.
  *
  * It ends when Python closes its end of the socket (Python exited or dropped it).
  */
@@ -137,9 +138,14 @@ static int set_arena(server *s, int fd, const unsigned char *body, size_t len, b
     return REP_OK;
 }
 
+/* Runs a LOAD; its reply is the library's id (UINT32_MAX when it failed: the reply always
+ * starts with its fixed part, which is how Python reads it), then the items. */
 static int load(server *s, const unsigned char *body, size_t len, buf *b)
 {
     char path[4096];
+    uint32_t id[2] = { UINT32_MAX, 0 };
+    size_t at = b->len;
+    reply_put(b, id, sizeof id);
     if (len == 0 || len >= sizeof path || memchr(body, '\0', len)) {
         reply_protocol(b, "a load request needs a library path");
         return REP_ERROR;
@@ -156,15 +162,28 @@ static int load(server *s, const unsigned char *body, size_t len, buf *b)
         reply_error(b, &err);
         return REP_ERROR;
     }
+    if (dc.memcheck && !nop_library_memcheck(lib)) {   /* as `neuronop run --memcheck` */
+        nop_library_close(lib);
+        err = (nop_error){ .kind = NOP_ERR_INPUT, .diag.severity = NOP_SEV_ERROR };
+        snprintf(err.diag.msg, sizeof err.diag.msg, "'%.900s' was built without --memcheck",
+                 path);
+        snprintf(err.diag.detail, sizeof err.diag.detail, "under --memcheck ops run memcheck "
+                 "builds: load the library with custom_op.load, or build it with 'neuronop "
+                 "build --memcheck' (custom_op.load_library then loads the libNAME.memcheck.so "
+                 "beside it)");
+        reply_error(b, &err);
+        return REP_ERROR;
+    }
     char *json = nop_library_json(lib);
     if (!json) {
         nop_library_close(lib);
         reply_protocol(b, "out of memory");
         return REP_ERROR;
     }
-    uint32_t id[2] = { (uint32_t)s->nlibs, 0 };
+    id[0] = (uint32_t)s->nlibs;
     s->libs[s->nlibs++] = lib;
-    reply_put(b, id, sizeof id);
+    if (!b->oom)
+        memcpy(b->p + at, id, sizeof id);
     reply_item(b, ITEM_JSON, json, strlen(json));
     free(json);
     return REP_OK;
@@ -274,7 +293,7 @@ static int call(server *s, const unsigned char *body, size_t len, buf *b)
             nop_diag d = { .severity = NOP_SEV_ERROR };
             snprintf(d.msg, sizeof d.msg, "cannot write the output into the arena: %s",
                      strerror(errno));
-            reply_diag(b, ITEM_ERROR, &d, NOP_ERR_NOMEM, CLASS_NOMEM);
+            reply_diag(b, ITEM_ERROR, &d, NOP_ERR_NOMEM, NOP_FAULT_NONE);
         }
     } else {
         reply_error(b, &err);

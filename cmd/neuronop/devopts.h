@@ -55,7 +55,7 @@ extern const char *const schedule_names[];
     { 0, "no-check", OPT_LIST, &(dc).no_check, "LIST", "turn device checks off (race, ...)", \
       COMPLETE_VALUES, nop_check_names, 0, 0 }, \
     OPTION(0, "memcheck", OPT_FLAG, &(dc).memcheck, NULL, \
-           "check the kernel's own pointer accesses (builds DIR with --memcheck)")
+           "check the kernel's own pointer accesses (runs the library's --memcheck build)")
 
 /* Turns --check/--no-check into dc->disabled; prints and returns 2 for an unknown name. */
 int device_cli_checks(struct device_cli *dc);

@@ -21,9 +21,10 @@
 enum { REQ_ARENA = 1, REQ_LOAD, REQ_CALL, REQ_FETCH };
 enum { REP_OK = 0, REP_ERROR = 1, REP_ROOM = 2 };
 enum { ITEM_PRINTF = 1, ITEM_DIAG, ITEM_ERROR, ITEM_JSON };
-/* What kind of failure an ITEM_ERROR is: the Python exception class it becomes. */
-enum { CLASS_INPUT = 1, CLASS_BUILD, CLASS_DEVICE, CLASS_CRASH, CLASS_TIMEOUT,
-       CLASS_FORBIDDEN, CLASS_NOMEM, CLASS_PROTOCOL };
+/* An ITEM_ERROR says what failed as two numbers, which Python maps to its exception class:
+ * errkind, the error's enum nop_errkind (or ERRKIND_PROTOCOL: the supervisor could not make
+ * sense of the request), and fault, its enum nop_fault (nop_error_fault). */
+enum { ERRKIND_PROTOCOL = 64 };
 enum { CALL_PROFILE = 1 };        /* call_req.flags: model the device time */
 
 struct hdr { uint32_t magic, type; int32_t status; uint32_t spare; };
@@ -43,7 +44,7 @@ struct call_rep {
 };
 struct item { uint32_t kind, len; };
 struct diag_item {
-    int32_t severity, line, col, errkind, errclass;
+    int32_t severity, line, col, errkind, fault;
     uint32_t lens[4];                      /* file, where, msg, detail */
 };
 
@@ -58,10 +59,10 @@ typedef struct buf {
  * ITEM_DIAG or ITEM_ERROR (struct diag_item, then file, where, msg, detail). */
 void reply_put(buf *b, const void *data, size_t n);
 void reply_item(buf *b, uint32_t kind, const void *data, size_t n);
-void reply_diag(buf *b, uint32_t kind, const nop_diag *d, int errkind, int cls);
-/* A failed call's error, with the exception class it becomes (class_of). */
+void reply_diag(buf *b, uint32_t kind, const nop_diag *d, int errkind, int fault);
+/* A failed call's error, with its kind and fault. */
 void reply_error(buf *b, const nop_error *e);
-/* A failure of the request itself (what Python sent), as an input error. */
+/* A failure of the request itself (what Python sent): ERRKIND_PROTOCOL. */
 void reply_protocol(buf *b, const char *msg);
 
 #endif /* NEURONOP_SERVE_H */

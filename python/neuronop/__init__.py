@@ -13,12 +13,12 @@ See neuronop-python(1).
 from . import custom_op
 from ._ops import format_stats, stats
 from .errors import (BuildError, CrashError, DeviceError, DeviceWarning, Error,
-                     ForbiddenError, InputError, ResourceError, SupervisorError,
-                     TimeoutError)
+                     ForbiddenError, InputError, ResourceError, StackOverflowError,
+                     SupervisorError, TimeoutError, WorkerError)
 
 __all__ = [
     "custom_op", "stats", "format_stats", "Error", "InputError", "BuildError",
-    "DeviceError", "CrashError", "TimeoutError", "ForbiddenError", "ResourceError",
-    "SupervisorError", "DeviceWarning",
+    "DeviceError", "CrashError", "StackOverflowError", "WorkerError", "TimeoutError",
+    "ForbiddenError", "ResourceError", "SupervisorError", "DeviceWarning",
 ]
 __version__ = "0.1.0"

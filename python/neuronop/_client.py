@@ -49,11 +49,6 @@ DTYPES = {
 }
 TORCH_DTYPES = {code: dt for dt, code in DTYPES.items()}
 
-CLASSES = {
-    1: errors.InputError, 2: errors.BuildError, 3: errors.DeviceError,
-    4: errors.CrashError, 5: errors.TimeoutError, 6: errors.ForbiddenError,
-    7: errors.ResourceError, 8: errors.SupervisorError,
-}
 SEVERITIES = {0: "error", 1: "warning", 2: "note"}
 
 
@@ -71,10 +66,16 @@ def neuronop_binary():
         "the script with 'neuronop python'")
 
 
+def memcheck():
+    """Whether ops run their libraries' memcheck builds (`neuronop python --memcheck`, or
+    NEURONOP_MEMCHECK=1)."""
+    return os.environ.get("NEURONOP_MEMCHECK", "") not in ("", "0")
+
+
 class Diag:
     """One diagnostic from the supervisor."""
 
-    __slots__ = ("severity", "line", "col", "errkind", "errclass", "file", "where",
+    __slots__ = ("severity", "line", "col", "errkind", "fault", "file", "where",
                  "message", "detail")
 
     def text(self):
@@ -82,14 +83,14 @@ class Diag:
                                   self.where, self.detail, self.file, self.line, self.col)
 
     def exception(self):
-        cls = CLASSES.get(self.errclass, errors.Error)
+        cls = errors.for_kind(self.errkind, self.fault)
         return cls(self.message, self.where, self.detail, self.file, self.line, self.col,
                    text=self.text())
 
 
 def _parse_diag(data, pos):
     d = Diag()
-    (d.severity, d.line, d.col, d.errkind, d.errclass, *lens) = DIAG.unpack_from(data, pos)
+    (d.severity, d.line, d.col, d.errkind, d.fault, *lens) = DIAG.unpack_from(data, pos)
     pos += DIAG.size
     parts = []
     for n in lens:
@@ -201,6 +202,8 @@ class Supervisor:
         argv += [a for a in extra.split("\n") if a]
         if os.environ.get("NEURONOP_STATS"):
             argv.append("--profile")
+        if memcheck():
+            argv.append("--memcheck")
         try:
             self._proc = subprocess.Popen(argv, pass_fds=(theirs.fileno(),),
                                           stdin=subprocess.DEVNULL)
@@ -227,6 +230,25 @@ class Supervisor:
                 self._proc.kill()
                 self._proc.wait()
             self._proc = None
+
+    def after_fork_in_child(self):
+        """In a child forked from this process (a DataLoader worker, multiprocessing): the
+        supervisor, its socket and the arena are the parent's, and sharing them would mix
+        the two processes' requests and tensors, so the child lets go of its copies (closing
+        only its own descriptors) and its first call starts its own supervisor."""
+        self._lock = threading.Lock()   # another thread may have held it at the fork
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        self._proc = None               # the parent's child: not ours to wait for or kill
+        if self._arena is not None:
+            try:
+                self._arena.close()
+            except BufferError:         # a view of it is alive in this copy: let it go
+                pass
+            self._arena = None
+        self._arena_sent = False
+        self._ids = {}
 
     def pid(self):
         """The supervisor's process id (None before the first request)."""
@@ -403,4 +425,5 @@ def supervisor():
                 _supervisor = Supervisor()
                 # at exit, wait for it to end, so nothing outlives the script
                 atexit.register(_supervisor.close)
+                os.register_at_fork(after_in_child=_supervisor.after_fork_in_child)
     return _supervisor

@@ -66,14 +66,22 @@ class Library:
 
 
 def _schema(op):
+    """The op's schema and parameter names; None when torch cannot take the op's name."""
     args = op["args"]
     names = op.get("argnames") or []
     # names torch can take: identifiers, none a Python keyword (keyword calls), none twice
     if (len(names) != len(args) or len(set(names)) != len(names) or
             not all(n.isidentifier() and not keyword.iskeyword(n) for n in names)):
         names = ["arg%d" % i for i in range(len(args))]
-    params = ", ".join("%s %s" % (SCHEMA_TYPES[t], n) for t, n in zip(args, names))
-    return "%s(%s) -> Tensor" % (op["name"], params), names
+    for attempt in (names, ["arg%d" % i for i in range(len(args))]):
+        params = ", ".join("%s %s" % (SCHEMA_TYPES[t], n) for t, n in zip(args, attempt))
+        schema = "%s(%s) -> Tensor" % (op["name"], params)
+        try:   # torch's own parser: it has keywords of its own (a parameter named Tensor)
+            torch._C.parse_schema(schema)
+        except RuntimeError:
+            continue
+        return schema, attempt
+    return None, names
 
 
 def _torch_has(namespace, name):
@@ -101,6 +109,11 @@ def register(path):
         for i, op in enumerate(ops):
             qualname = "%s::%s" % (namespace, op["name"])
             schema, names = _schema(op)
+            if schema is None:
+                raise errors.InputError(
+                    "op '%s' of '%s' has a name torch cannot take as an op's (it is a word "
+                    "of TorchScript's, such as 'global' or 'def'): rename the op"
+                    % (qualname, path))
             have = _ops.get(qualname)
             if have is not None:
                 if have.path != real:
@@ -215,14 +228,15 @@ def stats():
 def format_stats():
     """The stats as the table ``neuronop python --stats`` prints at exit."""
     rows = [(name, s) for name, s in stats().items() if s["calls"]]
-    lines = ["neuronop: %-28s %8s %14s %16s" % ("op", "calls", "host ms/call",
-                                                "device ms/call")]
+    width = max([28] + [len(name) for name, _ in rows])   # the columns stay aligned
+    lines = ["neuronop: %-*s %8s %14s %16s" % (width, "op", "calls", "host ms/call",
+                                               "device ms/call")]
     for name, s in rows:
         dev = ("%16.4f" % (1e3 * s["device_seconds"] / s["calls"])
                if s["device_seconds"] is not None else "%16s" % "-")
-        lines.append("neuronop: %-28s %8d %14.4f %s" % (name, s["calls"],
-                                                       1e3 * s["host_seconds"] / s["calls"],
-                                                       dev))
+        lines.append("neuronop: %-*s %8d %14.4f %s" % (width, name, s["calls"],
+                                                      1e3 * s["host_seconds"] / s["calls"],
+                                                      dev))
     if not rows:
         lines.append("neuronop: no op was called")
     return "\n".join(lines)

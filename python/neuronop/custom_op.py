@@ -61,8 +61,10 @@ def load(name, compute_srcs, shape_srcs, build_directory=None, multicore=False,
          extra_cflags=None, extra_include_paths=None, verbose=False):
     """Builds lib<name>.so in build_directory (default: ~/.cache/neuronop/<name>) from the
     kernels in compute_srcs and the shape functions and NEURON_LIBRARY registration in
-    shape_srcs, then registers its ops.  Returns the library's path.  A compile error raises
-    neuronop.BuildError with the compiler's messages; a bad argument, InputError."""
+    shape_srcs, then registers its ops.  Returns the library's path.  Under `neuronop
+    python --memcheck` it builds and registers lib<name>.memcheck.so instead.  A compile
+    error raises neuronop.BuildError with the compiler's messages; a bad argument,
+    InputError."""
     if not isinstance(name, str) or not name:
         raise TypeError("custom_op.load: name must be a non-empty str")
     compute = _paths("compute_srcs", compute_srcs)
@@ -81,11 +83,21 @@ def load(name, compute_srcs, shape_srcs, build_directory=None, multicore=False,
     manifest = os.path.join(meta, name + ".yaml")
     _write_if_changed(manifest, _manifest(name, compute, shape, build_dir, bool(multicore),
                                           list(extra_cflags or []), includes))
+    dirs = [os.path.dirname(p) for p in compute + shape] + includes
+    path = _build(manifest, build_dir, dirs, verbose, _client.memcheck())
+    _ops.register(path)
+    return path
+
+
+def _build(manifest, build_dir, dirs, verbose, memcheck):
+    """Builds the manifest custom_op.load wrote, whose sources are in dirs (its memcheck
+    library with memcheck); the library's path."""
     # the manifest sits in the build folder, apart from the sources: say on the command line
     # (this program's, not a manifest's) where the build writes and what it may read
-    readable = os.path.commonpath([os.path.dirname(p) for p in compute + shape] + includes)
+    readable = os.path.commonpath(dirs)
     argv = [_client.neuronop_binary(), "build", "--build-dir", build_dir,
-            "--library-dir", readable] + (["-v"] if verbose else []) + [manifest]
+            "--library-dir", readable] + (["-v"] if verbose else []) + (
+                ["--memcheck"] if memcheck else []) + [manifest]
     proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True)
     if verbose and proc.stdout:
@@ -98,12 +110,48 @@ def load(name, compute_srcs, shape_srcs, build_directory=None, multicore=False,
         raise cls(first, text=text)
     if proc.stderr:
         sys.stderr.write(proc.stderr)   # the compilers' warnings
-    path = os.path.join(build_dir, "lib%s.so" % name)
-    _ops.register(path)
+    name = os.path.splitext(os.path.basename(manifest))[0]
+    return os.path.join(build_dir, "lib%s%s.so" % (name, ".memcheck" if memcheck else ""))
+
+
+def _memcheck_library(path):
+    """Under --memcheck, the memcheck library to load in place of the one at path: built
+    from the manifest custom_op.load left beside it (incrementally), else the one `neuronop
+    build --memcheck` left beside it if it is not older; else path itself, which the
+    supervisor refuses unless it is a memcheck library."""
+    folder, base = os.path.split(os.path.abspath(path))
+    if not (base.startswith("lib") and base.endswith(".so")) or base.endswith(".memcheck.so"):
+        return path
+    name = base[3:-3]
+    variant = os.path.join(folder, "lib%s.memcheck.so" % name)
+    manifest = os.path.join(folder, ".neuronop", name + ".yaml")
+    if os.path.isfile(manifest):
+        # each line custom_op.load writes is `key: VALUE`, VALUE a JSON scalar or list
+        fields = {}
+        with open(manifest) as f:
+            for line in f:
+                key, sep, value = line.partition(": ")
+                if sep and not key.startswith("#"):
+                    fields[key] = json.loads(value)
+        dirs = [os.path.dirname(p) for p in
+                fields.get("compute_srcs", []) + fields.get("shape_srcs", [])]
+        if fields.get("build_directory") == folder and dirs:
+            return _build(manifest, folder, dirs + fields.get("extra_include_paths", []),
+                          False, True)
+    try:
+        if os.path.getmtime(variant) >= os.path.getmtime(path):
+            return variant
+    except OSError:
+        pass
     return path
 
 
 def load_library(path):
     """Registers the ops of a library built by custom_op.load or `neuronop build`.  Loading
-    the same library again is harmless.  Returns a description of the library."""
-    return _ops.register(os.fspath(path))
+    the same library again is harmless.  Under `neuronop python --memcheck` the library's
+    memcheck build is loaded instead (see _memcheck_library).  Returns a description of the
+    library."""
+    path = os.fspath(path)
+    if _client.memcheck():
+        path = _memcheck_library(path)
+    return _ops.register(path)

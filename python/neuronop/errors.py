@@ -4,17 +4,23 @@ Every class is a RuntimeError, as torch's own op errors are, so code that alread
 RuntimeError around an op keeps working; catch a subclass to tell the kinds apart.  The
 message is neuronop's diagnostic as the command line prints it (``neuronop: OP: core N:
 error: ...`` and its detail lines), and the parts are attributes: ``where`` (the op and core),
-``message``, ``detail``, ``file``, ``line``, ``col``.
+``message``, ``detail``, ``file``, ``line``, ``col``; ``kind`` names the class's kind.
+
+The supervisor says what failed as numbers (the error's kind and, for the device, its fault:
+cmd/neuronop/serve.h), never as words to match; ``for_kind`` picks the class from them.
 """
 
 __all__ = [
-    "Error", "InputError", "BuildError", "DeviceError", "CrashError", "TimeoutError",
-    "ForbiddenError", "ResourceError", "SupervisorError", "DeviceWarning",
+    "Error", "InputError", "BuildError", "DeviceError", "CrashError", "StackOverflowError",
+    "WorkerError", "TimeoutError", "ForbiddenError", "ResourceError", "SupervisorError",
+    "DeviceWarning",
 ]
 
 
 class Error(RuntimeError):
     """Any failure neuronop reports."""
+
+    kind = "error"
 
     def __init__(self, message, where="", detail="", file="", line=0, col=0, text=None):
         self.message = message
@@ -26,41 +32,97 @@ class Error(RuntimeError):
         super().__init__(text if text is not None else
                          format_diag("error", message, where, detail, file, line, col))
 
+    def __reduce__(self):
+        # pickled whole (multiprocessing, a DataLoader worker's error re-raised in its
+        # parent), not rebuilt from the message alone, which would be prefixed again
+        return (type(self), (self.message, self.where, self.detail, self.file, self.line,
+                             self.col, str(self)))
+
 
 class InputError(Error):
     """A bad argument, library or manifest: what the command line reports with exit 2."""
+
+    kind = "input"
 
 
 class BuildError(Error):
     """The sources did not compile or link (exit 3): the compiler's messages."""
 
+    kind = "build"
+
 
 class DeviceError(Error):
     """The op failed on the virtual device: a device rule broke (exit 1)."""
 
+    kind = "rule"
+
 
 class CrashError(DeviceError):
-    """The kernel crashed, overflowed its stack, or its worker process died."""
+    """User code crashed: a signal in the kernel's code or in a runtime call it made.  Its
+    subclasses are the other ways a kernel can end a run abruptly."""
+
+    kind = "crash"
+
+
+class StackOverflowError(CrashError):
+    """The kernel needed more than its STACK_SIZE."""
+
+    kind = "stack"
+
+
+class WorkerError(CrashError):
+    """The device's worker process died, was ended by user code (exit), or sent a malformed
+    report (user code overwrote the runtime's memory)."""
+
+    kind = "worker"
 
 
 class TimeoutError(DeviceError):  # noqa: A001 - neuronop.TimeoutError, as torch names its own
     """The kernel ran past its time limit and was stopped."""
 
+    kind = "timeout"
+
 
 class ForbiddenError(DeviceError):
     """User code made a system call the device does not have (files, processes, network)."""
 
+    kind = "syscall"
+
 
 class ResourceError(Error):
-    """The host ran out of memory or another resource."""
+    """The host ran out of memory or another resource, or neuronop could not run the op."""
+
+    kind = "resource"
 
 
 class SupervisorError(Error):
     """neuronop's supervisor process could not be started, or broke its protocol."""
 
+    kind = "supervisor"
+
 
 class DeviceWarning(UserWarning):
     """A device warning (TCM leaked at exit, more streams than are fast, ...)."""
+
+
+# enum nop_errkind and enum nop_fault (include/libneuronop.h), and serve.h's ERRKIND_PROTOCOL
+ERR_NOMEM, ERR_INPUT, ERR_COMPILE, ERR_DEVICE, ERR_TEST, ERRKIND_PROTOCOL = 1, 2, 3, 4, 5, 64
+FAULT_RULE, FAULT_CRASH, FAULT_STACK, FAULT_TIMEOUT, FAULT_SYSCALL, FAULT_WORKER, FAULT_HOST = (
+    1, 2, 3, 4, 5, 6, 7)
+
+_BY_KIND = {ERR_NOMEM: ResourceError, ERR_INPUT: InputError, ERR_COMPILE: BuildError,
+            ERRKIND_PROTOCOL: SupervisorError}
+_BY_FAULT = {FAULT_RULE: DeviceError, FAULT_CRASH: CrashError, FAULT_STACK: StackOverflowError,
+             FAULT_TIMEOUT: TimeoutError, FAULT_SYSCALL: ForbiddenError,
+             FAULT_WORKER: WorkerError, FAULT_HOST: ResourceError}
+
+
+def for_kind(errkind, fault):
+    """The class of an error of kind errkind (enum nop_errkind) and fault (enum nop_fault):
+    Error itself for a pair this version does not know."""
+    if errkind == ERR_DEVICE:
+        return _BY_FAULT.get(fault, DeviceError)
+    return _BY_KIND.get(errkind, Error)
 
 
 def format_diag(severity, message, where="", detail="", file="", line=0, col=0):

@@ -49,10 +49,17 @@ test_expect "a bad device option is a usage error" '
     expect_status 2
     expect_err "unknown schedule '\''sideways'\''"
     run python --device nosuch s.py
-    expect_status 2
+    expect_status 2'
+
+test_expect "--memcheck reaches the package, and only when given" '
+    py "import os" "print(\"memcheck=%s\" % os.environ.get(\"NEURONOP_MEMCHECK\"))"
     run python --memcheck s.py
-    expect_status 2
-    expect_err "--memcheck is not supported yet"'
+    expect_status 0
+    expect_out "memcheck=1"
+    status=0
+    NEURONOP_MEMCHECK=1 "$NEURONOP" python s.py >out 2>err || status=$?
+    test "$status" = 0
+    grep -qx "memcheck=None" out'
 
 test_expect "modules beside the script import, as under python itself" '
     mkdir sub

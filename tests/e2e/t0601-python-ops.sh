@@ -23,15 +23,23 @@ for ex in relu_multicore printf_debug; do
     copy_example "$ex" "$WORK/$ex"
     built "$ex" "$WORK/$ex" "$WORK/$ex/build/lib$ex.so"
 done
-# two libraries named twin, each with an op negate; and one named aten with an op relu
-for t in twin_a twin_b aten; do
+# two libraries named twin, each with an op negate; one named aten with an op relu; and
+# one whose op's name is longer than the stats table's first column
+for t in twin_a twin_b aten long; do
     copy_example negate "$WORK/$t"
     name=twin op=negate
     [ "$t" = aten ] && name=aten op=relu
+    [ "$t" = long ] && name=a_library_with_a_long_name
     sed -e "s/^name: negate/name: $name/" -e "s/^  negate:/  $op:/" -e '/^tests:/,$d' \
         "$WORK/$t/neuronop.yaml" >"$WORK/$t/m.yaml"
     built "$t" "$WORK/$t/m.yaml" "$WORK/$t/build/lib$name.so"
 done
+
+# an op named with a word of TorchScript's, which torch cannot take as an op name
+cp -R "$NEURONOP_SRC/tests/fixtures/memcheck" "$WORK/kw"
+printf '%s\n' 'name: kw' 'compute_srcs: [k.c]' 'shape_srcs: [s.c]' 'ops:' \
+    '  global: {args: [tensor, int64], shape: same_i, kernel: global}' >"$WORK/kw/m.yaml"
+built kw "$WORK/kw/m.yaml" "$WORK/kw/build/libkw.so"
 
 # an op whose output is larger than the room Python guessed for it (its inputs' size)
 mkdir -p "$WORK/grow"
@@ -55,6 +63,22 @@ printf 'name: grow\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\nops:\n  grow: {args:
     >"$WORK/grow/neuronop.yaml"
 built grow "$WORK/grow" "$WORK/grow/build/libgrow.so"
 
+# what the command line says about each failure Python must raise with the same words
+cli=$WORK/cli
+mkdir -p "$cli"
+clirun() {   # clirun LIB OP INPUT: neuronop run's standard error, into $cli/OP
+    "$NEURONOP" run "$libs/$1" "$2" "$3" >/dev/null 2>"$cli/$2"
+    rc=$?
+    [ "$rc" = "${4:-1}" ] || { cat "$cli/$2"; echo "not ok - neuronop run $2 exited $rc"; exit 1; }
+}
+clirun access/librules_access.so tcm_past_end ones:16
+for op in aborts segv wide_frame; do clirun crash/librules_crash.so $op ones:4; done
+for op in forks creates exits shape_forges; do
+    clirun hostile/libhostile.so $op ones:4
+done
+echo 'not a library' >"$cli/bogus.so"
+(cd "$cli" && "$NEURONOP" run bogus.so op ones:4 >/dev/null 2>bogus)
+
 src=$EXAMPLES/mlp_python
 key=$(cat "$src/relu.cpp" "$src/shape.cpp" "$src/my_ops.py" "$src/model.py" | cksum | tr ' ' -)
 mlp=$NEURONOP_SRC/out/python-tests/mlp-$key
@@ -63,7 +87,7 @@ for f in relu.cpp shape.cpp my_ops.py model.py; do
     cmp -s "$src/$f" "$mlp/$f" || cp "$src/$f" "$mlp/$f"
 done
 
-NEURONOP_TEST_LIBS=$libs NEURONOP_TEST_MLP=$mlp \
+NEURONOP_TEST_LIBS=$libs NEURONOP_TEST_MLP=$mlp NEURONOP_TEST_CLI=$cli \
     run_alone python --timeout 1 "$NEURONOP_SRC/tests/python/test_bridge.py"
 cat "$WORK/out"
 if [ "$status" != 0 ]; then

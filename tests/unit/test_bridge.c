@@ -1,6 +1,7 @@
 /* Unit tests of what the Python bridge asks of libneuronop: parameter names recorded in a
  * built library (lib/build/argnames.c), read back whether the library is loaded or only
- * described, and tensors over the caller's memory (lib/bridge/wrap.c). */
+ * described, tensors over the caller's memory (lib/bridge/wrap.c), and the kind of each
+ * failure a confined run reports (lib/bridge/fault.c). */
 #include "unit.h"
 
 static const char *const kernels =
@@ -90,11 +91,121 @@ static void a_tensor_over_the_callers_memory(void **state)
     nop_tensor_unwrap(NULL);
 }
 
+/* Builds the fixture manifest dir/rel (copied from tests/fixtures) and describes its library,
+ * as the supervisor does: the worker loads it. */
+static nop_library *fixture(const char *dir, const char *rel)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    nop_manifest *m;
+    nop_library *lib = NULL;
+    nop_error err;
+    nop_build_result res;
+    nop_build_opts o = { .share_dir = unit_share_dir() };
+    if (nop_manifest_load(&m, path, &err) != 0 || nop_build(m, &o, &res, &err) != 0 ||
+        nop_library_describe(&lib, res.lib_path, &err) != 0)
+        fail_msg("%s: %s", rel, err.diag.msg);
+    nop_manifest_free(m);
+    return lib;
+}
+
+/* Runs op of lib on ones(4) and returns the kind of its failure (NOP_FAULT_NONE when it
+ * did not fail). */
+static enum nop_fault fault_of(nop_device *dev, const nop_library *lib, const char *name)
+{
+    int op = -1;
+    for (int i = 0; i < nop_library_op_count(lib); i++) {
+        nop_opinfo info;
+        nop_library_op(lib, i, &info);
+        if (strcmp(info.name, name) == 0)
+            op = i;
+    }
+    assert_true(op >= 0);
+    nop_tensor *t;
+    nop_error err;
+    assert_int_equal(nop_tensor_generate(&t, "ones:4", 0, &err), 0);
+    nop_value v = { .type = NOP_ARG_TENSOR, .tensor = t };
+    nop_run_result res = { 0 };
+    err.kind = NOP_ERR_NONE;
+    int rc = nop_device_run(dev, lib, op, &v, 1, &res, &err);
+    nop_run_result_clear(&res);
+    nop_tensor_free(t);
+    return rc == 0 ? NOP_FAULT_NONE : nop_error_fault(&err);
+}
+
+/* Every kind of failure, from a kernel that commits it in a confined worker kept for the
+ * session, as under the supervisor (the fixtures are the e2e tests' own). */
+static void each_failure_has_its_kind(void **state)
+{
+    const char *dir = unit_tmpdir();
+    char cmd[800];
+    const char *src = getenv("NEURONOP_SRC");   /* make check runs us from tests/e2e */
+    src = src ? src : ".";
+    snprintf(cmd, sizeof cmd, "cp -R '%s/tests/fixtures/rules' '%s/tests/fixtures/hostile' '%s'",
+             src, src, dir);
+    assert_int_equal(system(cmd), 0);
+    nop_library *access = fixture(dir, "rules/access.yaml");
+    nop_library *crash = fixture(dir, "rules/crash.yaml");
+    nop_library *hostile = fixture(dir, "hostile");
+    nop_profile *profile;
+    nop_device *dev, *hasty;
+    nop_error err;
+    /* a time limit no run reaches on a busy machine, and a short one for the loops */
+    nop_device_opts o = { .isolate = true, .keep_worker = true, .timeout = 30 };
+    nop_device_opts ho = { .isolate = true, .keep_worker = true, .timeout = 0.3 };
+    assert_int_equal(nop_profile_load(&profile, "trn1", unit_share_dir(), &err), 0);
+    assert_int_equal(nop_device_new(&dev, profile, &o, &err), 0);
+    assert_int_equal(nop_device_new(&hasty, profile, &ho, &err), 0);
+
+    assert_int_equal(fault_of(dev, access, "tcm_past_end"), NOP_FAULT_RULE);
+    assert_int_equal(fault_of(dev, access, "write_input"), NOP_FAULT_RULE);
+    assert_int_equal(fault_of(dev, crash, "aborts"), NOP_FAULT_RULE);
+    assert_int_equal(fault_of(dev, crash, "segv"), NOP_FAULT_CRASH);
+    assert_int_equal(fault_of(dev, crash, "wide_frame"), NOP_FAULT_STACK);
+    assert_int_equal(fault_of(dev, crash, "deep"), NOP_FAULT_STACK);
+    assert_int_equal(fault_of(hasty, crash, "spin"), NOP_FAULT_TIMEOUT);          /* a core's */
+    assert_int_equal(fault_of(hasty, hostile, "shape_spins"), NOP_FAULT_TIMEOUT); /* the worker's */
+    assert_int_equal(fault_of(dev, hostile, "forks"), NOP_FAULT_SYSCALL);
+    assert_int_equal(fault_of(dev, hostile, "creates"), NOP_FAULT_SYSCALL);
+    static const char *const breakers[] = { "exits", "shape_exits", "shape_forges" };
+    for (size_t i = 0; i < sizeof breakers / sizeof breakers[0]; i++) {
+        enum nop_fault f = fault_of(dev, hostile, breakers[i]);
+#ifdef __SANITIZE_ADDRESS__
+        /* the worker's sanitizers catch these first, each its own way (t0208) */
+        assert_true(f != NOP_FAULT_NONE && f != NOP_FAULT_HOST);
+#else
+        assert_int_equal(f, NOP_FAULT_WORKER);
+#endif
+    }
+    /* a memset over the runtime's memory ends the worker however the wreck goes on: it
+     * dies of a signal, or makes a call seccomp traps; never a rule or a clean run */
+    enum nop_fault wreck = fault_of(dev, hostile, "wild_memset");
+    assert_true(wreck == NOP_FAULT_WORKER || wreck == NOP_FAULT_SYSCALL ||
+                wreck == NOP_FAULT_CRASH);
+
+    /* not a device failure: its kind says what it is */
+    nop_run_result res = { 0 };
+    assert_int_equal(nop_device_run(dev, crash, 0, NULL, 0, &res, &err), -1);
+    nop_run_result_clear(&res);
+    assert_int_equal(err.kind, NOP_ERR_INPUT);
+    assert_int_equal(nop_error_fault(&err), NOP_FAULT_NONE);
+    assert_int_equal(nop_error_fault(NULL), NOP_FAULT_NONE);
+
+    nop_device_free(dev);
+    nop_device_free(hasty);
+    nop_profile_free(profile);
+    nop_library_close(access);
+    nop_library_close(crash);
+    nop_library_close(hostile);
+    unit_cleanup(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(names_come_from_the_definitions),
         cmocka_unit_test(a_tensor_over_the_callers_memory),
+        cmocka_unit_test(each_failure_has_its_kind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
