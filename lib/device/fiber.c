@@ -185,6 +185,17 @@ static void install_handlers(void)
         sigaction(fault_signals[i], &sa, &previous[i]);
 }
 
+void nopi_fiber_own_process(void)
+{
+    pthread_once(&handlers_once, install_handlers);
+    install_handlers();   /* again: the caller reset every handler to the default */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(fault_signals); i++)
+        previous[i] = dfl;   /* a fault outside a kernel: the default action, nobody's else */
+}
+
 /* ---- workers ---------------------------------------------------------------------------- */
 
 int nopi_worker_enter(nopi_worker *w, uintptr_t text_lo, uintptr_t text_hi)

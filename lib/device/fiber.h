@@ -34,6 +34,11 @@ struct nopi_worker {
     size_t sched_size;
 };
 
+/* In a process of its own that user code will run in (a worker process, after it has reset
+ * every signal to its default): installs the fault handlers, which send a fault outside any
+ * kernel to the default action rather than to a handler the caller had (which would run in a
+ * worker whose kernel may have wrecked the heap). */
+void nopi_fiber_own_process(void);
 /* Makes the calling thread a worker: installs the handlers once per process and an alternate
  * signal stack for this thread.  text_lo/hi bound the op library's code.  -1 on no memory. */
 int nopi_worker_enter(nopi_worker *w, uintptr_t text_lo, uintptr_t text_hi);

@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "device/fiber.h"
 #include "server.h"
 
 /* Moves the two descriptors a process keeps to 3 and 4 and closes every other from 5 up
@@ -80,6 +81,25 @@ static void drop_powers(void)
     struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
     memset(d, 0, sizeof d);
     syscall(SYS_capset, &h, d);
+}
+
+/* Gives every signal the default disposition (but those the caller ignores) and an empty
+ * mask, then the runtime's fault handlers: the caller's handlers are its own, not the
+ * device's.  A host program's SIGSEGV handler (a test framework's, say) would otherwise run in
+ * a worker whose kernel wrecked the heap, and hang there on malloc's lock instead of letting
+ * the worker die of the fault. */
+static void own_signals(void)
+{
+    for (int sig = 1; sig < NSIG; sig++) {
+        struct sigaction sa;
+        if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, NULL, &sa) == 0 &&
+            sa.sa_handler != SIG_IGN && sa.sa_handler != SIG_DFL)
+            signal(sig, SIG_DFL);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    nopi_fiber_own_process();
 }
 
 /* Dies with parent: SIGKILL when it ends, however it ends.  false when it has already. */
@@ -329,6 +349,7 @@ _Noreturn void nopi_worker_main(nopi_server *s, pid_t parent, int req_fd, int re
     if (!die_with(parent))
         _exit(0);
     drop_powers();   /* the zygote's children inherit it */
+    own_signals();
     nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, s->phase, -1 };
     struct nopi_done done;
     memset(&done, 0, sizeof done);

@@ -124,6 +124,38 @@ static void a_request_long_after_its_child_got_ready_is_in_time(void **state)
     served_free(&sv);
 }
 
+/* Faults outside any kernel (a runtime wrecked by one). */
+static int serve_fault(nop_device *cdev, void *ctx, const void *req, size_t len,
+                       nopi_wire *w, nop_error *err)
+{
+    *(volatile int *)(uintptr_t)len = 1;   /* len is 1: a real fault, as a wrecked runtime's */
+    return 0;
+}
+
+static void host_handler(int sig)
+{
+    _exit(42);   /* what a host program's handler might do; never in a worker */
+}
+
+/* The caller's signal handlers are not the worker's: a fault there is the worker's death by
+ * that signal, not a host program's handler running in it (a test framework's once hung a
+ * worker whose heap a kernel had wrecked). */
+static void a_worker_does_not_run_the_callers_handlers(void **state)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = host_handler;
+    sigaction(SIGSEGV, &sa, &old);
+    served sv = serve_with(serve_fault, 0);
+    nop_error err;
+    int32_t pid[3] = { 0 };
+    assert_int_equal(nopi_server_call(sv.srv, "op", 10, 1, "a", 1, take_pid, pid, &err), -1);
+    sigaction(SIGSEGV, &old, NULL);
+    if (!strstr(err.diag.msg, "segmentation fault (signal 11)"))
+        fail_msg("%s", err.diag.msg);
+    served_free(&sv);
+}
+
 static void each_request_runs_in_a_fresh_child_of_one_zygote(void **state)
 {
     served sv = serve_with(serve_pid, 0);
@@ -434,6 +466,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_request_runs_in_a_fresh_child_of_one_zygote),
         cmocka_unit_test(a_request_long_after_its_child_got_ready_is_in_time),
+        cmocka_unit_test(a_worker_does_not_run_the_callers_handlers),
         cmocka_unit_test(a_record_is_bounded_before_anything_is_allocated),
         cmocka_unit_test(a_kept_worker_serves_many_runs_with_different_inputs),
         cmocka_unit_test(a_request_of_any_number_of_runs_ends_at_its_budget),
