@@ -58,6 +58,7 @@ typedef struct builder {
     char *tmpdir;
     nopi_confine confine;     /* what every compiler child may read, write and use */
     int compiled;
+    int cached;               /* objects taken from the compile cache (objcache.h) */
     bool cc;                  /* compiler: cc (the manifest, or the build option) */
     bool system_link;         /* some object comes from g++ or cc: link with the system */
     char *ns;                 /* NEURON_LIBRARY's namespace, or NULL */
