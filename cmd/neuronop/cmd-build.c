@@ -104,8 +104,9 @@ static int print_json(const nop_build_result *res)
     if (!meta) {
         return report_nomem();
     }
-    printf("{\n\"status\": \"%s\",\n\"seconds\": %.6f,\n\"compiled\": %d,\n\"library\": %s}\n",
-           res->up_to_date ? "up to date" : "built", res->seconds, res->compiled, meta);
+    printf("{\n\"status\": \"%s\",\n\"seconds\": %.6f,\n\"compiled\": %d,\n\"cached\": %d,\n"
+           "\"library\": %s}\n", res->up_to_date ? "up to date" : "built", res->seconds,
+           res->compiled, res->cached, meta);
     free(meta);
     return 0;
 }
