@@ -270,7 +270,7 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
 
 static void note_job(builder *b, const nopi_tool_job *job)
 {
-    if ((!b->o->verbose && !b->m->verbose) || job->cached)
+    if ((!b->o->verbose && !b->m->verbose) || job->done)
         return;
     nopi_strbuf sb = NOPI_STRBUF_INIT;
     for (int i = 0; i < job->argv.n; i++)
@@ -410,9 +410,10 @@ static void preprocess_argv(const nopi_argv *compile, nopi_argv *a, const char *
 }
 
 /* Preprocesses each C++ source (confined like its compile, all at once) and takes the
- * object of every one the cache has: the job is marked cached and its log holds the
- * messages of the compile that made the object.  keys[k] is then the key of job k, or ""
- * when it cannot be cached (its preprocessing failed: the compile reports why). */
+ * object of every one the cache has: the job is marked done and its log holds the messages
+ * of the compile that made the object.  keys[k] is then the key of job k, or "" when it
+ * cannot be cached: its preprocessing failed (the compile reports why), or went past a
+ * limit (the job is done: failed with that limit, so a compile bomb is not run twice). */
 static int from_cache(builder *b, const nopi_objcache *cache, const object *objs,
                       const int *index, nopi_tool_job *jobs, int n, char (*keys)[33])
 {
@@ -444,12 +445,19 @@ static int from_cache(builder *b, const nopi_objcache *cache, const object *objs
         rc = nopi_tools_run(pre, m, cpus > 1 ? (int)cpus : 1, &b->confine, b->err);
     for (int j = 0; rc == 0 && j < m; j++) {
         int k = of[j];
+        if (pre[j].limit != NOPI_LIMIT_NONE) {   /* the compile would go past it again */
+            jobs[k].done = true;
+            jobs[k].status = pre[j].status;
+            jobs[k].limit = pre[j].limit;
+            keys[k][0] = '\0';
+            continue;
+        }
         if (pre[j].status != 0 || nopi_objcache_key(&jobs[k].argv, ii[j], keys[k]) != 0) {
             keys[k][0] = '\0';
             continue;
         }
-        jobs[k].cached = nopi_objcache_get(cache, keys[k], objs[index[k]].path, jobs[k].log);
-        if (jobs[k].cached && (b->o->verbose || b->m->verbose))
+        jobs[k].done = nopi_objcache_get(cache, keys[k], objs[index[k]].path, jobs[k].log);
+        if (jobs[k].done && (b->o->verbose || b->m->verbose))
             nopi_emit(b->o->diag, b->o->diag_ctx, NOP_SEV_NOTE, NULL, 0, 0,
                       "%s: from the compile cache (%s)", jobs[k].name, keys[k]);
     }
@@ -490,11 +498,11 @@ int nopi_build_compile_system(builder *b, object *objs)
     if (rc == 0 && n > 0)
         rc = run_jobs(b, jobs, n, "compiling");
     for (int k = 0; rc == 0 && k < n; k++) {
-        if (jobs[k].cached)
+        if (jobs[k].done)   /* in a build that succeeds, a done job is a cache hit */
             b->cached++;
         else
             b->compiled++;
-        if (keys && keys[k][0] && !jobs[k].cached)
+        if (keys && keys[k][0] && !jobs[k].done)
             nopi_objcache_put(&cache, keys[k], objs[index[k]].path, jobs[k].log);
         rc = read_object(b, &objs[index[k]]);
     }

@@ -183,15 +183,17 @@ int nopi_tools_run(nopi_tool_job *jobs, int n, int parallel, const nopi_confine 
     }
     int started = 0, waited = 0, rc = 0;
     for (int i = 0; i < n; i++) {
-        jobs[i].status = jobs[i].cached ? 0 : -1;
+        if (jobs[i].done)
+            continue;
+        jobs[i].status = -1;
         jobs[i].limit = NOPI_LIMIT_NONE;
         if (jobs[i].argv.failed)
             rc = nopi_nomem(err);
     }
-    /* the cached jobs are left out: todo[k] is the k-th job to run */
+    /* the done jobs are left out: todo[k] is the k-th job to run */
     int ntodo = 0;
     for (int i = 0; i < n; i++)
-        if (!jobs[i].cached)
+        if (!jobs[i].done)
             todo[ntodo++] = &jobs[i];
     n = ntodo;
     if (parallel < 1)

@@ -36,10 +36,11 @@ typedef struct nopi_tool_job {
     char *deps;           /* its -MF file, checked when Landlock is absent; NULL (caller owns) */
     int status;           /* exit status; 128 + N when killed by signal N; -1 not run */
     nopi_limit limit;     /* a failed job that went past a limit of its confine */
-    bool cached;          /* its output came from the compile cache: not run, status 0 */
+    bool done;            /* has its result already, not run: the compile cache had its
+                           * output (status 0), or its preprocessing went past a limit */
 } nopi_tool_job;
 
-/* Runs the jobs but the cached ones, at most `parallel` at a time, and waits for all, each
+/* Runs the jobs but the done ones, at most `parallel` at a time, and waits for all, each
  * confined by c (NULL:
  * not at all; confine.h), which also sets TMPDIR to c->write.  -1 with an error only when a
  * job cannot be started (the program is missing: says which package to install); a job that

@@ -8,7 +8,7 @@ unset NEURONOP_CACHE_DIR NEURONOP_CACHE_SIZE
 CACHE="$WORK/cache"
 entries() { find "$CACHE" -name '*.o' | wc -l; }
 
-for d in one two three warn broken outside small p1 p2 p3; do
+for d in one two three warn broken outside bomb small p1 p2 p3; do
     mkdir -p "$WORK/$d"
     cp -R "$NEURONOP_SRC/tests/fixtures/objcache" "$WORK/$d/lib"
 done
@@ -107,6 +107,22 @@ test_expect "an #include outside the library folder is refused with the cache as
     done
     test "$(entries)" = "$before"
     ! grep -l "root:" "$CACHE"/*'
+
+test_expect "a macro bomb goes past the limit while preprocessed, and is not compiled too" '
+    export NEURONOP_CACHE_DIR="$CACHE"
+    cd bomb
+    echo "#define A0 x" >>lib/helper.cpp
+    i=1
+    while [ $i -le 40 ]; do
+        echo "#define A$i A$((i - 1)) A$((i - 1))" >>lib/helper.cpp
+        i=$((i + 1))
+    done
+    echo "int bomb = A40;" >>lib/helper.cpp
+    run build -v --compile-memory 300 lib
+    expect_status 3
+    expect_err "neuronop: error: compiling '\''helper.cpp'\'' went past 300 MB"
+    expect_err " -E lib/helper.cpp -o "
+    ! grep " -c -o .* lib/helper.cpp" "$WORK/err"'
 
 test_expect "the least recently used entries go when the cache is over NEURONOP_CACHE_SIZE" '
     cd small
