@@ -60,8 +60,10 @@ SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-san
 SAN_ENV = ASAN_OPTIONS=allow_user_segv_handler=1:detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
+# The tests share one compile cache (neuronop-build(1)), kept from run to run: a C++ example
+# built by several scripts is compiled once.  The scripts that test the build itself unset it.
 TEST_ENV = NEURONOP="$(abspath $(BIN))" NEURONOP_SHARE_DIR="$(abspath share/neuronop)" \
-	NEURONOP_SRC="$(abspath .)"
+	NEURONOP_SRC="$(abspath .)" NEURONOP_CACHE_DIR="$(abspath $(O))/check-cache"
 
 .PHONY: all deps test-deps demo demo-run check check-run unit e2e sanitize bench golden deb fuzz \
 	install clean warnings examples-test check-sanitized

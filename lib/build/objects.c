@@ -314,8 +314,9 @@ static void confined_diag(void *ctx, const nop_diag *d)
         s->b->o->diag(s->b->o->diag_ctx, &copy);
 }
 
-/* Runs jobs and reads their logs: warnings to the caller, the first error into b->err. */
-static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what)
+/* Runs jobs and reads their logs: warnings to the caller, the first error into b->err;
+ * ok[i] (when ok is not NULL) says whether job i succeeded, whatever the others did. */
+static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what, bool *ok)
 {
     for (int i = 0; i < n; i++)
         note_job(b, &jobs[i]);
@@ -348,6 +349,8 @@ static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what)
             }
             failed = jobs[i].status != 0 || bad;
         }
+        if (ok)
+            ok[i] = !failed;
         if (failed && rc == 0) {   /* the first job's error is the one reported */
             *b->err = e;
             rc = -1;
@@ -490,22 +493,29 @@ int nopi_build_compile_system(builder *b, object *objs)
     }
     nopi_objcache cache = { 0 };
     char (*keys)[33] = NULL;
+    bool *ok = NULL;
     if (rc == 0 && n > 0 && cxx_jobs(objs, index, n) &&
         (rc = nopi_objcache_open(&cache, b->err)) == 0 && cache.dir) {
         keys = calloc((size_t)n, sizeof *keys);
-        rc = keys ? from_cache(b, &cache, objs, index, jobs, n, keys) : nopi_nomem(b->err);
+        ok = calloc((size_t)n, sizeof *ok);
+        rc = keys && ok ? from_cache(b, &cache, objs, index, jobs, n, keys)
+                        : nopi_nomem(b->err);
     }
     if (rc == 0 && n > 0)
-        rc = run_jobs(b, jobs, n, "compiling");
+        rc = run_jobs(b, jobs, n, "compiling", ok);
+    /* every object compiled cleanly is kept, also when another source failed: the next
+     * build, once that one is mended, takes it */
+    for (int k = 0; keys && k < n; k++)
+        if (ok[k] && keys[k][0] && !jobs[k].done)
+            nopi_objcache_put(&cache, keys[k], objs[index[k]].path, jobs[k].log);
     for (int k = 0; rc == 0 && k < n; k++) {
         if (jobs[k].done)   /* in a build that succeeds, a done job is a cache hit */
             b->cached++;
         else
             b->compiled++;
-        if (keys && keys[k][0] && !jobs[k].done)
-            nopi_objcache_put(&cache, keys[k], objs[index[k]].path, jobs[k].log);
         rc = read_object(b, &objs[index[k]]);
     }
+    free(ok);
     free(keys);
     nopi_objcache_close(&cache);
     if (n > 0 && rc != 0 && b->err->kind == NOP_ERR_COMPILE)
@@ -647,7 +657,7 @@ static int link_system(builder *b, const char *glue, const object *objs, int nob
      * libm, --no-undefined refuses any library that calls it */
     nopi_argv_add(a, "-lm");
     if (rc == 0)
-        rc = run_jobs(b, &job, 1, "linking");
+        rc = run_jobs(b, &job, 1, "linking", NULL);
     nopi_argv_free(&job.argv);
     free(glue_o);
     free(log);

@@ -1,7 +1,9 @@
 # lib.sh - helpers for neuronop's end-to-end tests; each tNNNN-*.sh sources it and prints TAP.
 #
 # Environment (set by the Makefile): NEURONOP (the binary under test), NEURONOP_SHARE_DIR,
-# NEURONOP_SRC (the source tree).  Each test script gets a private scratch folder, $WORK.
+# NEURONOP_SRC (the source tree), NEURONOP_CACHE_DIR (the compile cache all scripts share;
+# a script that tests the build itself unsets it and compiles cold).  Each test script gets a
+# private scratch folder, $WORK.
 #
 #   test_expect "description" 'shell commands'   one TAP test: ok when the commands succeed
 #   run ARGS...            runs $NEURONOP ARGS; sets $status, $WORK/out, $WORK/err

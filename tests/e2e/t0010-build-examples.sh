@@ -2,6 +2,7 @@
 # neuronop build on the shipped examples: what it prints, incremental rebuilds, --force,
 # --json, -v, and inspect.
 . ./lib.sh
+unset NEURONOP_CACHE_DIR   # the build itself is under test: every compile runs cold
 
 for ex in relu relu_tcm relu_multicore; do
     copy_example $ex "$WORK/$ex"

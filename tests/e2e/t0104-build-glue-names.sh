@@ -3,6 +3,7 @@
 # the glue's parameter ('a'), abi.h's types and macros, or the shims build and run, in C and
 # in C++; the names the glue itself defines (nt__..., neuronop_library) are refused up front.
 . ./lib.sh
+unset NEURONOP_CACHE_DIR   # the build itself is under test: every compile runs cold
 
 # c_lib DIR KERNEL SHAPE: a one-op C library (negate) whose functions have the given names.
 c_lib() {

@@ -79,20 +79,26 @@ test_expect "g++'\''s warnings are shown again when the object comes from the ca
     expect_out "(1 file compiled, 2 from the cache)"
     expect_err "lib/helper.cpp:2:30: warning: unused variable '\''unused_here'\''"'
 
-test_expect "a failed compile is not kept: the error comes from g++ each time" '
+test_expect "a failed compile is not kept, the error comes from g++ each time; the others are" '
     export NEURONOP_CACHE_DIR="$CACHE"
     cd broken
     before=$(entries)
     sed -i "s/{ return 1; }/{ return 1 }/" lib/helper.cpp
+    echo "static inline float fill_value(void) { return 7.0f; }" >lib/fill_value.h
     run build lib
     expect_status 3
     expect_err "lib/helper.cpp:2:"
     expect_err "error: expected '\'';'\''"
+    test "$(entries)" = "$((before + 1))"
     run build lib
     expect_status 3
     expect_err "lib/helper.cpp:2:"
     expect_err "error: expected '\'';'\''"
-    test "$(entries)" = "$before"'
+    test "$(entries)" = "$((before + 1))"
+    cp "$NEURONOP_SRC/tests/fixtures/objcache/helper.cpp" lib/
+    run build lib
+    expect_status 0
+    expect_out "(1 file compiled, 2 from the cache)"'
 
 test_expect "an #include outside the library folder is refused with the cache as without it" '
     export NEURONOP_CACHE_DIR="$CACHE"
