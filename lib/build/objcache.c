@@ -106,11 +106,12 @@ int nopi_objcache_key(const nopi_argv *compile, const char *preprocessed, char k
         }
         if (strcmp(a, "-MD") == 0)
             continue;
-        if (strncmp(a, "-g", 2) == 0 && strcmp(a, "-g0") != 0)
+        /* DWARF names the folder it was compiled in; stabs (memcheck's -gstabs) does not */
+        if (strncmp(a, "-g", 2) == 0 && strcmp(a, "-g0") != 0 && strcmp(a, "-gstabs") != 0)
             debug = true;
         nopi_hasher_add_str(h, a);
     }
-    if (debug) {   /* debugging information names the folder it was compiled in */
+    if (debug) {
         char cwd[4096];
         nopi_hasher_add_str(h, getcwd(cwd, sizeof cwd) ? cwd : "?");
     }

@@ -408,6 +408,10 @@ static void preprocess_argv(const nopi_argv *compile, nopi_argv *a, const char *
             continue;
         nopi_argv_add(a, strcmp(s, "-c") == 0 ? "-E" : s);
     }
+    /* with -g, g++ writes the current folder into its output: the key has it when it
+     * matters (objcache.c), and memcheck's -gstabs objects do not depend on it */
+    if (!is_clang(compile->v[0]))
+        nopi_argv_add(a, "-fno-working-directory");
     nopi_argv_add(a, "-o");
     nopi_argv_add(a, out);
 }
