@@ -111,7 +111,8 @@ check: test-deps
 # The slowest start first, so that the run takes about as long as the longest of them.
 TEST_JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
 E2E_SLOW = t0502-deb-package.sh t0208-run-hostile.sh t0100-build-diagnostics.sh \
-	t0110-run-diagnostics.sh t0121-cxx-examples.sh t0120-build-cxx.sh t0300-test-cases.sh
+	t0110-run-diagnostics.sh t0121-cxx-examples.sh t0120-build-cxx.sh t0105-build-cache.sh \
+	t0220-run-aten-diff.sh t0300-test-cases.sh
 E2E_ALL = $(patsubst tests/e2e/%,%,$(sort $(wildcard tests/e2e/t[0-9]*.sh)))
 E2E_ORDER = $(filter $(E2E_ALL),$(E2E_SLOW)) $(filter-out $(E2E_SLOW),$(E2E_ALL))
 PROVE = cd tests/e2e && $(TEST_ENV) $(PROVE_ENV) CMOCKA_MESSAGE_OUTPUT=TAP prove --timer -j$(TEST_JOBS)

@@ -3,6 +3,7 @@
 # tests/golden/build/ is a case (its files laid over base/), and its `expected` holds the exit
 # status and the exact stderr of `neuronop build` run in it.  `make golden` rewrites them.
 . ./lib.sh
+unset NEURONOP_CACHE_DIR   # the build itself is under test: every compile runs cold
 
 golden="$NEURONOP_SRC/tests/golden/build"
 for case in "$golden"/*/; do
