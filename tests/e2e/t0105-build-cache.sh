@@ -19,7 +19,7 @@ test_expect "without NEURONOP_CACHE_DIR nothing is cached" '
     expect_status 0
     expect_out "cached: built lib/build/libcached.so in "
     expect_out " ms (3 files compiled)"
-    ! grep -q "from the cache" "$WORK/out"
+    if grep -q "from the cache" "$WORK/out"; then exit 1; fi
     test ! -e "$CACHE"'
 
 test_expect "a build fills the cache; the same C++ sources elsewhere take it all" '
@@ -83,18 +83,16 @@ test_expect "a failed compile is not kept, the error comes from g++ each time; t
     export NEURONOP_CACHE_DIR="$CACHE"
     cd broken
     before=$(entries)
-    sed -i "s/out\[i\] = fill_value() \* (float)helper_count();/out[i] = fill_value()/" lib/kernel.cpp
+    sed -i "s/out\[i\] = fill_value() \* (float)helper_count();/out[i] = fill_value()/" \
+        lib/kernel.cpp
     sed -i "s/{ return 1; }/{ return 3; }/" lib/helper.cpp
-    run build lib
-    expect_status 3
-    expect_err "lib/kernel.cpp:13:"
-    expect_err "error: expected '\'';'\''"
-    test "$(entries)" = "$((before + 1))"
-    run build lib
-    expect_status 3
-    expect_err "lib/kernel.cpp:13:"
-    expect_err "error: expected '\'';'\''"
-    test "$(entries)" = "$((before + 1))"
+    for attempt in 1 2; do
+        run build lib
+        expect_status 3
+        expect_err "lib/kernel.cpp:13:"
+        expect_err "error: expected '\'';'\''"
+        test "$(entries)" = "$((before + 1))"
+    done
     cp "$NEURONOP_SRC/tests/fixtures/objcache/kernel.cpp" lib/
     run build lib
     expect_status 0
@@ -111,7 +109,7 @@ test_expect "an #include outside the library folder is refused with the cache as
         run build lib
         expect_status 3
         expect_err "'\''/etc/passwd'\'' is outside the library folder"
-        ! grep -q "root:" "$WORK/err"
+        if grep -q "root:" "$WORK/err"; then exit 1; fi
     done
     test "$(entries)" = "$before"
     ! grep -l "root:" "$CACHE"/*'
