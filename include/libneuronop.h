@@ -175,6 +175,7 @@ typedef struct nop_build_result {
     bool up_to_date;           /* nothing was compiled */
     double seconds;            /* wall time of the whole build call */
     int compiled;              /* translation units compiled */
+    int cached;                /* objects taken from the compile cache instead */
 } nop_build_result;
 
 /* Builds the manifest's library, or finds it up to date. */

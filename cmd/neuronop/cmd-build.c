@@ -79,6 +79,10 @@ static void print_human(const nop_manifest *m, const nop_build_result *res)
     if (res->up_to_date)
         printf("%s: up to date: %s (%.1f ms)\n", nop_manifest_name(m), res->lib_path,
                res->seconds * 1e3);
+    else if (res->cached)   /* NEURONOP_CACHE_DIR */
+        printf("%s: built %s in %.1f ms (%d file%s compiled, %d from the cache)\n",
+               nop_manifest_name(m), res->lib_path, res->seconds * 1e3, res->compiled,
+               res->compiled == 1 ? "" : "s", res->cached);
     else
         printf("%s: built %s in %.1f ms (%d file%s compiled)\n", nop_manifest_name(m),
                res->lib_path, res->seconds * 1e3, res->compiled, res->compiled == 1 ? "" : "s");
@@ -100,8 +104,9 @@ static int print_json(const nop_build_result *res)
     if (!meta) {
         return report_nomem();
     }
-    printf("{\n\"status\": \"%s\",\n\"seconds\": %.6f,\n\"compiled\": %d,\n\"library\": %s}\n",
-           res->up_to_date ? "up to date" : "built", res->seconds, res->compiled, meta);
+    printf("{\n\"status\": \"%s\",\n\"seconds\": %.6f,\n\"compiled\": %d,\n\"cached\": %d,\n"
+           "\"library\": %s}\n", res->up_to_date ? "up to date" : "built", res->seconds,
+           res->compiled, res->cached, meta);
     free(meta);
     return 0;
 }

@@ -217,6 +217,7 @@ int nop_build(const nop_manifest *m, const nop_build_opts *opts, nop_build_resul
     builder b = { .m = m, .o = opts, .err = err };
     int rc = run(&b, res);
     res->compiled = b.compiled;
+    res->cached = b.cached;
     res->seconds = nopi_now() - t0;
     free(b.include_dir);
     free(b.lib_path);

@@ -8,6 +8,7 @@
  *   objects.c   compiling each source (libtcc in its confined child, compile.c; g++ or cc as
  *               confined child processes, syscc.c) and linking the library (libtcc alone, or
  *               the system linker when any object came from a system compiler)
+ *   objcache.c  the compile cache of g++'s objects (NEURONOP_CACHE_DIR)
  *   confine.c   what every compiler child may read, write and use, and the checks of the
  *               files diagnostics name
  *   register.c  the ops of a NEURON_LIBRARY registration, and the C++ symbol of each op's
@@ -58,6 +59,7 @@ typedef struct builder {
     char *tmpdir;
     nopi_confine confine;     /* what every compiler child may read, write and use */
     int compiled;
+    int cached;               /* objects taken from the compile cache (objcache.h) */
     bool cc;                  /* compiler: cc (the manifest, or the build option) */
     bool system_link;         /* some object comes from g++ or cc: link with the system */
     char *ns;                 /* NEURON_LIBRARY's namespace, or NULL */

@@ -34,12 +34,18 @@ static int list_dir(const char *dir, bool (*want)(const char *), char ***list, s
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.' || !want(e->d_name))
             continue;
-        char *path = nopi_path_join(dir, e->d_name);
+        char *spelled = nopi_path_join(dir, e->d_name);
         struct stat st;
-        if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-            free(path);
+        if (!spelled || stat(spelled, &st) != 0 || !S_ISREG(st.st_mode)) {
+            free(spelled);
             continue;
         }
+        /* resolved, so that the sorted list, and the key, are the same however the folder
+         * was named on the command line ("lib", "./lib/", "$PWD/lib") */
+        char *path = realpath(spelled, NULL);
+        free(spelled);
+        if (!path)
+            continue;
         if (*n == *cap) {
             size_t newcap = *cap ? *cap * 2 : 16;
             char **l = realloc(*list, newcap * sizeof *l);
@@ -70,7 +76,7 @@ static bool any_file(const char *name)
     return true;
 }
 
-/* Every header the build can see, sorted and without duplicates. */
+/* Every header the build can see, by resolved path, sorted and without duplicates. */
 static int visible_headers(builder *b, char ***out, size_t *n)
 {
     const nop_manifest *m = b->m;

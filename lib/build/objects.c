@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "builder.h"
+#include "objcache.h"
 #include "syscc.h"
 /* ---- libtcc ----------------------------------------------------------------------------- */
 
@@ -269,7 +270,7 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
 
 static void note_job(builder *b, const nopi_tool_job *job)
 {
-    if (!b->o->verbose && !b->m->verbose)
+    if ((!b->o->verbose && !b->m->verbose) || job->done)
         return;
     nopi_strbuf sb = NOPI_STRBUF_INIT;
     for (int i = 0; i < job->argv.n; i++)
@@ -313,8 +314,9 @@ static void confined_diag(void *ctx, const nop_diag *d)
         s->b->o->diag(s->b->o->diag_ctx, &copy);
 }
 
-/* Runs jobs and reads their logs: warnings to the caller, the first error into b->err. */
-static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what)
+/* Runs jobs and reads their logs: warnings to the caller, the first error into b->err;
+ * ok[i] (when ok is not NULL) says whether job i succeeded, whatever the others did. */
+static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what, bool *ok)
 {
     for (int i = 0; i < n; i++)
         note_job(b, &jobs[i]);
@@ -347,6 +349,8 @@ static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what)
             }
             failed = jobs[i].status != 0 || bad;
         }
+        if (ok)
+            ok[i] = !failed;
         if (failed && rc == 0) {   /* the first job's error is the one reported */
             *b->err = e;
             rc = -1;
@@ -380,6 +384,101 @@ static void warn_cxx_std(builder *b)
     }
 }
 
+/* ---- the compile cache (objcache.h) ---------------------------------------------------- */
+
+static bool cxx_jobs(const object *objs, const int *index, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (objs[index[k]].lang == NOPI_LANG_CXX)
+            return true;
+    return false;
+}
+
+/* The job's command with -E for -c, its output to `out` and no dependency file: the source
+ * as the compiler sees it, which is what the cache's key is made from. */
+static void preprocess_argv(const nopi_argv *compile, nopi_argv *a, const char *out)
+{
+    for (int i = 0; i < compile->n; i++) {
+        const char *s = compile->v[i];
+        if (strcmp(s, "-MF") == 0 || strcmp(s, "-o") == 0) {
+            i++;
+            continue;
+        }
+        if (strcmp(s, "-MD") == 0)
+            continue;
+        nopi_argv_add(a, strcmp(s, "-c") == 0 ? "-E" : s);
+    }
+    /* with -g, g++ writes the current folder into its output: the key has it when it
+     * matters (objcache.c), and memcheck's -gstabs objects do not depend on it */
+    if (!is_clang(compile->v[0]))
+        nopi_argv_add(a, "-fno-working-directory");
+    nopi_argv_add(a, "-o");
+    nopi_argv_add(a, out);
+}
+
+/* Preprocesses each C++ source (confined like its compile, all at once) and takes the
+ * object of every one the cache has: the job is marked done and its log holds the messages
+ * of the compile that made the object.  keys[k] is then the key of job k, or "" when it
+ * cannot be cached: its preprocessing failed (the compile reports why), or went past a
+ * limit (the job is done: failed with that limit, so a compile bomb is not run twice). */
+static int from_cache(builder *b, const nopi_objcache *cache, const object *objs,
+                      const int *index, nopi_tool_job *jobs, int n, char (*keys)[33])
+{
+    nopi_tool_job *pre = calloc((size_t)n, sizeof *pre);
+    int *of = calloc((size_t)n, sizeof *of);   /* pre[j] preprocesses jobs[of[j]] */
+    char **ii = calloc((size_t)n, sizeof *ii);  /* into ii[j] */
+    int m = 0, rc = pre && of && ii ? 0 : nopi_nomem(b->err);
+    for (int k = 0; rc == 0 && k < n; k++) {
+        if (objs[index[k]].lang != NOPI_LANG_CXX)
+            continue;
+        char name[64];
+        snprintf(name, sizeof name, "pre%d.ii", k);
+        ii[m] = nopi_path_join(b->tmpdir, name);
+        snprintf(name, sizeof name, "pre%d.log", k);
+        pre[m].log = nopi_path_join(b->tmpdir, name);
+        if (!ii[m] || !pre[m].log) {
+            rc = nopi_nomem(b->err);
+            m++;
+            break;
+        }
+        pre[m].name = jobs[k].name;
+        pre[m].source = jobs[k].source;
+        preprocess_argv(&jobs[k].argv, &pre[m].argv, ii[m]);
+        note_job(b, &pre[m]);
+        of[m++] = k;
+    }
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (rc == 0 && m > 0)
+        rc = nopi_tools_run(pre, m, cpus > 1 ? (int)cpus : 1, &b->confine, b->err);
+    for (int j = 0; rc == 0 && j < m; j++) {
+        int k = of[j];
+        if (pre[j].limit != NOPI_LIMIT_NONE) {   /* the compile would go past it again */
+            jobs[k].done = true;
+            jobs[k].status = pre[j].status;
+            jobs[k].limit = pre[j].limit;
+            keys[k][0] = '\0';
+            continue;
+        }
+        if (pre[j].status != 0 || nopi_objcache_key(&jobs[k].argv, ii[j], keys[k]) != 0) {
+            keys[k][0] = '\0';
+            continue;
+        }
+        jobs[k].done = nopi_objcache_get(cache, keys[k], objs[index[k]].path, jobs[k].log);
+        if (jobs[k].done && (b->o->verbose || b->m->verbose))
+            nopi_emit(b->o->diag, b->o->diag_ctx, NOP_SEV_NOTE, NULL, 0, 0,
+                      "%s: from the compile cache (%s)", jobs[k].name, keys[k]);
+    }
+    for (int j = 0; pre && j < m; j++) {
+        nopi_argv_free(&pre[j].argv);
+        free(pre[j].log);
+        free(ii[j]);
+    }
+    free(pre);
+    free(of);
+    free(ii);
+    return rc;
+}
+
 int nopi_build_compile_system(builder *b, object *objs)
 {
     nopi_tool_job *jobs = calloc((size_t)b->nsources + 1, sizeof *jobs);
@@ -396,12 +495,33 @@ int nopi_build_compile_system(builder *b, object *objs)
         index[n] = i;
         rc = prepare_system(b, i, &objs[i], &jobs[n++]);
     }
+    nopi_objcache cache = { 0 };
+    char (*keys)[33] = NULL;
+    bool *ok = NULL;
+    if (rc == 0 && n > 0 && cxx_jobs(objs, index, n) &&
+        (rc = nopi_objcache_open(&cache, b->err)) == 0 && cache.dir) {
+        keys = calloc((size_t)n, sizeof *keys);
+        ok = calloc((size_t)n, sizeof *ok);
+        rc = keys && ok ? from_cache(b, &cache, objs, index, jobs, n, keys)
+                        : nopi_nomem(b->err);
+    }
     if (rc == 0 && n > 0)
-        rc = run_jobs(b, jobs, n, "compiling");
+        rc = run_jobs(b, jobs, n, "compiling", ok);
+    /* every object compiled cleanly is kept, also when another source failed: the next
+     * build, once that one is mended, takes it */
+    for (int k = 0; keys && k < n; k++)
+        if (ok[k] && keys[k][0] && !jobs[k].done)
+            nopi_objcache_put(&cache, keys[k], objs[index[k]].path, jobs[k].log);
     for (int k = 0; rc == 0 && k < n; k++) {
-        b->compiled++;
+        if (jobs[k].done)   /* in a build that succeeds, a done job is a cache hit */
+            b->cached++;
+        else
+            b->compiled++;
         rc = read_object(b, &objs[index[k]]);
     }
+    free(ok);
+    free(keys);
+    nopi_objcache_close(&cache);
     if (n > 0 && rc != 0 && b->err->kind == NOP_ERR_COMPILE)
         nopi_build_explain_signature(b, NOPI_ROLE_COMPUTE);
     free_jobs(jobs, n);
@@ -541,7 +661,7 @@ static int link_system(builder *b, const char *glue, const object *objs, int nob
      * libm, --no-undefined refuses any library that calls it */
     nopi_argv_add(a, "-lm");
     if (rc == 0)
-        rc = run_jobs(b, &job, 1, "linking");
+        rc = run_jobs(b, &job, 1, "linking", NULL);
     nopi_argv_free(&job.argv);
     free(glue_o);
     free(log);

@@ -172,8 +172,10 @@ int nopi_tools_run(nopi_tool_job *jobs, int n, int parallel, const nopi_confine 
 {
     pid_t *pids = calloc((size_t)(n ? n : 1), sizeof *pids);
     double *started_at = calloc((size_t)(n ? n : 1), sizeof *started_at);
+    nopi_tool_job **todo = calloc((size_t)(n ? n : 1), sizeof *todo);
     char **env = c_locale_env(c ? c->write : NULL);
-    if (!pids || !started_at || !env) {
+    if (!pids || !started_at || !todo || !env) {
+        free(todo);
         free(pids);
         free(started_at);
         free(env);
@@ -181,11 +183,19 @@ int nopi_tools_run(nopi_tool_job *jobs, int n, int parallel, const nopi_confine 
     }
     int started = 0, waited = 0, rc = 0;
     for (int i = 0; i < n; i++) {
+        if (jobs[i].done)
+            continue;
         jobs[i].status = -1;
         jobs[i].limit = NOPI_LIMIT_NONE;
         if (jobs[i].argv.failed)
             rc = nopi_nomem(err);
     }
+    /* the done jobs are left out: todo[k] is the k-th job to run */
+    int ntodo = 0;
+    for (int i = 0; i < n; i++)
+        if (!jobs[i].done)
+            todo[ntodo++] = &jobs[i];
+    n = ntodo;
     if (parallel < 1)
         parallel = 1;
     /* Jobs are waited for in the order they started, each by its own pid: a library must
@@ -193,7 +203,7 @@ int nopi_tools_run(nopi_tool_job *jobs, int n, int parallel, const nopi_confine 
     while (waited < started || (rc == 0 && started < n)) {
         while (rc == 0 && started < n && started - waited < parallel) {
             started_at[started] = nopi_now();
-            if (spawn(&jobs[started], c, env, &pids[started], err) != 0)
+            if (spawn(todo[started], c, env, &pids[started], err) != 0)
                 rc = -1;
             else
                 started++;
@@ -209,12 +219,13 @@ int nopi_tools_run(nopi_tool_job *jobs, int n, int parallel, const nopi_confine 
         int w = nopi_confine_wait(pids[waited], left, -1, NULL, NULL, &status, &cpu);
         if (w < 0)
             status = 0x7f00;   /* lost: report it as exit status 127 */
-        jobs[waited].status = WIFEXITED(status) ? WEXITSTATUS(status)
+        todo[waited]->status = WIFEXITED(status) ? WEXITSTATUS(status)
                               : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-        if (c && jobs[waited].status != 0)
-            judge(&jobs[waited], c, w, status, cpu);
+        if (c && todo[waited]->status != 0)
+            judge(todo[waited], c, w, status, cpu);
         waited++;
     }
+    free(todo);
     free(pids);
     free(started_at);
     free(env);

@@ -36,9 +36,12 @@ typedef struct nopi_tool_job {
     char *deps;           /* its -MF file, checked when Landlock is absent; NULL (caller owns) */
     int status;           /* exit status; 128 + N when killed by signal N; -1 not run */
     nopi_limit limit;     /* a failed job that went past a limit of its confine */
+    bool done;            /* has its result already, not run: the compile cache had its
+                           * output (status 0), or its preprocessing went past a limit */
 } nopi_tool_job;
 
-/* Runs the jobs, at most `parallel` at a time, and waits for all, each confined by c (NULL:
+/* Runs the jobs but the done ones, at most `parallel` at a time, and waits for all, each
+ * confined by c (NULL:
  * not at all; confine.h), which also sets TMPDIR to c->write.  -1 with an error only when a
  * job cannot be started (the program is missing: says which package to install); a job that
  * fails just has a non-zero status, and its limit when it went past one. */

@@ -5,7 +5,7 @@ printf '#include <stdio.h>\n#include "libneuronop.h"\nint main(void) { printf("#
     >"$WORK/size.c"
 ${CC:-cc} -I"$NEURONOP_SRC/include" -o "$WORK/size" "$WORK/size.c"
 "$WORK/size" >"$WORK/hp/forge.h"
-# built as the tests name it (hp, from $WORK): a build is keyed by the path it was given
+# built once here, from $WORK as the tests name it, so that no test pays for the build
 (cd "$WORK" && "$NEURONOP" build hp >/dev/null 2>&1)
 
 # attack N NAME: attack N of the fixture's shape function `attack` is stopped at system call

@@ -1,7 +1,9 @@
 # lib.sh - helpers for neuronop's end-to-end tests; each tNNNN-*.sh sources it and prints TAP.
 #
 # Environment (set by the Makefile): NEURONOP (the binary under test), NEURONOP_SHARE_DIR,
-# NEURONOP_SRC (the source tree).  Each test script gets a private scratch folder, $WORK.
+# NEURONOP_SRC (the source tree), NEURONOP_CACHE_DIR (the compile cache all scripts share;
+# a script that tests the build itself unsets it and compiles cold).  Each test script gets a
+# private scratch folder, $WORK.
 #
 #   test_expect "description" 'shell commands'   one TAP test: ok when the commands succeed
 #   run ARGS...            runs $NEURONOP ARGS; sets $status, $WORK/out, $WORK/err
@@ -10,6 +12,7 @@
 #   expect_out TEXT        stdout of the last run contains TEXT
 #   run_alone ARGS...      like run, then fails if any process it started is still there
 #   copy_example NAME DIR  copies share/neuronop/examples/NAME (without its build/) to DIR
+#   torch_says 'CODE'      what Python CODE writes to stdout under real PyTorch, computed once
 #   test_done              prints the plan; exits non-zero if any test failed
 set -u
 
@@ -84,6 +87,21 @@ copy_example() {
     mkdir -p "$dest"
     (cd "$EXAMPLES/$1" && find . -path ./build -prune -o -type f -print | while read -r f; do
         mkdir -p "$dest/$(dirname "$f")"; cp "$f" "$dest/$f"; done)
+}
+
+# torch_says 'CODE': the standard output of CODE run by Debian's python3 with torch 1.13, the
+# real thing, kept under out/e2e-cache by a hash of the code and of torch's version file:
+# importing torch costs two seconds of CPU, so an expectation is computed once, not every run.
+torch_says() {
+    ts_key=$( (printf '%s' "$1"; cat /usr/lib/python3/dist-packages/torch/version.py) |
+        cksum | cut -d' ' -f1) || return 1
+    ts_file="$NEURONOP_SRC/out/e2e-cache/torch-$ts_key"
+    if [ ! -f "$ts_file" ]; then
+        mkdir -p "$NEURONOP_SRC/out/e2e-cache"
+        /usr/bin/python3 -c "$1" >"$ts_file.tmp.$$" || { rm -f "$ts_file.tmp.$$"; return 1; }
+        mv "$ts_file.tmp.$$" "$ts_file"   # whole or not at all, for scripts running at once
+    fi
+    cat "$ts_file"
 }
 
 test_done() {

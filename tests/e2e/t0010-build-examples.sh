@@ -2,6 +2,7 @@
 # neuronop build on the shipped examples: what it prints, incremental rebuilds, --force,
 # --json, -v, and inspect.
 . ./lib.sh
+unset NEURONOP_CACHE_DIR   # the build itself is under test: every compile runs cold
 
 for ex in relu relu_tcm relu_multicore; do
     copy_example $ex "$WORK/$ex"
@@ -31,6 +32,23 @@ test_expect "with no argument it builds the current folder" '
     run build
     expect_status 0
     expect_out "relu: up to date: build/librelu.so"'
+
+test_expect "a library is up to date however its folder is named, headers beside it too" '
+    copy_example relu spelled
+    echo "#define SPELLED 1" >spelled/spelled.h
+    run build spelled
+    expect_out "relu: built spelled/build/librelu.so"
+    ln -s spelled alias
+    before=$(stat -c "%i %y" spelled/build/librelu.so spelled/build/librelu.so.stamp)
+    for name in "$WORK/spelled" ./spelled/ spelled/neuronop.yaml "$WORK/./spelled/" alias; do
+        run build "$name"
+        expect_status 0
+        expect_out "relu: up to date: "
+    done
+    cd spelled
+    run build
+    expect_out "relu: up to date: build/librelu.so"
+    test "$(stat -c "%i %y" build/librelu.so build/librelu.so.stamp)" = "$before"'
 
 test_expect "--force rebuilds" '
     run build --force relu

@@ -3,6 +3,7 @@
 # killed build leaves neither a stale lock nor a half-written library, and a failed build
 # leaves the previous library in place.
 . ./lib.sh
+unset NEURONOP_CACHE_DIR   # the build itself is under test: every compile runs cold
 
 copy_example relu "$WORK/relu"
 

@@ -4,6 +4,7 @@
 # neuronop; nothing is left running and nothing is written outside the build's folder.  The
 # limits here are small (--compile-time, --compile-memory) so each case ends in a second or two.
 . ./lib.sh
+unset NEURONOP_CACHE_DIR   # the build itself is under test: every compile runs cold
 
 # macro_bomb FILE: 41 macros, each twice the one before: using A40 asks for 2^40 tokens
 macro_bomb() {

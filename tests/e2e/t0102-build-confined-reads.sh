@@ -4,6 +4,7 @@
 # (NEURONOP_LANDLOCK=off: the path checks alone), in libtcc and in g++; and no message quotes
 # a line of the file outside.  The secret's one line must never reach the output.
 . ./lib.sh
+unset NEURONOP_CACHE_DIR   # the build itself is under test: every compile runs cold
 
 mkdir -p "$WORK/outside"
 echo 'int SECRET_LINE_7f3a = 1;' >"$WORK/outside/secret.h"

@@ -4,6 +4,7 @@
 # and nothing is written outside; `neuronop build --build-dir DIR` is the user's way to build
 # elsewhere on purpose.
 . ./lib.sh
+unset NEURONOP_CACHE_DIR   # the build itself is under test: every compile runs cold
 
 mkdir -p "$WORK/elsewhere"
 # nothing_elsewhere: the folder outside the library is still empty

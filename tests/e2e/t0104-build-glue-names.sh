@@ -3,6 +3,7 @@
 # the glue's parameter ('a'), abi.h's types and macros, or the shims build and run, in C and
 # in C++; the names the glue itself defines (nt__..., neuronop_library) are refused up front.
 . ./lib.sh
+unset NEURONOP_CACHE_DIR   # the build itself is under test: every compile runs cold
 
 # c_lib DIR KERNEL SHAPE: a one-op C library (negate) whose functions have the given names.
 c_lib() {
@@ -38,7 +39,7 @@ C
 }
 
 # the expected output from PyTorch itself: torch.neg of arange(3)
-/usr/bin/python3 -c "import torch, numpy; numpy.save('$WORK/neg.npy', torch.neg(torch.arange(3, dtype=torch.float32)).numpy())"
+torch_says "import sys, torch, numpy; numpy.save(sys.stdout.buffer, torch.neg(torch.arange(3, dtype=torch.float32)).numpy())" >"$WORK/neg.npy"
 for pair in "a b" "NT_LIB_MAGIC NT_ABI_VERSION" "args nt_tensor_desc" "nt_arg nt_call_fn" \
             "NT_ARG_TENSOR NT_LIB_SYMBOL" "NEURONOP_ABI_H args"; do
     set -- $pair

@@ -3,6 +3,7 @@
 # in inspect and run, incremental builds, the C++ runtime rules, compiler: cc.
 # (Each build diagnostic has its golden file in tests/golden/build/cxx-*.)
 . ./lib.sh
+unset NEURONOP_CACHE_DIR   # the build itself is under test: every compile runs cold
 
 cp -R "$NEURONOP_SRC/tests/fixtures/cxx/ops" "$WORK/ops"
 rm -rf "$WORK/ops/build"

@@ -50,15 +50,14 @@ test_expect "an option is still an option, and -- still ends them" '
     expect_status 0
     expect_out "values: -6 -6"'
 
-cat >"$WORK/why.py" <<'PY'
+why=$(torch_says '
 import torch
 try:
     torch.add(torch.arange(3, dtype=torch.int32), -0.5, out=torch.empty(3, dtype=torch.int32))
 except RuntimeError as e:
     print(str(e).split("\n")[0].rstrip("."))
-PY
+')
 test_expect "a refusal names the C call with its arguments, and gives the reason torch gives" '
-    why=$("$PY" why.py)
     [ -n "$why" ]
     run run tdiff add_scalar arange:3:i32 -0.5 -o r.npy
     expect_status 1
