@@ -94,5 +94,6 @@ echo "== Python: torch ops on the virtual device (neuronop python; see neuronop-
 cp -R "$src/share/neuronop/examples/mlp_python" "$work/mlp"
 (cd "$work/mlp" && "$neuronop" python build.py)
 "$neuronop" python "$src/bench/python_bridge.py" "$work/mlp"
-echo "  (each call is a fresh confined child of the supervisor's zygote, which loads the"
-echo "   library: a child kept loaded and proved clean between calls would remove that cost)"
+echo "  (each call is a fresh confined child of the library's zygote, made ready ahead of it:"
+echo "   its fork, first writes and exit are the cost; a child kept across calls and proved"
+echo "   clean between them would remove it, and is not done)"
