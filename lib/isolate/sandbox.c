@@ -307,8 +307,11 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
     if (in_time && !wt.malformed && wt.done) {
         if (!s->zygote && (wt.result.retire || wt.result.rc != 0))
             stop(s, false);
-        if (wt.result.rc != 0 && err)
+        if (wt.result.rc != 0 && err) {
             *err = wt.result.err;
+            if (!err->diag.where[0])   /* trapped outside any core (a wrecked runtime) */
+                snprintf(err->diag.where, sizeof err->diag.where, "%s", wt.where);
+        }
         return wt.result.rc == 0 ? 0 : -1;
     }
     int status = -1;

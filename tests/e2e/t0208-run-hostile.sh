@@ -101,4 +101,19 @@ test_expect "a library whose constructor never returns stops only its worker, wi
     grep -q "FAIL  forward_odd_sizes: hangs_forward: loading the library: timeout:" out
     timeout 5 "$NEURONOP" inspect hangs >/dev/null'
 
+# A call trapped outside any core (a constructor's, or a runtime a kernel wrecked: wild_loop
+# above, once in a while) is still named with the op and where the worker was.
+test_expect "a call trapped outside any core is named with the op and the phase" '
+    "$NEURONOP" new forks >/dev/null
+    cat >>forks/shape.c <<EOT
+__attribute__((constructor)) static void spawn(void)   /* fork(2), as hostile code makes it */
+{
+    __asm__ volatile("mov \$57, %%eax\n\tsyscall" ::: "rax", "rcx", "r11", "memory");
+}
+EOT
+    "$NEURONOP" build forks >/dev/null 2>&1
+    run run forks forks_forward randn:8
+    expect_status 1
+    expect_err "neuronop: forks_forward: loading the library: error: kernel made a system call the device does not have: fork"'
+
 test_done
