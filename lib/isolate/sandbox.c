@@ -7,10 +7,11 @@
  * `neuronop run`, `bench`) is forked for one request and inherits the caller's memory
  * copy-on-write (the library, the inputs) without a copy.  A server (nopi_server_*: `neuronop
  * test`, and devices made with keep_worker) forks a zygote once, which runs no user code and
- * hands each request to a fresh child; the zygote reports the child's wait status over the
- * request socket, which the child has closed, so no user code can forge it.  Every request to
- * a server thus starts from the same pristine state: no alarm, timer, signal disposition,
- * limit, library global or TCM a case leaves reaches the next.
+ * hands each request to a fresh child, whose records come on a pipe of its own and whose
+ * phases on a page of its own; the zygote reports on the request socket, which the child has
+ * closed (so no user code can forge it), which child took the request and how each ended.
+ * Every request to a server thus starts from the same pristine state: no alarm, timer,
+ * signal disposition, limit, library global or TCM a case leaves reaches the next.
  *
  * The parent reads the records a worker sends (watch.c) and trusts none of it: its deadlines
  * come from its own clock and the request alone, and a worker that dies, exits before DONE,
@@ -133,8 +134,6 @@ static int start(nopi_server *s, nop_error *err)
                          "%s", strerror(errno));
     }
     setpgid(pid, pid);   /* as the child does: whichever runs first */
-    if (s->zygote)   /* the records left in the pipe are read after the child's end */
-        fcntl(rec[0], F_SETFL, O_NONBLOCK);
     s->pid = pid;
     s->req_fd = req[0];
     s->rec_fd = rec[0];

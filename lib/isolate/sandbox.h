@@ -33,9 +33,9 @@ enum nopi_rec {
     NOPI_REC_USER,          /* first type a caller of nopi_sandbox_call may use */
 };
 
-/* The phase a worker is in, on a page it shares with its parent rather than as a record, so
- * that entering a phase (three per run) does not wake the parent, which looks at the page a
- * few times a second and when records come.  The worker writes it under a sequence count (odd
+/* The phase a worker is in, on a page it shares with its parent (a zygote's child, a page of
+ * its own) rather than as a record, so that entering a phase (three per run) does not wake
+ * the parent, which looks at the page a few times a second and when records come.  The worker writes it under a sequence count (odd
  * while it writes); the parent lets it only bring a deadline earlier and name, among the
  * op's own places, where the worker is (watch.c). */
 struct nopi_phase_page {
