@@ -8,9 +8,15 @@ device's confined worker; this process keeps tensors in an arena, a memfd both m
 input is copied once (into the arena, which also makes it contiguous) and an output once
 (out of it, into a tensor the caller owns).  A supervisor that dies is replaced by the next
 call, which loads its libraries again.
+
+A call's own cost is kept to two system calls here (a send and a receive): replies land in
+a buffer allocated once (allocating a megabyte per reply cost an mmap and a munmap, and the
+munmap of a process with torch's threads costs a TLB shootdown), and a dead supervisor is
+noticed by the send that fails rather than by polling it before every call.
 """
 
 import atexit
+import errno
 import json
 import mmap
 import os
@@ -72,6 +78,15 @@ def memcheck():
     return os.environ.get("NEURONOP_MEMCHECK", "") not in ("", "0")
 
 
+# what a send to a supervisor that has ended fails with
+_GONE_ERRNOS = (errno.EPIPE, errno.ECONNRESET, errno.ECONNREFUSED, errno.ENOTCONN)
+
+
+class _Gone(Exception):
+    """The supervisor ended before this request reached it (so nothing of it ran): the
+    caller starts another and asks again."""
+
+
 class Diag:
     """One diagnostic from the supervisor."""
 
@@ -104,6 +119,8 @@ class Reply:
     """A reply: its status, fixed part and items."""
 
     def __init__(self, data, fixed):
+        # data is a view of the receive buffer, which the next request overwrites: every
+        # field is read out of it here (bytes(), unpack), nothing keeps a view of it
         magic, self.type, self.status, _ = HDR.unpack_from(data, 0)
         if magic != MAGIC:
             raise errors.SupervisorError("the supervisor sent a reply without the protocol's "
@@ -192,6 +209,8 @@ class Supervisor:
         self._arena = None
         self._arena_sent = False   # the current supervisor has mapped self._arena
         self._ids = {}          # library path -> its id in the current supervisor
+        self._rbuf = None       # the reply buffer (MAX_REPLY bytes) and a view of it
+        self._rview = None
 
     # ---- the process ----------------------------------------------------------------------
 
@@ -263,25 +282,56 @@ class Supervisor:
                 self._arena = None
 
     def _ensure_running(self):
-        """Starts the supervisor, or a new one in place of one that has died (the new one
-        gets the arena and the libraries again as they are needed)."""
-        if self._sock is None or self._proc is None or self._proc.poll() is not None:
+        """Starts the supervisor when there is none (the first request, or after one ended).
+        One that died since its last reply is not polled for here: the next request's send
+        fails, and _retrying starts another."""
+        if self._sock is None or self._proc is None:
             self._stop()
             self._start()
+        if self._rbuf is None:
+            self._rbuf = bytearray(MAX_REPLY)
+            self._rview = memoryview(self._rbuf)
+
+    def _retrying(self, fn, *args):
+        """fn(*args) with a running supervisor; when the supervisor turns out to have ended
+        before a request of fn reached it (killed, or it died between calls), fn runs once
+        more with a new one, which gets the arena and the libraries again as fn needs them."""
+        self._ensure_running()
+        try:
+            return fn(*args)
+        except _Gone:
+            self._stop()
+            self._start()
+        try:
+            return fn(*args)
+        except _Gone as gone:   # a new supervisor that ends at once: say so
+            self._stop()
+            raise errors.SupervisorError(
+                "neuronop's supervisor process stopped answering (%s); the next call starts "
+                "a new one" % gone) from None
 
     def _request(self, rtype, body, fixed=None, fds=()):
         if self._sock is None:
             raise errors.SupervisorError("neuronop's supervisor process is not running; the "
                                          "next call starts a new one")
         msg = HDR.pack(MAGIC, rtype, 0, 0) + body
+        sent = False
         try:
+            # MSG_NOSIGNAL: a script that restored SIGPIPE's default must not die of a
+            # supervisor that ended
             if fds:
-                socket.send_fds(self._sock, [msg], list(fds))
+                socket.send_fds(self._sock, [msg], list(fds), socket.MSG_NOSIGNAL)
             else:
-                self._sock.send(msg)
-            data = self._sock.recv(MAX_REPLY)
+                self._sock.send(msg, socket.MSG_NOSIGNAL)
+            sent = True
+            n = self._sock.recv_into(self._rbuf)
         except OSError as e:
-            data = b""
+            # a send that fails, or a receive that finds the supervisor ended with the request
+            # still unread in its queue (the kernel then says ECONNRESET, not end-of-file):
+            # nothing of the request ran
+            if e.errno in _GONE_ERRNOS and (not sent or e.errno == errno.ECONNRESET):
+                raise _Gone(e.strerror) from None
+            n = 0
             why = e.strerror
         except BaseException:
             # interrupted (KeyboardInterrupt) between request and reply: the reply would
@@ -290,14 +340,14 @@ class Supervisor:
             raise
         else:
             why = "it ended"
-        if not data:
+        if not n:
             status = self._proc.poll()
             self._stop()
             raise errors.SupervisorError(
                 "neuronop's supervisor process stopped answering (%s%s); the next call "
                 "starts a new one" % (why, ", exit status %s" % status if status is not None
                                       else ""))
-        return Reply(data, fixed)
+        return Reply(self._rview[:n], fixed)
 
     # ---- requests -------------------------------------------------------------------------
 
@@ -335,8 +385,7 @@ class Supervisor:
     def load(self, path):
         """Describes the library at path (never loading its code here); its JSON."""
         with self._lock:
-            self._ensure_running()
-            return self._load(path)[1]
+            return self._retrying(self._load, path)[1]
 
     def call(self, path, op, args, profile=False):
         """Runs op (an index) of the library at path with args, a list of (ARG_*, value):
@@ -344,8 +393,7 @@ class Supervisor:
         Result's output is None when the op failed, and Reply.raise_error() raises why
         (after the caller has shown the run's warnings and printf text)."""
         with self._lock:
-            self._ensure_running()
-            return self._call(path, op, args, profile)
+            return self._retrying(self._call, path, op, args, profile)
 
     def _call(self, path, op, args, profile):
         # lay the inputs out, then room for the output (as large as the largest input, a

@@ -17,6 +17,8 @@ import pickle
 import re
 import signal
 import sys
+import threading
+import time
 import traceback
 import warnings
 
@@ -284,18 +286,36 @@ def _():
     assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
 
 
-@check("a dead supervisor is replaced by the next call")
+@check("a supervisor that died between calls is replaced by the next call, which works")
 def _():
     from neuronop import _client
     sup = _client.supervisor()
-    pid = sup.pid()
-    os.kill(pid, signal.SIGKILL)
-    try:   # the call that finds it dead may fail; one more must not
-        torch.ops.my_ops.relu_forward(x)
-    except neuronop.SupervisorError:
-        pass
+    # the client notices a dead supervisor by the request it cannot deliver: a script that
+    # gave SIGPIPE its default action must not die of it
+    old = signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    try:
+        for pause in (0, 0.05):   # killed just now (still dying), or long gone
+            pid = sup.pid()
+            os.kill(pid, signal.SIGKILL)
+            time.sleep(pause)
+            assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+            assert sup.pid() != pid
+    finally:
+        signal.signal(signal.SIGPIPE, old)
+
+
+@check("a supervisor that dies during a call raises SupervisorError; the next call works")
+def _():
+    from neuronop import _client
+    pid = _client.supervisor().pid()
+    killer = threading.Timer(0.3, os.kill, (pid, signal.SIGKILL))
+    killer.start()   # while the kernel spins (for --timeout 1)
+    try:
+        e = raises(neuronop.SupervisorError, torch.ops.rules_crash.spin, torch.ones(4))
+    finally:
+        killer.join()
+    assert "stopped answering" in str(e), str(e)
     assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
-    assert sup.pid() != pid
 
 
 @check("forked children (DataLoader workers) call ops beside their parent, each its own")
