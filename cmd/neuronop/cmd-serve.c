@@ -8,7 +8,8 @@
  * the virtual device, made with isolate on: every kernel, shape function and reference runs
  * in the device's seccomp-confined worker, as under `neuronop run`, and this process keeps
  * the verdicts.  Libraries are only ever described here (nop_library_describe), never loaded:
- * the worker loads them.
+ * the worker loads them.  Under NEURONOP_SANDBOX=off this process runs user code itself; it
+ * then loads each library at its first call and keeps it loaded (serve_libs.c).
  *
  * The protocol: one SOCK_SEQPACKET message per request and per reply on descriptor FD, all
  * integers little-endian (this is an x86-64 tool), each message starting with struct hdr.
@@ -67,8 +68,9 @@ typedef struct server {
     int fd;
     nop_profile *profile;
     nop_device *dev;
-    nop_library *libs[MAX_LIBS];
+    served_lib libs[MAX_LIBS];
     int nlibs;
+    bool here;                    /* the sandbox is off: user code runs in this process */
     int arena_fd;                 /* read-write: outputs are written with pwrite */
     const unsigned char *arena;   /* mapped read-only */
     size_t arena_size;
@@ -181,7 +183,7 @@ static int load(server *s, const unsigned char *body, size_t len, buf *b)
         return REP_ERROR;
     }
     id[0] = (uint32_t)s->nlibs;
-    s->libs[s->nlibs++] = lib;
+    s->libs[s->nlibs++] = (served_lib){ .described = lib };
     if (!b->oom)
         memcpy(b->p + at, id, sizeof id);
     reply_item(b, ITEM_JSON, json, strlen(json));
@@ -258,7 +260,7 @@ static int call(server *s, const unsigned char *body, size_t len, buf *b)
     memcpy(&rq, body, sizeof rq);
     if (rq.nargs > NOP_MAX_ARGS || len != sizeof rq + rq.nargs * sizeof(struct call_arg) ||
         rq.lib >= (uint32_t)s->nlibs || !s->arena ||
-        (int)rq.op >= nop_library_op_count(s->libs[rq.lib])) {
+        (int)rq.op >= nop_library_op_count(s->libs[rq.lib].described)) {
         reply_protocol(b, "a call request that names no loaded op, or has no arena");
         return REP_ERROR;
     }
@@ -268,14 +270,16 @@ static int call(server *s, const unsigned char *body, size_t len, buf *b)
     }
     struct call_arg args[NOP_MAX_ARGS];
     memcpy(args, body + sizeof rq, rq.nargs * sizeof *args);
-    const nop_library *lib = s->libs[rq.lib];
     nop_value vals[NOP_MAX_ARGS];
     nop_tensor *tensors[NOP_MAX_ARGS] = { 0 };
     int status = REP_ERROR;
     nop_error err;
-    if (make_values(s, lib, (int)rq.op, args, rq.nargs, vals, tensors, b) != 0)
+    if (make_values(s, s->libs[rq.lib].described, (int)rq.op, args, rq.nargs, vals, tensors,
+                    b) != 0)
         goto out;
-    int rc = nop_device_run(s->dev, lib, (int)rq.op, vals, (int)rq.nargs, &s->held, &err);
+    const nop_library *lib = served_runnable(s->libs, s->nlibs, (int)rq.lib, s->here, &err);
+    int rc = lib ? nop_device_run(s->dev, lib, (int)rq.op, vals, (int)rq.nargs, &s->held, &err)
+                 : -1;
     rep.host_seconds = s->held.seconds;
     if (rc == 0 && (rq.flags & CALL_PROFILE)) {
         nop_error serr;
@@ -442,7 +446,7 @@ int cmd_serve(int argc, char **argv)
         free_option_lists(&serve_spec);
         return STATUS_USAGE;
     }
-    server s = { .fd = (int)fd, .arena_fd = -1 };
+    server s = { .fd = (int)fd, .arena_fd = -1, .here = !sandbox_on() };
     dc.diag = collect;
     dc.diag_ctx = &s;
     dc.profile = profile_opt;
@@ -453,7 +457,7 @@ int cmd_serve(int argc, char **argv)
         rc = serve(&s);
     nop_run_result_clear(&s.held);
     for (int i = 0; i < s.nlibs; i++)
-        nop_library_close(s.libs[i]);
+        served_close(&s.libs[i]);
     nop_device_free(s.dev);   /* before its profile */
     nop_profile_free(s.profile);
     if (s.arena)

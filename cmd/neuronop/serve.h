@@ -1,6 +1,7 @@
 /*
  * serve.h - the protocol between the Python package and its supervisor (cmd-serve.c, the
- * server; serve_wire.c, replies; python/neuronop/_client.py mirrors every struct here).
+ * server; serve_wire.c, replies; serve_libs.c, its libraries; python/neuronop/_client.py
+ * mirrors every struct here).
  * All integers are little-endian; one SOCK_SEQPACKET message per request and per reply.
  */
 #ifndef NEURONOP_SERVE_H
@@ -9,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "libneuronop.h"
 
@@ -47,6 +49,28 @@ struct diag_item {
     int32_t severity, line, col, errkind, fault;
     uint32_t lens[4];                      /* file, where, msg, detail */
 };
+
+/* A library the supervisor serves (serve_libs.c).  described is nop_library_describe's (no
+ * code of it runs in the supervisor): LOAD answers from it, and with the sandbox on the
+ * worker is handed it and loads the code itself.  With the sandbox off the supervisor runs
+ * the code: loaded is the library loaded at its first call, kept until the file at its path
+ * changes (st: that file, as stat saw it just before the load), or NULL.  The served_lib
+ * owns both. */
+typedef struct served_lib {
+    nop_library *described;
+    nop_library *loaded;
+    struct stat st;
+} served_lib;
+
+/* The library a call of libs[i] runs: its described one when here is false (the sandbox
+ * is on); else its loaded code, (re)loaded now if it is not loaded or its file changed
+ * since (which first unloads every slot's copy of that path).  NULL with err filled when it
+ * cannot be loaded.  The result belongs to libs[i] and lives until the next
+ * served_runnable on libs or served_close of that slot. */
+const nop_library *served_runnable(served_lib *libs, int nlibs, int i, bool here,
+                                   nop_error *err);
+/* Closes both libraries (either may be NULL). */
+void served_close(served_lib *sl);
 
 /* A reply being built: the header, a request's fixed part, then items. */
 typedef struct buf {

@@ -1,43 +1,68 @@
 #!/bin/sh
-# A library rebuilt while a Python process uses it: the next call runs the new code.  Each
-# library a kept device runs has a zygote whose children load it before their calls come;
-# a rebuild (a new file at the same path) must start that zygote again, not serve the call
-# from a child that loaded the old one.  Expectations come from torch itself.
+# A library rebuilt while a Python process uses it: the next call runs the new code, whether
+# or not the script loads the library again.  Each library a kept device runs has a zygote
+# whose children load it before their calls come: a rebuild (a new file at the same path)
+# must start that zygote again, not serve the call from a child that loaded the old one.
+# With NEURONOP_SANDBOX=off the supervisor keeps each library loaded itself: a rebuild must
+# make it load the new file, and a library loaded again must not get the loader's copy of
+# the old one.  One Python process (importing torch costs seconds) goes through every case.
+# Expectations come from torch itself.
 . ./lib.sh
 
 copy_example negate "$WORK/neg"
 cat >"$WORK/rebuild.py" <<'EOT'
+import os
 import subprocess
 import sys
 
 import torch
-from neuronop import custom_op
+from neuronop import _client, custom_op
 
 neuronop, folder = sys.argv[1], sys.argv[2]
 library = folder + "/build/libnegate.so"
-
-
-def build():
-    subprocess.run([neuronop, "build", folder], check=True, stdout=subprocess.DEVNULL)
-    custom_op.load_library(library)   # again after the rebuild: harmless
-
-
+source = folder + "/negate.c"
+negating = open(source).read()
 x = torch.randn(3, 5)
-build()
-for _ in range(3):   # the zygote is warm, and its spare has the library loaded
-    assert torch.equal(torch.ops.negate.negate(x), torch.neg(x))
-src = open(folder + "/negate.c").read()
-open(folder + "/negate.c", "w").write(
-    src.replace("-nt_get_f32(&in, i, j)", "2 * nt_get_f32(&in, i, j)"))
-build()
-got = torch.ops.negate.negate(x)
-assert torch.equal(got, torch.mul(x, 2)), "the old library answered: %s" % got
-print("ok")
-EOT
 
-test_expect "a library rebuilt between calls answers with its new code" '
-    run python "$WORK/rebuild.py" "$NEURONOP" "$WORK/neg"
+
+def build(k, again):
+    """Rebuilds the library with an op that multiplies by k (the example's negates)."""
+    with open(source, "w") as f:
+        f.write(negating.replace("-nt_get_f32(&in, i, j)", "%d * nt_get_f32(&in, i, j)" % k))
+    subprocess.run([neuronop, "build", folder], check=True, stdout=subprocess.DEVNULL)
+    if again:
+        custom_op.load_library(library)   # again after a rebuild: harmless
+
+
+k = 2
+build(k, True)
+for sandbox in ("on", "off"):
+    os.environ["NEURONOP_SANDBOX"] = sandbox
+    _client.supervisor().close()   # the next call starts one that inherits the setting
+    for again in (False, True):
+        # three calls: the zygote is warm and its spare has the library loaded, or the
+        # supervisor has it loaded (these calls after a failed case may fail too)
+        for _ in range(3):
+            if not torch.equal(torch.ops.negate.negate(x), torch.mul(x, k)):
+                print("sandbox %s: a call before the rebuild ran other code" % sandbox)
+        k += 1
+        build(k, again)
+        got = torch.ops.negate.negate(x)
+        print("sandbox %s, %s: %s" % (sandbox, "loaded again" if again else "not loaded again",
+                                      "new code" if torch.equal(got, torch.mul(x, k))
+                                      else "the old code answered %s" % got))
+print("done")
+EOT
+run python "$WORK/rebuild.py" "$NEURONOP" "$WORK/neg"
+
+test_expect "the script runs to its end" '
     expect_status 0
-    expect_out "ok"'
+    expect_out done'
+for sandbox in on off; do
+    for again in "not loaded again" "loaded again"; do
+        test_expect "sandbox $sandbox: a library rebuilt between calls and $again runs its new code" "
+            expect_out 'sandbox $sandbox, $again: new code'"
+    done
+done
 
 test_done
