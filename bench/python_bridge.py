@@ -4,7 +4,10 @@
   - the example's 784-120-84-10 training loop (batch 32) with the device relu: at least 0.8x
     the iterations per second of the same loop with torch.relu, and the same loss at every
     step.
-Both baselines are measured here, in the same process.  Prints the figures whatever they are.
+Both baselines are measured here, in the same process.  Prints the figures whatever they are,
+then the same two figures with the sandbox off (NEURONOP_SANDBOX=off: the supervisor runs the
+op itself), which is what the bridge costs without the worker: Python, the socket, the
+supervisor and the device run.
 """
 import os
 import sys
@@ -16,6 +19,7 @@ folder = sys.argv[1]
 os.chdir(folder)
 sys.path.insert(0, folder)
 import model  # noqa: E402  (loads librelu.so from this folder, as the tutorial does)
+from neuronop import _client  # noqa: E402
 
 
 def per_call_us(fn, x, n):
@@ -47,3 +51,13 @@ print("  MLP 784-120-84-10, batch 32, %d SGD steps: torch.relu %.1f it/s, device
                                          else "DIFFER"))
 check("the same loss as torch.relu at every step", ours == theirs)
 check("training at least 0.8x torch.relu's iterations per second", ips_ours / ips_theirs >= 0.8)
+
+# the bridge without the worker: a new supervisor, started with the sandbox off
+os.environ["NEURONOP_SANDBOX"] = "off"
+_client.supervisor().close()
+best_here = min(per_call_us(torch.ops.my_ops.relu_forward, x, 500) for _ in range(3))
+here, t_here = model.train(steps)
+print("  without the worker (NEURONOP_SANDBOX=off): a call %.1f us (%.1f us over torch.relu); "
+      "the MLP %.1f it/s, ratio %.3fx; losses %s" % (
+          best_here, best_here - best_torch, steps / t_here, (steps / t_here) / ips_theirs,
+          "identical at every step" if here == theirs else "DIFFER"))

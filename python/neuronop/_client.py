@@ -157,18 +157,31 @@ class Reply:
 class Arena:
     """A memfd mapped here and in the supervisor; tensors are laid out in it per call."""
 
+    MAX_VIEWS = 256   # views kept; a loop calls its ops with a handful of layouts
+
     def __init__(self, size):
         self.size = size
         self.fd = os.memfd_create("neuronop-arena", os.MFD_CLOEXEC)
         os.ftruncate(self.fd, size)
         self.map = mmap.mmap(self.fd, size)
         self.bytes = torch.frombuffer(self.map, dtype=torch.uint8)
+        self._views = {}   # (offset, dtype, shape) -> the view: making one costs 3 torch ops
 
     def view(self, offset, dtype, shape):
-        n = _numel(shape) * _itemsize(dtype)
-        return self.bytes[offset:offset + n].view(dtype).view(shape)
+        """A tensor over the arena's bytes at offset.  It is the arena's: copy into it or
+        clone it, never hand it out (a view alive keeps the mapping from closing)."""
+        key = (offset, dtype, shape)
+        v = self._views.get(key)
+        if v is None:
+            n = _numel(shape) * _itemsize(dtype)
+            v = self.bytes[offset:offset + n].view(dtype).view(shape)
+            if len(self._views) >= self.MAX_VIEWS:
+                self._views.clear()
+            self._views[key] = v
+        return v
 
     def close(self):
+        self._views = {}
         self.bytes = None
         self.map.close()
         os.close(self.fd)
