@@ -47,6 +47,7 @@ LIB_ID = struct.Struct("<II")
 ARG_TENSOR, ARG_SCALAR, ARG_DOUBLE, ARG_INT64 = 0, 1, 2, 3
 ALIGN = 64
 MAX_REPLY = 1 << 20
+MAX_PLANS = 256     # calls' plans kept (Supervisor._plan); all dropped when there are more
 
 # The device's dtypes (enum nop_dtype), by torch dtype.
 DTYPES = {
@@ -222,6 +223,7 @@ class Supervisor:
         self._arena = None
         self._arena_sent = False   # the current supervisor has mapped self._arena
         self._ids = {}          # library path -> its id in the current supervisor
+        self._plans = {}        # a call's key -> its plan (_plan)
         self._rbuf = None       # the reply buffer (MAX_REPLY bytes) and a view of it
         self._rview = None
 
@@ -247,6 +249,7 @@ class Supervisor:
             theirs.close()
         self._sock = ours
         self._ids = {}
+        self._plans = {}
         self._arena_sent = False
 
     def _stop(self, grace=0.0):
@@ -273,6 +276,7 @@ class Supervisor:
             self._sock.close()
             self._sock = None
         self._proc = None               # the parent's child: not ours to wait for or kill
+        self._plans = {}                # they hold views of the arena
         if self._arena is not None:
             try:
                 self._arena.close()
@@ -290,6 +294,7 @@ class Supervisor:
         """Ends the supervisor and frees the arena (the next call starts another)."""
         with self._lock:
             self._stop(grace=2.0)
+            self._plans = {}   # they hold views of the arena
             if self._arena is not None:
                 self._arena.close()
                 self._arena = None
@@ -370,6 +375,7 @@ class Supervisor:
             new = max(size, 2 * self._arena.size if self._arena else 0, 1 << 20)
             new = (new + (1 << 20) - 1) & ~((1 << 20) - 1)
             arena = Arena(new)
+            self._plans = {}   # they lay calls out in the old arena, and hold views of it
             if self._arena is not None:
                 self._arena.close()
             self._arena = arena
@@ -393,22 +399,14 @@ class Supervisor:
         if reply.status != REP_OK:
             reply.raise_error()
         self._ids[path] = reply.fixed[0]
+        self._plans = {}   # they name libraries by their ids
         return reply.fixed[0], reply.json
 
-    def load(self, path):
-        """Describes the library at path (never loading its code here); its JSON."""
-        with self._lock:
-            return self._retrying(self._load, path)[1]
-
-    def call(self, path, op, args, profile=False):
-        """Runs op (an index) of the library at path with args, a list of (ARG_*, value):
-        tensors must be CPU tensors of a device dtype.  Returns (Result, Reply): the
-        Result's output is None when the op failed, and Reply.raise_error() raises why
-        (after the caller has shown the run's warnings and printf text)."""
-        with self._lock:
-            return self._retrying(self._call, path, op, args, profile)
-
-    def _call(self, path, op, args, profile):
+    def _plan(self, path, op, args, profile):
+        """A call's plan: its request, the arena's views its tensor arguments are copied
+        into (argument index, view), and the output's offset.  It holds for the current
+        supervisor (the library's id), arena and library load: each of them new drops the
+        plans (_forget_plans)."""
         # lay the inputs out, then room for the output (as large as the largest input, a
         # guess that fits elementwise ops; a larger output costs one more round trip)
         layout = []
@@ -427,13 +425,12 @@ class Supervisor:
         lib = self._lib_id(path)
         parts = [CALL_REQ.pack(lib, op, len(args), CALL_PROFILE if profile else 0,
                                out_offset)]
-        for (kind, value), offset in zip(args, layout):
+        inputs = []
+        for i, ((kind, value), offset) in enumerate(zip(args, layout)):
             if kind == ARG_TENSOR:
                 shape = tuple(value.shape)
-                if shape:
-                    arena.view(offset, value.dtype, shape).copy_(value)
-                else:
-                    arena.view(offset, value.dtype, (1,)).copy_(value.reshape(1))
+                # a 0-d tensor is copied into a 1-element view (copy_ broadcasts it)
+                inputs.append((i, arena.view(offset, value.dtype, shape or (1,))))
                 sizes = list(shape) + [0] * (8 - len(shape))
                 parts.append(CALL_ARG.pack(ARG_TENSOR, DTYPES[value.dtype], len(shape), 0,
                                            *sizes, offset, 0.0, 0))
@@ -446,7 +443,41 @@ class Supervisor:
                 parts.append(CALL_ARG.pack(kind, 0, 0, 1 if is_int else 0, *([0] * 8), 0,
                                            0.0 if is_int else float(value),
                                            value if is_int else 0))
-        reply = self._request(REQ_CALL, b"".join(parts), fixed=CALL_REP)
+        return b"".join(parts), inputs, out_offset
+
+    def load(self, path):
+        """Describes the library at path (never loading its code here); its JSON."""
+        with self._lock:
+            return self._retrying(self._load, path)[1]
+
+    def call(self, path, op, args, profile=False):
+        """Runs op (an index) of the library at path with args, a list of (ARG_*, value):
+        tensors must be CPU tensors of a device dtype.  Returns (Result, Reply): the
+        Result's output is None when the op failed, and Reply.raise_error() raises why
+        (after the caller has shown the run's warnings and printf text)."""
+        with self._lock:
+            return self._retrying(self._call, path, op, args, profile)
+
+    def _call(self, path, op, args, profile):
+        # a loop calls an op with the same shapes again and again: its request and the
+        # arena's views for its inputs are made once per (op, dtypes and shapes, scalars)
+        key = [path, op, profile]
+        for kind, value in args:
+            if kind == ARG_TENSOR:
+                key += (value.dtype, value.shape)
+            else:   # the type too: 1, 1.0 and True are one key, but not one request
+                key += (type(value), value)
+        key = tuple(key)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plan(path, op, args, profile)
+            if len(self._plans) >= MAX_PLANS:
+                self._plans.clear()
+            self._plans[key] = plan
+        request, inputs, out_offset = plan
+        for i, view in inputs:   # the one copy in, which also makes the input contiguous
+            view.copy_(args[i][1])
+        reply = self._request(REQ_CALL, request, fixed=CALL_REP)
         res = Result()
         res.printf = reply.printf
         res.diags = reply.diags

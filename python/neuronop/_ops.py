@@ -176,13 +176,14 @@ def _run(op, args):
             if value.dim() > 8:
                 raise _argument_error(op, i, "has %d dimensions; the device has at most 8"
                                       % value.dim())
-            if grad and value.requires_grad:
-                raise _argument_error(op, i, "requires grad, but the op has no derivative, so "
-                                      "its gradient would be lost: call it from a "
-                                      "torch.autograd.Function's forward (as the tutorials' "
-                                      "my_ops.py does), under torch.no_grad(), or on "
-                                      ".detach()ed tensors")
-            value = value.detach()
+            if value.requires_grad:
+                if grad:
+                    raise _argument_error(op, i, "requires grad, but the op has no derivative, "
+                                          "so its gradient would be lost: call it from a "
+                                          "torch.autograd.Function's forward (as the "
+                                          "tutorials' my_ops.py does), under torch.no_grad(), "
+                                          "or on .detach()ed tensors")
+                value = value.detach()   # (one that does not need grad is used as it is)
         elif kind == ARG_SCALAR and isinstance(value, complex):
             raise _argument_error(op, i, "is complex, which the device does not have")
         values.append((kind, value))

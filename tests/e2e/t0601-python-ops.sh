@@ -19,7 +19,9 @@ built crash "$WORK/rules/crash.yaml" "$WORK/rules/build/librules_crash.so"
 built access "$WORK/rules/access.yaml" "$WORK/rules/build/librules_access.so"
 cp -R "$NEURONOP_SRC/tests/fixtures/hostile" "$WORK/hostile"
 built hostile "$WORK/hostile" "$WORK/hostile/build/libhostile.so"
-for ex in relu_multicore printf_debug; do
+cp -R "$NEURONOP_SRC/tests/fixtures/tlib" "$WORK/tlib"
+built tlib "$WORK/tlib" "$WORK/tlib/build/libtlib.so"
+for ex in relu_multicore printf_debug softclip; do
     copy_example "$ex" "$WORK/$ex"
     built "$ex" "$WORK/$ex" "$WORK/$ex/build/lib$ex.so"
 done

@@ -196,6 +196,25 @@ def _():
     assert torch.equal(torch.ops.relu_multicore.relu_forward(big), torch.relu(big))
 
 
+@check("calls whose shapes, dtypes and scalars change from call to call get their own answers")
+def _():
+    custom_op.load_library(lib("softclip/libsoftclip.so"))
+    custom_op.load_library(lib("tlib/libtlib.so"))
+    shapes = [(64, 120), (3,), (), (120, 64), (1, 2, 3, 4), (3,)]
+    for _ in range(2):   # the second round finds each call's layout made by the first
+        for shape in shapes:
+            t, u = torch.randn(shape), torch.randn(shape)
+            assert torch.equal(torch.ops.my_ops.relu_forward(t), torch.relu(t)), shape
+            want = torch.where(t > 0, u, torch.zeros_like(u))
+            assert torch.equal(torch.ops.my_ops.relu_backward(u, t), want), shape
+        for n, m in ((2, 3), (3, 2), (5, 5), (1, 7)):   # int64 arguments; the output's size
+            want = torch.eye(n, m, dtype=torch.int32) * 7
+            assert torch.equal(torch.ops.tlib.eye(n, m), want), (n, m)
+        for limit, alpha in ((0.0, 2), (0, 0.5), (0.0, 3), (0.0, -1.5)):   # Scalar: int or float
+            want = torch.add(torch.clamp(torch.exp(x), 0, limit), x, alpha=alpha)
+            assert torch.equal(torch.ops.softclip.softclip(x, limit, alpha), want), alpha
+
+
 def cli_diagnostic(name):
     """What `neuronop run` printed on standard error for the op `name` with the same input
     (t0601 ran it into NEURONOP_TEST_CLI): the diagnostic, without the closing count."""
