@@ -170,7 +170,8 @@ class Arena:
 
     def view(self, offset, dtype, shape):
         """A tensor over the arena's bytes at offset.  It is the arena's: copy into it or
-        clone it, never hand it out (a view alive keeps the mapping from closing)."""
+        clone it, never hand it out or keep it past the arena (close unmaps the bytes under
+        any view still alive: the plans that hold views are dropped first)."""
         key = (offset, dtype, shape)
         v = self._views.get(key)
         if v is None:
