@@ -12,7 +12,8 @@ call, which loads its libraries again.
 A call's own cost is kept to two system calls here (a send and a receive): replies land in
 a buffer allocated once (allocating a megabyte per reply cost an mmap and a munmap, and the
 munmap of a process with torch's threads costs a TLB shootdown), and a dead supervisor is
-noticed by the send that fails rather than by polling it before every call.
+noticed by the request it could not read (the send fails, or the receive says ECONNRESET)
+rather than by polling it before every call; that request is then sent to a new one.
 """
 
 import atexit
@@ -406,8 +407,8 @@ class Supervisor:
     def _plan(self, path, op, args, profile):
         """A call's plan: its request, the arena's views its tensor arguments are copied
         into (argument index, view), and the output's offset.  It holds for the current
-        supervisor (the library's id), arena and library load: each of them new drops the
-        plans (_forget_plans)."""
+        supervisor (the library's id), arena and library load: a new one of any of them
+        drops every plan."""
         # lay the inputs out, then room for the output (as large as the largest input, a
         # guess that fits elementwise ops; a larger output costs one more round trip)
         layout = []
