@@ -64,7 +64,7 @@ int nopi_wire_put(nopi_wire *w, uint32_t type, const void *data, size_t len)
  * worker from 0.2 ms to a few hundredths.  Plain writes where that fails. */
 static int put_pages(nopi_wire *w, uint32_t type, const void *data, size_t len)
 {
-    if (len < 65536)
+    if (len < 65536 || w->copy)
         return nopi_wire_put(w, type, data, len);
     uint64_t len64 = len;
     char head[sizeof type + sizeof len64];
