@@ -42,7 +42,7 @@
 #define MAX_REGIONS 2048             /* mappings a worker has: a few hundred */
 #define MAPS_BYTES (256 * 1024)      /* /proc/self/maps' text */
 #define ALT_STACK (64 * 1024)        /* the restore's own stack */
-#define MAX_FDS 64                   /* descriptors checked one by one; above, all closed */
+#define MAX_FDS 64                   /* descriptors a snapshot may have open */
 #define NSIG_KERNEL 64
 
 /* One line of /proc/self/maps. */
@@ -79,6 +79,7 @@ struct nopi_snap {
     bool have_act[NSIG_KERNEL + 1];
     stack_t altstack;
     struct { bool open; dev_t dev; ino_t ino; int flags; } fds[MAX_FDS];
+    int nfds;                        /* one past the highest descriptor open */
     int nregions, nnow;
     struct region regions[MAX_REGIONS];   /* the snapshot's mappings, in address order */
     struct region now[MAX_REGIONS];       /* the mappings as a restore finds them */
@@ -302,6 +303,7 @@ static __attribute__((noinline)) int take_now(nopi_snap *s)
             s->fds[fd].dev = st.st_dev;
             s->fds[fd].ino = st.st_ino;
             s->fds[fd].flags = flags;
+            s->nfds = fd + 1;
         }
     }
     return 0;
@@ -441,7 +443,7 @@ static void restore_on_alt(unsigned hi, unsigned lo)
             die();
     if (sigaltstack(&s->altstack, NULL) != 0)
         die();
-    for (int fd = 0; fd < MAX_FDS; fd++) {
+    for (int fd = 0; fd < s->nfds; fd++) {
         struct stat st;
         int flags = fcntl(fd, F_GETFL);
         bool open_now = flags >= 0 && fstat(fd, &st) == 0;
@@ -454,7 +456,7 @@ static void restore_on_alt(unsigned hi, unsigned lo)
             die();
         }
     }
-    syscall(SYS_close_range, (unsigned)MAX_FDS, ~0u, 0u);
+    syscall(SYS_close_range, (unsigned)s->nfds, ~0u, 0u);   /* all the request opened */
 #if defined(__x86_64__)
     if (syscall(SYS_arch_prctl, ARCH_SET_FS, s->fsbase) != 0)
         die();

@@ -184,8 +184,11 @@ static _Noreturn void child(nopi_server *s, pid_t zygote, int own_fd, int rec_fd
     /* the snapshot once a request has come (a spare may never get one), before it is read;
      * 1: back here, as it was, after a request */
     int took = snap && done.rc == 0 && request_waits(own_fd) ? nopi_snap_take(snap) : -1;
-    if (took == 1 && nopi_fd_all(own_fd, &(char){ 1 }, 1, true) != 0)
-        _exit(0);
+    if (took == 1) {   /* the last request's phases are over; then: ready */
+        nopi_wire_phase(&w, NOPI_PHASE_OTHER, 0, "");
+        if (nopi_fd_all(own_fd, &(char){ 1 }, 1, true) != 0)
+            _exit(0);
+    }
     if (took >= 0 && s->proto && s->warm_cores)
         nopi_device_start(cdev);
     char *req = NULL;
@@ -300,7 +303,7 @@ static bool heard_ready(spare_child *c, int ms)
  * the parent its wait status (ZMSG_ENDED, with the number of the last request it took).  A
  * child still there when the next request comes has answered (the parent sends the next
  * request only after DONE) or been given up: unless the server reuses its children and
- * this one has put itself back (it said so, at once or within 100 ms), it is killed before
+ * this one has put itself back (it said so, at once or within half a second), it is killed before
  * the next child is handed its request, and reaped after, off that request's path.  A
  * killed child never runs user code again, and it never had the next child's pipe or page:
  * nothing a child leaves reaches the next, which comes from this process's state.  The
@@ -352,7 +355,7 @@ static _Noreturn void zygote(nopi_server *s, int req_fd)
             break;   /* the parent is done with the device: its children end with it */
         uint32_t this_seq = ++seq;
         if (cur.req >= 0 && !cur_ready)
-            cur_ready = heard_ready(&cur, 100);   /* it is putting itself back */
+            cur_ready = heard_ready(&cur, 500);   /* it is putting itself back */
         if (cur_ready && nopi_send_request(cur.req, req, (size_t)len, &in_fd, in_fd >= 0) == 0) {
             cur_ready = false;   /* the same child again, on the same pipe and page */
             cur_seq = this_seq;
