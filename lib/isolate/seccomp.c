@@ -24,7 +24,6 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <linux/userfaultfd.h>
 #include <seccomp.h>
 #include <sys/ioctl.h>
 #include <sched.h>
@@ -39,7 +38,6 @@
 
 #include "device/fiber.h"
 #include "sandbox.h"
-#include "snapshot.h"
 
 #if defined(__x86_64__)
 #define ARCH AUDIT_ARCH_X86_64
@@ -60,7 +58,6 @@ enum when {
     SELF_OR_0,
     READ_OWN_LIMIT,  /* prlimit64 of the worker itself (pid 0 or its own) that sets nothing */
     ONLY,            /* argument arg is value */
-    IOCTL_OK,        /* argument arg is one of ioctl_ok[] */
     NOT,             /* argument arg is not value */
     NO_SUCH_CALL,    /* fails with ENOSYS */
 };
@@ -101,10 +98,8 @@ static const struct rule {
     { SYS_close, ALWAYS, 0, 0, "files it opened" },
     { SYS_close_range, ALWAYS, 0, 0, "a kept worker closes what a request left open" },
     { SYS_fcntl, ALWAYS, 0, 0, "stdio and the loader look at descriptors' flags" },
-    { SYS_ioctl, IOCTL_OK, 1, 0, "stdio asks whether a descriptor is a terminal; a kept "
-                                 "worker asks which pages a request wrote and protects them "
-                                 "again (no other request: TIOCSTI would type into the "
-                                 "user's shell)" },
+    { SYS_ioctl, ONLY, 1, TCGETS, "stdio asks whether a descriptor is a terminal (no other "
+                                  "request: TIOCSTI would type into the user's shell)" },
     { SYS_mmap, ALWAYS, 0, 0, "memory, the library's segments, core stacks" },
     { SYS_munmap, ALWAYS, 0, 0, "memory" },
     { SYS_mremap, ALWAYS, 0, 0, "memory" },
@@ -150,12 +145,6 @@ static const struct rule {
     { SYS_tgkill, SELF, 0, 0, "the watchdog stops a core's thread; abort()" },
 };
 #define NRULES (sizeof rules / sizeof rules[0])
-
-/* The ioctl requests allowed: TCGETS (isatty), and a kept worker's snapshot (snapshot.c:
- * registering the library's mappings once it is loaded; the restore's questions). */
-static const uint32_t ioctl_ok[] = { TCGETS, NOPI_PAGEMAP_SCAN, UFFDIO_REGISTER,
-                                     UFFDIO_WRITEPROTECT };
-#define NIOCTL_OK (sizeof ioctl_ok / sizeof ioctl_ok[0])
 
 static int report_fd = -1;        /* the worker's pipe, for the handler (set once, in it) */
 
@@ -255,10 +244,6 @@ static unsigned short rule_checks(struct sock_filter *p, unsigned short n, const
         break;
     case ONLY:
         p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, r->value, 1, 0);
-        break;
-    case IOCTL_OK:   /* each a jump past the rest and "trap" to "allow" */
-        for (size_t i = 0; i < NIOCTL_OK; i++)
-            p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, ioctl_ok[i], (uint8_t)(NIOCTL_OK - i), 0);
         break;
     default:   /* NOT */
         p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, r->value, 0, 1);

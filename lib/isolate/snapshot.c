@@ -1,16 +1,20 @@
 /*
  * snapshot.c - a kept worker's snapshot of itself, and putting it back (see snapshot.h).
  *
- * Taking one: every private writable mapping is registered with a userfaultfd for
- * asynchronous write-protection (no fault reaches user space: the kernel only notes which
- * pages were written since they were last protected) and its bytes are copied into a mapping
- * of the snapshot's own; the heap's end, signal handlers, alternate stack, descriptors and
- * the thread pointer are noted, and the registers are saved with getcontext.  Putting it
- * back runs on a stack of its own, outside what it restores: it checks what it cannot undo
+ * Taking one: the bytes of every private writable mapping are copied into a mapping of the
+ * snapshot's own; the heap's end, signal handlers, alternate stack, descriptors and the
+ * thread pointer are noted, and the registers are saved with getcontext.  Putting it back
+ * runs on a stack of its own, outside what it restores: it checks what it cannot undo
  * (another thread, a pending signal, a mapping removed or changed), moves the heap's end
- * back, unmaps what the request mapped, asks PAGEMAP_SCAN which pages were written, copies
- * those back and protects them again, restores the rest, and jumps back into
+ * back, unmaps what the request mapped, compares every page of the snapshot's mappings with
+ * its copy and copies back those that differ, restores the rest, and jumps back into
  * nopi_snap_take with setcontext.
+ *
+ * Why compare rather than have the kernel track writes (userfaultfd's write-protection, or
+ * soft-dirty bits): every tracked page costs a fault at its first write in each request, and
+ * re-arming the tracking a TLB shootdown; on these VMs, whose page tables are the
+ * hypervisor's, both cost more than comparing a few megabytes.  Comparing also needs nothing
+ * of the kernel, and cannot be fooled by a mapping replaced with one that looks the same.
  *
  * Nothing here allocates or calls into stdio once a snapshot is taken: the heap and stdio's
  * buffers are among what it restores.  Raw system calls where glibc would keep state of its
@@ -27,10 +31,7 @@
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
-#include <linux/userfaultfd.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #if defined(__x86_64__)
@@ -44,6 +45,7 @@
 #define ALT_STACK (64 * 1024)        /* the restore's own stack */
 #define MAX_FDS 64                   /* descriptors a snapshot may have open */
 #define NSIG_KERNEL 64
+#define PAGE 4096                    /* what is compared and copied back at once */
 
 /* One line of /proc/self/maps. */
 struct region {
@@ -68,7 +70,6 @@ struct nopi_snap {
     volatile int resumed;            /* set by a restore, just before it jumps back */
     ucontext_t ctx;                  /* where nopi_snap_take returned 0 */
     ucontext_t alt;                  /* the restore, on stack[] */
-    int uffd, pagemap;
     char *copy;                      /* the kept bytes: a mapping of their own */
     size_t copy_len;
     uintptr_t brk;
@@ -83,7 +84,6 @@ struct nopi_snap {
     int nregions, nnow;
     struct region regions[MAX_REGIONS];   /* the snapshot's mappings, in address order */
     struct region now[MAX_REGIONS];       /* the mappings as a restore finds them */
-    struct nopi_page_region vec[256];          /* PAGEMAP_SCAN's answers */
     char maps[MAPS_BYTES];
     _Alignas(16) char stack[ALT_STACK];
 };
@@ -198,13 +198,7 @@ static bool same_kind(const struct region *a, const struct region *b)
            a->inode == b->inode && a->dev_major == b->dev_major && a->dev_minor == b->dev_minor;
 }
 
-/* ---- write-protection ------------------------------------------------------------------- */
-
-static int protect(const nopi_snap *s, uintptr_t start, uintptr_t end)
-{
-    struct uffdio_writeprotect wp = { { start, end - start }, UFFDIO_WRITEPROTECT_MODE_WP };
-    return ioctl(s->uffd, UFFDIO_WRITEPROTECT, &wp);
-}
+/* ---- taking it ------------------------------------------------------------------------ */
 
 nopi_snap *nopi_snap_open(void)
 {
@@ -217,44 +211,8 @@ nopi_snap *nopi_snap_open(void)
         return NULL;
     /* a flag of its own, so that no mapping the process makes next to it merges with it */
     madvise(s, sizeof *s, MADV_DONTDUMP);
-    s->uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
-    struct uffdio_api api = { UFFD_API, NOPI_UFFD_WP_ASYNC | NOPI_UFFD_WP_UNPOPULATED, 0 };
-    /* a process that is not dumpable has /proc/self/pagemap owned by root: it opens it while
-     * it briefly is (before any user code, and before the filter forbids prctl) */
-    int was = prctl(PR_GET_DUMPABLE);
-    if (was == 0)
-        prctl(PR_SET_DUMPABLE, 1);
-    s->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-    if (was == 0)
-        prctl(PR_SET_DUMPABLE, 0);
-    if (s->uffd < 0 || s->pagemap < 0 || ioctl(s->uffd, UFFDIO_API, &api) != 0 ||
-        !(api.features & NOPI_UFFD_WP_ASYNC)) {
-        if (s->uffd >= 0)
-            close(s->uffd);
-        if (s->pagemap >= 0)
-            close(s->pagemap);
-        munmap(s, sizeof *s);
-        return NULL;
-    }
     return s;
 #endif
-}
-
-/* Registers the private writable mappings for write tracking and protects them; -1 when one
- * cannot be. */
-static int track(nopi_snap *s)
-{
-    int n = read_maps(s, s->now);
-    for (int i = 0; i < n; i++) {
-        const struct region *r = &s->now[i];
-        if (!r->copied)
-            continue;
-        struct uffdio_register reg = { { r->start, r->end - r->start },
-                                       UFFDIO_REGISTER_MODE_WP, 0 };
-        if (ioctl(s->uffd, UFFDIO_REGISTER, &reg) != 0 || protect(s, r->start, r->end) != 0)
-            return -1;
-    }
-    return n < 0 ? -1 : 0;
 }
 
 /* The snapshot's own work, below nopi_snap_take's frame: 0, or -1. */
@@ -262,7 +220,7 @@ static __attribute__((noinline)) int take_now(nopi_snap *s)
 {
     /* the heap's end only ever grows: a restore moves it back down, never up */
     mallopt(M_TRIM_THRESHOLD, INT_MAX);
-    if (track(s) != 0 || (s->nregions = read_maps(s, s->regions)) < 0)
+    if ((s->nregions = read_maps(s, s->regions)) < 0)
         return -1;
     size_t len = 0;
     for (int i = 0; i < s->nregions; i++) {
@@ -368,53 +326,13 @@ static bool same_layout(nopi_snap *s)
     return j == s->nregions;
 }
 
-/* Asks which pages of [start, end) in r were written since they were last protected
- * (wp: and protects them again, all in one walk: one TLB flush, which costs an interrupt to
- * every CPU the process ran on); the number of ranges in s->vec, -1 when the kernel cannot
- * say (a mapping there is no longer tracked: it was replaced). */
-static long scan(nopi_snap *s, uintptr_t start, uintptr_t end, bool wp, uintptr_t *walk_end)
+/* Copies back every page of r that differs from the snapshot's copy. */
+static void put_back(nopi_snap *s, const struct region *r)
 {
-    struct nopi_pm_scan_arg a;
-    memset(&a, 0, sizeof a);
-    a.size = sizeof a;
-    a.flags = NOPI_PM_SCAN_CHECK_WPASYNC | (wp ? NOPI_PM_SCAN_WP_MATCHING : 0);
-    a.start = start;
-    a.end = end;
-    a.vec = (uintptr_t)s->vec;
-    a.vec_len = sizeof s->vec / sizeof s->vec[0];
-    a.category_mask = NOPI_PAGE_IS_WRITTEN;
-    a.return_mask = NOPI_PAGE_IS_WRITTEN;
-    long n = ioctl(s->pagemap, NOPI_PAGEMAP_SCAN, &a);
-    *walk_end = (uintptr_t)a.walk_end;
-    return n < 0 || a.walk_end <= start ? -1 : n;
-}
-
-/* Copies back every page of r written since it was last protected, and protects them
- * again; -1 when the kernel cannot say which (r no longer tracked). */
-static int put_back(nopi_snap *s, const struct region *r)
-{
-    uintptr_t at = r->start;
-    while (at < r->end) {
-        uintptr_t next;
-        long n = scan(s, at, r->end, false, &next);
-        if (n < 0)
-            return -1;
-        if (n == 0) {
-            at = next;
-            continue;
-        }
-        uintptr_t lo = (uintptr_t)s->vec[0].start, hi = (uintptr_t)s->vec[n - 1].end;
-        for (long k = 0; k < n; k++) {
-            const struct nopi_page_region *w = &s->vec[k];
-            memcpy((void *)w->start, s->copy + r->at + (w->start - r->start),
-                   w->end - w->start);
-        }
-        uintptr_t done;   /* the copies wrote them: protected again, in one walk */
-        if (scan(s, lo, hi, true, &done) < 0 || done < hi)
-            return -1;
-        at = next;
-    }
-    return 0;
+    const char *was = s->copy + r->at;
+    for (uintptr_t at = r->start; at < r->end; at += PAGE, was += PAGE)
+        if (memcmp((const void *)at, was, PAGE) != 0)
+            memcpy((void *)at, was, PAGE);
 }
 
 static _Noreturn void die(void)
@@ -436,8 +354,8 @@ static void restore_on_alt(unsigned hi, unsigned lo)
     if (!same_layout(s))
         die();   /* it may have unmapped what the request mapped */
     for (int i = 0; i < s->nregions; i++)
-        if (s->regions[i].copied && put_back(s, &s->regions[i]) != 0)
-            die();
+        if (s->regions[i].copied)
+            put_back(s, &s->regions[i]);
     for (int sig = 1; sig <= NSIG_KERNEL; sig++)
         if (s->have_act[sig] && syscall(SYS_rt_sigaction, sig, &s->act[sig], NULL, 8) != 0)
             die();

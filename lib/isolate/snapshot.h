@@ -20,31 +20,11 @@
 #ifndef NEURONOP_SNAPSHOT_H
 #define NEURONOP_SNAPSHOT_H
 
-#include <stdint.h>
-#include <sys/ioctl.h>
-
-/* The kernel's ABI for what a restore asks it, which older headers lack: PAGEMAP_SCAN on
- * /proc/self/pagemap (Linux 6.7) and userfaultfd's asynchronous write-protection (6.7). */
-struct nopi_page_region {
-    uint64_t start, end, categories;
-};
-struct nopi_pm_scan_arg {
-    uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
-    uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
-};
-#define NOPI_PAGEMAP_SCAN _IOWR('f', 16, struct nopi_pm_scan_arg)
-#define NOPI_PM_SCAN_WP_MATCHING (1u << 0)
-#define NOPI_PM_SCAN_CHECK_WPASYNC (1u << 1)
-#define NOPI_PAGE_IS_WRITTEN (1u << 1)
-#define NOPI_UFFD_WP_UNPOPULATED (1u << 13)
-#define NOPI_UFFD_WP_ASYNC (1u << 15)
-
 typedef struct nopi_snap nopi_snap;
 
-/* Before the seccomp filter (it makes a userfaultfd and opens /proc/self/pagemap, which the
- * filter forbids): makes what a snapshot needs.  NULL when this kernel or build cannot
- * restore one (no asynchronous write-protection, or AddressSanitizer's shadow memory): the
- * child then serves one request and ends, as without. */
+/* Makes what a snapshot needs.  NULL when this build cannot restore one (AddressSanitizer's
+ * shadow memory is terabytes of writable mappings), or on no memory: the child then serves
+ * one request and ends, as without. */
 nopi_snap *nopi_snap_open(void);
 /* Takes the snapshot of the process as it is now.  Returns 0 once taken, 1 each time a
  * restore comes back here (the process is then as it was at the first return), or -1 when

@@ -64,9 +64,8 @@ test_expect "outputs come back from the worker bit for bit, small and large (by 
 # its library was loaded (t0219 checks that no state crosses), with a spare made ready once;
 # a child whose case killed it, or that cannot be put back (a thread of its own still
 # running), is replaced; a new zygote only after a case's deadline passed (its process group
-# is killed).  A kernel without asynchronous write-protection (Linux before 6.7) gets a fresh
-# child for every case instead.  (Not under the sanitizers: LeakSanitizer cannot run under
-# ptrace; nor does AddressSanitizer's shadow memory let a child be put back.)
+# is killed).  (Not under the sanitizers: LeakSanitizer cannot run under ptrace; nor does
+# AddressSanitizer's shadow memory let a child be put back.)
 if [ -z "${NEURONOP_SANITIZED:-}" ] && strace -f -o /dev/null true 2>/dev/null; then
 # forks LOG: the processes (clones that signal SIGCHLD, not threads) that neuronop itself
 # started, then those its children started, from strace -ff's file per process (one log per
@@ -76,34 +75,21 @@ forks() {
     zygotes=$(grep -c "SIGCHLD.*= [0-9]" "$main")
     children=$(cat $(ls "$1".* | grep -vxF "$main") | grep -c "SIGCHLD.*= [0-9]")
 }
-if [ "$(uname -r | awk -F. '{ print ($1 > 6 || ($1 == 6 && $2 >= 7)) }')" = 1 ]; then
-    kept=yes
-else
-    kept=no
-fi
 test_expect "one zygote's child serves case after case; it is replaced when a case kills it" '
     strace -ff -qq -e trace=clone,clone3,fork,vfork -o passing "$NEURONOP" test fs -k after \
         >out 2>err
     expect_out "6 passed, 0 failed"
     forks passing
-    if [ "$kept" = yes ]; then
-        test "$zygotes" = 1 && test "$children" -le 2 ||
-            { echo "zygotes $zygotes, children $children"; cat out err; exit 1; }
-    else
-        test "$zygotes" = 1 && test "$children" -ge 6 ||
-            { echo "zygotes $zygotes, children $children"; cat out err; exit 1; }
-    fi
+    test "$zygotes" = 1 && test "$children" -le 2 ||
+        { echo "zygotes $zygotes, children $children"; cat out err; exit 1; }
     strace -ff -qq -e trace=clone,clone3,fork,vfork -o all "$NEURONOP" test fs --timeout 1 \
         >out 2>err || true
     expect_out "11 passed, 5 failed"
     forks all
     # a child for each of the 5 failures and the lingering thread, with spares; a new zygote
     # after the shape function that timed out
-    test "$zygotes" = 2 && test "$children" -ge 7 ||
-        { echo "zygotes $zygotes, children $children"; cat out err; exit 1; }
-    if [ "$kept" = yes ] && [ "$children" -ge 16 ]; then
-        echo "children $children: none was kept across cases"; exit 1
-    fi'
+    test "$zygotes" = 2 && test "$children" -ge 7 && test "$children" -lt 16 ||
+        { echo "zygotes $zygotes, children $children"; cat out err; exit 1; }'
 fi
 
 test_done
