@@ -203,6 +203,9 @@ void nopi_device_attach(nop_device *dev, nopi_wire *w);
  * the device does not have.  0, or -1 when the filter cannot be installed (err filled).  fd
  * is the pipe its report goes to. */
 int nopi_confine(int fd, nop_error *err);
+/* seccomp.c: makes a trapped call's report go to fd from now (a kept worker's request comes
+ * with a record pipe of its own). */
+void nopi_confine_report_to(int fd);
 /* seccomp.c, in the parent: makes a DONE that says its work ended at a trapped call a device
  * error naming that call (the worker sends only its number). */
 void nopi_done_trapped(struct nopi_done *done);

@@ -193,8 +193,21 @@ static _Noreturn void child(nopi_server *s, pid_t zygote, int own_fd, int rec_fd
         nopi_device_start(cdev);
     char *req = NULL;
     uint64_t len;
-    if (!nopi_read_request(own_fd, &req, &len, &w.in_fd, 1) ||
-        serve_one(s, cdev, &w, &done, req, len) || took < 0)
+    int got[2];
+    if (!nopi_read_request(own_fd, &req, &len, got, 2))
+        _exit(0);
+    if (took == 1) {   /* a record pipe of the request's own, then its inputs */
+        if (got[0] < 0)
+            _exit(0);
+        w.fd = got[0];
+        w.in_fd = got[1];
+        nopi_confine_report_to(w.fd);
+    } else {
+        w.in_fd = got[0];
+        if (got[1] >= 0)
+            close(got[1]);
+    }
+    if (serve_one(s, cdev, &w, &done, req, len) || took < 0)
         _exit(0);   /* no atexit handlers, no stdio flush: the parent owns those */
     nopi_device_stop(cdev);   /* its threads: a snapshot is put back with none */
     nopi_snap_restore(snap);  /* returns only when it cannot */
@@ -356,15 +369,31 @@ static _Noreturn void zygote(nopi_server *s, int req_fd)
         uint32_t this_seq = ++seq;
         if (cur.req >= 0 && !cur_ready)
             cur_ready = heard_ready(&cur, 500);   /* it is putting itself back */
-        if (cur_ready && nopi_send_request(cur.req, req, (size_t)len, &in_fd, in_fd >= 0) == 0) {
-            cur_ready = false;   /* the same child again, on the same pipe and page */
-            cur_seq = this_seq;
-            if (in_fd >= 0)
-                close(in_fd);
-            int fds[2] = { cur.rec, cur.phase };
-            if (!tell(req_fd, ZMSG_STARTED, this_seq, 0, fds, 2))
-                break;
-            continue;
+        int rec[2] = { -1, -1 };
+        if (cur_ready && pipe2(rec, O_CLOEXEC) == 0) {
+            /* the same child again, on its page, with a record pipe of this request's own:
+             * what it wrote after its last answer reaches no one */
+            fcntl(rec[1], F_SETPIPE_SZ, PIPE_BYTES);
+            int pass[2] = { rec[1], in_fd };
+            bool sent = nopi_send_request(cur.req, req, (size_t)len, pass, in_fd >= 0 ? 2 : 1)
+                        == 0;
+            close(rec[1]);
+            if (sent) {
+                cur_ready = false;
+                cur_seq = this_seq;
+                if (in_fd >= 0)
+                    close(in_fd);
+                if (cur.rec >= 0)   /* its first request's pipe */
+                    close(cur.rec);
+                cur.rec = -1;
+                int fds[2] = { rec[0], cur.phase };
+                bool told = tell(req_fd, ZMSG_STARTED, this_seq, 0, fds, 2);
+                close(rec[0]);
+                if (!told)
+                    break;
+                continue;
+            }
+            close(rec[0]);
         }
         cur_ready = false;
         spare_child old = cur;
