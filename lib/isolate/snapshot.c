@@ -55,7 +55,7 @@ struct region {
     char perms[4];                   /* "rw-p" */
     bool copied;                     /* private and writable: its bytes are kept */
     bool heap, stack;                /* [heap], [stack] */
-    size_t at;                       /* where its bytes are in the copy */
+    size_t first;                    /* its first page's index in the copy's page slots */
 };
 
 /* The kernel's struct sigaction (glibc's differs in layout and refuses its own signals). */
@@ -70,8 +70,11 @@ struct nopi_snap {
     volatile int resumed;            /* set by a restore, just before it jumps back */
     ucontext_t ctx;                  /* where nopi_snap_take returned 0 */
     ucontext_t alt;                  /* the restore, on stack[] */
-    char *copy;                      /* the kept bytes: a mapping of their own */
+    char *copy;                      /* the kept bytes: a mapping of their own, which holds */
     size_t copy_len;
+    const uint32_t *slots;           /* for each page of the copied mappings, 0 (all zeros)
+                                      * or 1 + where its bytes are in ... */
+    const char *pages;               /* ... the pages that are not all zeros */
     uintptr_t brk;
 #if defined(__x86_64__)
     unsigned long fsbase;
@@ -87,6 +90,8 @@ struct nopi_snap {
     char maps[MAPS_BYTES];
     _Alignas(16) char stack[ALT_STACK];
 };
+
+static const char zero_page[PAGE];   /* read-only: not among what is restored */
 
 /* ---- reading /proc/self/maps ------------------------------------------------------------ */
 
@@ -222,26 +227,49 @@ static __attribute__((noinline)) int take_now(nopi_snap *s)
     mallopt(M_TRIM_THRESHOLD, INT_MAX);
     if ((s->nregions = read_maps(s, s->regions)) < 0)
         return -1;
-    size_t len = 0;
+    /* most of a worker's writable memory is all zeros (stacks and buffers not yet used):
+     * those pages are compared with zeros rather than kept */
+    size_t npages = 0, nonzero = 0;
     for (int i = 0; i < s->nregions; i++) {
         struct region *r = &s->regions[i];
-        if (r->copied) {
-            r->at = len;
-            len += r->end - r->start;
-        }
+        if (!r->copied)
+            continue;
+        r->first = npages;
+        npages += (r->end - r->start) / PAGE;
+        for (uintptr_t at = r->start; at < r->end; at += PAGE)
+            nonzero += memcmp((const void *)at, zero_page, PAGE) != 0;
     }
+    nonzero += 64;   /* this function's own frames may dirty a few more while it copies */
+    size_t head = (npages * sizeof(uint32_t) + PAGE - 1) / PAGE * PAGE;
+    size_t len = head + nonzero * PAGE;
     /* populated at once: a page fault for each of its pages would cost more than the copy */
-    void *copy = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    void *copy = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+                      MAP_POPULATE, -1, 0);
     if (copy == MAP_FAILED)
         return -1;
     s->copy = copy;
-    s->copy_len = len ? len : 1;
+    s->copy_len = len;
+    uint32_t *slots = copy;
+    char *pages = (char *)copy + head;
+    size_t used = 0;
     for (int i = 0; i < s->nregions; i++) {
         const struct region *r = &s->regions[i];
-        if (r->copied)
-            memcpy(s->copy + r->at, (const void *)r->start, r->end - r->start);
+        if (!r->copied)
+            continue;
+        uint32_t *slot = slots + r->first;
+        for (uintptr_t at = r->start; at < r->end; at += PAGE, slot++) {
+            if (memcmp((const void *)at, zero_page, PAGE) == 0) {
+                *slot = 0;
+            } else if (used < nonzero) {
+                memcpy(pages + used * PAGE, (const void *)at, PAGE);
+                *slot = (uint32_t)++used;
+            } else {
+                return -1;
+            }
+        }
     }
+    s->slots = slots;
+    s->pages = pages;
     mprotect(s->copy, s->copy_len, PROT_READ);   /* read-only: no neighbour merges with it */
     s->brk = (uintptr_t)syscall(SYS_brk, 0);
 #if defined(__x86_64__)
@@ -327,12 +355,14 @@ static bool same_layout(nopi_snap *s)
 }
 
 /* Copies back every page of r that differs from the snapshot's copy. */
-static void put_back(nopi_snap *s, const struct region *r)
+static void put_back(const nopi_snap *s, const struct region *r)
 {
-    const char *was = s->copy + r->at;
-    for (uintptr_t at = r->start; at < r->end; at += PAGE, was += PAGE)
+    const uint32_t *slot = s->slots + r->first;
+    for (uintptr_t at = r->start; at < r->end; at += PAGE, slot++) {
+        const char *was = *slot ? s->pages + (size_t)(*slot - 1) * PAGE : zero_page;
         if (memcmp((const void *)at, was, PAGE) != 0)
             memcpy((void *)at, was, PAGE);
+    }
 }
 
 static _Noreturn void die(void)

@@ -312,7 +312,8 @@ static bool heard_ready(spare_child *c, int ms)
 /* The zygote: hands each request to the spare child, which has made itself ready meanwhile,
  * and tells the parent at once (ZMSG_STARTED, with the request's number, the read end of
  * that child's own record pipe and its own phase page); then forks the next spare, which
- * readies itself while this request runs.  When a child ends the zygote reaps it and tells
+ * readies itself while this request runs (a server that reuses its children forks one only
+ * when the child it has is gone, on the next request's path).  When a child ends the zygote reaps it and tells
  * the parent its wait status (ZMSG_ENDED, with the number of the last request it took).  A
  * child still there when the next request comes has answered (the parent sends the next
  * request only after DONE) or been given up: unless the server reuses its children and
@@ -403,6 +404,8 @@ static _Noreturn void zygote(nopi_server *s, int req_fd)
             kill(old.pid, SIGKILL);   /* before the next child has its request */
         cur = (spare_child){ -1, -1, -1, -1 };
         cur_fd = -1;
+        if (next.pid <= 0)   /* a reused child is gone: its replacement is made now */
+            spare(s, self, &next);
         bool sent = next.pid > 0 &&
                     nopi_send_request(next.req, req, (size_t)len, &in_fd, in_fd >= 0) == 0;
         if (in_fd >= 0)
@@ -427,7 +430,10 @@ static _Noreturn void zygote(nopi_server *s, int req_fd)
         next = (spare_child){ -1, -1, -1, -1 };
         if (!told)
             break;
-        spare(s, self, &next);   /* readies itself while this request runs */
+        /* the next child readies itself while this request runs; a reusing server makes one
+         * only when this one is gone (most never are) */
+        if (!s->reuse)
+            spare(s, self, &next);
         if (old.pid > 0) {
             if (!reap(req_fd, old.pid, old_seq, false))
                 break;
