@@ -311,12 +311,13 @@ typedef struct nop_device_opts {
                                * worker process confined with seccomp, so that no kernel can
                                * crash, hang or exit the caller; the caller keeps the verdict
                                * (traced runs too: their recordings come back as records) */
-    bool keep_worker;         /* with isolate: one long-lived zygote process, forked from the
-                               * caller at the first run and never again, serves every run of
-                               * the device; each run is a fresh, confined child of it, which
-                               * loads the library by its path and maps the inputs from a
-                               * memfd sent with the request (for callers that make many runs:
-                               * a language binding) */
+    bool keep_worker;         /* with isolate: one long-lived zygote process per library,
+                               * forked from the caller at its first run, serves every run of
+                               * the device; its confined child loads the library by its path,
+                               * maps the inputs from a memfd sent with the request, and is put
+                               * back after each run to the state it had before the first (or
+                               * replaced when it cannot be): for callers that make many runs,
+                               * a language binding */
 } nop_device_opts;
 
 /* The device keeps the profile pointer: free the profile after the device. */

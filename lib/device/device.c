@@ -190,6 +190,12 @@ int nopi_device_start(nop_device *dev)
     return dev->pool || (dev->pool = nopi_pool_new(dev->opts.threads)) ? 0 : -1;
 }
 
+void nopi_device_stop(nop_device *dev)
+{
+    nopi_pool_free(dev->pool);
+    dev->pool = NULL;
+}
+
 int nopi_device_warm(nop_device *dev, size_t stack_size, int ncores)
 {
     for (int i = 0; i < ncores && i < NOPI_MAX_CORES; i++) {

@@ -38,6 +38,9 @@ int nopi_device_warm(nop_device *dev, size_t stack_size, int ncores);
 /* Starts dev's host threads (the watchdog), as its first run would: a fork server's child
  * does it while it waits for its request.  0, or -1 on no memory. */
 int nopi_device_start(nop_device *dev);
+/* Ends dev's host threads (joined before it returns); the next run starts them again.  A
+ * kept worker does it after each request: it restores its snapshot with no other thread. */
+void nopi_device_stop(nop_device *dev);
 /* What a layer above keeps with dev (NULL: nothing yet), and setting it: nop_device_free
  * calls ext_free(ext) first. */
 void *nopi_device_ext(const nop_device *dev);

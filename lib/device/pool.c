@@ -17,6 +17,11 @@
 #include "pool.h"
 
 #define MAX_WORKERS 64
+/* A pool thread's own stack: it runs kernels on their cores' stacks and handles signals on an
+ * alternate one, so the runtime's own frames are all it holds.  Far less than glibc's 8 MiB
+ * default, which a kept worker (which makes its threads anew for every request) would map and
+ * unmap each time. */
+#define THREAD_STACK (256 * 1024)
 
 typedef struct job {
     nopi_run *run;
@@ -38,6 +43,7 @@ struct nopi_pool {
     bool started;
     int nhelpers;
     pthread_t helpers[MAX_WORKERS], dog;
+    pthread_attr_t attr;        /* their stack size */
     bool have_dog;
     bool dog_ticking;           /* the watchdog is in its 5 ms loop: no need to wake it */
     nopi_worker *workers[MAX_WORKERS + 1];   /* registered for the watchdog */
@@ -159,7 +165,9 @@ nopi_pool *nopi_pool_new(int threads)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&p->dog_wake, &ca);
     pthread_condattr_destroy(&ca);
-    p->have_dog = pthread_create(&p->dog, NULL, watchdog, p) == 0;
+    pthread_attr_init(&p->attr);
+    pthread_attr_setstacksize(&p->attr, THREAD_STACK);
+    p->have_dog = pthread_create(&p->dog, &p->attr, watchdog, p) == 0;
     p->want = threads - 1 < MAX_WORKERS ? threads - 1 : MAX_WORKERS;
     return p;
 }
@@ -175,7 +183,7 @@ static void start_helpers(nopi_pool *p)
         if (!ha)
             break;
         *ha = (helper_arg){ p, i + 1 };
-        if (pthread_create(&p->helpers[i], NULL, helper, ha) != 0) {
+        if (pthread_create(&p->helpers[i], &p->attr, helper, ha) != 0) {
             free(ha);
             break;
         }
@@ -200,6 +208,7 @@ void nopi_pool_free(nopi_pool *p)
     pthread_cond_destroy(&p->done);
     pthread_cond_destroy(&p->dog_wake);
     pthread_mutex_destroy(&p->lock);
+    pthread_attr_destroy(&p->attr);
     free(p);
 }
 

@@ -238,6 +238,7 @@ static kept_lib *kept_for(nop_device *dev, kept *k, const char *path, nop_error 
         return NULL;
     }
     nopi_server_prepare(kl->srv, prepare_kept);
+    nopi_server_reuse(kl->srv);   /* the calls of one session trust each other */
     /* most libraries keep the default stack; a child whose library does not sizes its own */
     nopi_server_warm(kl->srv, NOP_STACK_DEFAULT_BYTES, nopi_device_max_cores(dev));
     return kl;

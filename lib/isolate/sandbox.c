@@ -75,7 +75,8 @@ static int server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, 
     nopi_server *s = calloc(1, sizeof *s);
     if (!(*out = s))
         return nopi_nomem(err);
-    *s = (nopi_server){ dev, serve, ctx, zygote, 0, 0, NULL, NULL, NULL, 0, -1, -1 };
+    *s = (nopi_server){ .dev = dev, .serve = serve, .ctx = ctx, .zygote = zygote,
+                        .req_fd = -1, .rec_fd = -1 };
     s->phase = mmap(NULL, sizeof *s->phase, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                     -1, 0);
     if (s->phase == MAP_FAILED) {
@@ -95,6 +96,11 @@ int nopi_server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, vo
 void nopi_server_prepare(nopi_server *s, nopi_prepare_fn *prepare)
 {
     s->prepare = prepare;
+}
+
+void nopi_server_reuse(nopi_server *s)
+{
+    s->reuse = true;
 }
 
 void nopi_server_warm(nopi_server *s, size_t stack_size, int ncores)

@@ -64,6 +64,8 @@ typedef struct nopi_wire {
     bool retire;            /* set by nopi_wire_retire */
     struct nopi_phase_page *phase;   /* shared with the parent */
     int in_fd;              /* the descriptor that came with the request, or -1 */
+    bool copy;              /* outputs go by copy, never by page reference: a kept worker
+                             * rewrites its pages once the request is answered */
 } nopi_wire;
 
 /* Writes (or reads) exactly len bytes, going on after signals; -1 on an error or at end of
@@ -114,6 +116,15 @@ typedef int nopi_prepare_fn(void *ctx, nopi_wire *w, nop_error *err);
 /* Gives the server's children prepare to run before their requests; call it before the
  * first request. */
 void nopi_server_prepare(nopi_server *s, nopi_prepare_fn *prepare);
+/* Lets a child of the server serve request after request, put back between them to the
+ * state it had before its first (snapshot.h: its memory, mappings, signal handlers,
+ * descriptors), instead of a fresh child for each: no fork, exit or library load per
+ * request.  A child that cannot be put back ends, and the next request gets a fresh one;
+ * so does every request where the kernel cannot track writes.  Only for requests that trust
+ * each other: what one request's user code does on purpose to defeat the restore can reach
+ * the next request's (never a verdict, which the parent makes).  Call it before the first
+ * request. */
+void nopi_server_reuse(nopi_server *s);
 /* Asks the server's zygote to prepare, once, a device whose stacks (stack_size bytes, on
  * ncores cores), TCM and buffers its children inherit, as a first run would make them: each
  * request's child then touches only the pages its run writes.  Call it before the first
@@ -192,6 +203,9 @@ void nopi_device_attach(nop_device *dev, nopi_wire *w);
  * the device does not have.  0, or -1 when the filter cannot be installed (err filled).  fd
  * is the pipe its report goes to. */
 int nopi_confine(int fd, nop_error *err);
+/* seccomp.c: makes a trapped call's report go to fd from now (a kept worker's request comes
+ * with a record pipe of its own). */
+void nopi_confine_report_to(int fd);
 /* seccomp.c, in the parent: makes a DONE that says its work ended at a trapped call a device
  * error naming that call (the worker sends only its number). */
 void nopi_done_trapped(struct nopi_done *done);

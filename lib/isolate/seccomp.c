@@ -96,6 +96,7 @@ static const struct rule {
     { SYS_readlinkat, ALWAYS, 0, 0, "as readlink" },
     { SYS_lseek, ALWAYS, 0, 0, "stdio" },
     { SYS_close, ALWAYS, 0, 0, "files it opened" },
+    { SYS_close_range, ALWAYS, 0, 0, "a kept worker closes what a request left open" },
     { SYS_fcntl, ALWAYS, 0, 0, "stdio and the loader look at descriptors' flags" },
     { SYS_ioctl, ONLY, 1, TCGETS, "stdio asks whether a descriptor is a terminal (no other "
                                   "request: TIOCSTI would type into the user's shell)" },
@@ -145,7 +146,7 @@ static const struct rule {
 };
 #define NRULES (sizeof rules / sizeof rules[0])
 
-static int report_fd = -1;        /* the worker's pipe, for the handler (set once, in it) */
+static int report_fd = -1;        /* the worker's pipe, for the handler (set only in it) */
 
 /* SIGSYS: a trapped call.  Sends its number as the worker's last record and ends it; the
  * parent names it (nopi_done_trapped). */
@@ -298,6 +299,11 @@ static unsigned short build(struct sock_filter *p, pid_t self)
     p[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, FOREIGN_NR, 0, 1);
     p[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP);
     return search(p, n, sorted, 0, NRULES, self);
+}
+
+void nopi_confine_report_to(int fd)
+{
+    report_fd = fd;
 }
 
 int nopi_confine(int fd, nop_error *err)

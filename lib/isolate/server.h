@@ -33,6 +33,7 @@ struct nopi_server {
     int warm_cores;                /* ... on this many cores (nopi_server_warm) */
     nop_device *proto;             /* in a zygote: that device, which each child inherits */
     nopi_prepare_fn *prepare;      /* what a child does before its request comes, or NULL */
+    bool reuse;                    /* a child serves requests until it cannot be put back */
     struct nopi_phase_page *phase;   /* MAP_SHARED: the worker's current phase */
     pid_t pid;                     /* the worker (or zygote), 0 when none is running */
     int req_fd, rec_fd;            /* the parent's ends: requests out (and, from a zygote,

@@ -64,7 +64,7 @@ int nopi_wire_put(nopi_wire *w, uint32_t type, const void *data, size_t len)
  * worker from 0.2 ms to a few hundredths.  Plain writes where that fails. */
 static int put_pages(nopi_wire *w, uint32_t type, const void *data, size_t len)
 {
-    if (len < 65536)
+    if (len < 65536 || w->copy)
         return nopi_wire_put(w, type, data, len);
     uint64_t len64 = len;
     char head[sizeof type + sizeof len64];
@@ -113,29 +113,91 @@ void nopi_wire_retire(nopi_wire *w)
     w->retire = true;
 }
 
+/* Records gathered to go to the parent in one writev: each write wakes the parent, and a
+ * run's result is a handful of records. */
+#define BATCH_RECORDS (8 + 2 * NOPI_MAX_CORES)
+typedef struct batch {
+    struct iovec iov[3 * BATCH_RECORDS];
+    char heads[BATCH_RECORDS][sizeof(uint32_t) + sizeof(uint64_t)];
+    int niov, nrec;
+} batch;
+
+/* Adds a record whose payload is a then b (the bytes stay the caller's until the flush). */
+static void batch_add(batch *bt, uint32_t type, const void *a, size_t alen, const void *b,
+                      size_t blen)
+{
+    uint64_t len = (uint64_t)alen + blen;
+    char *head = bt->heads[bt->nrec++];
+    memcpy(head, &type, sizeof type);
+    memcpy(head + sizeof type, &len, sizeof len);
+    bt->iov[bt->niov++] = (struct iovec){ head, sizeof bt->heads[0] };
+    if (alen)
+        bt->iov[bt->niov++] = (struct iovec){ (void *)a, alen };
+    if (blen)
+        bt->iov[bt->niov++] = (struct iovec){ (void *)b, blen };
+}
+
+/* Writes what was gathered, whole, and empties the batch; 0, or -1 when the parent is gone. */
+static int batch_flush(nopi_wire *w, batch *bt)
+{
+    struct iovec *v = bt->iov;
+    int n = bt->niov, rc = 0;
+    pthread_mutex_lock(&w->lock);
+    while (n > 0) {
+        ssize_t k = writev(w->fd, v, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            rc = -1;
+            break;
+        }
+        while (n > 0 && (size_t)k >= v->iov_len) {   /* skip what was written */
+            k -= (ssize_t)v->iov_len;
+            v++, n--;
+        }
+        if (n > 0) {
+            v->iov_base = (char *)v->iov_base + k;
+            v->iov_len -= (size_t)k;
+        }
+    }
+    pthread_mutex_unlock(&w->lock);
+    bt->niov = bt->nrec = 0;
+    return rc;
+}
+
 int nopi_wire_put_run(nopi_wire *w, const nop_run_result *r)
 {
+    batch bt;
+    bt.niov = bt.nrec = 0;
     struct nopi_run_hdr h = { r->threads, r->printf_lost, r->stack_size, r->seconds };
-    int rc = nopi_wire_put(w, NOPI_REC_RUN, &h, sizeof h);
-    if (rc == 0 && r->output) {
+    batch_add(&bt, NOPI_REC_RUN, &h, sizeof h, NULL, 0);
+    int rc = 0;
+    struct nopi_tensor_hdr th;
+    if (r->output) {
         const nt_tensor *t = r->output;
-        struct nopi_tensor_hdr th = { (int32_t)t->dtype, t->ndim, { 0 } };
+        size_t bytes = (size_t)t->numel * t->itemsize;
+        th = (struct nopi_tensor_hdr){ (int32_t)t->dtype, t->ndim, { 0 } };
         memcpy(th.sizes, t->sizes, sizeof th.sizes);
-        rc = nopi_wire_put(w, NOPI_REC_OUTPUT, &th, sizeof th);
-        if (rc == 0)
-            rc = put_pages(w, NOPI_REC_OUTPUT_DATA, t->data,
-                               (size_t)t->numel * t->itemsize);
+        batch_add(&bt, NOPI_REC_OUTPUT, &th, sizeof th, NULL, 0);
+        if (bytes < 65536 || w->copy) {
+            batch_add(&bt, NOPI_REC_OUTPUT_DATA, t->data, bytes, NULL, 0);
+        } else {   /* by page reference, between what comes before and after */
+            rc = batch_flush(w, &bt);
+            if (rc == 0)
+                rc = put_pages(w, NOPI_REC_OUTPUT_DATA, t->data, bytes);
+        }
     }
-    if (rc == 0 && r->printf_text)
-        rc = nopi_wire_put(w, NOPI_REC_PRINTF, r->printf_text, strlen(r->printf_text));
-    if (rc == 0 && r->ncores)
-        rc = nopi_wire_put(w, NOPI_REC_CORES, r->cores, (size_t)r->ncores * sizeof *r->cores);
-    for (int i = 0; rc == 0 && r->trace && i < r->trace->ncores; i++) {
+    if (r->printf_text)
+        batch_add(&bt, NOPI_REC_PRINTF, r->printf_text, strlen(r->printf_text), NULL, 0);
+    if (r->ncores)
+        batch_add(&bt, NOPI_REC_CORES, r->cores, (size_t)r->ncores * sizeof *r->cores, NULL, 0);
+    struct nopi_trace_hdr trh[NOPI_MAX_CORES];
+    for (int i = 0; r->trace && i < r->trace->ncores && i < NOPI_MAX_CORES; i++) {
         const nopi_trace *t = &r->trace->cores[i];
-        struct nopi_trace_hdr th = { i, t->nspans, { 0 }, t->start, t->end };
-        memcpy(th.total, t->total, sizeof th.total);
-        rc = put2(w, NOPI_REC_TRACE, &th, sizeof th, t->spans,
+        trh[i] = (struct nopi_trace_hdr){ i, t->nspans, { 0 }, t->start, t->end };
+        memcpy(trh[i].total, t->total, sizeof trh[i].total);
+        batch_add(&bt, NOPI_REC_TRACE, &trh[i], sizeof trh[i], t->spans,
                   (size_t)t->nspans * sizeof *t->spans);
     }
-    return rc;
+    return rc == 0 ? batch_flush(w, &bt) : rc;
 }

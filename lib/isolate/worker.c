@@ -29,6 +29,7 @@
 
 #include "device/fiber.h"
 #include "server.h"
+#include "snapshot.h"
 
 /* Moves the two descriptors a process keeps to 3 and 4 and closes every other from 5 up
  * (another device's channels, a sibling's pidfd); 0, or -1. */
@@ -110,8 +111,9 @@ static bool die_with(pid_t parent)
 }
 
 /* Makes the serving process's device (a zygote's child: takes the one it inherited) and
- * confines it; 0, or -1 with done filled. */
-static int set_up(nopi_server *s, nopi_wire *w, nop_device **cdev, struct nopi_done *done)
+ * confines it, starting its threads unless threads is false; 0, or -1 with done filled. */
+static int set_up(nopi_server *s, nopi_wire *w, nop_device **cdev, struct nopi_done *done,
+                  bool threads)
 {
     if (s->proto)
         nopi_device_attach(*cdev = s->proto, w);
@@ -121,7 +123,7 @@ static int set_up(nopi_server *s, nopi_wire *w, nop_device **cdev, struct nopi_d
         return done->rc = -1;
     /* its runs use the device's threads: made before the request comes, and after the
      * filter, which a thread made before it would not have */
-    if (s->proto && s->warm_cores)
+    if (threads && s->proto && s->warm_cores)
         nopi_device_start(*cdev);
     return 0;
 }
@@ -137,9 +139,26 @@ static bool serve_one(nopi_server *s, nop_device *cdev, nopi_wire *w, struct nop
     return done->retire;
 }
 
-/* A zygote's child: made ready (its device made, confined) before its request comes, on a
- * socket of its own from the zygote; serves that one request, sending its records on a pipe
- * of its own and its phases on a page of its own, then ends. */
+/* Waits for a request on fd without reading it (or the descriptors that come with it); false
+ * when none will come. */
+static bool request_waits(int fd)
+{
+    char b;
+    struct iovec iov = { &b, 1 };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+    ssize_t n;
+    while ((n = recvmsg(fd, &m, MSG_PEEK)) < 0 && errno == EINTR)
+        ;
+    return n == 1;
+}
+
+/* A zygote's child: made ready (its device made, confined, its library loaded) before its
+ * request comes, on a socket of its own from the zygote; serves that one request, sending
+ * its records on a pipe of its own and its phases on a page of its own, then ends.  A child
+ * of a server that reuses its children instead puts itself back, after each request it
+ * answered, as it was before its first (snapshot.h), tells the zygote so with one byte on
+ * its socket, and serves the next; it ends when it cannot be put back, or when the request
+ * failed (the runtime may be broken). */
 static _Noreturn void child(nopi_server *s, pid_t zygote, int own_fd, int rec_fd,
                             struct nopi_phase_page *page)
 {
@@ -150,21 +169,49 @@ static _Noreturn void child(nopi_server *s, pid_t zygote, int own_fd, int rec_fd
     if (keep_fds(&own_fd, &rec_fd) != 0)
         _exit(0);
     signal(SIGPIPE, SIG_DFL);   /* as the caller had it, not as the zygote has */
-    nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, page, -1 };
+    nopi_snap *snap = s->reuse ? nopi_snap_open() : NULL;   /* before the filter */
+    nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, page, -1, snap != NULL };
     struct nopi_done done;
     memset(&done, 0, sizeof done);
     nop_device *cdev = NULL;
-    if (set_up(s, &w, &cdev, &done) == 0 && s->prepare) {
+    /* a child to be put back takes its snapshot alone: its threads come after */
+    if (set_up(s, &w, &cdev, &done, !snap) == 0 && s->prepare) {
         done.rc = s->prepare(s->ctx, &w, &done.err);   /* a failure answers the request */
         /* the phase it announced has ended: a request that comes long after must not find
          * its deadline passed */
         nopi_wire_phase(&w, NOPI_PHASE_OTHER, 0, "");
     }
+    /* the snapshot once a request has come (a spare may never get one), before it is read;
+     * 1: back here, as it was, after a request */
+    int took = snap && done.rc == 0 && request_waits(own_fd) ? nopi_snap_take(snap) : -1;
+    if (took == 1) {   /* the last request's phases are over; then: ready */
+        nopi_wire_phase(&w, NOPI_PHASE_OTHER, 0, "");
+        if (nopi_fd_all(own_fd, &(char){ 1 }, 1, true) != 0)
+            _exit(0);
+    }
+    if (took >= 0 && s->proto && s->warm_cores)
+        nopi_device_start(cdev);
     char *req = NULL;
     uint64_t len;
-    if (nopi_read_request(own_fd, &req, &len, &w.in_fd, 1))
-        serve_one(s, cdev, &w, &done, req, len);
-    _exit(0);   /* no atexit handlers, no stdio flush: the parent owns those */
+    int got[2];
+    if (!nopi_read_request(own_fd, &req, &len, got, 2))
+        _exit(0);
+    if (took == 1) {   /* a record pipe of the request's own, then its inputs */
+        if (got[0] < 0)
+            _exit(0);
+        w.fd = got[0];
+        w.in_fd = got[1];
+        nopi_confine_report_to(w.fd);
+    } else {
+        w.in_fd = got[0];
+        if (got[1] >= 0)
+            close(got[1]);
+    }
+    if (serve_one(s, cdev, &w, &done, req, len) || took < 0)
+        _exit(0);   /* no atexit handlers, no stdio flush: the parent owns those */
+    nopi_device_stop(cdev);   /* its threads: a snapshot is put back with none */
+    nopi_snap_restore(snap);  /* returns only when it cannot */
+    _exit(0);
 }
 
 /* A spare child, forked ahead of its request: its pid, the socket its request goes on, the
@@ -246,26 +293,48 @@ static bool reap(int fd, pid_t pid, uint32_t seq, bool kill_it)
     return tell(fd, ZMSG_ENDED, seq, status, NULL, 0);
 }
 
+/* Waits up to ms milliseconds for child c, which is putting itself back after its last
+ * request, to say it is ready again (one byte on its socket); false when it did not, or has
+ * ended (its socket is then closed here: its pidfd tells the rest). */
+static bool heard_ready(spare_child *c, int ms)
+{
+    struct pollfd p = { c->req, POLLIN, 0 };
+    char b;
+    if (poll(&p, 1, ms) <= 0)
+        return false;
+    if (read(c->req, &b, 1) == 1)
+        return true;
+    close(c->req);
+    c->req = -1;
+    return false;
+}
+
 /* The zygote: hands each request to the spare child, which has made itself ready meanwhile,
  * and tells the parent at once (ZMSG_STARTED, with the request's number, the read end of
  * that child's own record pipe and its own phase page); then forks the next spare, which
- * readies itself while this request runs.  When a child ends the zygote reaps it and tells
- * the parent its wait status (ZMSG_ENDED, with its request's number).  A child still there
- * when the next request comes has answered (the parent sends the next request only after
- * DONE) or been given up: it is killed before the next child is handed its request, and
- * reaped after, off that request's path.  A killed child never runs user code again, and
- * it never had the next child's pipe or page: nothing a child leaves reaches the next, which
- * comes from this process's state.  The zygote runs no user code: the library is loaded in
- * each child. */
+ * readies itself while this request runs (a server that reuses its children forks one only
+ * when the child it has is gone, on the next request's path).  When a child ends the zygote reaps it and tells
+ * the parent its wait status (ZMSG_ENDED, with the number of the last request it took).  A
+ * child still there when the next request comes has answered (the parent sends the next
+ * request only after DONE) or been given up: unless the server reuses its children and
+ * this one has put itself back (it said so, at once or within half a second), it is killed before
+ * the next child is handed its request, and reaped after, off that request's path.  A
+ * killed child never runs user code again, and it never had the next child's pipe or page:
+ * nothing a child leaves reaches the next, which comes from this process's state.  The
+ * zygote runs no user code: the library is loaded in each child. */
 static _Noreturn void zygote(nopi_server *s, int req_fd)
 {
     signal(SIGCHLD, SIG_DFL);   /* the caller may ignore it, which would lose the status */
     signal(SIGPIPE, SIG_IGN);   /* a child that died before its request: a failed write */
     char *req = NULL;
     uint64_t len;
-    pid_t self = getpid(), cur = 0;
+    pid_t self = getpid();
     uint32_t seq = 0, cur_seq = 0;
-    int cur_fd = -1;   /* a pidfd of the running child: readable once it has ended */
+    /* the child of the last request (its channels kept only when the server reuses it),
+     * a pidfd of it (readable once it has ended), and whether it is ready for another */
+    spare_child cur = { -1, -1, -1, -1 };
+    int cur_fd = -1;
+    bool cur_ready = false;
     /* the device each child inherits, its stacks painted here once rather than in every
      * child (which would fault in every page of them); a child makes its own without it */
     if ((s->proto = nopi_device_for_worker(s->dev, NULL)) &&
@@ -276,63 +345,111 @@ static _Noreturn void zygote(nopi_server *s, int req_fd)
     spare_child next;
     spare(s, self, &next);
     for (;;) {
-        struct pollfd p[2] = { { req_fd, POLLIN, 0 }, { cur_fd, POLLIN, 0 } };
-        if (poll(p, cur_fd >= 0 ? 2 : 1, -1) < 0) {
+        struct pollfd p[3] = { { req_fd, POLLIN, 0 }, { cur_fd, POLLIN, 0 },
+                               { cur_ready ? -1 : cur.req, POLLIN, 0 } };
+        if (poll(p, 3, -1) < 0) {
             if (errno == EINTR)
                 continue;
             break;
         }
-        if (cur && p[1].revents) {   /* it has ended */
+        if (cur.pid > 0 && p[1].revents) {   /* it has ended */
             close(cur_fd);
             cur_fd = -1;
-            if (!reap(req_fd, cur, cur_seq, false))
+            if (!reap(req_fd, cur.pid, cur_seq, false))
                 break;
-            cur = 0;
+            close_spare(&cur);
+            cur_ready = false;
+        } else if (cur.req >= 0 && p[2].revents) {
+            cur_ready = heard_ready(&cur, 0);
         }
         if (!p[0].revents)
             continue;
         int in_fd;
         if (!nopi_read_request(req_fd, &req, &len, &in_fd, 1))
             break;   /* the parent is done with the device: its children end with it */
-        pid_t old = cur;
+        uint32_t this_seq = ++seq;
+        if (cur.req >= 0 && !cur_ready)
+            cur_ready = heard_ready(&cur, 500);   /* it is putting itself back */
+        int rec[2] = { -1, -1 };
+        if (cur_ready && pipe2(rec, O_CLOEXEC) == 0) {
+            /* the same child again, on its page, with a record pipe of this request's own:
+             * what it wrote after its last answer reaches no one */
+            fcntl(rec[1], F_SETPIPE_SZ, PIPE_BYTES);
+            int pass[2] = { rec[1], in_fd };
+            bool sent = nopi_send_request(cur.req, req, (size_t)len, pass, in_fd >= 0 ? 2 : 1)
+                        == 0;
+            close(rec[1]);
+            if (sent) {
+                cur_ready = false;
+                cur_seq = this_seq;
+                if (in_fd >= 0)
+                    close(in_fd);
+                if (cur.rec >= 0)   /* its first request's pipe */
+                    close(cur.rec);
+                cur.rec = -1;
+                int fds[2] = { rec[0], cur.phase };
+                bool told = tell(req_fd, ZMSG_STARTED, this_seq, 0, fds, 2);
+                close(rec[0]);
+                if (!told)
+                    break;
+                continue;
+            }
+            close(rec[0]);
+        }
+        cur_ready = false;
+        spare_child old = cur;
         int old_fd = cur_fd;
         uint32_t old_seq = cur_seq;
-        if (old)
-            kill(old, SIGKILL);   /* before the next child has its request */
-        cur = 0;
+        if (old.pid > 0)
+            kill(old.pid, SIGKILL);   /* before the next child has its request */
+        cur = (spare_child){ -1, -1, -1, -1 };
         cur_fd = -1;
-        cur_seq = ++seq;
+        if (next.pid <= 0)   /* a reused child is gone: its replacement is made now */
+            spare(s, self, &next);
         bool sent = next.pid > 0 &&
                     nopi_send_request(next.req, req, (size_t)len, &in_fd, in_fd >= 0) == 0;
         if (in_fd >= 0)
             close(in_fd);   /* the child has its own */
         if (!sent && next.pid > 0)   /* it died waiting: this request gets no child */
-            reap(req_fd, next.pid, cur_seq, true);
+            reap(req_fd, next.pid, this_seq, true);
         int fds[2] = { next.rec, next.phase };
-        bool told = tell(req_fd, sent ? ZMSG_STARTED : ZMSG_NOFORK, cur_seq, 0, fds,
+        bool told = tell(req_fd, sent ? ZMSG_STARTED : ZMSG_NOFORK, this_seq, 0, fds,
                          sent ? 2 : 0);
         if (sent) {
-            cur = next.pid;
-            cur_fd = (int)syscall(SYS_pidfd_open, cur, 0);
+            cur = next;
+            cur_seq = this_seq;
+            cur_fd = (int)syscall(SYS_pidfd_open, cur.pid, 0);
+            if (!s->reuse) {   /* it serves one request: the zygote needs none of them */
+                pid_t pid = cur.pid;
+                close_spare(&cur);
+                cur.pid = pid;
+            }
+        } else {
+            close_spare(&next);
         }
-        close_spare(&next);
+        next = (spare_child){ -1, -1, -1, -1 };
         if (!told)
             break;
-        spare(s, self, &next);   /* readies itself while this request runs */
-        if (old) {
-            if (!reap(req_fd, old, old_seq, false))
+        /* the next child readies itself while this request runs; a reusing server makes one
+         * only when this one is gone (most never are) */
+        if (!s->reuse)
+            spare(s, self, &next);
+        if (old.pid > 0) {
+            if (!reap(req_fd, old.pid, old_seq, false))
                 break;
-            close(old_fd);
+            if (old_fd >= 0)
+                close(old_fd);
+            close_spare(&old);
         }
-        if (cur && cur_fd < 0) {   /* no pidfd: wait for its end */
-            if (!reap(req_fd, cur, cur_seq, false))
+        if (cur.pid > 0 && cur_fd < 0) {   /* no pidfd: wait for its end */
+            if (!reap(req_fd, cur.pid, cur_seq, false))
                 break;
-            cur = 0;
+            close_spare(&cur);
         }
     }
     /* reaped here, not left to whoever inherits them: when nop_device_free has reaped the
      * zygote, no process of the device is left, not even a zombie */
-    pid_t left[2] = { cur, next.pid };
+    pid_t left[2] = { cur.pid, next.pid };
     for (int i = 0; i < 2; i++)
         if (left[i] > 0) {
             kill(left[i], SIGKILL);
@@ -350,7 +467,7 @@ _Noreturn void nopi_worker_main(nopi_server *s, pid_t parent, int req_fd, int re
         _exit(0);
     drop_powers();   /* the zygote's children inherit it */
     own_signals();
-    nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, s->phase, -1 };
+    nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, s->phase, -1, false };
     struct nopi_done done;
     memset(&done, 0, sizeof done);
     nop_device *cdev = NULL;
@@ -360,7 +477,7 @@ _Noreturn void nopi_worker_main(nopi_server *s, pid_t parent, int req_fd, int re
     else if (s->zygote)
         zygote(s, req_fd);
     else
-        set_up(s, &w, &cdev, &done);
+        set_up(s, &w, &cdev, &done, true);
     char *req = NULL;
     uint64_t len;
     while (nopi_read_request(req_fd, &req, &len, &w.in_fd, 1)) {

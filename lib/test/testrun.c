@@ -473,9 +473,9 @@ static bool run_part_isolated(nopi_server *srv, judge *j, int test, const int *p
 }
 
 /* Runs one sub-case on every execution and fills res: in this process, or (srv) its
- * executions in one fresh worker and its reference in another, so that neither sees the
- * other's answer. */
-static void run_case(const suite *s, nopi_server *srv, int test, const nop_testinfo *t,
+ * executions in a worker of the kernels' server (srv[0]) and its reference in one of the
+ * references' (srv[1]), so that neither sees the other's answer. */
+static void run_case(const suite *s, nopi_server *const *srv, int test, const nop_testinfo *t,
                      const int *pick, nop_test_result *res)
 {
     double t0 = nopi_now();
@@ -487,28 +487,37 @@ static void run_case(const suite *s, nopi_server *srv, int test, const nop_testi
         run_part(s, t, pick, false, report_here, &j);
         if (!j.over && t->reference)
             run_part(s, t, pick, true, report_here, &j);
-    } else if (run_part_isolated(srv, &j, test, pick, false) && !j.over &&
+    } else if (run_part_isolated(srv[0], &j, test, pick, false) && !j.over &&
                j.seen == j.nex && t->reference) {
-        run_part_isolated(srv, &j, test, pick, true);
+        run_part_isolated(srv[1], &j, test, pick, true);
     }
     judge_end(&j);
     res->seconds = nopi_now() - t0;
 }
 
-/* The device and fork server of an isolated suite; 0, or -1 with err filled. */
-static int start_server(const suite *s, const nop_manifest *m, nop_device **dev,
-                        case_server *cs, nopi_server **srv, nop_error *err)
+/* The device and fork servers of an isolated suite, one for its kernels and one for its
+ * references (a process that has run a kernel never runs the reference that judges it).
+ * Each puts its child back between cases (nopi_server_reuse): a case starts from the state
+ * the library had when loaded, with no process made for it.  0, or -1 with err filled. */
+static int start_servers(const suite *s, const nop_manifest *m, nop_device **dev,
+                         case_server *cs, nopi_server **srv, nop_error *err)
 {
     nop_device_opts o = { .timeout = s->o->timeout, .diag = s->o->diag,
                           .diag_ctx = s->o->diag_ctx, .isolate = true };
     *cs = (case_server){ *s, *s->o, m };
     if (nop_device_new(dev, s->profile, &o, err) != 0)
         return -1;
-    if (nopi_server_new(srv, *dev, serve_case, cs, err) != 0) {
-        nop_device_free(*dev);
-        return -1;
+    for (int i = 0; i < 2; i++) {
+        if (nopi_server_new(&srv[i], *dev, serve_case, cs, err) != 0) {
+            nopi_server_free(srv[0]);
+            srv[0] = NULL;
+            nop_device_free(*dev);
+            *dev = NULL;
+            return -1;
+        }
+        nopi_server_prepare(srv[i], prepare_case);
+        nopi_server_reuse(srv[i]);
     }
-    nopi_server_prepare(*srv, prepare_case);
     return 0;
 }
 
@@ -526,13 +535,14 @@ int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profil
                          shard, nshards);
     suite s = { lib, profile, opts, NULL };
     nop_device *dev = NULL;
-    nopi_server *srv = NULL;
+    nopi_server *srv[2] = { NULL, NULL };
     case_server cs;
-    if (opts->isolate && start_server(&s, m, &dev, &cs, &srv, err) != 0)
+    if (opts->isolate && start_servers(&s, m, &dev, &cs, srv, err) != 0)
         return -1;
     nop_test_result *res = malloc(sizeof *res);
     if (!res) {
-        nopi_server_free(srv);
+        nopi_server_free(srv[0]);
+        nopi_server_free(srv[1]);
         nop_device_free(dev);
         return nopi_nomem(err);
     }
@@ -549,7 +559,7 @@ int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profil
             res->op = t.op;
             res->status = NOP_TEST_SKIPPED;
             if (selected)
-                run_case(&s, srv, i, &t, pick, res);
+                run_case(&s, opts->isolate ? srv : NULL, i, &t, pick, res);
             int *count[] = { &sum->passed, &sum->failed, &sum->errored, &sum->skipped };
             (*count[res->status])++;
             if (opts->on_result)
@@ -562,7 +572,8 @@ int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profil
         }
     }
     free(res);
-    nopi_server_free(srv);
+    nopi_server_free(srv[0]);
+    nopi_server_free(srv[1]);
     nop_device_free(dev);
     return 0;
 }

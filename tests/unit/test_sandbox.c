@@ -14,10 +14,12 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include "unit.h"
 #include "isolate/sandbox.h"
+#include "isolate/snapshot.h"
 
 /* ---- the fork server -------------------------------------------------------------------- */
 
@@ -25,13 +27,24 @@ enum { REC_PID = NOPI_REC_USER };
 
 static int left_behind;   /* what a request leaves in its process */
 
+static void *sleeps(void *arg)
+{
+    struct timespec second = { 1, 0 };
+    for (;;)
+        nanosleep(&second, NULL);   /* allowed: pause() is not */
+    return arg;
+}
+
 /* Answers a request with its worker's pid and what an earlier request left; a request
- * "exit" ends the worker instead. */
+ * "exit" ends the worker instead, one "thread" leaves a thread of its own running. */
 static int serve_pid(nop_device *cdev, void *ctx, const void *req, size_t len, nopi_wire *w,
                      nop_error *err)
 {
     if (len == 4 && memcmp(req, "exit", 4) == 0)
         _exit(3);
+    pthread_t t;
+    if (len == 6 && memcmp(req, "thread", 6) == 0 && pthread_create(&t, NULL, sleeps, NULL) != 0)
+        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "no thread");
     int32_t pids[3] = { getpid(), 0, left_behind };
     left_behind = 1;
     return nopi_wire_put(w, REC_PID, pids, sizeof pids);
@@ -179,11 +192,58 @@ static void each_request_runs_in_a_fresh_child_of_one_zygote(void **state)
     assert_int_equal(kill(next[0], 0), -1);
 }
 
+/* Whether this kernel and build let a child be put back (snapshot.h): asked in a child, as
+ * the zygote's children do. */
+static bool children_can_be_put_back(void)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(nopi_snap_open() ? 0 : 1);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* A server that reuses its children serves request after request in one child, put back
+ * between them: what a request left is gone.  A child that died, or that cannot be put back
+ * (a thread of its own still running), is replaced. */
+static void a_reusing_server_puts_its_child_back_between_requests(void **state)
+{
+    served sv = serve_with(serve_pid, 0);
+    nopi_server *srv = sv.srv;
+    nopi_server_reuse(srv);
+    bool kept = children_can_be_put_back();
+    nop_error err;
+    int32_t first[3] = { 0 }, again[3] = { 0 }, next[3] = { 0 };
+    assert_int_equal(nopi_server_call(srv, "op", 10, 0, "a", 1, take_pid, first, &err), 0);
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(nopi_server_call(srv, "op", 10, 0, "b", 1, take_pid, again, &err), 0);
+        assert_int_equal(again[2], 0);   /* left_behind is as it was before the first */
+        if (kept)
+            assert_int_equal(again[0], first[0]);
+        else
+            assert_int_not_equal(again[0], first[0]);
+    }
+    assert_int_equal(nopi_server_call(srv, "op", 10, 0, "exit", 4, take_pid, next, &err), -1);
+    assert_non_null(strstr(err.diag.msg, "(exit status 3) before the op finished"));
+    if (nopi_server_call(srv, "op", 10, 0, "thread", 6, take_pid, next, &err) != 0)
+        fail_msg("%s: %s", err.diag.where, err.diag.msg);
+    assert_int_not_equal(next[0], first[0]);
+    assert_int_equal(nopi_server_call(srv, "op", 10, 0, "c", 1, take_pid, again, &err), 0);
+    assert_int_not_equal(again[0], next[0]);   /* its thread kept it from being put back */
+    assert_int_equal(again[2], 0);
+    served_free(&sv);
+    assert_int_equal(kill(first[0], 0), -1);
+    assert_int_equal(kill(next[0], 0), -1);
+    assert_int_equal(kill(again[0], 0), -1);
+}
+
 /* ---- a kept zygote (nop_device_opts.keep_worker) ----------------------------------------- */
 
 static const char *const scale_kernel =
     "#include <neuronop.h>\n"
-    "static int calls;   /* each run is a fresh child: this is 1 every time */\n"
+    "static int calls;   /* each run starts as the library was loaded: 1 every time */\n"
     "nt_tensor *scale(const nt_tensor *t, int64_t k) {\n"
     "    calls++;\n"
     "    return nt_mul_s_out(get_dst_tensor(), t, nt_scalar_i(k * calls));\n"
@@ -194,7 +254,8 @@ static const char *const same_shape =
     "    return nt_empty(nt_dim(t), nt_sizes(t), nt_dtype_of(t)); }\n";
 
 /* Many runs with different inputs, one zygote (no fork of the caller per run), each run in a
- * fresh child that maps its inputs from a memfd. */
+ * child put back to the state it had when the library was loaded (or a fresh one), which
+ * maps its inputs from a memfd. */
 static void a_kept_worker_serves_many_runs_with_different_inputs(void **state)
 {
     const char *dir = unit_tmpdir();
@@ -467,6 +528,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_request_runs_in_a_fresh_child_of_one_zygote),
+        cmocka_unit_test(a_reusing_server_puts_its_child_back_between_requests),
         cmocka_unit_test(a_request_long_after_its_child_got_ready_is_in_time),
         cmocka_unit_test(a_worker_does_not_run_the_callers_handlers),
         cmocka_unit_test(a_record_is_bounded_before_anything_is_allocated),

@@ -1,0 +1,429 @@
+/*
+ * snapshot.c - a kept worker's snapshot of itself, and putting it back (see snapshot.h).
+ *
+ * Taking one: the bytes of every private writable mapping are copied into a mapping of the
+ * snapshot's own; the heap's end, signal handlers, alternate stack, descriptors and the
+ * thread pointer are noted, and the registers are saved with getcontext.  Putting it back
+ * runs on a stack of its own, outside what it restores: it checks what it cannot undo
+ * (another thread, a pending signal, a mapping removed or changed), moves the heap's end
+ * back, unmaps what the request mapped, compares every page of the snapshot's mappings with
+ * its copy and copies back those that differ, restores the rest, and jumps back into
+ * nopi_snap_take with setcontext.
+ *
+ * Why compare rather than have the kernel track writes (userfaultfd's write-protection, or
+ * soft-dirty bits): every tracked page costs a fault at its first write in each request, and
+ * re-arming the tracking a TLB shootdown; on these VMs, whose page tables are the
+ * hypervisor's, both cost more than comparing a few megabytes.  Comparing also needs nothing
+ * of the kernel, and cannot be fooled by a mapping replaced with one that looks the same.
+ *
+ * Nothing here allocates or calls into stdio once a snapshot is taken: the heap and stdio's
+ * buffers are among what it restores.  Raw system calls where glibc would keep state of its
+ * own (signal handlers: glibc's wrapper refuses its own signals, which are restored too).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <malloc.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#if defined(__x86_64__)
+#include <asm/prctl.h>
+#endif
+
+#include "snapshot.h"
+
+#define MAX_REGIONS 2048             /* mappings a worker has: a few hundred */
+#define MAPS_BYTES (256 * 1024)      /* /proc/self/maps' text */
+#define ALT_STACK (64 * 1024)        /* the restore's own stack */
+#define MAX_FDS 64                   /* descriptors a snapshot may have open */
+#define NSIG_KERNEL 64
+#define PAGE 4096                    /* what is compared and copied back at once */
+
+/* One line of /proc/self/maps. */
+struct region {
+    uintptr_t start, end;
+    uint64_t offset, inode;
+    uint32_t dev_major, dev_minor;
+    char perms[4];                   /* "rw-p" */
+    bool copied;                     /* private and writable: its bytes are kept */
+    bool heap, stack;                /* [heap], [stack] */
+    size_t first;                    /* its first page's index in the copy's page slots */
+};
+
+/* The kernel's struct sigaction (glibc's differs in layout and refuses its own signals). */
+struct ksigaction {
+    void *handler;
+    unsigned long flags;
+    void *restorer;
+    uint64_t mask;
+};
+
+struct nopi_snap {
+    volatile int resumed;            /* set by a restore, just before it jumps back */
+    ucontext_t ctx;                  /* where nopi_snap_take returned 0 */
+    ucontext_t alt;                  /* the restore, on stack[] */
+    char *copy;                      /* the kept bytes: a mapping of their own, which holds */
+    size_t copy_len;
+    const uint32_t *slots;           /* for each page of the copied mappings, 0 (all zeros)
+                                      * or 1 + where its bytes are in ... */
+    const char *pages;               /* ... the pages that are not all zeros */
+    uintptr_t brk;
+#if defined(__x86_64__)
+    unsigned long fsbase;
+#endif
+    struct ksigaction act[NSIG_KERNEL + 1];
+    bool have_act[NSIG_KERNEL + 1];
+    stack_t altstack;
+    struct { bool open; dev_t dev; ino_t ino; int flags; } fds[MAX_FDS];
+    int nfds;                        /* one past the highest descriptor open */
+    int nregions, nnow;
+    struct region regions[MAX_REGIONS];   /* the snapshot's mappings, in address order */
+    struct region now[MAX_REGIONS];       /* the mappings as a restore finds them */
+    char maps[MAPS_BYTES];
+    _Alignas(16) char stack[ALT_STACK];
+};
+
+static const char zero_page[PAGE];   /* read-only: not among what is restored */
+
+/* ---- reading /proc/self/maps ------------------------------------------------------------ */
+
+static uint64_t hex(const char **p)
+{
+    uint64_t v = 0;
+    for (;; (*p)++) {
+        char c = **p;
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (d < 0)
+            return v;
+        v = v * 16 + (uint64_t)d;
+    }
+}
+
+static uint64_t dec(const char **p)
+{
+    uint64_t v = 0;
+    for (; **p >= '0' && **p <= '9'; (*p)++)
+        v = v * 10 + (uint64_t)(**p - '0');
+    return v;
+}
+
+/* Reads the whole of a /proc file into buf (len bytes of room, terminated); its length, or
+ * -1.  open, read and close only: no stdio, no allocation. */
+static ssize_t read_proc(const char *path, char *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t got = 0;
+    for (;;) {
+        if (got + 1 >= len) {   /* no room to know it ended */
+            close(fd);
+            return -1;
+        }
+        ssize_t n = read(fd, buf + got, len - 1 - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            close(fd);
+            return -1;
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
+    buf[got] = '\0';
+    return (ssize_t)got;
+}
+
+/* Whether [start, end) overlaps the snapshot's own mappings (the struct, the copy). */
+static bool own(const nopi_snap *s, uintptr_t start, uintptr_t end)
+{
+    uintptr_t a = (uintptr_t)s, b = a + sizeof *s;
+    uintptr_t c = (uintptr_t)s->copy, d = c + s->copy_len;
+    return (start < b && end > a) || (s->copy && start < d && end > c);
+}
+
+/* Parses the process's mappings, but the snapshot's own, into out (room for MAX_REGIONS);
+ * their number, or -1. */
+static int read_maps(nopi_snap *s, struct region *out)
+{
+    if (read_proc("/proc/self/maps", s->maps, sizeof s->maps) < 0)
+        return -1;
+    int n = 0;
+    for (const char *p = s->maps; *p;) {
+        struct region r;
+        memset(&r, 0, sizeof r);
+        r.start = (uintptr_t)hex(&p);
+        if (*p++ != '-')
+            return -1;
+        r.end = (uintptr_t)hex(&p);
+        if (*p++ != ' ')
+            return -1;
+        for (int i = 0; i < 4; i++)
+            if (!(r.perms[i] = *p++))
+                return -1;
+        p++;
+        r.offset = hex(&p);
+        p++;
+        r.dev_major = (uint32_t)hex(&p);
+        p++;
+        r.dev_minor = (uint32_t)hex(&p);
+        p++;
+        r.inode = dec(&p);
+        while (*p == ' ')
+            p++;
+        r.heap = strncmp(p, "[heap]", 6) == 0;
+        r.stack = strncmp(p, "[stack]", 7) == 0;
+        while (*p && *p != '\n')
+            p++;
+        if (*p)
+            p++;
+        r.copied = r.perms[1] == 'w' && r.perms[3] == 'p';
+        if (own(s, r.start, r.end))
+            continue;
+        if (n == MAX_REGIONS)
+            return -1;
+        out[n++] = r;
+    }
+    return n;
+}
+
+static bool same_kind(const struct region *a, const struct region *b)
+{
+    return memcmp(a->perms, b->perms, sizeof a->perms) == 0 && a->offset == b->offset &&
+           a->inode == b->inode && a->dev_major == b->dev_major && a->dev_minor == b->dev_minor;
+}
+
+/* ---- taking it ------------------------------------------------------------------------ */
+
+nopi_snap *nopi_snap_open(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    return NULL;   /* its shadow memory is terabytes of writable mappings */
+#else
+    nopi_snap *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                        -1, 0);
+    if (s == MAP_FAILED)
+        return NULL;
+    /* a flag of its own, so that no mapping the process makes next to it merges with it */
+    madvise(s, sizeof *s, MADV_DONTDUMP);
+    return s;
+#endif
+}
+
+/* The snapshot's own work, below nopi_snap_take's frame: 0, or -1. */
+static __attribute__((noinline)) int take_now(nopi_snap *s)
+{
+    /* the heap's end only ever grows: a restore moves it back down, never up */
+    mallopt(M_TRIM_THRESHOLD, INT_MAX);
+    if ((s->nregions = read_maps(s, s->regions)) < 0)
+        return -1;
+    /* most of a worker's writable memory is all zeros (stacks and buffers not yet used):
+     * those pages are compared with zeros rather than kept */
+    size_t npages = 0, nonzero = 0;
+    for (int i = 0; i < s->nregions; i++) {
+        struct region *r = &s->regions[i];
+        if (!r->copied)
+            continue;
+        r->first = npages;
+        npages += (r->end - r->start) / PAGE;
+        for (uintptr_t at = r->start; at < r->end; at += PAGE)
+            nonzero += memcmp((const void *)at, zero_page, PAGE) != 0;
+    }
+    nonzero += 64;   /* this function's own frames may dirty a few more while it copies */
+    size_t head = (npages * sizeof(uint32_t) + PAGE - 1) / PAGE * PAGE;
+    size_t len = head + nonzero * PAGE;
+    /* populated at once: a page fault for each of its pages would cost more than the copy */
+    void *copy = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+                      MAP_POPULATE, -1, 0);
+    if (copy == MAP_FAILED)
+        return -1;
+    s->copy = copy;
+    s->copy_len = len;
+    uint32_t *slots = copy;
+    char *pages = (char *)copy + head;
+    size_t used = 0;
+    for (int i = 0; i < s->nregions; i++) {
+        const struct region *r = &s->regions[i];
+        if (!r->copied)
+            continue;
+        uint32_t *slot = slots + r->first;
+        for (uintptr_t at = r->start; at < r->end; at += PAGE, slot++) {
+            if (memcmp((const void *)at, zero_page, PAGE) == 0) {
+                *slot = 0;
+            } else if (used < nonzero) {
+                memcpy(pages + used * PAGE, (const void *)at, PAGE);
+                *slot = (uint32_t)++used;
+            } else {
+                return -1;
+            }
+        }
+    }
+    s->slots = slots;
+    s->pages = pages;
+    mprotect(s->copy, s->copy_len, PROT_READ);   /* read-only: no neighbour merges with it */
+    s->brk = (uintptr_t)syscall(SYS_brk, 0);
+#if defined(__x86_64__)
+    if (syscall(SYS_arch_prctl, ARCH_GET_FS, &s->fsbase) != 0)
+        return -1;
+#endif
+    for (int sig = 1; sig <= NSIG_KERNEL; sig++)   /* SIGSYS is the filter's, fixed */
+        s->have_act[sig] = sig != SIGKILL && sig != SIGSTOP && sig != SIGSYS &&
+                           syscall(SYS_rt_sigaction, sig, NULL, &s->act[sig], 8) == 0;
+    if (sigaltstack(NULL, &s->altstack) != 0)
+        return -1;
+    for (int fd = 0; fd < MAX_FDS; fd++) {
+        struct stat st;
+        int flags = fcntl(fd, F_GETFL);
+        s->fds[fd].open = flags >= 0 && fstat(fd, &st) == 0;
+        if (s->fds[fd].open) {
+            s->fds[fd].dev = st.st_dev;
+            s->fds[fd].ino = st.st_ino;
+            s->fds[fd].flags = flags;
+            s->nfds = fd + 1;
+        }
+    }
+    return 0;
+}
+
+int nopi_snap_take(nopi_snap *s)
+{
+    s->resumed = 0;
+    if (getcontext(&s->ctx) != 0)
+        return -1;
+    if (s->resumed)
+        return 1;   /* a restore jumped here: memory is as it was below, registers as here */
+    return take_now(s);
+}
+
+/* ---- putting it back -------------------------------------------------------------------- */
+
+/* Whether the process has one thread and no signal pending.  A thread that has just been
+ * joined may take a moment to leave the kernel's count. */
+static bool alone(nopi_snap *s)
+{
+    for (int tries = 0; tries < 200; tries++) {
+        if (read_proc("/proc/self/status", s->maps, sizeof s->maps) < 0)
+            return false;
+        const char *t = strstr(s->maps, "\nThreads:\t"), *p = strstr(s->maps, "\nSigPnd:\t"),
+                   *q = strstr(s->maps, "\nShdPnd:\t");
+        if (!t || !p || !q)
+            return false;
+        t += 10, p += 9, q += 9;
+        if (hex(&p) != 0 || hex(&q) != 0)
+            return false;
+        if (dec(&t) == 1)
+            return true;
+        struct timespec ts = { 0, 50 * 1000 };
+        nanosleep(&ts, NULL);
+    }
+    return false;
+}
+
+/* Matches the mappings now against the snapshot's, unmapping what the request added; false
+ * when one of the snapshot's is gone or changed (nothing has been changed but the unmapped:
+ * mappings no snapshot memory refers to). */
+static bool same_layout(nopi_snap *s)
+{
+    if ((s->nnow = read_maps(s, s->now)) < 0)
+        return false;
+    int j = 0;   /* the next snapshot mapping to find */
+    for (int i = 0; i < s->nnow; i++) {
+        const struct region *c = &s->now[i];
+        const struct region *r = j < s->nregions ? &s->regions[j] : NULL;
+        if (r && same_kind(c, r) && c->end == r->end &&
+            (c->start == r->start || (r->stack && c->start < r->start))) {
+            j++;   /* as it was (a stack may have grown down) */
+            continue;
+        }
+        if (r && c->end > r->start)
+            return false;   /* it overlaps one of the snapshot's: changed */
+        /* wholly before the next snapshot mapping: the request's own */
+        if (munmap((void *)c->start, c->end - c->start) != 0)
+            return false;
+    }
+    return j == s->nregions;
+}
+
+/* Copies back every page of r that differs from the snapshot's copy. */
+static void put_back(const nopi_snap *s, const struct region *r)
+{
+    const uint32_t *slot = s->slots + r->first;
+    for (uintptr_t at = r->start; at < r->end; at += PAGE, slot++) {
+        const char *was = *slot ? s->pages + (size_t)(*slot - 1) * PAGE : zero_page;
+        if (memcmp((const void *)at, was, PAGE) != 0)
+            memcpy((void *)at, was, PAGE);
+    }
+}
+
+static _Noreturn void die(void)
+{
+    syscall(SYS_exit_group, 0);
+    __builtin_unreachable();
+}
+
+/* The restore itself, on the snapshot's own stack (s in two halves: makecontext passes
+ * ints).  Returns (to nopi_snap_restore, by uc_link) only before it changed anything. */
+static void restore_on_alt(unsigned hi, unsigned lo)
+{
+    nopi_snap *s = (nopi_snap *)(((uintptr_t)hi << 32) | lo);
+    if (!alone(s))
+        return;
+    /* the heap's end first: what glibc believes of it is in the memory restored below */
+    if ((uintptr_t)syscall(SYS_brk, s->brk) != s->brk)
+        return;
+    if (!same_layout(s))
+        die();   /* it may have unmapped what the request mapped */
+    for (int i = 0; i < s->nregions; i++)
+        if (s->regions[i].copied)
+            put_back(s, &s->regions[i]);
+    for (int sig = 1; sig <= NSIG_KERNEL; sig++)
+        if (s->have_act[sig] && syscall(SYS_rt_sigaction, sig, &s->act[sig], NULL, 8) != 0)
+            die();
+    if (sigaltstack(&s->altstack, NULL) != 0)
+        die();
+    for (int fd = 0; fd < s->nfds; fd++) {
+        struct stat st;
+        int flags = fcntl(fd, F_GETFL);
+        bool open_now = flags >= 0 && fstat(fd, &st) == 0;
+        if (!s->fds[fd].open) {
+            if (open_now)
+                close(fd);
+        } else if (!open_now || st.st_dev != s->fds[fd].dev || st.st_ino != s->fds[fd].ino) {
+            die();
+        } else if (flags != s->fds[fd].flags && fcntl(fd, F_SETFL, s->fds[fd].flags) != 0) {
+            die();
+        }
+    }
+    syscall(SYS_close_range, (unsigned)s->nfds, ~0u, 0u);   /* all the request opened */
+#if defined(__x86_64__)
+    if (syscall(SYS_arch_prctl, ARCH_SET_FS, s->fsbase) != 0)
+        die();
+#endif
+    s->resumed = 1;
+    setcontext(&s->ctx);   /* the signal mask too, as getcontext saw it */
+    die();
+}
+
+void nopi_snap_restore(nopi_snap *s)
+{
+    ucontext_t back;
+    if (getcontext(&s->alt) != 0)
+        return;
+    s->alt.uc_stack.ss_sp = s->stack;
+    s->alt.uc_stack.ss_size = sizeof s->stack;
+    s->alt.uc_link = &back;
+    uintptr_t p = (uintptr_t)s;
+    makecontext(&s->alt, (void (*)(void))restore_on_alt, 2, (unsigned)(p >> 32),
+                (unsigned)(p & 0xffffffffu));
+    swapcontext(&back, &s->alt);
+}

@@ -1,0 +1,29 @@
+#!/bin/sh
+# `neuronop test` runs a library's cases one after another in one worker (and their
+# references in another), put back between cases to the state it had when the library was
+# loaded: no case finds a global, heap block, signal handler, descriptor, mapping or heap end
+# that an earlier case left (the keptstate fixture's shape functions leave each and look for
+# the others').  In neuronop's own process (the sandbox off), where nothing is put back, the
+# same cases find what the earlier ones left: each check can fail.
+. ./lib.sh
+cp -R "$NEURONOP_SRC/tests/fixtures/keptstate" "$WORK/ks"
+"$NEURONOP" build "$WORK/ks" >/dev/null 2>&1
+
+test_expect "no state an earlier case left reaches a later one; no process is left" '
+    run_alone test ks
+    expect_status 0
+    for t in globals handler fds maps heap_end; do
+        for n in 1 2 3; do
+            expect_out "ok    $t[zeros:$n] (5 executions"
+        done
+    done
+    expect_out "15 passed, 0 failed"'
+
+test_expect "in neuronop itself the same cases find what the earlier ones left" '
+    NEURONOP_SANDBOX=off "$NEURONOP" test ks >out 2>err || true
+    for t in globals handler fds maps heap_end; do
+        grep -q "^ok    $t\[zeros:1\]" out
+        grep -q "^FAIL  $t\[zeros:2\]: a device rule was broken" out
+    done'
+
+test_done
