@@ -17,11 +17,6 @@
 #include "pool.h"
 
 #define MAX_WORKERS 64
-/* A pool thread's own stack: it runs kernels on their cores' stacks and handles signals on an
- * alternate one, so the runtime's own frames are all it holds.  Far less than glibc's 8 MiB
- * default, which a kept worker (which makes its threads anew for every request) would map and
- * unmap each time. */
-#define THREAD_STACK (256 * 1024)
 
 typedef struct job {
     nopi_run *run;
@@ -43,7 +38,7 @@ struct nopi_pool {
     bool started;
     int nhelpers;
     pthread_t helpers[MAX_WORKERS], dog;
-    pthread_attr_t attr;        /* their stack size */
+    const nopi_stack *stacks;   /* the caller's, or NULL */
     bool have_dog;
     bool dog_ticking;           /* the watchdog is in its 5 ms loop: no need to wake it */
     nopi_worker *workers[MAX_WORKERS + 1];   /* registered for the watchdog */
@@ -152,7 +147,24 @@ static void *watchdog(void *arg)
     return NULL;
 }
 
-nopi_pool *nopi_pool_new(int threads)
+/* Starts thread `slot` (0: the watchdog) of p running fn(arg): on the caller's stack for it,
+ * or one of NOPI_POOL_STACK bytes (far less than glibc's 8 MiB default, which a kept worker,
+ * making its threads anew for every request, would map and unmap each time); 0 or an errno. */
+static int start_thread(nopi_pool *p, int slot, pthread_t *t, void *(*fn)(void *), void *arg)
+{
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    if (p->stacks)
+        pthread_attr_setstack(&a, p->stacks[slot].lo,
+                              (size_t)(p->stacks[slot].hi - p->stacks[slot].lo));
+    else
+        pthread_attr_setstacksize(&a, NOPI_POOL_STACK);
+    int rc = pthread_create(t, &a, fn, arg);
+    pthread_attr_destroy(&a);
+    return rc;
+}
+
+nopi_pool *nopi_pool_new(int threads, const nopi_stack *stacks)
 {
     nopi_pool *p = calloc(1, sizeof *p);
     if (!p)
@@ -165,9 +177,8 @@ nopi_pool *nopi_pool_new(int threads)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&p->dog_wake, &ca);
     pthread_condattr_destroy(&ca);
-    pthread_attr_init(&p->attr);
-    pthread_attr_setstacksize(&p->attr, THREAD_STACK);
-    p->have_dog = pthread_create(&p->dog, &p->attr, watchdog, p) == 0;
+    p->stacks = stacks;
+    p->have_dog = start_thread(p, 0, &p->dog, watchdog, p) == 0;
     p->want = threads - 1 < MAX_WORKERS ? threads - 1 : MAX_WORKERS;
     return p;
 }
@@ -183,7 +194,7 @@ static void start_helpers(nopi_pool *p)
         if (!ha)
             break;
         *ha = (helper_arg){ p, i + 1 };
-        if (pthread_create(&p->helpers[i], &p->attr, helper, ha) != 0) {
+        if (start_thread(p, i + 1, &p->helpers[i], helper, ha) != 0) {
             free(ha);
             break;
         }
@@ -208,7 +219,6 @@ void nopi_pool_free(nopi_pool *p)
     pthread_cond_destroy(&p->done);
     pthread_cond_destroy(&p->dog_wake);
     pthread_mutex_destroy(&p->lock);
-    pthread_attr_destroy(&p->attr);
     free(p);
 }
 

@@ -8,9 +8,16 @@
 
 typedef struct nopi_pool nopi_pool;
 
+/* A pool thread's own stack: it runs kernels on their cores' stacks and handles signals on
+ * an alternate one, so the runtime's own frames are all it holds. */
+#define NOPI_POOL_STACK (256 * 1024)
+
 /* Starts threads - 1 helper threads and a watchdog; the caller of nopi_pool_run is the other
- * worker.  NULL on no memory (a pool that got fewer helpers still works, with fewer). */
-nopi_pool *nopi_pool_new(int threads);
+ * worker.  stacks: NULL, or threads stacks of NOPI_POOL_STACK usable bytes the caller owns
+ * and keeps until nopi_pool_free (the watchdog's, then each helper's), which spares mapping
+ * and unmapping a stack for every thread.  NULL on no memory (a pool that got fewer helpers
+ * still works, with fewer). */
+nopi_pool *nopi_pool_new(int threads, const nopi_stack *stacks);
 /* Stops and joins every thread. */
 void nopi_pool_free(nopi_pool *p);
 /* Threads that can take part in a job, the caller included. */

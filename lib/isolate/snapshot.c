@@ -223,8 +223,11 @@ nopi_snap *nopi_snap_open(void)
 /* The snapshot's own work, below nopi_snap_take's frame: 0, or -1. */
 static __attribute__((noinline)) int take_now(nopi_snap *s)
 {
-    /* the heap's end only ever grows: a restore moves it back down, never up */
+    /* the heap's end only ever grows: a restore moves it back down, never up; and threads
+     * allocate from it too, rather than from arenas of their own, each a 64 MiB mapping the
+     * restore would unmap (a TLB shootdown) */
     mallopt(M_TRIM_THRESHOLD, INT_MAX);
+    mallopt(M_ARENA_MAX, 1);
     if ((s->nregions = read_maps(s, s->regions)) < 0)
         return -1;
     /* most of a worker's writable memory is all zeros (stacks and buffers not yet used):
