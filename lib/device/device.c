@@ -196,6 +196,20 @@ int nopi_device_start(nop_device *dev)
                                                                                          : -1;
 }
 
+int nopi_device_start_resident(nop_device *dev, const void **addr, size_t *len, int *threads)
+{
+    if (dev->pool || !(dev->pool = nopi_pool_new_resident(dev->opts.threads)))
+        return -1;
+    nopi_pool_region(dev->pool, addr, len, threads);
+    return 0;
+}
+
+void nopi_device_end_helpers(nop_device *dev)
+{
+    if (dev->pool)
+        nopi_pool_end_helpers(dev->pool);
+}
+
 void nopi_device_stop(nop_device *dev)
 {
     nopi_pool_free(dev->pool);

@@ -38,9 +38,16 @@ int nopi_device_warm(nop_device *dev, size_t stack_size, int ncores);
 /* Starts dev's host threads (the watchdog), as its first run would: a fork server's child
  * does it while it waits for its request.  0, or -1 on no memory. */
 int nopi_device_start(nop_device *dev);
-/* Ends dev's host threads (joined before it returns); the next run starts them again.  A
- * kept worker does it after each request: it restores its snapshot with no other thread. */
+/* Ends dev's host threads (joined before it returns); the next run starts them again. */
 void nopi_device_stop(nop_device *dev);
+/* Starts dev's host threads as a resident pool (pool.h), in a mapping of their own, whose
+ * address, length and thread count it returns: a kept worker leaves them out of what it
+ * restores between requests.  0, or -1 on no memory (the device then starts them as
+ * usual). */
+int nopi_device_start_resident(nop_device *dev, const void **addr, size_t *len, int *threads);
+/* Ends the helper threads of dev's resident pool (the watchdog stays): what a kept worker
+ * does after each request, before it puts itself back. */
+void nopi_device_end_helpers(nop_device *dev);
 /* What a layer above keeps with dev (NULL: nothing yet), and setting it: nop_device_free
  * calls ext_free(ext) first. */
 void *nopi_device_ext(const nop_device *dev);

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "fiber.h"
 #include "pool.h"
@@ -34,6 +36,7 @@ struct nopi_pool {
     unsigned generation;        /* counts jobs, so helpers see a new one */
     int joined, active;         /* helpers that took the job / are still on it */
     bool quit;
+    bool helpers_quit;          /* nopi_pool_end_helpers: the helpers end, the watchdog stays */
     int want;                   /* helpers to start, with the first job that can use them */
     bool started;
     int nhelpers;
@@ -43,6 +46,9 @@ struct nopi_pool {
     bool dog_ticking;           /* the watchdog is in its 5 ms loop: no need to wake it */
     nopi_worker *workers[MAX_WORKERS + 1];   /* registered for the watchdog */
     int failed_helpers;
+    int parked;                 /* helpers that have reached their wait for work */
+    void *region;               /* a resident pool's own mapping (it lives in it), or NULL */
+    size_t region_len;
 };
 
 static void work_on(job *j, nopi_worker *w)
@@ -86,10 +92,12 @@ static void *helper(void *arg)
     pthread_mutex_lock(&p->lock);
     if (!ready)
         p->failed_helpers++;
+    p->parked++;   /* nopi_pool_new_resident waits for this */
+    pthread_cond_broadcast(&p->done);
     for (;;) {
-        while (!p->quit && (p->generation == seen || !p->job))
+        while (!p->quit && !p->helpers_quit && (p->generation == seen || !p->job))
             pthread_cond_wait(&p->work, &p->lock);
-        if (p->quit)
+        if (p->quit || p->helpers_quit)
             break;
         seen = p->generation;
         job *j = p->job;
@@ -164,11 +172,9 @@ static int start_thread(nopi_pool *p, int slot, pthread_t *t, void *(*fn)(void *
     return rc;
 }
 
-nopi_pool *nopi_pool_new(int threads, const nopi_stack *stacks)
+/* Sets up p's locks and starts its watchdog and (want) its helpers' count. */
+static void init(nopi_pool *p, int threads, const nopi_stack *stacks)
 {
-    nopi_pool *p = calloc(1, sizeof *p);
-    if (!p)
-        return NULL;
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->work, NULL);
     pthread_cond_init(&p->done, NULL);
@@ -180,6 +186,13 @@ nopi_pool *nopi_pool_new(int threads, const nopi_stack *stacks)
     p->stacks = stacks;
     p->have_dog = start_thread(p, 0, &p->dog, watchdog, p) == 0;
     p->want = threads - 1 < MAX_WORKERS ? threads - 1 : MAX_WORKERS;
+}
+
+nopi_pool *nopi_pool_new(int threads, const nopi_stack *stacks)
+{
+    nopi_pool *p = calloc(1, sizeof *p);
+    if (p)
+        init(p, threads, stacks);
     return p;
 }
 
@@ -202,6 +215,54 @@ static void start_helpers(nopi_pool *p)
     }
 }
 
+nopi_pool *nopi_pool_new_resident(int threads)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    int nstacks = threads < MAX_WORKERS + 1 ? threads : MAX_WORKERS + 1;
+    size_t head = (sizeof(nopi_pool) + (size_t)nstacks * sizeof(nopi_stack) + page - 1) /
+                  page * page;
+    size_t each = page + NOPI_POOL_STACK;   /* a guard page below each stack */
+    size_t len = head + (size_t)nstacks * each;
+    unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    madvise(m, len, MADV_DONTDUMP);   /* a flag of its own: no neighbour merges with it */
+    nopi_pool *p = (nopi_pool *)(void *)m;
+    nopi_stack *stacks = (nopi_stack *)(void *)(p + 1);
+    for (int i = 0; i < nstacks; i++) {
+        unsigned char *g = m + head + (size_t)i * each;
+        mprotect(g, page, PROT_NONE);
+        stacks[i] = (nopi_stack){ g, each, page, g + page, g + each };
+    }
+    p->region = m;
+    p->region_len = len;
+    init(p, nstacks, stacks);
+    return p;
+}
+
+void nopi_pool_region(const nopi_pool *p, const void **addr, size_t *len, int *threads)
+{
+    *addr = p->region;
+    *len = p->region_len;
+    *threads = p->have_dog ? 1 : 0;
+}
+
+void nopi_pool_end_helpers(nopi_pool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    p->helpers_quit = true;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < p->nhelpers; i++)
+        pthread_join(p->helpers[i], NULL);
+    pthread_mutex_lock(&p->lock);
+    p->helpers_quit = false;
+    p->started = false;   /* the next job that can use them starts them again */
+    p->nhelpers = p->failed_helpers = p->parked = 0;
+    pthread_mutex_unlock(&p->lock);
+}
+
 void nopi_pool_free(nopi_pool *p)
 {
     if (!p)
@@ -219,7 +280,10 @@ void nopi_pool_free(nopi_pool *p)
     pthread_cond_destroy(&p->done);
     pthread_cond_destroy(&p->dog_wake);
     pthread_mutex_destroy(&p->lock);
-    free(p);
+    if (p->region)
+        munmap(p->region, p->region_len);
+    else
+        free(p);
 }
 
 int nopi_pool_threads(const nopi_pool *p)

@@ -174,23 +174,30 @@ static _Noreturn void child(nopi_server *s, pid_t zygote, int own_fd, int rec_fd
     struct nopi_done done;
     memset(&done, 0, sizeof done);
     nop_device *cdev = NULL;
-    /* a child to be put back takes its snapshot alone: its threads come after */
+    /* a child to be put back starts its threads as it takes its snapshot */
     if (set_up(s, &w, &cdev, &done, !snap) == 0 && s->prepare) {
         done.rc = s->prepare(s->ctx, &w, &done.err);   /* a failure answers the request */
         /* the phase it announced has ended: a request that comes long after must not find
          * its deadline passed */
         nopi_wire_phase(&w, NOPI_PHASE_OTHER, 0, "");
     }
-    /* the snapshot once a request has come (a spare may never get one), before it is read;
-     * 1: back here, as it was, after a request */
-    int took = snap && done.rc == 0 && request_waits(own_fd) ? nopi_snap_take(snap) : -1;
+    /* the snapshot once a request has come (a spare may never get one), before it is read,
+     * with the device's watchdog waiting in a mapping of its own, which it leaves as it is
+     * (it serves every request); 1: back here, as it was, after a request */
+    const void *pool;
+    size_t pool_len;
+    int threads;
+    int took = -1;
+    if (snap && done.rc == 0 && request_waits(own_fd) &&
+        nopi_device_start_resident(cdev, &pool, &pool_len, &threads) == 0) {
+        nopi_snap_leave(snap, pool, pool_len, threads);
+        took = nopi_snap_take(snap);
+    }
     if (took == 1) {   /* the last request's phases are over; then: ready */
         nopi_wire_phase(&w, NOPI_PHASE_OTHER, 0, "");
         if (nopi_fd_all(own_fd, &(char){ 1 }, 1, true) != 0)
             _exit(0);
     }
-    if (took >= 0 && s->proto && s->warm_cores)
-        nopi_device_start(cdev);
     char *req = NULL;
     uint64_t len;
     int got[2];
@@ -209,8 +216,8 @@ static _Noreturn void child(nopi_server *s, pid_t zygote, int own_fd, int rec_fd
     }
     if (serve_one(s, cdev, &w, &done, req, len) || took < 0)
         _exit(0);   /* no atexit handlers, no stdio flush: the parent owns those */
-    nopi_device_stop(cdev);   /* its threads: a snapshot is put back with none */
-    nopi_snap_restore(snap);  /* returns only when it cannot */
+    nopi_device_end_helpers(cdev);   /* they ran kernels: a snapshot is put back without */
+    nopi_snap_restore(snap);         /* returns only when it cannot */
     _exit(0);
 }
 
