@@ -152,6 +152,43 @@ static bool request_waits(int fd)
     return n == 1;
 }
 
+/* A kept child's snapshot, taken once its request has come (a spare may never get one) and
+ * before it reads it, with the device's watchdog waiting in a mapping of its own, which the
+ * snapshot leaves as it is (it serves every request).  Returns what nopi_snap_take does: 0
+ * once taken, 1 each time a restore comes back here; or -1 (serve once and end). */
+static int snapshot(nopi_snap *snap, nop_device *cdev, int own_fd)
+{
+    const void *pool;
+    size_t len;
+    int threads;
+    if (!request_waits(own_fd) || nopi_device_start_resident(cdev, &pool, &len, &threads) != 0)
+        return -1;
+    nopi_snap_leave(snap, pool, len, threads);
+    return nopi_snap_take(snap);
+}
+
+/* Reads a child's next request into *req (*len bytes): the descriptors that came with it are
+ * its inputs' memfd (w->in_fd) and, for a child put back (again), before it, a record pipe of
+ * the request's own, which w and the trap handler write to from now.  false when none came. */
+static bool next_request(int own_fd, bool again, nopi_wire *w, char **req, uint64_t *len)
+{
+    int got[2];
+    if (!nopi_read_request(own_fd, req, len, got, 2))
+        return false;
+    if (!again) {
+        w->in_fd = got[0];
+        if (got[1] >= 0)
+            close(got[1]);
+        return true;
+    }
+    if (got[0] < 0)
+        return false;
+    w->fd = got[0];
+    w->in_fd = got[1];
+    nopi_confine_report_to(w->fd);
+    return true;
+}
+
 /* A zygote's child: made ready (its device made, confined, its library loaded) before its
  * request comes, on a socket of its own from the zygote; serves that one request, sending
  * its records on a pipe of its own and its phases on a page of its own, then ends.  A child
@@ -181,39 +218,16 @@ static _Noreturn void child(nopi_server *s, pid_t zygote, int own_fd, int rec_fd
          * its deadline passed */
         nopi_wire_phase(&w, NOPI_PHASE_OTHER, 0, "");
     }
-    /* the snapshot once a request has come (a spare may never get one), before it is read,
-     * with the device's watchdog waiting in a mapping of its own, which it leaves as it is
-     * (it serves every request); 1: back here, as it was, after a request */
-    const void *pool;
-    size_t pool_len;
-    int threads;
-    int took = -1;
-    if (snap && done.rc == 0 && request_waits(own_fd) &&
-        nopi_device_start_resident(cdev, &pool, &pool_len, &threads) == 0) {
-        nopi_snap_leave(snap, pool, pool_len, threads);
-        took = nopi_snap_take(snap);
-    }
-    if (took == 1) {   /* the last request's phases are over; then: ready */
+    int took = snap && done.rc == 0 ? snapshot(snap, cdev, own_fd) : -1;
+    if (took == 1) {   /* back, as it was: the last request's phases are over; ready */
         nopi_wire_phase(&w, NOPI_PHASE_OTHER, 0, "");
         if (nopi_fd_all(own_fd, &(char){ 1 }, 1, true) != 0)
             _exit(0);
     }
     char *req = NULL;
     uint64_t len;
-    int got[2];
-    if (!nopi_read_request(own_fd, &req, &len, got, 2))
+    if (!next_request(own_fd, took == 1, &w, &req, &len))
         _exit(0);
-    if (took == 1) {   /* a record pipe of the request's own, then its inputs */
-        if (got[0] < 0)
-            _exit(0);
-        w.fd = got[0];
-        w.in_fd = got[1];
-        nopi_confine_report_to(w.fd);
-    } else {
-        w.in_fd = got[0];
-        if (got[1] >= 0)
-            close(got[1]);
-    }
     if (serve_one(s, cdev, &w, &done, req, len) || took < 0)
         _exit(0);   /* no atexit handlers, no stdio flush: the parent owns those */
     nopi_device_end_helpers(cdev);   /* they ran kernels: a snapshot is put back without */
