@@ -18,18 +18,10 @@
 #include "server.h"
 #include "device/trace.h"
 
-/* One record whose payload is a then b, in one write where the pipe takes it whole: each
- * write wakes the parent, and a run sends ten records. */
-static int put2(nopi_wire *w, uint32_t type, const void *a, size_t alen, const void *b,
-                size_t blen)
+/* Writes the n buffers at v (which it consumes) whole, under the wire's lock, going on after
+ * signals and short writes; 0, or -1 when the parent is gone. */
+static int writev_all(nopi_wire *w, struct iovec *v, int n)
 {
-    uint64_t len = (uint64_t)alen + blen;
-    char head[sizeof type + sizeof len];
-    memcpy(head, &type, sizeof type);
-    memcpy(head + sizeof type, &len, sizeof len);
-    struct iovec iov[3] = { { head, sizeof head }, { (void *)a, alen }, { (void *)b, blen } };
-    struct iovec *v = iov;
-    int n = 3;
     int rc = 0;
     pthread_mutex_lock(&w->lock);
     while (n > 0) {
@@ -51,6 +43,19 @@ static int put2(nopi_wire *w, uint32_t type, const void *a, size_t alen, const v
     }
     pthread_mutex_unlock(&w->lock);
     return rc;
+}
+
+/* One record whose payload is a then b, in one write where the pipe takes it whole: each
+ * write wakes the parent. */
+static int put2(nopi_wire *w, uint32_t type, const void *a, size_t alen, const void *b,
+                size_t blen)
+{
+    uint64_t len = (uint64_t)alen + blen;
+    char head[sizeof type + sizeof len];
+    memcpy(head, &type, sizeof type);
+    memcpy(head + sizeof type, &len, sizeof len);
+    struct iovec iov[3] = { { head, sizeof head }, { (void *)a, alen }, { (void *)b, blen } };
+    return writev_all(w, iov, 3);
 }
 
 int nopi_wire_put(nopi_wire *w, uint32_t type, const void *data, size_t len)
@@ -140,27 +145,7 @@ static void batch_add(batch *bt, uint32_t type, const void *a, size_t alen, cons
 /* Writes what was gathered, whole, and empties the batch; 0, or -1 when the parent is gone. */
 static int batch_flush(nopi_wire *w, batch *bt)
 {
-    struct iovec *v = bt->iov;
-    int n = bt->niov, rc = 0;
-    pthread_mutex_lock(&w->lock);
-    while (n > 0) {
-        ssize_t k = writev(w->fd, v, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0) {
-            rc = -1;
-            break;
-        }
-        while (n > 0 && (size_t)k >= v->iov_len) {   /* skip what was written */
-            k -= (ssize_t)v->iov_len;
-            v++, n--;
-        }
-        if (n > 0) {
-            v->iov_base = (char *)v->iov_base + k;
-            v->iov_len -= (size_t)k;
-        }
-    }
-    pthread_mutex_unlock(&w->lock);
+    int rc = writev_all(w, bt->iov, bt->niov);
     bt->niov = bt->nrec = 0;
     return rc;
 }
