@@ -45,7 +45,8 @@
 #define ALT_STACK (64 * 1024)        /* the restore's own stack */
 #define MAX_FDS 64                   /* descriptors a snapshot may have open */
 #define NSIG_KERNEL 64
-#define PAGE 4096                    /* what is compared and copied back at once */
+#define PAGE 4096                    /* what is compared and copied back at once (mappings
+                                      * are whole pages, of this size or a multiple) */
 
 /* One line of /proc/self/maps. */
 struct region {
@@ -263,6 +264,7 @@ static __attribute__((noinline)) int take_now(nopi_snap *s)
                       MAP_POPULATE, -1, 0);
     if (copy == MAP_FAILED)
         return -1;
+    madvise(copy, len, MADV_DONTDUMP);   /* as the struct's: it merges with no neighbour */
     s->copy = copy;
     s->copy_len = len;
     uint32_t *slots = copy;
@@ -286,7 +288,7 @@ static __attribute__((noinline)) int take_now(nopi_snap *s)
     }
     s->slots = slots;
     s->pages = pages;
-    mprotect(s->copy, s->copy_len, PROT_READ);   /* read-only: no neighbour merges with it */
+    mprotect(s->copy, s->copy_len, PROT_READ);   /* what user code would reach needs mprotect */
     s->brk = (uintptr_t)syscall(SYS_brk, 0);
 #if defined(__x86_64__)
     if (syscall(SYS_arch_prctl, ARCH_GET_FS, &s->fsbase) != 0)
