@@ -79,7 +79,9 @@ test_expect "one zygote's child serves case after case; it is replaced when a ca
         >out 2>err
     expect_out "6 passed, 0 failed"
     forks passing
-    test "$zygotes" = 1 && test "$children" -le 2 ||
+    # one child for the 6 cases (a second or third only if a restore took over half a
+    # second, as it may under strace on a busy machine)
+    test "$zygotes" = 1 && test "$children" -le 3 ||
         { echo "zygotes $zygotes, children $children"; cat out err; exit 1; }
     strace -ff -qq -e trace=clone,clone3,fork,vfork -o all "$NEURONOP" test fs --timeout 1 \
         >out 2>err || true
