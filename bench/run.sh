@@ -94,6 +94,6 @@ echo "== Python: torch ops on the virtual device (neuronop python; see neuronop-
 cp -R "$src/share/neuronop/examples/mlp_python" "$work/mlp"
 (cd "$work/mlp" && "$neuronop" python build.py)
 "$neuronop" python "$src/bench/python_bridge.py" "$work/mlp"
-echo "  (each call is a fresh confined child of the library's zygote, made ready ahead of it:"
-echo "   its fork, first writes and exit are the cost; a child kept across calls and proved"
-echo "   clean between them would remove it, and is not done)"
+echo "  (each call runs in the library's confined child, put back after it to the state it had"
+echo "   when the library was loaded: the hops between Python, the supervisor, the zygote and"
+echo "   the child, and putting it back, are the cost; see neuronop-python(1))"
