@@ -146,6 +146,11 @@ static int start(nopi_server *s, nop_error *err)
     return 0;
 }
 
+int nopi_server_start(nopi_server *s, nop_error *err)
+{
+    return s->pid ? 0 : start(s, err);
+}
+
 /* Ends the worker and what it left in its group.  wait: reap it now and return its status;
  * otherwise the device reaps it later, while the caller goes on. */
 static int stop(nopi_server *s, bool wait)

@@ -125,6 +125,10 @@ void nopi_server_prepare(nopi_server *s, nopi_prepare_fn *prepare);
  * the next request's (never a verdict, which the parent makes).  Call it before the first
  * request. */
 void nopi_server_reuse(nopi_server *s);
+/* Starts the server's zygote now rather than at the first request, so that its first child
+ * readies itself (loads the library) meanwhile: for a server whose first request comes
+ * later, while another works.  0, or -1 with err filled (the first request starts it then). */
+int nopi_server_start(nopi_server *s, nop_error *err);
 /* Asks the server's zygote to prepare, once, a device whose stacks (stack_size bytes, on
  * ncores cores), TCM and buffers its children inherit, as a first run would make them: each
  * request's child then touches only the pages its run writes.  Call it before the first

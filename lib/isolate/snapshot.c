@@ -8,7 +8,10 @@
  * (another thread, a pending signal, a mapping removed or changed), moves the heap's end
  * back, unmaps what the request mapped, compares every page of the snapshot's mappings with
  * its copy and copies back those that differ, restores the rest, and jumps back into
- * nopi_snap_take with setcontext.
+ * nopi_snap_take with setcontext.  Pages of zeros are not kept but compared with zeros, and
+ * an anonymous page never touched (mincore: not resident, on a machine without swap) is not
+ * read at all, neither when the snapshot is taken nor when it is put back: a worker's
+ * megabytes of stacks and buffers are mostly untouched, and reading a page faults it in.
  *
  * Why compare rather than have the kernel track writes (userfaultfd's write-protection, or
  * soft-dirty bits): every tracked page costs a fault at its first write in each request, and
@@ -45,6 +48,7 @@
 #define ALT_STACK (64 * 1024)        /* the restore's own stack */
 #define MAX_FDS 64                   /* descriptors a snapshot may have open */
 #define NSIG_KERNEL 64
+#define TOUCHED_PAGES 4096           /* pages mincore is asked about at once */
 #define PAGE 4096                    /* what is compared and copied back at once (mappings
                                       * are whole pages, of this size or a multiple) */
 
@@ -92,10 +96,30 @@ struct nopi_snap {
     struct region regions[MAX_REGIONS];   /* the snapshot's mappings, in address order */
     struct region now[MAX_REGIONS];       /* the mappings as a restore finds them */
     char maps[MAPS_BYTES];
+    unsigned char touched[TOUCHED_PAGES];   /* mincore's answer for a region's pages */
+    bool swap;                       /* the machine swaps: a page not resident may hold data */
     _Alignas(16) char stack[ALT_STACK];
 };
 
 static const char zero_page[PAGE];   /* read-only: not among what is restored */
+
+/* Asks which of the n pages (n <= TOUCHED_PAGES) of r from at may have been touched:
+ * s->touched[k] & 1 for page k.  A page of an anonymous mapping that is not resident was
+ * never touched (or was given back), so it reads as zeros, and reading it would only fault
+ * it in; but only where there is no swap, which would also leave a written page not
+ * resident.  A file's pages (a library's data) are never taken for zeros. */
+static void ask_touched(nopi_snap *s, const struct region *r, uintptr_t at, size_t n)
+{
+    if (r->inode || s->swap || mincore((void *)at, n * PAGE, s->touched) != 0)
+        memset(s->touched, 1, n);
+}
+
+/* How many pages of r from at ask_touched takes at once. */
+static size_t touched_run(const struct region *r, uintptr_t at)
+{
+    size_t left = (r->end - at) / PAGE;
+    return left < TOUCHED_PAGES ? left : TOUCHED_PAGES;
+}
 
 /* ---- reading /proc/self/maps ------------------------------------------------------------ */
 
@@ -230,6 +254,10 @@ nopi_snap *nopi_snap_open(void)
         return NULL;
     /* a flag of its own, so that no mapping the process makes next to it merges with it */
     madvise(s, sizeof *s, MADV_DONTDUMP);
+    /* /proc/swaps is a header line, then a line for each swap area in use */
+    ssize_t n = read_proc("/proc/swaps", s->maps, sizeof s->maps);
+    const char *nl = n > 0 ? strchr(s->maps, '\n') : NULL;
+    s->swap = n <= 0 || (nl && nl[1] != '\0');
     return s;
 #endif
 }
@@ -253,8 +281,13 @@ static __attribute__((noinline)) int take_now(nopi_snap *s)
             continue;
         r->first = npages;
         npages += (r->end - r->start) / PAGE;
-        for (uintptr_t at = r->start; at < r->end; at += PAGE)
-            nonzero += memcmp((const void *)at, zero_page, PAGE) != 0;
+        for (uintptr_t at = r->start; at < r->end; at += TOUCHED_PAGES * PAGE) {
+            size_t n = touched_run(r, at);
+            ask_touched(s, r, at, n);
+            for (size_t k = 0; k < n; k++)
+                nonzero += (s->touched[k] & 1) &&
+                           memcmp((const void *)(at + k * PAGE), zero_page, PAGE) != 0;
+        }
     }
     nonzero += 64;   /* this function's own frames may dirty a few more while it copies */
     size_t head = (npages * sizeof(uint32_t) + PAGE - 1) / PAGE * PAGE;
@@ -276,7 +309,10 @@ static __attribute__((noinline)) int take_now(nopi_snap *s)
             continue;
         uint32_t *slot = slots + r->first;
         for (uintptr_t at = r->start; at < r->end; at += PAGE, slot++) {
-            if (memcmp((const void *)at, zero_page, PAGE) == 0) {
+            size_t k = (at - r->start) / PAGE % TOUCHED_PAGES;
+            if (k == 0)
+                ask_touched(s, r, at, touched_run(r, at));
+            if (!(s->touched[k] & 1) || memcmp((const void *)at, zero_page, PAGE) == 0) {
                 *slot = 0;
             } else if (used < nonzero) {
                 memcpy(pages + used * PAGE, (const void *)at, PAGE);
@@ -376,11 +412,17 @@ static bool same_layout(nopi_snap *s)
     return j == s->nregions;
 }
 
-/* Copies back every page of r that differs from the snapshot's copy. */
-static void put_back(const nopi_snap *s, const struct region *r)
+/* Copies back every page of r that differs from the snapshot's copy.  A page of zeros that
+ * has not been touched since is still zeros: it is not read (which would fault it in). */
+static void put_back(nopi_snap *s, const struct region *r)
 {
     const uint32_t *slot = s->slots + r->first;
     for (uintptr_t at = r->start; at < r->end; at += PAGE, slot++) {
+        size_t k = (at - r->start) / PAGE % TOUCHED_PAGES;
+        if (k == 0)
+            ask_touched(s, r, at, touched_run(r, at));
+        if (!*slot && !(s->touched[k] & 1))
+            continue;
         const char *was = *slot ? s->pages + (size_t)(*slot - 1) * PAGE : zero_page;
         if (memcmp((const void *)at, was, PAGE) != 0)
             memcpy((void *)at, was, PAGE);
