@@ -217,14 +217,19 @@ static void a_reusing_server_puts_its_child_back_between_requests(void **state)
     nop_error err;
     int32_t first[3] = { 0 }, again[3] = { 0 }, next[3] = { 0 };
     assert_int_equal(nopi_server_call(srv, "op", 10, 0, "a", 1, take_pid, first, &err), 0);
+    int changes = 0;   /* requests served by another child than the one before */
+    int32_t prev = first[0];
     for (int i = 0; i < 5; i++) {
         assert_int_equal(nopi_server_call(srv, "op", 10, 0, "b", 1, take_pid, again, &err), 0);
         assert_int_equal(again[2], 0);   /* left_behind is as it was before the first */
-        if (kept)
-            assert_int_equal(again[0], first[0]);
-        else
-            assert_int_not_equal(again[0], first[0]);
+        changes += again[0] != prev;
+        prev = again[0];
     }
+    /* (one restore that took over half a second on a very busy machine costs one child) */
+    if (kept)
+        assert_true(changes <= 1);
+    else
+        assert_int_equal(changes, 5);
     assert_int_equal(nopi_server_call(srv, "op", 10, 0, "exit", 4, take_pid, next, &err), -1);
     assert_non_null(strstr(err.diag.msg, "(exit status 3) before the op finished"));
     if (nopi_server_call(srv, "op", 10, 0, "thread", 6, take_pid, next, &err) != 0)
