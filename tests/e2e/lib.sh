@@ -13,6 +13,7 @@
 #   run_alone ARGS...      like run, then fails if any process it started is still there
 #   copy_example NAME DIR  copies share/neuronop/examples/NAME (without its build/) to DIR
 #   torch_says 'CODE'      what Python CODE writes to stdout under real PyTorch, computed once
+#   in_lanes FUNCTION      calls FUNCTION LINE for each line of stdin, $LANES lines at once
 #   test_done              prints the plan; exits non-zero if any test failed
 set -u
 
@@ -102,6 +103,23 @@ torch_says() {
         mv "$ts_file.tmp.$$" "$ts_file"   # whole or not at all, for scripts running at once
     fi
     cat "$ts_file"
+}
+
+# in_lanes FUNCTION: calls FUNCTION with each line of standard input as its one argument, in
+# $LANES subshells at once (line k in lane k mod $LANES, each lane in the lines' order), and
+# returns when all have ended.  A script whose cases are independent runs them this way so
+# that `prove -j` is not left waiting for one long script: FUNCTION writes its results to
+# files and the script reports them afterwards, in order.
+LANES=${NEURONOP_TEST_LANES:-4}
+in_lanes() {
+    cat >"$WORK/.lanes"
+    il_lane=0
+    while [ "$il_lane" -lt "$LANES" ]; do
+        awk -v n="$LANES" -v k="$il_lane" 'NR % n == k' "$WORK/.lanes" |
+            while IFS= read -r il_line; do "$1" "$il_line"; done &
+        il_lane=$((il_lane + 1))
+    done
+    wait
 }
 
 test_done() {
