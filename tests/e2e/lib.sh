@@ -30,6 +30,7 @@ test_failed=0
 # every failure but the last).
 test_expect() {
     test_count=$((test_count + 1))
+    [ -z "${NEURONOP_TEST_TIMES:-}" ] || te_start=$(date +%s%N)
     (set -e; cd "$WORK"; eval "$2") >"$WORK/.log" 2>&1
     if [ $? -eq 0 ]; then
         echo "ok $test_count - $1"
@@ -38,6 +39,8 @@ test_expect() {
         echo "not ok $test_count - $1"
         sed 's/^/# /' "$WORK/.log"
     fi
+    # NEURONOP_TEST_TIMES=1: each test's wall time, to find what makes a script slow
+    [ -z "${NEURONOP_TEST_TIMES:-}" ] || echo "# $(( ($(date +%s%N) - te_start) / 1000000 )) ms"
 }
 
 run() {
