@@ -113,7 +113,8 @@ torch_says() {
 # $LANES subshells at once (line k in lane k mod $LANES, each lane in the lines' order), and
 # returns when all have ended.  A script whose cases are independent runs them this way so
 # that `prove -j` is not left waiting for one long script: FUNCTION writes its results to
-# files and the script reports them afterwards, in order.
+# files of its own and the script reports them afterwards, in order (not through run and
+# expect_*, whose $WORK/out and $WORK/err the lanes would share).
 LANES=${NEURONOP_TEST_LANES:-4}
 in_lanes() {
     cat >"$WORK/.lanes"
