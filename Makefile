@@ -66,7 +66,7 @@ TEST_ENV = NEURONOP="$(abspath $(BIN))" NEURONOP_SHARE_DIR="$(abspath share/neur
 	NEURONOP_SRC="$(abspath .)" NEURONOP_CACHE_DIR="$(abspath $(O))/check-cache"
 
 .PHONY: all deps test-deps demo demo-run check check-run unit e2e sanitize bench golden deb fuzz \
-	install clean warnings examples-test check-sanitized
+	install clean warnings examples-test check-sanitized oracles
 
 all: $(BIN)
 
@@ -108,23 +108,31 @@ check: test-deps
 
 # Every test runs under one `prove`, in parallel (TEST_JOBS at once): the unit programs (cmocka
 # prints TAP), the end-to-end scripts, and t0290's run of each shipped example's own cases.
-# The slowest start first, so that the run takes about as long as the longest of them.
+# The slowest start first (E2E_SLOW, longest first as measured alone, then the unit programs,
+# three of which take seconds), and the many short scripts fill the gaps at the end, so that
+# both CPUs stay busy until the last script ends.
 TEST_JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
-E2E_SLOW = t0502-deb-package.sh t0208-run-hostile.sh t0100-build-diagnostics.sh \
-	t0110-run-diagnostics.sh t0121-cxx-examples.sh t0120-build-cxx.sh t0105-build-cache.sh \
-	t0220-run-aten-diff.sh t0300-test-cases.sh
+E2E_SLOW = t0100-build-diagnostics.sh t0120-build-cxx.sh t0105-build-cache.sh \
+	t0601-python-ops.sh t0602-python-memcheck.sh t0121-cxx-examples.sh t0208-run-hostile.sh \
+	t0502-deb-package.sh t0110-run-diagnostics.sh t0220-run-aten-diff.sh \
+	t0212-test-fork-server.sh t0101-build-compile-limits.sh t0600-python-launcher.sh
 E2E_ALL = $(patsubst tests/e2e/%,%,$(sort $(wildcard tests/e2e/t[0-9]*.sh)))
 E2E_ORDER = $(filter $(E2E_ALL),$(E2E_SLOW)) $(filter-out $(E2E_SLOW),$(E2E_ALL))
+CHECK_ORDER = $(filter $(E2E_ALL),$(E2E_SLOW)) $(abspath $(UNIT_BINS)) \
+	$(filter-out $(E2E_SLOW),$(E2E_ALL))
 PROVE = cd tests/e2e && $(TEST_ENV) $(PROVE_ENV) CMOCKA_MESSAGE_OUTPUT=TAP prove --timer -j$(TEST_JOBS)
 
 # Expectations that real libtorch computes are compiled before the tests run (each is cached
-# by its sources' hash), so that the suite's time is the tests' own.
+# by its sources' hash), so that the suite's time is the tests' own; at the same time as the
+# second compiler's checks (warnings), which need the other CPU when the tree is new.
 ORACLES = sh tests/fixtures/cxx/idioms/oracle.sh "$(abspath out)" >/dev/null
 
-check-run: $(BIN) $(UNIT_BINS)
-	@$(MAKE) --no-print-directory -j$(TEST_JOBS) warnings
+oracles:
 	@$(ORACLES)
-	@$(PROVE) $(PROVE_FLAGS) $(E2E_ORDER) $(abspath $(UNIT_BINS))
+
+check-run: $(BIN) $(UNIT_BINS)
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) warnings oracles
+	@$(PROVE) $(PROVE_FLAGS) $(CHECK_ORDER)
 
 unit: $(UNIT_BINS)
 	@$(PROVE) $(abspath $(UNIT_BINS))
@@ -156,7 +164,7 @@ sanitize: test-deps
 
 check-sanitized: $(BIN) $(UNIT_BINS)
 	@$(ORACLES)
-	@$(PROVE) $(E2E_ORDER) $(abspath $(UNIT_BINS))
+	@$(PROVE) $(CHECK_ORDER)
 
 $(O)/bench/devbench: bench/devbench.c $(LIBA)
 	@mkdir -p $(dir $@)

@@ -55,10 +55,13 @@ date=$(date -R -u -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/nul
 printf 'neuronop (%s) unstable; urgency=medium\n\n  * Built from the neuronop source tree.\n\n -- neuronop authors <neuronop@example.org>  %s\n' \
     "$version" "$date" | gzip -9n >"$doc/changelog.gz"
 
-# the packages of the shared libraries it loads, in a stable order
+# the packages of the shared libraries it loads, in a stable order: each library by its
+# resolved path and by the path ldd found (usrmerge registers some under /lib), in one dpkg -S
+# (each one reads dpkg's whole file list: half a second a call with torch installed)
 shlibs=$(ldd "$bin" | awk '/=> \// { print $3 }' | while read -r lib; do
-    dpkg -S "$(readlink -f "$lib")" 2>/dev/null || dpkg -S "$lib" 2>/dev/null || true
-done | cut -d: -f1 | sort -u | paste -sd, - | sed 's/,/, /g')
+    readlink -f "$lib"
+    echo "$lib"
+done | xargs -r dpkg -S 2>/dev/null | cut -d: -f1 | sort -u | paste -sd, - | sed 's/,/, /g')
 # python3 for the neuronop Python package (usr/lib/python3/dist-packages); torch is only
 # recommended: it is 600 MiB, and everything but `neuronop python` works without it
 depends="${shlibs:-libc6}, tcc, libc6-dev, python3${CXX_DEPENDS:+, $CXX_DEPENDS}"
@@ -84,6 +87,10 @@ EOT
 (cd "$stage" && find usr -type f -exec md5sum {} + | sort -k2) >"$stage/DEBIAN/md5sums"
 chmod 644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums"
 find "$stage/usr" -type d -exec chmod 755 {} +
-dpkg-deb --root-owner-group -Zxz --build "$stage" "$outdir/$name.deb" >/dev/null
+# Reproducible: every file dated like the changelog (the last commit), so the same tree makes
+# the same bytes (and t0502 need not run lintian again on a package it has checked).
+find "$stage" -exec touch -h -d "$date" {} +
+SOURCE_DATE_EPOCH=$(date -u -d "$date" +%s) \
+    dpkg-deb --root-owner-group -Zxz --build "$stage" "$outdir/$name.deb" >/dev/null
 rm -rf "$stage"
 echo "$outdir/$name.deb"

@@ -13,6 +13,7 @@
 #   run_alone ARGS...      like run, then fails if any process it started is still there
 #   copy_example NAME DIR  copies share/neuronop/examples/NAME (without its build/) to DIR
 #   torch_says 'CODE'      what Python CODE writes to stdout under real PyTorch, computed once
+#   in_lanes FUNCTION      calls FUNCTION LINE for each line of stdin, $LANES lines at once
 #   test_done              prints the plan; exits non-zero if any test failed
 set -u
 
@@ -29,6 +30,7 @@ test_failed=0
 # every failure but the last).
 test_expect() {
     test_count=$((test_count + 1))
+    [ -z "${NEURONOP_TEST_TIMES:-}" ] || te_start=$(date +%s%N)
     (set -e; cd "$WORK"; eval "$2") >"$WORK/.log" 2>&1
     if [ $? -eq 0 ]; then
         echo "ok $test_count - $1"
@@ -37,6 +39,8 @@ test_expect() {
         echo "not ok $test_count - $1"
         sed 's/^/# /' "$WORK/.log"
     fi
+    # NEURONOP_TEST_TIMES=1: each test's wall time, to find what makes a script slow
+    [ -z "${NEURONOP_TEST_TIMES:-}" ] || echo "# $(( ($(date +%s%N) - te_start) / 1000000 )) ms"
 }
 
 run() {
@@ -85,8 +89,9 @@ copy_example() {
     *) dest=$PWD/$2 ;;   # the copy below runs in the example's folder
     esac
     mkdir -p "$dest"
-    (cd "$EXAMPLES/$1" && find . -path ./build -prune -o -type f -print | while read -r f; do
-        mkdir -p "$dest/$(dirname "$f")"; cp "$f" "$dest/$f"; done)
+    # three processes, not three a file
+    (cd "$EXAMPLES/$1" && find . -path ./build -prune -o -type f -print0 |
+        xargs -0r cp --parents -t "$dest")
 }
 
 # torch_says 'CODE': the standard output of CODE run by Debian's python3 with torch 1.13, the
@@ -102,6 +107,24 @@ torch_says() {
         mv "$ts_file.tmp.$$" "$ts_file"   # whole or not at all, for scripts running at once
     fi
     cat "$ts_file"
+}
+
+# in_lanes FUNCTION: calls FUNCTION with each line of standard input as its one argument, in
+# $LANES subshells at once (line k in lane k mod $LANES, each lane in the lines' order), and
+# returns when all have ended.  A script whose cases are independent runs them this way so
+# that `prove -j` is not left waiting for one long script: FUNCTION writes its results to
+# files of its own and the script reports them afterwards, in order (not through run and
+# expect_*, whose $WORK/out and $WORK/err the lanes would share).
+LANES=${NEURONOP_TEST_LANES:-4}
+in_lanes() {
+    cat >"$WORK/.lanes"
+    il_lane=0
+    while [ "$il_lane" -lt "$LANES" ]; do
+        awk -v n="$LANES" -v k="$il_lane" 'NR % n == k' "$WORK/.lanes" |
+            while IFS= read -r il_line; do "$1" "$il_line"; done &
+        il_lane=$((il_lane + 1))
+    done
+    wait
 }
 
 test_done() {

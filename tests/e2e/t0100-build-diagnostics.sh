@@ -6,12 +6,13 @@
 unset NEURONOP_CACHE_DIR   # the build itself is under test: every compile runs cold
 
 golden="$NEURONOP_SRC/tests/golden/build"
-for case in "$golden"/*/; do
-    name=$(basename "$case")
-    [ "$name" = base ] && continue
-    dir="$WORK/$name"
-    # one cp lays the case over base/ (later sources win); the shell's own read and
-    # redirections do the rest: a process costs milliseconds here, and there are 105 cases
+
+# build_case NAME: builds case NAME in its own folder and writes $WORK/NAME/actual.  One cp
+# lays the case over base/ (later sources win); the shell's own read and redirections do the
+# rest: a process costs milliseconds here, and there are 105 cases.
+build_case() {
+    case=$golden/$1
+    dir=$WORK/$1
     mkdir "$dir"
     cp -R "$golden/base/." "$case/." "$dir/"
     rm "$dir/expected"
@@ -23,6 +24,17 @@ for case in "$golden"/*/; do
     if [ "${NEURONOP_GOLDEN_UPDATE:-}" = 1 ]; then
         cp "$dir/actual" "$case/expected"
     fi
-    test_expect "build diagnostic: $name" "diff -u '$case/expected' '$dir/actual'"
-done
+}
+
+# The cases are independent (half of them run g++ on a C++ source): built in lanes, reported
+# in order.
+for case in "$golden"/*/; do
+    name=${case%/}
+    name=${name##*/}
+    [ "$name" = base ] || echo "$name"
+done >"$WORK/.cases"
+in_lanes build_case <"$WORK/.cases"
+while read -r name; do
+    test_expect "build diagnostic: $name" "diff -u '$golden/$name/expected' '$WORK/$name/actual'"
+done <"$WORK/.cases"
 test_done

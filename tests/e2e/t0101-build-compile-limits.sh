@@ -69,9 +69,9 @@ test_expect "a libtcc include bomb ends at the time limit with exit 3" '
 test_expect "a g++ macro bomb ends at the memory limit with exit 3, cc1plus included" '
     copy_example negate_cxx gbomb
     macro_bomb gbomb/negate.cpp
-    TMPDIR=$WORK/tmp run build --compile-memory 300 gbomb
+    TMPDIR=$WORK/tmp run build --compile-memory 150 gbomb
     expect_status 3
-    expect_err "neuronop: error: compiling '"'"'negate.cpp'"'"' went past 300 MB"
+    expect_err "neuronop: error: compiling '"'"'negate.cpp'"'"' went past 150 MB"
     tmp_is_clean'
 
 test_expect "a g++ constexpr loop ends at the time limit, cc1plus not left running" '

@@ -124,9 +124,9 @@ test_expect "a macro bomb goes past the limit while preprocessed, and is not com
         i=$((i + 1))
     done
     echo "int bomb = A40;" >>lib/helper.cpp
-    run build -v --compile-memory 300 lib
+    run build -v --compile-memory 150 lib
     expect_status 3
-    expect_err "neuronop: error: compiling '\''helper.cpp'\'' went past 300 MB"
+    expect_err "neuronop: error: compiling '\''helper.cpp'\'' went past 150 MB"
     expect_err " -E lib/helper.cpp "
     ! grep " -c -o .* lib/helper.cpp" "$WORK/err"'
 

@@ -7,14 +7,14 @@
 cp -R "$NEURONOP_SRC/tests/fixtures/hostile" "$WORK/h"
 "$NEURONOP" build "$WORK/h" >/dev/null 2>&1
 
-# attacked OP MESSAGE: neuronop run fails with exit 1 and MESSAGE, within 30 s, leaving no
-# process holding its output and no process at all
+# attacked OP MESSAGE [SECONDS]: neuronop run --timeout SECONDS (default 1) fails with exit 1
+# and MESSAGE, within 30 s, leaving no process holding its output and no process at all
 attacked() {
     status=0
-    timeout 30 sh -c '"$1" run h "$2" zeros:4 --timeout 1 2>"$3/err" | cat >"$3/out"; \
-        exit $(($? == 0 ? 0 : 99))' _ "$NEURONOP" "$1" "$WORK" || status=$?
+    timeout 30 sh -c '"$1" run h "$2" zeros:4 --timeout "$4" 2>"$3/err" | cat >"$3/out"; \
+        exit $(($? == 0 ? 0 : 99))' _ "$NEURONOP" "$1" "$WORK" "${3:-1}" || status=$?
     test "$status" != 124 || { echo "timed out: something held the output open"; return 1; }
-    run_alone run h "$1" zeros:4 --timeout 1
+    run_alone run h "$1" zeros:4 --timeout "${3:-1}"
     expect_status 1
     expect_err "$2"
 }
@@ -44,8 +44,10 @@ if [ -n "${NEURONOP_SANITIZED:-}" ]; then ended="error: "; else ended="error: us
 test_expect "a shape function that exits is a failure naming the shape function" '
     attacked shape_exits "neuronop: shape_exits: shape function '\''shape_exits'\'': $ended"'
 
+# (A spinning function is stopped at its limit plus the phase's 2 s of grace whatever the
+# limit: a short one spares the test a second of spinning.)
 test_expect "a shape function that never returns is stopped at its time limit" '
-    attacked shape_spins "neuronop: shape_spins: shape function '\''shape_spins'\'': error: timeout:"'
+    attacked shape_spins "neuronop: shape_spins: shape function '\''shape_spins'\'': error: timeout:" 0.2'
 
 # Under the sanitizers the shared page it finds may be one of theirs, and the worker may end
 # another way: still a reported failure.
@@ -91,12 +93,12 @@ test_expect "a library whose constructor never returns stops only its worker, wi
         >>hangs/shape.c
     "$NEURONOP" build hangs >/dev/null 2>&1
     status=0
-    timeout 9 "$NEURONOP" run hangs hangs_forward randn:8 --timeout 1 >out 2>err || status=$?
+    timeout 9 "$NEURONOP" run hangs hangs_forward randn:8 --timeout 0.2 >out 2>err || status=$?
     test "$status" = 1 || { echo "status $status"; cat err; exit 1; }
     grep -q "neuronop: hangs_forward: loading the library: error: timeout:" err
     sed -i "s/args: \[\[randn:1, .*/args: [[randn:1]]/" hangs/neuronop.yaml
     status=0
-    timeout 9 "$NEURONOP" test hangs --timeout 1 >out 2>err || status=$?
+    timeout 9 "$NEURONOP" test hangs --timeout 0.2 >out 2>err || status=$?
     test "$status" = 1 || { echo "status $status"; cat out err; exit 1; }
     grep -q "FAIL  forward_odd_sizes: hangs_forward: loading the library: timeout:" out
     timeout 5 "$NEURONOP" inspect hangs >/dev/null'

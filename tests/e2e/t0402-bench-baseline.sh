@@ -27,7 +27,10 @@ test_expect "a slower kernel fails the gate with exit 1, after printing its figu
     run bench std relu_forward randn:32x4096 --iters 2 --warmup 0 --baseline base.json
     expect_status 1
     expect_out "modeled throughput (iter/sec):"
-    expect_err "neuronop: error: modeled throughput fell 99."
+    # 99% here when the machine is quiet; load on it inflates the baseline'"'"'s compute term, so
+    # only the order of magnitude is held (the JSON below: more than 90%)
+    grep -Eq "^neuronop: error: modeled throughput fell 9[0-9]\.[0-9]% " "$WORK/err" ||
+        { echo "stderr lacks a fall of 90% or more"; cat "$WORK/err"; exit 1; }
     expect_err "% against '\''base.json'\'', more than --max-regression 5%"
     run bench std relu_forward randn:32x4096 --iters 2 --warmup 0 --baseline base.json --json
     expect_status 1
