@@ -228,6 +228,8 @@ static _Noreturn void child(nopi_server *s, pid_t zygote, int own_fd, int rec_fd
     uint64_t len;
     if (!next_request(own_fd, took == 1, &w, &req, &len))
         _exit(0);
+    if (took < 0)   /* served once: the zygote need not wait for it to say it is back */
+        close(own_fd);
     if (serve_one(s, cdev, &w, &done, req, len) || took < 0)
         _exit(0);   /* no atexit handlers, no stdio flush: the parent owns those */
     nopi_device_end_helpers(cdev);   /* they ran kernels: a snapshot is put back without */
