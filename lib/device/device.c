@@ -48,8 +48,6 @@ struct nop_device {
     nop_device_opts opts;
     pthread_mutex_t running;    /* one run at a time */
     nopi_pool *pool;            /* started by the first run */
-    nopi_stack *pool_stacks;    /* opts.threads stacks its threads run on (nopi_device_warm),
-                                 * or NULL: each thread maps its own */
     slot slots[NOPI_MAX_CORES];
     nopi_stack shape_stack;
     nopi_stack ref_stack;       /* a reference's (one core): host-sized, never painted */
@@ -152,9 +150,6 @@ void nop_device_free(nop_device *dev)
         dev->ext_free(dev->ext);   /* before the reaping: it may leave a process to reap */
     nopi_device_reap(dev, 0);
     nopi_pool_free(dev->pool);
-    for (int i = 0; dev->pool_stacks && i < dev->opts.threads; i++)
-        nopi_stack_free(&dev->pool_stacks[i]);
-    free(dev->pool_stacks);
     for (int i = 0; i < NOPI_MAX_CORES; i++) {
         nopi_stack_free(&dev->slots[i].stack);
         free(dev->slots[i].tcm);
@@ -192,8 +187,7 @@ static int slot_ready(nop_device *dev, uint32_t id, size_t stack_size)
 
 int nopi_device_start(nop_device *dev)
 {
-    return dev->pool || (dev->pool = nopi_pool_new(dev->opts.threads, dev->pool_stacks)) ? 0
-                                                                                         : -1;
+    return dev->pool || (dev->pool = nopi_pool_new(dev->opts.threads)) ? 0 : -1;
 }
 
 int nopi_device_start_resident(nop_device *dev, const void **addr, size_t *len, int *threads)
@@ -210,12 +204,6 @@ void nopi_device_end_helpers(nop_device *dev)
         nopi_pool_end_helpers(dev->pool);
 }
 
-void nopi_device_stop(nop_device *dev)
-{
-    nopi_pool_free(dev->pool);
-    dev->pool = NULL;
-}
-
 int nopi_device_warm(nop_device *dev, size_t stack_size, int ncores)
 {
     for (int i = 0; i < ncores && i < NOPI_MAX_CORES; i++) {
@@ -230,21 +218,6 @@ int nopi_device_warm(nop_device *dev, size_t stack_size, int ncores)
         (!dev->shape_stack.map && nopi_stack_alloc(&dev->shape_stack, SHAPE_STACK) != 0) ||
         (!dev->ref_stack.map && nopi_stack_alloc(&dev->ref_stack, SHAPE_STACK) != 0))
         return -1;
-    /* the pool's thread stacks, which a kept worker (starting its threads anew for every
-     * request) then never maps or unmaps: each unmapping costs a TLB shootdown */
-    if (!dev->pool_stacks && !dev->pool) {
-        nopi_stack *st = calloc((size_t)dev->opts.threads, sizeof *st);
-        for (int i = 0; st && i < dev->opts.threads; i++)
-            if (nopi_stack_alloc(&st[i], NOPI_POOL_STACK) != 0) {
-                while (i-- > 0)
-                    nopi_stack_free(&st[i]);
-                free(st);
-                return -1;
-            }
-        if (!st)
-            return -1;
-        dev->pool_stacks = st;
-    }
     return 0;
 }
 
@@ -350,7 +323,7 @@ static void make_order(int *order, int n, enum nop_schedule s, uint64_t seed)
 static int run_cores(nop_device *dev, const nop_library *lib, nopi_worker *self, nopi_run *run,
                      nop_error *err)
 {
-    if (!dev->pool && !(dev->pool = nopi_pool_new(dev->opts.threads, dev->pool_stacks)))
+    if (!dev->pool && !(dev->pool = nopi_pool_new(dev->opts.threads)))
         return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot start the device's host "
                          "threads: out of memory");
     int threads = dev->opts.schedule == NOP_SCHED_PARALLEL ? nopi_pool_threads(dev->pool) : 1;

@@ -38,8 +38,6 @@ int nopi_device_warm(nop_device *dev, size_t stack_size, int ncores);
 /* Starts dev's host threads (the watchdog), as its first run would: a fork server's child
  * does it while it waits for its request.  0, or -1 on no memory. */
 int nopi_device_start(nop_device *dev);
-/* Ends dev's host threads (joined before it returns); the next run starts them again. */
-void nopi_device_stop(nop_device *dev);
 /* Starts dev's host threads as a resident pool (pool.h), in a mapping of their own, whose
  * address, length and thread count it returns: a kept worker leaves them out of what it
  * restores between requests.  0, or -1 on no memory (the device then starts them as

@@ -41,7 +41,7 @@ struct nopi_pool {
     bool started;
     int nhelpers;
     pthread_t helpers[MAX_WORKERS], dog;
-    const nopi_stack *stacks;   /* the caller's, or NULL */
+    const nopi_stack *stacks;   /* a resident pool's own, or NULL */
     bool have_dog;
     bool dog_ticking;           /* the watchdog is in its 5 ms loop: no need to wake it */
     nopi_worker *workers[MAX_WORKERS + 1];   /* registered for the watchdog */
@@ -155,8 +155,8 @@ static void *watchdog(void *arg)
     return NULL;
 }
 
-/* Starts thread `slot` (0: the watchdog) of p running fn(arg): on the caller's stack for it,
- * or one of NOPI_POOL_STACK bytes (far less than glibc's 8 MiB default, which a kept worker,
+/* Starts thread `slot` (0: the watchdog) of p running fn(arg): on a resident pool's stack
+ * for it, or one of NOPI_POOL_STACK bytes (far less than glibc's 8 MiB default, which a kept worker,
  * making its threads anew for every request, would map and unmap each time); 0 or an errno. */
 static int start_thread(nopi_pool *p, int slot, pthread_t *t, void *(*fn)(void *), void *arg)
 {
@@ -188,11 +188,11 @@ static void init(nopi_pool *p, int threads, const nopi_stack *stacks)
     p->want = threads - 1 < MAX_WORKERS ? threads - 1 : MAX_WORKERS;
 }
 
-nopi_pool *nopi_pool_new(int threads, const nopi_stack *stacks)
+nopi_pool *nopi_pool_new(int threads)
 {
     nopi_pool *p = calloc(1, sizeof *p);
     if (p)
-        init(p, threads, stacks);
+        init(p, threads, NULL);
     return p;
 }
 

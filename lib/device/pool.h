@@ -12,12 +12,10 @@ typedef struct nopi_pool nopi_pool;
  * an alternate one, so the runtime's own frames are all it holds. */
 #define NOPI_POOL_STACK (256 * 1024)
 
-/* Starts threads - 1 helper threads and a watchdog; the caller of nopi_pool_run is the other
- * worker.  stacks: NULL, or threads stacks of NOPI_POOL_STACK usable bytes the caller owns
- * and keeps until nopi_pool_free (the watchdog's, then each helper's), which spares mapping
- * and unmapping a stack for every thread.  NULL on no memory (a pool that got fewer helpers
- * still works, with fewer). */
-nopi_pool *nopi_pool_new(int threads, const nopi_stack *stacks);
+/* Starts threads - 1 helper threads and a watchdog, each on a stack of NOPI_POOL_STACK
+ * bytes; the caller of nopi_pool_run is the other worker.  NULL on no memory (a pool that
+ * got fewer helpers still works, with fewer). */
+nopi_pool *nopi_pool_new(int threads);
 /* A pool that lives in a mapping of its own with its threads' stacks: a kept worker takes
  * its snapshot with its watchdog there (waiting) and leaves that mapping out of what it
  * restores (nopi_pool_region), so the watchdog serves request after request.  The watchdog

@@ -5,8 +5,8 @@
  * An isolating device forks a one-shot worker per run, which inherits the library and the
  * inputs copy-on-write; one made with keep_worker keeps a zygote instead (forked at its first
  * run), and sends each run as a request: the library's path, the op, the scalars, and the
- * tensors' bytes in a memfd that goes with the request, which the run's fresh child maps
- * read-only.  The entry points live above device/ so that the device knows nothing of worker
+ * tensors' bytes in a memfd that goes with the request, which the zygote's child (put back
+ * between runs) maps read-only.  The entry points live above device/ so that the device knows nothing of worker
  * processes: a worker's device is an in-process one whose diagnostics and phases go to its
  * wire (nopi_device_attach).
  */
@@ -309,7 +309,7 @@ static int make_request(kept *k, const char *path, int op, int ref, const nop_va
     return 0;
 }
 
-/* Runs op (or reference ref, of a valid op) in a fresh child of the kept zygote of its
+/* Runs op (or reference ref, of a valid op) in the child of the kept zygote of its
  * library on dev. */
 static int run_kept(nop_device *dev, const nop_library *lib, int op, int ref,
                     const nop_value *args, int nargs, nop_run_result *res, nop_error *err)

@@ -7,11 +7,13 @@
  * `neuronop run`, `bench`) is forked for one request and inherits the caller's memory
  * copy-on-write (the library, the inputs) without a copy.  A server (nopi_server_*: `neuronop
  * test`, and devices made with keep_worker) forks a zygote once, which runs no user code and
- * hands each request to a fresh child, whose records come on a pipe of its own and whose
- * phases on a page of its own; the zygote reports on the request socket, which the child has
- * closed (so no user code can forge it), which child took the request and how each ended.
- * Every request to a server thus starts from the same pristine state: no alarm, timer,
- * signal disposition, limit, library global or TCM a case leaves reaches the next.
+ * hands each request to a child (a fresh one, or for a server that reuses its children one
+ * put back to its state before its first request: snapshot.h), whose records come on a pipe
+ * of the request's own and whose phases on a page of its own; the zygote reports on the
+ * request socket, which the child has closed (so no user code can forge it), which child
+ * took the request and how each ended.  Every request to a server thus starts from the same
+ * pristine state: no alarm, timer, signal disposition, limit, library global or TCM a case
+ * leaves reaches the next.
  *
  * The parent reads the records a worker sends (watch.c) and trusts none of it: its deadlines
  * come from its own clock and the request alone, and a worker that dies, exits before DONE,

@@ -100,9 +100,9 @@ typedef int nopi_serve_fn(nop_device *cdev, void *ctx, const void *req, size_t l
                           nopi_wire *w, nop_error *err);
 
 /* A fork server: a zygote process for device dev, started by the first request, which forks
- * a fresh child to run serve(.., ctx, ..) for each request.  What ctx points to is the
- * child's copy as it was when the zygote was forked (changes a child makes stay in it, and
- * the next child starts from the zygote's state again).  A zygote that dies or whose child
+ * a fresh child to run serve(.., ctx, ..) for each request (or reuses one: nopi_server_reuse).
+ * What ctx points to is the child's copy as it was when the zygote was forked (changes a
+ * child makes stay in it, and the next child starts from the zygote's state again).  A zygote that dies or whose child
  * misses its deadline is replaced by a new one for the next request. */
 typedef struct nopi_server nopi_server;
 /* Makes a server (it starts no process yet); 0, or -1 on no memory. */

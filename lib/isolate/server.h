@@ -27,7 +27,7 @@ struct nopi_server {
     nop_device *dev;
     nopi_serve_fn *serve;
     void *ctx;
-    bool zygote;                   /* a fresh child per request (else one-shot, inline) */
+    bool zygote;                   /* children of a zygote serve it (else one-shot, inline) */
     size_t warm_stack;             /* a zygote warms a device for its children: kernels'
                                     * stack size, ... */
     int warm_cores;                /* ... on this many cores (nopi_server_warm) */

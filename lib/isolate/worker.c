@@ -3,9 +3,11 @@
  *
  * A one-shot worker (nopi_sandbox_call) settles its descriptors, makes its in-process device,
  * confines itself (seccomp.c) and serves its request; a zygote (a server's) runs no user code
- * and hands each request to a fresh child, made ready (device made, confined, library
- * loaded) before its request comes, then reports to the parent, on the socket the child has
- * closed, which child took it (with its record pipe and phase page) and how each ended.  Every process here is its own process group (the worker) or in it, dies with
+ * and hands each request to a child, made ready (device made, confined, library loaded)
+ * before its request comes, or put back after its last one (snapshot.c), then reports to the
+ * parent, on the socket the child has closed, which child took it (with its record pipe and
+ * phase page) and how each ended.  Every process here is its own process group (the worker)
+ * or in it, dies with
  * its parent (PR_SET_PDEATHSIG, which the filter then forbids changing), and writes only
  * records (wire.c).  Nothing here reads what the parent keeps: it calls no function of
  * sandbox.c, the parent's side.

@@ -448,8 +448,8 @@ static int take_case(void *ctx, uint32_t type, const void *data, size_t len, voi
     return 0;
 }
 
-/* Runs a part of sub-case (test, pick) in a fresh worker: a kernel that kills its worker
- * fails the case.  false when the worker failed so. */
+/* Runs a part of sub-case (test, pick) in a worker in its library's loaded state: a kernel
+ * that kills its worker fails the case.  false when the worker failed so. */
 static bool run_part_isolated(nopi_server *srv, judge *j, int test, const int *pick,
                               bool reference)
 {
