@@ -86,6 +86,8 @@ struct nopi_snap {
 #endif
     struct ksigaction act[NSIG_KERNEL + 1];
     bool have_act[NSIG_KERNEL + 1];
+    uint64_t handled;                /* signals caught or ignored at the snapshot, and ... */
+    uint64_t handled_now;            /* ... as a restore finds them (bit sig - 1) */
     stack_t altstack;
     struct { bool open; dev_t dev; ino_t ino; int flags; } fds[MAX_FDS];
     int nfds;                        /* one past the highest descriptor open */
@@ -141,6 +143,18 @@ static uint64_t dec(const char **p)
     for (; **p >= '0' && **p <= '9'; (*p)++)
         v = v * 10 + (uint64_t)(**p - '0');
     return v;
+}
+
+/* The signal set of field (such as "\nSigCgt:\t") in the text of /proc/self/status; true
+ * when it is there. */
+static bool status_set(const char *status, const char *field, uint64_t *set)
+{
+    const char *p = strstr(status, field);
+    if (!p)
+        return false;
+    p += strlen(field);
+    *set = hex(&p);
+    return true;
 }
 
 /* Reads the whole of a /proc file into buf (len bytes of room, terminated); its length, or
@@ -241,6 +255,31 @@ static bool same_kind(const struct region *a, const struct region *b)
            a->inode == b->inode && a->dev_major == b->dev_major && a->dev_minor == b->dev_minor;
 }
 
+/* ---- signal handlers ------------------------------------------------------------------- */
+
+/* The signals caught or ignored now, from /proc/self/status (*set, bit sig - 1); 0, or -1. */
+static int handled_signals(nopi_snap *s, uint64_t *set)
+{
+    uint64_t caught, ignored;
+    if (read_proc("/proc/self/status", s->maps, sizeof s->maps) < 0 ||
+        !status_set(s->maps, "\nSigCgt:\t", &caught) ||
+        !status_set(s->maps, "\nSigIgn:\t", &ignored))
+        return -1;
+    *set = caught | ignored;
+    return 0;
+}
+
+/* Whether a restore sets sig's action again.  Those caught or ignored, at the snapshot or
+ * now, and SIGCHLD, whose flags act even on the default action (SA_NOCLDWAIT): a signal at
+ * its default action then and now is delivered the same whatever its unused mask and flags
+ * say, and setting all 64 costs a system call each (on these VMs as much as the rest of the
+ * restore's checks). */
+static bool must_restore(const nopi_snap *s, int sig)
+{
+    uint64_t bit = UINT64_C(1) << (sig - 1);
+    return sig == SIGCHLD || ((s->handled | s->handled_now) & bit);
+}
+
 /* ---- taking it ------------------------------------------------------------------------ */
 
 nopi_snap *nopi_snap_open(void)
@@ -333,6 +372,8 @@ static __attribute__((noinline)) int take_now(nopi_snap *s)
     for (int sig = 1; sig <= NSIG_KERNEL; sig++)   /* SIGSYS is the filter's, fixed */
         s->have_act[sig] = sig != SIGKILL && sig != SIGSTOP && sig != SIGSYS &&
                            syscall(SYS_rt_sigaction, sig, NULL, &s->act[sig], 8) == 0;
+    if (handled_signals(s, &s->handled) != 0)
+        return -1;
     if (sigaltstack(NULL, &s->altstack) != 0)
         return -1;
     for (int fd = 0; fd < MAX_FDS; fd++) {
@@ -362,20 +403,24 @@ int nopi_snap_take(nopi_snap *s)
 /* ---- putting it back -------------------------------------------------------------------- */
 
 /* Whether the process has no thread but its own and those left (nopi_snap_leave), and no
- * signal pending.  A thread that has just been joined may take a moment to leave the
- * kernel's count. */
+ * signal pending; it also notes the signals handled now (s->handled_now).  A thread that
+ * has just been joined may take a moment to leave the kernel's count. */
 static bool alone(nopi_snap *s)
 {
     for (int tries = 0; tries < 200; tries++) {
         if (read_proc("/proc/self/status", s->maps, sizeof s->maps) < 0)
             return false;
-        const char *t = strstr(s->maps, "\nThreads:\t"), *p = strstr(s->maps, "\nSigPnd:\t"),
-                   *q = strstr(s->maps, "\nShdPnd:\t");
-        if (!t || !p || !q)
+        const char *t = strstr(s->maps, "\nThreads:\t");
+        uint64_t pending, shared_pending, caught, ignored;
+        if (!t || !status_set(s->maps, "\nSigPnd:\t", &pending) ||
+            !status_set(s->maps, "\nShdPnd:\t", &shared_pending) ||
+            !status_set(s->maps, "\nSigCgt:\t", &caught) ||
+            !status_set(s->maps, "\nSigIgn:\t", &ignored))
             return false;
-        t += 10, p += 9, q += 9;
-        if (hex(&p) != 0 || hex(&q) != 0)
+        if (pending || shared_pending)
             return false;
+        s->handled_now = caught | ignored;
+        t += 10;
         uint64_t n = dec(&t);
         if (n == 1 + (uint64_t)s->threads)
             return true;
@@ -451,7 +496,8 @@ static void restore_on_alt(unsigned hi, unsigned lo)
         if (s->regions[i].copied)
             put_back(s, &s->regions[i]);
     for (int sig = 1; sig <= NSIG_KERNEL; sig++)
-        if (s->have_act[sig] && syscall(SYS_rt_sigaction, sig, &s->act[sig], NULL, 8) != 0)
+        if (s->have_act[sig] && must_restore(s, sig) &&
+            syscall(SYS_rt_sigaction, sig, &s->act[sig], NULL, 8) != 0)
             die();
     if (sigaltstack(&s->altstack, NULL) != 0)
         die();
