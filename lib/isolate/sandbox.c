@@ -30,6 +30,7 @@
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -241,8 +242,28 @@ static int send_request(nopi_server *s, const void *req, size_t len, int pass, n
     return 0;
 }
 
+/* The phase page whose memfd is fd, mapped: the one kept from the last request when it is
+ * the same file (a child put back serves again), else mapped anew; NULL on failure.  Mapping
+ * it for every request cost a mapping, a page fault and an unmapping each, on every call. */
+static struct nopi_phase_page *child_phase(nopi_server *s, int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return NULL;
+    if (s->child_phase && st.st_dev == s->child_phase_dev && st.st_ino == s->child_phase_ino)
+        return s->child_phase;
+    if (s->child_phase)
+        munmap(s->child_phase, sizeof *s->child_phase);
+    s->child_phase = mmap(NULL, sizeof *s->child_phase, PROT_READ, MAP_SHARED, fd, 0);
+    if (s->child_phase == MAP_FAILED)
+        s->child_phase = NULL;
+    s->child_phase_dev = st.st_dev;
+    s->child_phase_ino = st.st_ino;
+    return s->child_phase;
+}
+
 /* A zygote's child for the request just sent: once the zygote has handed it the request,
- * the descriptor it sends its records on (returned) and its phase page (mapped at *page),
+ * the descriptor it sends its records on (returned) and its phase page (at *page: s keeps it),
  * and the request's number (*seq); what the zygote says meanwhile of earlier children is
  * past (their requests were answered).  -1 when there is none, with *late when the zygote
  * said nothing in time. */
@@ -256,9 +277,9 @@ static int child_records(nopi_server *s, double deadline, struct nopi_phase_page
     if (kind != ZMSG_STARTED)
         return -1;
     *seq = m.seq;
-    *page = mmap(NULL, sizeof **page, PROT_READ, MAP_SHARED, fds[1], 0);
+    *page = child_phase(s, fds[1]);
     close(fds[1]);
-    if (*page == MAP_FAILED) {
+    if (!*page) {
         close(fds[0]);
         return -1;
     }
@@ -314,8 +335,6 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
         if (s->zygote)
             close(fd);   /* whatever the child writes after DONE reaches no one */
     }
-    if (page)
-        munmap(page, sizeof *page);
     if (in_time && !wt.malformed && wt.done) {
         if (!s->zygote && (wt.result.retire || wt.result.rc != 0))
             stop(s, false);
@@ -363,6 +382,8 @@ void nopi_server_free(nopi_server *s)
         return;
     stop(s, false);
     munmap(s->phase, sizeof *s->phase);
+    if (s->child_phase)
+        munmap(s->child_phase, sizeof *s->child_phase);
     free(s);
 }
 

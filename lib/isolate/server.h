@@ -35,6 +35,11 @@ struct nopi_server {
     nopi_prepare_fn *prepare;      /* what a child does before its request comes, or NULL */
     bool reuse;                    /* a child serves requests until it cannot be put back */
     struct nopi_phase_page *phase;   /* MAP_SHARED: the worker's current phase */
+    struct nopi_phase_page *child_phase;   /* a zygote's child's page, mapped when it came
+                                            * with a request, and kept while the same child
+                                            * (the same memfd) serves the next: or NULL */
+    dev_t child_phase_dev;
+    ino_t child_phase_ino;
     pid_t pid;                     /* the worker (or zygote), 0 when none is running */
     int req_fd, rec_fd;            /* the parent's ends: requests out (and, from a zygote,
                                     * what became of its children in), records in (a
