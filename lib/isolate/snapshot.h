@@ -6,9 +6,9 @@
  * and then restores the snapshot instead of ending, so the next request of the same server
  * costs no fork, exit or library load.  What a request can change in the process (the
  * seccomp filter allows nothing else) is put back or checked: every private writable page
- * it wrote (the kernel's write tracking, userfaultfd's asynchronous write-protection read
- * with PAGEMAP_SCAN, finds them), mappings it made, the heap's end, signal handlers, the
- * signal mask and alternate stack, descriptors and their flags, the thread pointer.  What
+ * (compared with the snapshot's copy, snapshot.c says why), mappings it made, the heap's
+ * end, signal handlers, the signal mask and alternate stack, descriptors and their flags,
+ * the thread pointer.  What
  * cannot be put back (a thread still running, a signal pending, a mapping it removed or
  * changed) ends the process instead: the next request gets a fresh child.
  *
