@@ -79,7 +79,7 @@ static int server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, 
     if (!(*out = s))
         return nopi_nomem(err);
     *s = (nopi_server){ .dev = dev, .serve = serve, .ctx = ctx, .zygote = zygote,
-                        .req_fd = -1, .rec_fd = -1 };
+                        .max_record = nopi_watch_record_bound(), .req_fd = -1, .rec_fd = -1 };
     s->phase = mmap(NULL, sizeof *s->phase, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                     -1, 0);
     if (s->phase == MAP_FAILED) {
@@ -317,7 +317,8 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
     int most = nopi_device_max_cores(s->dev);
     nopi_watch wt = { .dev = s->dev, .phase = s->phase, .seq = seq, .op = opname,
                       .budget = budget, .timeout = o.timeout, .runs = runs > 0 ? runs : 0,
-                      .ncores = most, .take = take, .ctx = take_ctx };
+                      .ncores = most, .take = take, .ctx = take_ctx,
+                      .max_record = s->max_record };
     nopi_watch_start(&wt);
     int fd = s->rec_fd;
     uint32_t req_seq = 0;

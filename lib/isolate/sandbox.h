@@ -172,10 +172,11 @@ typedef struct nopi_watch {
                                      * may use at most */
     nopi_take_fn *take;             /* the records sandbox.c does not handle */
     void *ctx;
+    uint64_t max_record;            /* the most bytes one record may hold (0: worked out by
+                                     * nopi_watch_start, nopi_watch_record_bound) */
     /* ---- */
     double limit_s, limit;          /* the request's end at the latest: seconds, and when */
     double deadline;                /* the limit, or the current phase's end if earlier */
-    uint64_t max_record;            /* the most bytes one record may hold */
     int phases_left;                /* changes of phase still believable; -1: any number */
     char where[256];                /* the phase it is in, as diagnostics name it */
     bool done, malformed;           /* DONE came; something was not as it must be */
@@ -184,6 +185,9 @@ typedef struct nopi_watch {
 /* Makes every string of d end inside its array and its severity one there is (a worker may
  * have sent anything). */
 void nopi_diag_terminate(nop_diag *d);
+/* The most bytes one record may hold on this machine: MAX_RECORD, or half its memory if
+ * less.  It asks the kernel (sysinfo), so a server works it out once, not per request. */
+uint64_t nopi_watch_record_bound(void);
 /* Sets the request's limit from the caller's fields, from now: call it as the request is
  * sent. */
 void nopi_watch_start(nopi_watch *wt);

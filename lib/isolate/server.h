@@ -40,6 +40,7 @@ struct nopi_server {
                                             * (the same memfd) serves the next: or NULL */
     dev_t child_phase_dev;
     ino_t child_phase_ino;
+    uint64_t max_record;           /* nopi_watch_record_bound(), once */
     pid_t pid;                     /* the worker (or zygote), 0 when none is running */
     int req_fd, rec_fd;            /* the parent's ends: requests out (and, from a zygote,
                                     * what became of its children in), records in (a

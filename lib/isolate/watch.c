@@ -252,8 +252,7 @@ static int read_some(nopi_watch *wt, int fd, big *b, char **buf, size_t *have, s
     return 1;
 }
 
-/* The most bytes one record may hold: MAX_RECORD, or half this machine's memory if less. */
-static uint64_t record_bound(void)
+uint64_t nopi_watch_record_bound(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
     uint64_t half = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 2 : MAX_RECORD;
@@ -262,7 +261,8 @@ static uint64_t record_bound(void)
 
 void nopi_watch_start(nopi_watch *wt)
 {
-    wt->max_record = record_bound();
+    if (!wt->max_record)
+        wt->max_record = nopi_watch_record_bound();
     wt->limit_s = wt->budget + (wt->runs > 0 ? wt->runs * (wt->timeout * (wt->ncores + 1) +
                                                            2 * GRACE) : 0);
     wt->limit = wt->deadline = nopi_now() + wt->limit_s;
