@@ -205,7 +205,7 @@ static void free_kept(void *p)
     free(k);
 }
 
-/* The zygote of library path (a real path) on dev, started if need be in the least used
+/* The zygote of library path (an absolute path) on dev, started if need be in the least used
  * slot, or started again if the file has changed since (a rebuild: its children have the
  * old one loaded); NULL with err filled. */
 static kept_lib *kept_for(nop_device *dev, kept *k, const char *path, nop_error *err)
@@ -321,7 +321,11 @@ static int run_kept(nop_device *dev, const nop_library *lib, int op, int ref,
         k->fd = -1;
         nopi_device_set_ext(dev, k, free_kept);
     }
-    char *path = realpath(lib->path, NULL);   /* the zygote's folder may not be the caller's */
+    /* the zygote's folder may not be the caller's: a relative path is made absolute (an
+     * absolute one is used as it is, which saves a readlink per component on every call;
+     * kept_for's stat follows its links) */
+    char *real = lib->path[0] == '/' ? NULL : realpath(lib->path, NULL);
+    const char *path = lib->path[0] == '/' ? lib->path : real;
     if (!path)
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot find '%s': %s", lib->path,
                          strerror(errno));
@@ -329,7 +333,7 @@ static int run_kept(nop_device *dev, const nop_library *lib, int op, int ref,
     size_t len;
     kept_lib *kl = kept_for(dev, k, path, err);
     int rc = kl ? make_request(k, path, op, ref, args, nargs, &req, &len, err) : -1;
-    free(path);
+    free(real);
     if (rc == 0)
         rc = nopi_server_call_fd(kl->srv, lib->desc->ops[op].name, 5.0, 1, req, len,
                                  k->map ? k->fd : -1, take_run, res, err);
