@@ -98,29 +98,45 @@ struct nopi_snap {
     struct region regions[MAX_REGIONS];   /* the snapshot's mappings, in address order */
     struct region now[MAX_REGIONS];       /* the mappings as a restore finds them */
     char maps[MAPS_BYTES];
-    unsigned char touched[TOUCHED_PAGES];   /* mincore's answer for a region's pages */
+    unsigned char touched[TOUCHED_PAGES];   /* mincore's answer for the pages of ... */
+    uintptr_t touched_lo, touched_hi;       /* ... [lo, hi): one mapping or several in a row */
     bool swap;                       /* the machine swaps: a page not resident may hold data */
     _Alignas(16) char stack[ALT_STACK];
 };
 
 static const char zero_page[PAGE];   /* read-only: not among what is restored */
 
-/* Asks which of the n pages (n <= TOUCHED_PAGES) of r from at may have been touched:
- * s->touched[k] & 1 for page k.  A page of an anonymous mapping that is not resident was
- * never touched (or was given back), so it reads as zeros, and reading it would only fault
- * it in; but only where there is no swap, which would also leave a written page not
- * resident.  A file's pages (a library's data) are never taken for zeros. */
-static void ask_touched(nopi_snap *s, const struct region *r, uintptr_t at, size_t n)
+/* Whether the page at `at`, in the snapshot's mapping regions[i], may have been touched.  A
+ * page of an anonymous mapping that is not resident was never touched (or was given back),
+ * so it reads as zeros, and reading it would only fault it in; but only where there is no
+ * swap, which would also leave a written page not resident.  A file's pages (a library's
+ * data) are never taken for zeros.  mincore answers for up to TOUCHED_PAGES pages at once,
+ * across the mappings that follow this one without a gap (a core's stack and its guard, for
+ * eight cores): one system call where there were a dozen. */
+static bool may_be_touched(nopi_snap *s, int i, uintptr_t at)
 {
-    if (r->inode || s->swap || mincore((void *)at, n * PAGE, s->touched) != 0)
-        memset(s->touched, 1, n);
+    const struct region *r = &s->regions[i];
+    if (r->inode || s->swap)
+        return true;
+    if (at < s->touched_lo || at >= s->touched_hi) {
+        uintptr_t hi = r->end;
+        for (int j = i + 1; j < s->nregions && s->regions[j].start == hi; j++)
+            hi = s->regions[j].end;
+        if ((hi - at) / PAGE > TOUCHED_PAGES)
+            hi = at + (uintptr_t)TOUCHED_PAGES * PAGE;
+        s->touched_lo = s->touched_hi = 0;
+        if (mincore((void *)at, hi - at, s->touched) != 0)
+            return true;
+        s->touched_lo = at;
+        s->touched_hi = hi;
+    }
+    return s->touched[(at - s->touched_lo) / PAGE] & 1;
 }
 
-/* How many pages of r from at ask_touched takes at once. */
-static size_t touched_run(const struct region *r, uintptr_t at)
+/* Forgets mincore's last answer (pages may have been touched since). */
+static void forget_touched(nopi_snap *s)
 {
-    size_t left = (r->end - at) / PAGE;
-    return left < TOUCHED_PAGES ? left : TOUCHED_PAGES;
+    s->touched_lo = s->touched_hi = 0;
 }
 
 /* ---- reading /proc/self/maps ------------------------------------------------------------ */
@@ -314,19 +330,16 @@ static __attribute__((noinline)) int take_now(nopi_snap *s)
     /* most of a worker's writable memory is all zeros (stacks and buffers not yet used):
      * those pages are compared with zeros rather than kept */
     size_t npages = 0, nonzero = 0;
+    forget_touched(s);
     for (int i = 0; i < s->nregions; i++) {
         struct region *r = &s->regions[i];
         if (!r->copied)
             continue;
         r->first = npages;
         npages += (r->end - r->start) / PAGE;
-        for (uintptr_t at = r->start; at < r->end; at += TOUCHED_PAGES * PAGE) {
-            size_t n = touched_run(r, at);
-            ask_touched(s, r, at, n);
-            for (size_t k = 0; k < n; k++)
-                nonzero += (s->touched[k] & 1) &&
-                           memcmp((const void *)(at + k * PAGE), zero_page, PAGE) != 0;
-        }
+        for (uintptr_t at = r->start; at < r->end; at += PAGE)
+            nonzero += may_be_touched(s, i, at) &&
+                       memcmp((const void *)at, zero_page, PAGE) != 0;
     }
     nonzero += 64;   /* this function's own frames may dirty a few more while it copies */
     size_t head = (npages * sizeof(uint32_t) + PAGE - 1) / PAGE * PAGE;
@@ -342,16 +355,14 @@ static __attribute__((noinline)) int take_now(nopi_snap *s)
     uint32_t *slots = copy;
     char *pages = (char *)copy + head;
     size_t used = 0;
+    forget_touched(s);   /* the count above may have touched a page of this stack */
     for (int i = 0; i < s->nregions; i++) {
         const struct region *r = &s->regions[i];
         if (!r->copied)
             continue;
         uint32_t *slot = slots + r->first;
         for (uintptr_t at = r->start; at < r->end; at += PAGE, slot++) {
-            size_t k = (at - r->start) / PAGE % TOUCHED_PAGES;
-            if (k == 0)
-                ask_touched(s, r, at, touched_run(r, at));
-            if (!(s->touched[k] & 1) || memcmp((const void *)at, zero_page, PAGE) == 0) {
+            if (!may_be_touched(s, i, at) || memcmp((const void *)at, zero_page, PAGE) == 0) {
                 *slot = 0;
             } else if (used < nonzero) {
                 memcpy(pages + used * PAGE, (const void *)at, PAGE);
@@ -459,14 +470,12 @@ static bool same_layout(nopi_snap *s)
 
 /* Copies back every page of r that differs from the snapshot's copy.  A page of zeros that
  * has not been touched since is still zeros: it is not read (which would fault it in). */
-static void put_back(nopi_snap *s, const struct region *r)
+static void put_back(nopi_snap *s, int i)
 {
+    const struct region *r = &s->regions[i];
     const uint32_t *slot = s->slots + r->first;
     for (uintptr_t at = r->start; at < r->end; at += PAGE, slot++) {
-        size_t k = (at - r->start) / PAGE % TOUCHED_PAGES;
-        if (k == 0)
-            ask_touched(s, r, at, touched_run(r, at));
-        if (!*slot && !(s->touched[k] & 1))
+        if (!*slot && !may_be_touched(s, i, at))
             continue;
         const char *was = *slot ? s->pages + (size_t)(*slot - 1) * PAGE : zero_page;
         if (memcmp((const void *)at, was, PAGE) != 0)
@@ -492,9 +501,10 @@ static void restore_on_alt(unsigned hi, unsigned lo)
         return;
     if (!same_layout(s))
         die();   /* it may have unmapped what the request mapped */
+    forget_touched(s);
     for (int i = 0; i < s->nregions; i++)
         if (s->regions[i].copied)
-            put_back(s, &s->regions[i]);
+            put_back(s, i);
     for (int sig = 1; sig <= NSIG_KERNEL; sig++)
         if (s->have_act[sig] && must_restore(s, sig) &&
             syscall(SYS_rt_sigaction, sig, &s->act[sig], NULL, 8) != 0)
