@@ -137,6 +137,23 @@ static int prepare_kept(void *ctx, nopi_wire *w, nop_error *err)
     return 0;
 }
 
+/* Reads len bytes of the inputs' memfd from its start into buf; false on failure (errno). */
+static bool read_inputs(int fd, unsigned char *buf, size_t len)
+{
+    for (size_t got = 0; got < len;) {
+        ssize_t n = pread(fd, buf + got, len - got, (off_t)got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;   /* the memfd is shorter than the request says */
+            return false;
+        }
+        got += (size_t)n;
+    }
+    return true;
+}
+
 static int serve_kept(nop_device *cdev, void *ctx, const void *data, size_t len, nopi_wire *w,
                       nop_error *err)
 {
@@ -149,12 +166,15 @@ static int serve_kept(nop_device *cdev, void *ctx, const void *data, size_t len,
     if (h.nargs < 0 || h.nargs > NOP_MAX_ARGS || h.path_len >= PATH_MAX ||
         len != sizeof h + (size_t)h.nargs * sizeof(struct kept_arg) + h.path_len)
         return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "a malformed request");
-    const unsigned char *map = NULL;
-    if (h.map_bytes && (w->in_fd < 0 ||
-        (map = mmap(NULL, (size_t)h.map_bytes, PROT_READ, MAP_PRIVATE, w->in_fd, 0)) ==
-            MAP_FAILED))
-        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot map the run's inputs: %s",
-                         strerror(errno));
+    /* the inputs are read, not mapped: the child of a server that reuses it would unmap
+     * them when it puts itself back, a TLB shootdown across its threads that cost more than
+     * the copy (snapshot.c keeps room on the heap for them) */
+    unsigned char *map = NULL;
+    if (h.map_bytes && (w->in_fd < 0 || h.map_bytes > SIZE_MAX / 2 ||
+                        !(map = malloc((size_t)h.map_bytes)) ||
+                        !read_inputs(w->in_fd, map, (size_t)h.map_bytes)))
+        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot read the run's inputs: %s",
+                         map ? strerror(errno) : "out of memory");
     nop_value vals[NOP_MAX_ARGS];
     memset(vals, 0, sizeof vals);
     for (int a = 0; a < h.nargs; a++) {
@@ -167,8 +187,8 @@ static int serve_kept(nop_device *cdev, void *ctx, const void *data, size_t len,
         if (!t || ka.offset > h.map_bytes ||
             (uint64_t)t->numel * t->itemsize > h.map_bytes - ka.offset)
             return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "a malformed request");
-        t->shape_only = false;   /* its bytes are the memfd's; it ends with the child */
-        t->data = (unsigned char *)map + ka.offset;
+        t->shape_only = false;   /* its bytes are the copy's; it ends with the request */
+        t->data = map + ka.offset;
         vals[a].tensor = t;
     }
     if (h.path_len != strlen(kl->path) || memcmp(p + len - h.path_len, kl->path, h.path_len))

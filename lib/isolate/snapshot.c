@@ -49,6 +49,7 @@
 #define MAX_FDS 64                   /* descriptors a snapshot may have open */
 #define NSIG_KERNEL 64
 #define TOUCHED_PAGES 4096           /* pages mincore is asked about at once */
+#define HEAP_ROOM (8 << 20)          /* the heap's room for a request's allocations */
 #define PAGE 4096                    /* what is compared and copied back at once (mappings
                                       * are whole pages, of this size or a multiple) */
 
@@ -325,6 +326,13 @@ static __attribute__((noinline)) int take_now(nopi_snap *s)
      * restore would unmap (a TLB shootdown) */
     mallopt(M_TRIM_THRESHOLD, INT_MAX);
     mallopt(M_ARENA_MAX, 1);
+    /* room on the heap, made now, for what a request allocates (a kept device's inputs,
+     * a run's outputs): blocks that came from mmap, or a heap that grew, would be unmapped
+     * by the restore, and on these VMs that TLB shootdown across the worker's threads costs
+     * hundreds of microseconds a request; room never touched costs nothing to keep */
+    mallopt(M_MMAP_THRESHOLD, HEAP_ROOM);
+    void *volatile room = malloc(HEAP_ROOM - 4096);   /* volatile: not elided with free */
+    free(room);
     if ((s->nregions = read_maps(s, s->regions)) < 0)
         return -1;
     /* most of a worker's writable memory is all zeros (stacks and buffers not yet used):
