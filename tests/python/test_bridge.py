@@ -456,6 +456,14 @@ def _():
     assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
 
 
+@check("an input larger than the worker's heap room arrives whole, and so does the next call's")
+def _():
+    big = torch.randn(9 << 18)   # 9 MiB: a kept worker keeps 8 MiB of heap for a call's inputs
+    small = torch.randn(64, 120)
+    for t in (big, small, big):   # the next call after one that outgrew the room, both ways
+        assert torch.equal(torch.ops.my_ops.relu_forward(t), torch.relu(t)), t.shape
+
+
 @check("neuronop.stats() counts each op's calls and times")
 def _():
     s = neuronop.stats()["my_ops::relu_forward"]
