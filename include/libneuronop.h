@@ -314,7 +314,7 @@ typedef struct nop_device_opts {
     bool keep_worker;         /* with isolate: one long-lived zygote process per library,
                                * forked from the caller at its first run, serves every run of
                                * the device; its confined child loads the library by its path,
-                               * maps the inputs from a memfd sent with the request, and is put
+                               * reads the inputs from a memfd sent with the request, and is put
                                * back after each run to the state it had before the first (or
                                * replaced when it cannot be): for callers that make many runs,
                                * a language binding */

@@ -124,6 +124,8 @@ static int set_arena(server *s, int fd, const unsigned char *body, size_t len, b
         map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, ro, 0);
     if (ro >= 0)
         close(ro);
+    if (map != MAP_FAILED)   /* the workers forked later have no business with it */
+        madvise(map, (size_t)size, MADV_DONTFORK);
     if (map == MAP_FAILED) {
         close(fd);
         reply_protocol(b, "cannot map the arena Python sent");

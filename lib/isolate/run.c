@@ -6,7 +6,7 @@
  * inputs copy-on-write; one made with keep_worker keeps a zygote instead (forked at its first
  * run), and sends each run as a request: the library's path, the op, the scalars, and the
  * tensors' bytes in a memfd that goes with the request, which the zygote's child (put back
- * between runs) maps read-only.  The entry points live above device/ so that the device knows nothing of worker
+ * between runs) reads and closes before any user code of the run.  The entry points live above device/ so that the device knows nothing of worker
  * processes: a worker's device is an in-process one whose diagnostics and phases go to its
  * wire (nopi_device_attach).
  */
@@ -102,12 +102,10 @@ struct kept_arg {
 
 #define ALIGN 64u   /* each tensor's bytes start on a cache line */
 
-/* In the child: makes the run's arguments from the request and the mapped memfd, loads the
- * library and runs; its result goes back as a one-shot worker's does. */
 /* A library a kept device runs, with a zygote of its own whose children load it before
  * their requests come (so no child ever has another library's code or state). */
 typedef struct kept_lib {
-    char *path;                 /* its real path; NULL: a free slot */
+    char *path;                 /* its absolute path; NULL: a free slot */
     struct stat st;             /* the file as it was when the zygote started */
     nopi_server *srv;
     nop_library *loaded;        /* in such a child: the library, once it is loaded */
@@ -168,13 +166,23 @@ static int serve_kept(nop_device *cdev, void *ctx, const void *data, size_t len,
         return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "a malformed request");
     /* the inputs are read, not mapped: the child of a server that reuses it would unmap
      * them when it puts itself back, a TLB shootdown across its threads that cost more than
-     * the copy (snapshot.c keeps room on the heap for them) */
+     * the copy (snapshot.c keeps room on the heap for them, up to 8 MiB) */
     unsigned char *map = NULL;
-    if (h.map_bytes && (w->in_fd < 0 || h.map_bytes > SIZE_MAX / 2 ||
-                        !(map = malloc((size_t)h.map_bytes)) ||
-                        !read_inputs(w->in_fd, map, (size_t)h.map_bytes)))
+    const char *why = NULL;
+    if (h.map_bytes && w->in_fd < 0)
+        why = "no memfd came with the request";
+    else if (h.map_bytes && (h.map_bytes > SIZE_MAX / 2 || !(map = malloc((size_t)h.map_bytes))))
+        why = "out of memory";
+    else if (h.map_bytes && !read_inputs(w->in_fd, map, (size_t)h.map_bytes))
+        why = strerror(errno);
+    /* the memfd is the parent's, writable: no user code of this run (a shape function that
+     * maps it, a thread left running) may write the inputs of a later one, of any library */
+    if (w->in_fd >= 0)
+        close(w->in_fd);
+    w->in_fd = -1;
+    if (why)
         return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot read the run's inputs: %s",
-                         map ? strerror(errno) : "out of memory");
+                         why);
     nop_value vals[NOP_MAX_ARGS];
     memset(vals, 0, sizeof vals);
     for (int a = 0; a < h.nargs; a++) {
@@ -188,7 +196,7 @@ static int serve_kept(nop_device *cdev, void *ctx, const void *data, size_t len,
             (uint64_t)t->numel * t->itemsize > h.map_bytes - ka.offset)
             return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "a malformed request");
         t->shape_only = false;   /* its bytes are the copy's; it ends with the request */
-        t->data = map + ka.offset;
+        t->data = map ? map + ka.offset : NULL;   /* NULL: every tensor is empty */
         vals[a].tensor = t;
     }
     if (h.path_len != strlen(kl->path) || memcmp(p + len - h.path_len, kl->path, h.path_len))
@@ -197,7 +205,7 @@ static int serve_kept(nop_device *cdev, void *ctx, const void *data, size_t len,
     int rc = nopi_device_run_here(cdev, kl->loaded, h.op, h.ref, vals, h.nargs, &r, err);
     if (nopi_wire_put_run(w, &r) != 0 && rc == 0)
         rc = nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot send the result");
-    return rc;   /* everything here ends with the child */
+    return rc;   /* everything here ends with the request: the child is put back or ends */
 }
 
 /* What a device made with keep_worker keeps: a zygote for each library it runs (up to
@@ -282,14 +290,16 @@ static int arena(kept *k, size_t bytes, nop_error *err)
         return nopi_fail(err, NOP_ERR_NOMEM, NULL, 0, 0, "cannot share the inputs with the "
                          "device process: %s", strerror(errno));
     }
+    /* not inherited by the zygotes forked after it, nor so by the user code of their
+     * children, which could write the inputs of another library's runs through it */
+    madvise(k->map, cap, MADV_DONTFORK);
     k->cap = cap;
     return 0;
 }
 
 /* Copies the tensors of args into k's arena and describes every argument in a request (*req,
  * *len; caller frees); 0, or -1 with err filled.  The arena is rewritten only once the last
- * run has answered: its child, which maps it read-only, is done with it (and is killed before
- * the next child gets its request). */
+ * run has answered: its child read it and closed the memfd before its user code ran. */
 static int make_request(kept *k, const char *path, int op, int ref, const nop_value *args,
                         int nargs, char **req, size_t *len, nop_error *err)
 {

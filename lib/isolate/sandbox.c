@@ -87,6 +87,10 @@ static int server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, 
         *out = NULL;
         return nopi_nomem(err);
     }
+    /* a zygote's children have pages of their own: no process forked later (this server's
+     * workers, or another library's) has any business with this one */
+    if (zygote)
+        madvise(s->phase, sizeof *s->phase, MADV_DONTFORK);
     return 0;
 }
 
@@ -257,6 +261,9 @@ static struct nopi_phase_page *child_phase(nopi_server *s, int fd)
     s->child_phase = mmap(NULL, sizeof *s->child_phase, PROT_READ, MAP_SHARED, fd, 0);
     if (s->child_phase == MAP_FAILED)
         s->child_phase = NULL;
+    else   /* kept: no process forked later (another library's workers) may inherit it, and
+            * the memfd came writable, so such a mapping could be made writable */
+        madvise(s->child_phase, sizeof *s->child_phase, MADV_DONTFORK);
     s->child_phase_dev = st.st_dev;
     s->child_phase_ino = st.st_ino;
     return s->child_phase;

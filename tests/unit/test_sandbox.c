@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <pthread.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "unit.h"
 #include "isolate/sandbox.h"
@@ -299,6 +300,113 @@ static void a_kept_worker_serves_many_runs_with_different_inputs(void **state)
     unit_cleanup(dir);
 }
 
+/* What a shape function of one library's run could write of another's: a descriptor of the
+ * kept device's inputs memfd, or a mapping of it (the parent's, inherited), or of another
+ * worker's phase page (the parent's read-only mapping of it, inherited and made writable).
+ * The output has one element more for each. */
+static const char *const reach_shape =
+    "#define _GNU_SOURCE\n"
+    "#include <neuronop.h>\n"
+    "#include <fcntl.h>\n"
+    "#include <stdio.h>\n"
+    "#include <string.h>\n"
+    "#include <unistd.h>\n"
+    "#include <sys/mman.h>\n"
+    "static int reached;\n"
+    "static char maps[1 << 16];\n"
+    "nt_tensor *same(const nt_tensor *t) {\n"
+    "    reached = 0;\n"
+    "    for (int fd = 0; fd < 64; fd++) {\n"
+    "        char p[64], l[128];\n"
+    "        snprintf(p, sizeof p, \"/proc/self/fd/%d\", fd);\n"
+    "        ssize_t n = readlink(p, l, sizeof l - 1);\n"
+    "        if (n > 0 && (l[n] = 0, strstr(l, \"neuronop-inputs\")))\n"
+    "            reached++;\n"
+    "    }\n"
+    "    int fd = open(\"/proc/self/maps\", O_RDONLY);\n"
+    "    ssize_t n = 0, r;\n"
+    "    while (fd >= 0 && (r = read(fd, maps + n, sizeof maps - 1 - n)) > 0)\n"
+    "        n += r;\n"
+    "    close(fd);\n"
+    "    maps[n] = 0;\n"
+    "    for (char *l = maps; *l;) {\n"
+    "        char *e = strchr(l, '\\n'), perms[5];\n"
+    "        unsigned long a, b;\n"
+    "        if (e)\n"
+    "            *e = 0;\n"
+    "        /* its own phase page is rw-s; the parent's, inherited, would be r--s */\n"
+    "        if (sscanf(l, \"%lx-%lx %4s\", &a, &b, perms) == 3 &&\n"
+    "            (strstr(l, \"neuronop-inputs\") ||\n"
+    "             (strstr(l, \"neuronop-phase\") && strcmp(perms, \"r--s\") == 0)) &&\n"
+    "            mprotect((void *)a, b - a, PROT_READ | PROT_WRITE) == 0)\n"
+    "            reached++;\n"
+    "        if (!e)\n"
+    "            break;\n"
+    "        l = e + 1;\n"
+    "    }\n"
+    "    int64_t size = 1 + reached;\n"
+    "    return nt_empty(1, &size, NT_F32);\n"
+    "}\n";
+static const char *const reach_kernel =
+    "#include <neuronop.h>\n"
+    "nt_tensor *reach(const nt_tensor *t) { return nt_fill_(get_dst_tensor(), nt_scalar_f(1)); }\n";
+
+/* Runs op 0 of lib on a device, on four ones; the output's number of elements. */
+static int64_t reach(nop_device *dev, nop_library *lib)
+{
+    nop_tensor *t;
+    nop_error err;
+    assert_int_equal(nop_tensor_generate(&t, "full:4:1", 0, &err), 0);
+    nop_value v = { .type = NOP_ARG_TENSOR, .tensor = t };
+    nop_run_result r;
+    if (nop_device_run(dev, lib, 0, &v, 1, &r, &err) != 0)
+        fail_msg("%s", err.diag.msg);
+    int64_t got = nop_tensor_numel(r.output);
+    nop_run_result_clear(&r);
+    nop_tensor_free(t);
+    return got;
+}
+
+/* No user code of a kept device's run can write what another run reads: its inputs, in the
+ * memfd the parent writes every run's into (the child reads them and closes it before user
+ * code runs; the parent's mapping of it is not inherited), or another library's phase page
+ * (the parent keeps its mapping of it between runs, not inherited either). */
+static void a_kept_worker_reaches_no_other_runs_inputs_or_phase_page(void **state)
+{
+    const char *dir = unit_tmpdir();
+    char a_dir[300], b_dir[300];
+    snprintf(a_dir, sizeof a_dir, "%s/a", dir);
+    snprintf(b_dir, sizeof b_dir, "%s/b", dir);
+    assert_int_equal(mkdir(a_dir, 0700), 0);
+    assert_int_equal(mkdir(b_dir, 0700), 0);
+    const char *manifest = "compute_srcs: [k.c]\nshape_srcs: [s.c]\n"
+                           "ops:\n  reach: {args: [tensor], shape: same, kernel: reach}\n";
+    char ma[200], mb[200];
+    snprintf(ma, sizeof ma, "name: reach_a\n%s", manifest);
+    snprintf(mb, sizeof mb, "name: reach_b\n%s", manifest);
+    nop_library *a = unit_build(a_dir, ma, reach_kernel, reach_shape, false);
+    nop_library *b = unit_build(b_dir, mb, reach_kernel, reach_shape, false);
+    assert_non_null(a);
+    assert_non_null(b);
+    nop_profile *profile;
+    nop_device *dev;
+    nop_error err;
+    nop_device_opts o = { .isolate = true, .keep_worker = true };
+    assert_int_equal(nop_profile_load(&profile, "trn1", unit_share_dir(), &err), 0);
+    assert_int_equal(nop_device_new(&dev, profile, &o, &err), 0);
+    /* a twice (its child's phase page is then one the parent keeps), then b, whose zygote the
+     * parent forks after both */
+    assert_int_equal(reach(dev, a), 1);
+    assert_int_equal(reach(dev, a), 1);
+    assert_int_equal(reach(dev, b), 1);
+    assert_int_equal(reach(dev, a), 1);
+    nop_device_free(dev);
+    nop_profile_free(profile);
+    nop_library_close(a);
+    nop_library_close(b);
+    unit_cleanup(dir);
+}
+
 /* ---- records ---------------------------------------------------------------------------- */
 
 static int take_nothing(void *ctx, uint32_t type, const void *data, size_t len, void **own)
@@ -538,6 +646,7 @@ int main(void)
         cmocka_unit_test(a_worker_does_not_run_the_callers_handlers),
         cmocka_unit_test(a_record_is_bounded_before_anything_is_allocated),
         cmocka_unit_test(a_kept_worker_serves_many_runs_with_different_inputs),
+        cmocka_unit_test(a_kept_worker_reaches_no_other_runs_inputs_or_phase_page),
         cmocka_unit_test(a_request_of_any_number_of_runs_ends_at_its_budget),
         cmocka_unit_test(the_filter_traps_what_the_device_has_not),
         cmocka_unit_test(the_filter_allows_what_the_runtime_needs),
