@@ -35,6 +35,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,18 +354,31 @@ static int fetch(server *s, const unsigned char *body, size_t len, buf *b)
 }
 
 /* Receives one request into m (MAX_MESSAGE bytes) and any descriptor sent with it; the
- * length, 0 at the end, -1 on an error. */
+ * length, 0 at the end, -1 on an error.
+ *
+ * It waits for the request in poll, which takes nothing off the socket, and only then
+ * receives it.  Python tells a supervisor that ended before a request reached it (it sends
+ * the request to a new one) from one that ended during it (SupervisorError) by what its
+ * receive says: ECONNRESET when the request was left unread, end-of-file when it was taken.
+ * A process killed while it waits in recvmsg looks at the queue once more as the kill wakes
+ * it, and takes a request sent after the kill (while it waits for a CPU) before it dies:
+ * unanswered, as if it had died running it.  Killed in poll, it dies with the request still
+ * queued; it only ever takes one when it is alive, back from poll. */
 static ssize_t receive(int fd, unsigned char *m, int *passed)
 {
     union { struct cmsghdr h; char space[CMSG_SPACE(sizeof(int))]; } ctl;
     struct iovec iov = { m, MAX_MESSAGE };
     struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.space,
                           .msg_controllen = sizeof ctl.space };
+    struct pollfd p = { fd, POLLIN, 0 };
+    *passed = -1;
+    while (poll(&p, 1, -1) < 0)
+        if (errno != EINTR)
+            return -1;
     ssize_t n;
     do
         n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
     while (n < 0 && errno == EINTR);
-    *passed = -1;
     for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); n >= 0 && c; c = CMSG_NXTHDR(&msg, c))
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
             c->cmsg_len == CMSG_LEN(sizeof(int)))

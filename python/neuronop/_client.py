@@ -348,7 +348,8 @@ class Supervisor:
         except OSError as e:
             # a send that fails, or a receive that finds the supervisor ended with the request
             # still unread in its queue (the kernel then says ECONNRESET, not end-of-file):
-            # nothing of the request ran
+            # nothing of the request ran (a supervisor takes a request off the socket only
+            # alive: cmd-serve.c's receive)
             if e.errno in _GONE_ERRNOS and (not sent or e.errno == errno.ECONNRESET):
                 raise _Gone(e.strerror) from None
             n = 0
