@@ -126,7 +126,7 @@ test_expect "no file names where only the user knows the value (--shard I/N, -k 
 test_expect "bash-completion loads the installed script on first Tab, and it works there" '
     test -f /usr/share/bash-completion/bash_completion || {
         echo "the bash-completion package is missing (mk/deps.sh test installs it)"; exit 1; }
-    make -s -C "$NEURONOP_SRC" install DESTDIR="$WORK/inst" PREFIX=/usr/local \
+    make -s -C "$NEURONOP_SRC" -o "$NEURONOP" install DESTDIR="$WORK/inst" PREFIX=/usr/local \
         BIN="$NEURONOP" >/dev/null
     env -u NEURONOP_SHARE_DIR HOME="$WORK" XDG_DATA_DIRS="$WORK/inst/usr/local/share" \
         PATH="$WORK/inst/usr/local/bin:$PATH" bash -c "
