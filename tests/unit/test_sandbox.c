@@ -259,9 +259,20 @@ static const char *const same_shape =
     "nt_tensor *same(const nt_tensor *t, int64_t k) {\n"
     "    return nt_empty(nt_dim(t), nt_sizes(t), nt_dtype_of(t)); }\n";
 
+/* A device of trn1 (*profile, freed by the caller after the device) made with keep_worker. */
+static nop_device *kept_device(nop_profile **profile)
+{
+    nop_device *dev;
+    nop_error err;
+    nop_device_opts o = { .isolate = true, .keep_worker = true };
+    assert_int_equal(nop_profile_load(profile, "trn1", unit_share_dir(), &err), 0);
+    assert_int_equal(nop_device_new(&dev, *profile, &o, &err), 0);
+    return dev;
+}
+
 /* Many runs with different inputs, one zygote (no fork of the caller per run), each run in a
  * child put back to the state it had when the library was loaded (or a fresh one), which
- * maps its inputs from a memfd. */
+ * reads its inputs from a memfd. */
 static void a_kept_worker_serves_many_runs_with_different_inputs(void **state)
 {
     const char *dir = unit_tmpdir();
@@ -269,12 +280,9 @@ static void a_kept_worker_serves_many_runs_with_different_inputs(void **state)
                                   "ops:\n  scale: {args: [tensor, int64], shape: same, "
                                   "kernel: scale}\n", scale_kernel, same_shape, false);
     assert_non_null(lib);
-    nop_profile *profile;
-    nop_device *dev;
     nop_error err;
-    nop_device_opts o = { .isolate = true, .keep_worker = true };
-    assert_int_equal(nop_profile_load(&profile, "trn1", unit_share_dir(), &err), 0);
-    assert_int_equal(nop_device_new(&dev, profile, &o, &err), 0);
+    nop_profile *profile;
+    nop_device *dev = kept_device(&profile);
     double t0 = 0;
     for (int i = 0; i < 20; i++) {
         if (i == 1)
@@ -389,11 +397,7 @@ static void a_kept_worker_reaches_no_other_runs_inputs_or_phase_page(void **stat
     assert_non_null(a);
     assert_non_null(b);
     nop_profile *profile;
-    nop_device *dev;
-    nop_error err;
-    nop_device_opts o = { .isolate = true, .keep_worker = true };
-    assert_int_equal(nop_profile_load(&profile, "trn1", unit_share_dir(), &err), 0);
-    assert_int_equal(nop_device_new(&dev, profile, &o, &err), 0);
+    nop_device *dev = kept_device(&profile);
     /* a twice (its child's phase page is then one the parent keeps), then b, whose zygote the
      * parent forks after both */
     assert_int_equal(reach(dev, a), 1);
