@@ -581,6 +581,10 @@ const char *nop_library_name(const nop_library *lib);
 /* The namespace of a C++ library's NEURON_LIBRARY(ns, m), or NULL. */
 const char *nop_library_namespace(const nop_library *lib);
 const char *nop_library_path(const nop_library *lib);
+/* Whether the file at lib's path is not (or no longer) the one lib was opened or described
+ * from: rebuilt, replaced or gone since, as far as stat tells.  A long-lived caller (a
+ * language binding's supervisor) opens it again then, to run the new code. */
+bool nop_library_changed(const nop_library *lib);
 bool nop_library_multicore(const nop_library *lib);
 /* Built with --memcheck: its kernels report their own out-of-bounds accesses when run. */
 bool nop_library_memcheck(const nop_library *lib);

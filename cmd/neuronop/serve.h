@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/stat.h>
 
 #include "libneuronop.h"
 
@@ -54,12 +53,10 @@ struct diag_item {
  * code of it runs in the supervisor): LOAD answers from it, and with the sandbox on the
  * worker is handed it and loads the code itself.  With the sandbox off the supervisor runs
  * the code: loaded is the library loaded at its first call, kept until the file at its path
- * changes (st: that file, as stat saw it just before the load), or NULL.  The served_lib
- * owns both. */
+ * changes (nop_library_changed), or NULL.  The served_lib owns both. */
 typedef struct served_lib {
     nop_library *described;
     nop_library *loaded;
-    struct stat st;
 } served_lib;
 
 /* The library a call of libs[i] runs: its described one when here is false (the sandbox

@@ -8,19 +8,11 @@
  * with the device's threads makes the kernel flush the other CPUs' TLBs, which is slow on a
  * virtual machine.  A library kept loaded must not outlive its file, though: a rebuild
  * between two calls (a new file at the same path) must run the new code, as the worker
- * does, so every call compares the file with what stat said just before it was loaded.
+ * does, so every call asks whether the file has changed since (nop_library_changed).
  */
 #include <string.h>
-#include <sys/stat.h>
 
 #include "serve.h"
-
-/* Whether a and b are the same file with the same contents, as far as stat tells. */
-static bool same_file(const struct stat *a, const struct stat *b)
-{
-    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
-}
 
 const nop_library *served_runnable(served_lib *libs, int nlibs, int i, bool here,
                                    nop_error *err)
@@ -28,11 +20,9 @@ const nop_library *served_runnable(served_lib *libs, int nlibs, int i, bool here
     served_lib *sl = &libs[i];
     if (!here)
         return sl->described;   /* the worker loads it */
-    const char *path = nop_library_path(sl->described);
-    struct stat now = { 0 };   /* all zeros when stat fails: the next call loads again */
-    bool fresh = stat(path, &now) == 0;
-    if (sl->loaded && fresh && same_file(&now, &sl->st))
+    if (sl->loaded && !nop_library_changed(sl->loaded))
         return sl->loaded;
+    const char *path = nop_library_path(sl->described);
     /* every copy of the path unloaded before it is loaded again: the loader hands back the
      * library it already has for a path, whatever the file now holds (Python loads a
      * rebuilt library again, which gives the same path a second slot) */
@@ -41,12 +31,10 @@ const nop_library *served_runnable(served_lib *libs, int nlibs, int i, bool here
             nop_library_close(libs[k].loaded);
             libs[k].loaded = NULL;
         }
-    /* stat came first: a file replaced between stat and the load is loaded again at the
-     * next call, never kept stale.  A file stat cannot see fails to load, with the
-     * loader's own words */
+    /* (nop_library_open notes the file before it loads it: one replaced meanwhile is loaded
+     * again at the next call, never kept stale) */
     if (nop_library_open(&sl->loaded, path, err) != 0)
         return NULL;
-    sl->st = now;
     return sl->loaded;
 }
 

@@ -85,6 +85,10 @@ int nopi_read_input(const char *path, const char *what, size_t cap, char **data,
 /* Line `line` (1-based) of a text file, without its newline, cut to fit buf.  -1 when the
  * file cannot be read or is shorter. */
 int nopi_read_line(const char *path, int line, char *buf, size_t size);
+/* Whether a and b (stat results) are the same file with the same contents, as far as stat
+ * tells: device, inode, size and modification time. */
+struct stat;
+bool nopi_same_file(const struct stat *a, const struct stat *b);
 /* True when path names a C++ source: .cpp, .cc or .cxx (the build compiles it as C++; the
  * device words its messages in C++). */
 bool nopi_is_cxx_source(const char *path);

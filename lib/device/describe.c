@@ -326,6 +326,8 @@ int nop_library_describe(nop_library **out, const char *path, nop_error *err)
     *out = NULL;
     image im = { 0 };
     char *data;
+    struct stat st = { 0 };   /* before the read, as nop_library_open's before its load */
+    stat(path, &st);
     if (nopi_read_input(path, "library", (size_t)1 << 30, &data, &im.len, err) != 0)
         return -1;
     im.data = data;
@@ -356,6 +358,7 @@ int nop_library_describe(nop_library **out, const char *path, nop_error *err)
         nopi_nomem(err);
         goto out;
     }
+    lib->st = st;
     read_desc(&im, at, d);
     if (im.bad || !complete(d)) {
         nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' has a damaged self-description", path);

@@ -108,6 +108,9 @@ int nop_library_open(nop_library **out, const char *path, nop_error *err)
     char *full = nopi_sb_take(&sb);
     if (!full)
         return nopi_nomem(err);
+    /* before the load: a file replaced between the two is seen as changed, never kept */
+    struct stat st = { 0 };
+    stat(path, &st);
     void *h = dlopen(full, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot load '%s': %s", path, dlerror());
@@ -140,6 +143,7 @@ int nop_library_open(nop_library **out, const char *path, nop_error *err)
     lib->handle = h;
     lib->desc = d;
     lib->path = full;
+    lib->st = st;
     const char *names = dlsym(h, NOPI_ARGNAMES_SYMBOL);
     lib->argnames = names ? strdup(names) : NULL;   /* without: no names, not an error */
     /* bind the library's trampolines to the runtime, once, before any call */
@@ -149,6 +153,12 @@ int nop_library_open(nop_library **out, const char *path, nop_error *err)
         load_memcheck_info(lib);
     *out = lib;
     return 0;
+}
+
+bool nop_library_changed(const nop_library *lib)
+{
+    struct stat now;
+    return stat(lib->path, &now) != 0 || !nopi_same_file(&now, &lib->st);
 }
 
 const nop_library *nopi_library_runnable(const nop_library *lib, nop_library **opened,

@@ -4,6 +4,8 @@
 #ifndef NEURONOP_LIBRARY_H
 #define NEURONOP_LIBRARY_H
 
+#include <sys/stat.h>
+
 #include "base/api.h"
 #include "base/internal.h"
 #include "lines.h"
@@ -30,6 +32,8 @@ struct nop_library {
     void *handle;                 /* dlopen handle */
     const nt__lib_desc *desc;     /* the library's descriptor, inside the mapped object */
     char *path;
+    struct stat st;               /* its file, as stat saw it just before it was loaded or
+                                   * read (all zeros when stat failed): nop_library_changed */
     uintptr_t text_lo, text_hi;   /* its code, where a kernel may be stopped on timeout */
     uintptr_t base;               /* its load address */
     uintptr_t map_lo, map_hi;     /* what it maps: [map_lo, map_hi) */

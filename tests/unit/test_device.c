@@ -162,6 +162,27 @@ static void two_devices_do_not_interfere(void **state)
     assert_int_equal(jb.failures, 0);
 }
 
+/* A library opened or described stays unchanged until its file is rewritten or removed. */
+static void a_library_knows_when_its_file_changed(void **state)
+{
+    nop_library *described;
+    nop_error err;
+    const char *path = nop_library_path(lib);
+    assert_int_equal(nop_library_describe(&described, path, &err), 0);
+    assert_false(nop_library_changed(lib));
+    assert_false(nop_library_changed(described));
+    char copy[600];
+    snprintf(copy, sizeof copy, "%s.saved", path);
+    assert_int_equal(rename(path, copy), 0);   /* gone */
+    assert_true(nop_library_changed(lib));
+    char cmd[1300];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", copy, path);   /* back, as another file */
+    assert_int_equal(system(cmd), 0);
+    assert_true(nop_library_changed(lib));
+    assert_true(nop_library_changed(described));
+    nop_library_close(described);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -169,6 +190,7 @@ int main(void)
         cmocka_unit_test(arguments_must_match),
         cmocka_unit_test(two_devices_do_not_interfere),
         cmocka_unit_test(only_a_traced_device_records),
+        cmocka_unit_test(a_library_knows_when_its_file_changed),
     };
     return cmocka_run_group_tests_name("device", tests, setup, teardown);
 }
