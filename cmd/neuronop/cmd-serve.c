@@ -125,13 +125,12 @@ static int set_arena(server *s, int fd, const unsigned char *body, size_t len, b
         map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, ro, 0);
     if (ro >= 0)
         close(ro);
-    if (map != MAP_FAILED)   /* the workers forked later have no business with it */
-        madvise(map, (size_t)size, MADV_DONTFORK);
     if (map == MAP_FAILED) {
         close(fd);
         reply_protocol(b, "cannot map the arena Python sent");
         return REP_ERROR;
     }
+    madvise(map, (size_t)size, MADV_DONTFORK);   /* workers forked later have no use for it */
     if (s->arena)
         munmap((void *)s->arena, s->arena_size);
     if (s->arena_fd >= 0)

@@ -46,7 +46,6 @@ struct nopi_pool {
     bool dog_ticking;           /* the watchdog is in its 5 ms loop: no need to wake it */
     nopi_worker *workers[MAX_WORKERS + 1];   /* registered for the watchdog */
     int failed_helpers;
-    int parked;                 /* helpers that have reached their wait for work */
     void *region;               /* a resident pool's own mapping (it lives in it), or NULL */
     size_t region_len;
 };
@@ -92,8 +91,6 @@ static void *helper(void *arg)
     pthread_mutex_lock(&p->lock);
     if (!ready)
         p->failed_helpers++;
-    p->parked++;   /* nopi_pool_new_resident waits for this */
-    pthread_cond_broadcast(&p->done);
     for (;;) {
         while (!p->quit && !p->helpers_quit && (p->generation == seen || !p->job))
             pthread_cond_wait(&p->work, &p->lock);
@@ -156,8 +153,9 @@ static void *watchdog(void *arg)
 }
 
 /* Starts thread `slot` (0: the watchdog) of p running fn(arg): on a resident pool's stack
- * for it, or one of NOPI_POOL_STACK bytes (far less than glibc's 8 MiB default, which a kept worker,
- * making its threads anew for every request, would map and unmap each time); 0 or an errno. */
+ * for it, or one of NOPI_POOL_STACK bytes (far less than glibc's 8 MiB default, which a kept
+ * worker, making its threads anew for every request, would map and unmap each time); 0 or an
+ * errno. */
 static int start_thread(nopi_pool *p, int slot, pthread_t *t, void *(*fn)(void *), void *arg)
 {
     pthread_attr_t a;
@@ -259,7 +257,7 @@ void nopi_pool_end_helpers(nopi_pool *p)
     pthread_mutex_lock(&p->lock);
     p->helpers_quit = false;
     p->started = false;   /* the next job that can use them starts them again */
-    p->nhelpers = p->failed_helpers = p->parked = 0;
+    p->nhelpers = p->failed_helpers = 0;
     pthread_mutex_unlock(&p->lock);
 }
 

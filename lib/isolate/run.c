@@ -6,9 +6,9 @@
  * inputs copy-on-write; one made with keep_worker keeps a zygote instead (forked at its first
  * run), and sends each run as a request: the library's path, the op, the scalars, and the
  * tensors' bytes in a memfd that goes with the request, which the zygote's child (put back
- * between runs) reads and closes before any user code of the run.  The entry points live above device/ so that the device knows nothing of worker
- * processes: a worker's device is an in-process one whose diagnostics and phases go to its
- * wire (nopi_device_attach).
+ * between runs) reads and closes before any user code of the run.  The entry points live
+ * above device/ so that the device knows nothing of worker processes: a worker's device is an
+ * in-process one whose diagnostics and phases go to its wire (nopi_device_attach).
  */
 #include <errno.h>
 #include <limits.h>
@@ -114,13 +114,6 @@ typedef struct kept_lib {
 
 #define KEPT_LIBS 4             /* libraries a kept device keeps a zygote for at once */
 
-/* Whether a and b are the same file with the same contents, as far as stat tells. */
-static bool same_file(const struct stat *a, const struct stat *b)
-{
-    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
-}
-
 /* In a kept zygote's child, before its request comes: loads its library. */
 static int prepare_kept(void *ctx, nopi_wire *w, nop_error *err)
 {
@@ -129,7 +122,7 @@ static int prepare_kept(void *ctx, nopi_wire *w, nop_error *err)
     if (nop_library_open(&kl->loaded, kl->path, err) != 0)
         return -1;
     struct stat now;   /* rebuilt since its zygote started: this child must not serve it */
-    if (stat(kl->path, &now) != 0 || !same_file(&now, &kl->st))
+    if (stat(kl->path, &now) != 0 || !nopi_same_file(&now, &kl->st))
         return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "'%s' changed while it was being "
                          "loaded; run the op again", kl->path);
     return 0;
@@ -169,12 +162,14 @@ static int serve_kept(nop_device *cdev, void *ctx, const void *data, size_t len,
      * the copy (snapshot.c keeps room on the heap for them, up to 8 MiB) */
     unsigned char *map = NULL;
     const char *why = NULL;
-    if (h.map_bytes && w->in_fd < 0)
-        why = "no memfd came with the request";
-    else if (h.map_bytes && (h.map_bytes > SIZE_MAX / 2 || !(map = malloc((size_t)h.map_bytes))))
-        why = "out of memory";
-    else if (h.map_bytes && !read_inputs(w->in_fd, map, (size_t)h.map_bytes))
-        why = strerror(errno);
+    if (h.map_bytes) {
+        if (w->in_fd < 0)
+            why = "no memfd came with the request";
+        else if (h.map_bytes > SIZE_MAX / 2 || !(map = malloc((size_t)h.map_bytes)))
+            why = "out of memory";
+        else if (!read_inputs(w->in_fd, map, (size_t)h.map_bytes))
+            why = strerror(errno);
+    }
     /* the memfd is the parent's, writable: no user code of this run (a shape function that
      * maps it, a thread left running) may write the inputs of a later one, of any library */
     if (w->in_fd >= 0)
@@ -248,7 +243,7 @@ static kept_lib *kept_for(nop_device *dev, kept *k, const char *path, nop_error 
     for (int i = 0; i < KEPT_LIBS; i++) {
         if (k->libs[i].path && strcmp(k->libs[i].path, path) == 0) {
             kl = &k->libs[i];
-            if (!same_file(&st, &kl->st))
+            if (!nopi_same_file(&st, &kl->st))
                 break;
             kl->used = ++k->clock;
             return kl;

@@ -45,15 +45,22 @@ static int writev_all(nopi_wire *w, struct iovec *v, int n)
     return rc;
 }
 
+#define HEAD_BYTES (sizeof(uint32_t) + sizeof(uint64_t))   /* a record's type and length */
+
+/* Writes a record's head, its type then its payload's length, into head. */
+static void record_head(char head[HEAD_BYTES], uint32_t type, uint64_t len)
+{
+    memcpy(head, &type, sizeof type);
+    memcpy(head + sizeof type, &len, sizeof len);
+}
+
 /* One record whose payload is a then b, in one write where the pipe takes it whole: each
  * write wakes the parent. */
 static int put2(nopi_wire *w, uint32_t type, const void *a, size_t alen, const void *b,
                 size_t blen)
 {
-    uint64_t len = (uint64_t)alen + blen;
-    char head[sizeof type + sizeof len];
-    memcpy(head, &type, sizeof type);
-    memcpy(head + sizeof type, &len, sizeof len);
+    char head[HEAD_BYTES];
+    record_head(head, type, (uint64_t)alen + blen);
     struct iovec iov[3] = { { head, sizeof head }, { (void *)a, alen }, { (void *)b, blen } };
     return writev_all(w, iov, 3);
 }
@@ -71,10 +78,8 @@ static int put_pages(nopi_wire *w, uint32_t type, const void *data, size_t len)
 {
     if (len < 65536 || w->copy)
         return nopi_wire_put(w, type, data, len);
-    uint64_t len64 = len;
-    char head[sizeof type + sizeof len64];
-    memcpy(head, &type, sizeof type);
-    memcpy(head + sizeof type, &len64, sizeof len64);
+    char head[HEAD_BYTES];
+    record_head(head, type, len);
     pthread_mutex_lock(&w->lock);
     int rc = nopi_fd_all(w->fd, head, sizeof head, true);
     const char *p = data;
@@ -123,7 +128,7 @@ void nopi_wire_retire(nopi_wire *w)
 #define BATCH_RECORDS (8 + 2 * NOPI_MAX_CORES)
 typedef struct batch {
     struct iovec iov[3 * BATCH_RECORDS];
-    char heads[BATCH_RECORDS][sizeof(uint32_t) + sizeof(uint64_t)];
+    char heads[BATCH_RECORDS][HEAD_BYTES];
     int niov, nrec;
 } batch;
 
@@ -131,11 +136,9 @@ typedef struct batch {
 static void batch_add(batch *bt, uint32_t type, const void *a, size_t alen, const void *b,
                       size_t blen)
 {
-    uint64_t len = (uint64_t)alen + blen;
     char *head = bt->heads[bt->nrec++];
-    memcpy(head, &type, sizeof type);
-    memcpy(head + sizeof type, &len, sizeof len);
-    bt->iov[bt->niov++] = (struct iovec){ head, sizeof bt->heads[0] };
+    record_head(head, type, (uint64_t)alen + blen);
+    bt->iov[bt->niov++] = (struct iovec){ head, HEAD_BYTES };
     if (alen)
         bt->iov[bt->niov++] = (struct iovec){ (void *)a, alen };
     if (blen)

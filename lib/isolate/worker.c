@@ -7,10 +7,9 @@
  * before its request comes, or put back after its last one (snapshot.c), then reports to the
  * parent, on the socket the child has closed, which child took it (with its record pipe and
  * phase page) and how each ended.  Every process here is its own process group (the worker)
- * or in it, dies with
- * its parent (PR_SET_PDEATHSIG, which the filter then forbids changing), and writes only
- * records (wire.c).  Nothing here reads what the parent keeps: it calls no function of
- * sandbox.c, the parent's side.
+ * or in it, dies with its parent (PR_SET_PDEATHSIG, which the filter then forbids changing),
+ * and writes only records (wire.c).  Nothing here reads what the parent keeps: it calls no
+ * function of sandbox.c, the parent's side.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -334,19 +333,50 @@ static bool heard_ready(spare_child *c, int ms)
     return false;
 }
 
+/* Hands request seq (req, len, and in_fd, closed once handed) to cur, the child of the last
+ * request, which has put itself back, with a record pipe of this request's own (what the
+ * child wrote after its last answer reaches no one), and tells the parent (ZMSG_STARTED).
+ * 1 when handed, 0 when it could not be (the request then goes to a fresh child), -1 when
+ * the parent is gone. */
+static int hand_back(int req_fd, spare_child *cur, const char *req, uint64_t len, int in_fd,
+                     uint32_t seq)
+{
+    int rec[2];
+    if (pipe2(rec, O_CLOEXEC) != 0)
+        return 0;
+    fcntl(rec[1], F_SETPIPE_SZ, PIPE_BYTES);
+    int pass[2] = { rec[1], in_fd };
+    bool sent = nopi_send_request(cur->req, req, (size_t)len, pass, in_fd >= 0 ? 2 : 1) == 0;
+    close(rec[1]);
+    if (!sent) {
+        close(rec[0]);
+        return 0;
+    }
+    if (in_fd >= 0)
+        close(in_fd);
+    if (cur->rec >= 0)   /* its first request's pipe */
+        close(cur->rec);
+    cur->rec = -1;
+    int fds[2] = { rec[0], cur->phase };
+    bool told = tell(req_fd, ZMSG_STARTED, seq, 0, fds, 2);
+    close(rec[0]);
+    return told ? 1 : -1;
+}
+
 /* The zygote: hands each request to the spare child, which has made itself ready meanwhile,
  * and tells the parent at once (ZMSG_STARTED, with the request's number, the read end of
  * that child's own record pipe and its own phase page); then forks the next spare, which
  * readies itself while this request runs (a server that reuses its children forks one only
- * when the child it has is gone, on the next request's path).  When a child ends the zygote reaps it and tells
- * the parent its wait status (ZMSG_ENDED, with the number of the last request it took).  A
- * child still there when the next request comes has answered (the parent sends the next
- * request only after DONE) or been given up: unless the server reuses its children and
- * this one has put itself back (it said so, at once or within half a second), it is killed before
- * the next child is handed its request, and reaped after, off that request's path.  A
- * killed child never runs user code again, and it never had the next child's pipe or page:
- * nothing a child leaves reaches the next, which comes from this process's state.  The
- * zygote runs no user code: the library is loaded in each child. */
+ * when the child it has is gone, on the next request's path).  When a child ends the zygote
+ * reaps it and tells the parent its wait status (ZMSG_ENDED, with the number of the last
+ * request it took).  A child still there when the next request comes has answered (the
+ * parent sends the next request only after DONE) or been given up: unless the server reuses
+ * its children and this one has put itself back (it said so, at once or within half a
+ * second: hand_back), it is killed before the next child is handed its request, and reaped
+ * after, off that request's path.  A killed child never runs user code again, and it never
+ * had the next child's pipe or page: nothing a child leaves reaches the next, which comes
+ * from this process's state.  The zygote runs no user code: the library is loaded in each
+ * child. */
 static _Noreturn void zygote(nopi_server *s, int req_fd)
 {
     signal(SIGCHLD, SIG_DFL);   /* the caller may ignore it, which would lose the status */
@@ -395,33 +425,14 @@ static _Noreturn void zygote(nopi_server *s, int req_fd)
         uint32_t this_seq = ++seq;
         if (cur.req >= 0 && !cur_ready)
             cur_ready = heard_ready(&cur, 500);   /* it is putting itself back */
-        int rec[2] = { -1, -1 };
-        if (cur_ready && pipe2(rec, O_CLOEXEC) == 0) {
-            /* the same child again, on its page, with a record pipe of this request's own:
-             * what it wrote after its last answer reaches no one */
-            fcntl(rec[1], F_SETPIPE_SZ, PIPE_BYTES);
-            int pass[2] = { rec[1], in_fd };
-            bool sent = nopi_send_request(cur.req, req, (size_t)len, pass, in_fd >= 0 ? 2 : 1)
-                        == 0;
-            close(rec[1]);
-            if (sent) {
-                cur_ready = false;
-                cur_seq = this_seq;
-                if (in_fd >= 0)
-                    close(in_fd);
-                if (cur.rec >= 0)   /* its first request's pipe */
-                    close(cur.rec);
-                cur.rec = -1;
-                int fds[2] = { rec[0], cur.phase };
-                bool told = tell(req_fd, ZMSG_STARTED, this_seq, 0, fds, 2);
-                close(rec[0]);
-                if (!told)
-                    break;
-                continue;
-            }
-            close(rec[0]);
-        }
+        int handed = cur_ready ? hand_back(req_fd, &cur, req, len, in_fd, this_seq) : 0;
+        if (handed < 0)
+            break;
         cur_ready = false;
+        if (handed) {
+            cur_seq = this_seq;
+            continue;
+        }
         spare_child old = cur;
         int old_fd = cur_fd;
         uint32_t old_seq = cur_seq;
