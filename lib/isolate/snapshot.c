@@ -162,18 +162,6 @@ static uint64_t dec(const char **p)
     return v;
 }
 
-/* The signal set of field (such as "\nSigCgt:\t") in the text of /proc/self/status; true
- * when it is there. */
-static bool status_set(const char *status, const char *field, uint64_t *set)
-{
-    const char *p = strstr(status, field);
-    if (!p)
-        return false;
-    p += strlen(field);
-    *set = hex(&p);
-    return true;
-}
-
 /* Reads the whole of a /proc file into buf (len bytes of room, terminated); its length, or
  * -1.  open, read and close only: no stdio, no allocation. */
 static ssize_t read_proc(const char *path, char *buf, size_t len)
@@ -272,17 +260,41 @@ static bool same_kind(const struct region *a, const struct region *b)
            a->inode == b->inode && a->dev_major == b->dev_major && a->dev_minor == b->dev_minor;
 }
 
-/* ---- signal handlers ------------------------------------------------------------------- */
+/* ---- /proc/self/status and signal handlers --------------------------------------------- */
 
-/* The signals caught or ignored now, from /proc/self/status (*set, bit sig - 1); 0, or -1. */
-static int handled_signals(nopi_snap *s, uint64_t *set)
+/* The number after field (such as "\nSigCgt:\t") in the text of /proc/self/status, read
+ * by next (hex or dec); true when it is there. */
+static bool status_field(const char *status, const char *field,
+                         uint64_t (*next)(const char **), uint64_t *v)
 {
-    uint64_t caught, ignored;
+    const char *p = strstr(status, field);
+    if (!p)
+        return false;
+    p += strlen(field);
+    *v = next(&p);
+    return true;
+}
+
+/* What a snapshot and a restore read of /proc/self/status. */
+struct status {
+    uint64_t threads;
+    uint64_t pending;   /* signals pending for the thread or the process */
+    uint64_t handled;   /* signals caught or ignored (bit sig - 1) */
+};
+
+/* Reads /proc/self/status into *st (s->maps is its buffer); 0, or -1. */
+static int read_status(nopi_snap *s, struct status *st)
+{
+    uint64_t mine, shared, caught, ignored;
     if (read_proc("/proc/self/status", s->maps, sizeof s->maps) < 0 ||
-        !status_set(s->maps, "\nSigCgt:\t", &caught) ||
-        !status_set(s->maps, "\nSigIgn:\t", &ignored))
+        !status_field(s->maps, "\nThreads:\t", dec, &st->threads) ||
+        !status_field(s->maps, "\nSigPnd:\t", hex, &mine) ||
+        !status_field(s->maps, "\nShdPnd:\t", hex, &shared) ||
+        !status_field(s->maps, "\nSigCgt:\t", hex, &caught) ||
+        !status_field(s->maps, "\nSigIgn:\t", hex, &ignored))
         return -1;
-    *set = caught | ignored;
+    st->pending = mine | shared;
+    st->handled = caught | ignored;
     return 0;
 }
 
@@ -391,8 +403,10 @@ static __attribute__((noinline)) int take_now(nopi_snap *s)
     for (int sig = 1; sig <= NSIG_KERNEL; sig++)   /* SIGSYS is the filter's, fixed */
         s->have_act[sig] = sig != SIGKILL && sig != SIGSTOP && sig != SIGSYS &&
                            syscall(SYS_rt_sigaction, sig, NULL, &s->act[sig], 8) == 0;
-    if (handled_signals(s, &s->handled) != 0)
+    struct status now;
+    if (read_status(s, &now) != 0)
         return -1;
+    s->handled = now.handled;
     if (sigaltstack(NULL, &s->altstack) != 0)
         return -1;
     for (int fd = 0; fd < MAX_FDS; fd++) {
@@ -427,20 +441,11 @@ int nopi_snap_take(nopi_snap *s)
 static bool alone(nopi_snap *s)
 {
     for (int tries = 0; tries < 200; tries++) {
-        if (read_proc("/proc/self/status", s->maps, sizeof s->maps) < 0)
+        struct status now;
+        if (read_status(s, &now) != 0 || now.pending)
             return false;
-        const char *t = strstr(s->maps, "\nThreads:\t");
-        uint64_t pending, shared_pending, caught, ignored;
-        if (!t || !status_set(s->maps, "\nSigPnd:\t", &pending) ||
-            !status_set(s->maps, "\nShdPnd:\t", &shared_pending) ||
-            !status_set(s->maps, "\nSigCgt:\t", &caught) ||
-            !status_set(s->maps, "\nSigIgn:\t", &ignored))
-            return false;
-        if (pending || shared_pending)
-            return false;
-        s->handled_now = caught | ignored;
-        t += 10;
-        uint64_t n = dec(&t);
+        s->handled_now = now.handled;
+        uint64_t n = now.threads;
         if (n == 1 + (uint64_t)s->threads)
             return true;
         if (n < 1 + (uint64_t)s->threads)
