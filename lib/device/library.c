@@ -311,10 +311,11 @@ bool nop_library_op_argname(const nop_library *lib, int op, int k, char *buf, si
         k >= lib->desc->ops[op].nargs || size == 0)
         return false;
     const char *line = lib->argnames;
-    for (int i = 0; i < op; i++) {   /* one line per op */
+    for (int i = 0; i < op; i++) {   /* one line per op; fewer lines: no names */
         line = strchr(line, '\n');
-        if (!line++)
+        if (!line)
             return false;
+        line++;
     }
     const char *end = line + strcspn(line, "\n");
     for (int i = 0; i < k; i++) {

@@ -143,6 +143,32 @@ static void a_damaged_file_never_reads_outside_it(void **state)
     free(copy);
 }
 
+/* Parameter names for fewer ops than the library has (a damaged file) give names to those
+ * ops and none to the rest.  fuzz_library found the reader stepping a null pointer past the
+ * last line (tests/fuzz/regressions/library/argnames-fewer-lines-than-ops): undefined
+ * behaviour that UndefinedBehaviorSanitizer stops here under make sanitize. */
+static void names_for_fewer_ops_than_there_are_give_none_to_the_rest(void **state)
+{
+    static const char names[] = "t\nt,n\nt\n";   /* k1, k2, k1: a line per op */
+    char *copy = malloc(image_len);
+    assert_non_null(copy);
+    memcpy(copy, image, image_len);
+    char *at = memmem(copy, image_len, names, sizeof names);
+    assert_non_null(at);
+    at[1] = '\0';   /* the first op's line only */
+    nop_library *d;
+    nop_error err;
+    assert_int_equal(nop_library_describe(&d, write_bytes("short.so", copy, image_len), &err),
+                     0);
+    char buf[32];
+    assert_true(nop_library_op_argname(d, 0, 0, buf, sizeof buf));
+    assert_string_equal(buf, "t");
+    assert_false(nop_library_op_argname(d, 1, 0, buf, sizeof buf));
+    assert_false(nop_library_op_argname(d, 2, 0, buf, sizeof buf));
+    nop_library_close(d);
+    free(copy);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -150,6 +176,7 @@ int main(void)
         cmocka_unit_test(a_text_file_is_not_a_library),
         cmocka_unit_test(a_file_cut_short_is_refused),
         cmocka_unit_test(a_damaged_file_never_reads_outside_it),
+        cmocka_unit_test(names_for_fewer_ops_than_there_are_give_none_to_the_rest),
     };
     return cmocka_run_group_tests_name("describe", tests, setup, teardown);
 }
