@@ -4,7 +4,7 @@
  *
  * Deadlines come from the parent's clock and the request alone: a request may take its
  * budget plus, for each run it may make, every phase of the run its full time (the shape
- * function its timeout, the cores theirs one after another, each with GRACE); that is the
+ * function its timeout, the cores theirs one after another, with GRACE); that is the
  * request's limit, fixed when it is sent.  The phase the worker says it is in, on a page it
  * shares with the parent (looked at every LOOK seconds and whenever records come), can only
  * bring the deadline earlier (an honest kernel that spins is stopped at its phase's end, not
@@ -32,7 +32,7 @@
 
 #include "sandbox.h"
 
-#define GRACE 2.0                  /* seconds a phase may overrun its cores' time limits */
+#define GRACE 2.0                  /* seconds the cores or the loading may overrun their limits */
 #define MAX_RECORD (1ull << 36)    /* no record is larger than 64 GiB */
 #define GROW (1u << 20)            /* a large record's block grows by this much at least */
 #define BIG_RECORD 65536           /* records from this size are read into a block of their own */
@@ -122,7 +122,12 @@ static void look_at_phase(nopi_watch *wt)
     double now = nopi_now();
     if (!(start <= now) || start < now - wt->limit_s)
         start = now;   /* in the future, long ago, or not a number */
-    double d = kind == NOPI_PHASE_SHAPE || kind == NOPI_PHASE_LOAD ? start + wt->timeout + GRACE
+    /* a shape function is timed here alone, so as a core's watchdog times a kernel: no grace
+     * (which let `--timeout 1` spin 3 s); the cores' own watchdogs stop them first and say
+     * which core, so the parent's deadline is only their backstop; loading (dlopen, all the
+     * libraries' constructors) is not the user's function alone, and keeps a grace */
+    double d = kind == NOPI_PHASE_SHAPE ? start + wt->timeout
+               : kind == NOPI_PHASE_LOAD ? start + wt->timeout + GRACE
                : kind == NOPI_PHASE_CORES ? start + wt->timeout * wt->ncores + GRACE
                                           : wt->limit;
     wt->deadline = d < wt->limit ? d : wt->limit;
