@@ -74,8 +74,15 @@ int nopi_fd_all(int fd, void *data, size_t len, bool writing);
 /* Sends a record (from the worker); -1 when the parent is gone. */
 int nopi_wire_put(nopi_wire *w, uint32_t type, const void *data, size_t len);
 /* Sends a run's result: its scalars, output, printf text, per-core reports and trace.  The
- * output goes by reference to its pages: leave it untouched until the request has ended. */
+ * output goes by reference to its pages unless w copies (nopi_wire_copies): leave it
+ * untouched until the request has ended. */
 int nopi_wire_put_run(nopi_wire *w, const nop_run_result *r);
+/* Whether what w sends is copied into the pipe (w->copy: a worker put back between requests),
+ * so that the caller may free or reuse a result's output as soon as it is sent. */
+static inline bool nopi_wire_copies(const nopi_wire *w)
+{
+    return w->copy;
+}
 /* Enters a phase (from the worker): the parent's deadline is now the phase's. */
 void nopi_wire_phase(nopi_wire *w, int kind, int ncores, const char *what);
 /* A diagnostics sink (nop_device_opts.diag) for the worker: ctx is the wire. */
