@@ -71,9 +71,23 @@ typedef struct nop_diag {
     char detail[2048];
 } nop_diag;
 
+/* What ended a failed device call, for a caller that tells failures apart (the Python package
+ * raises one exception class per kind) without reading their words: set where the failure is
+ * found (a core's end, the seccomp trap, the worker's watcher), carried in the error record. */
+enum nop_fault {
+    NOP_FAULT_NONE,      /* not a device failure: err->kind says what it is */
+    NOP_FAULT_RULE,      /* the op broke a device rule (bad access, abort, wrong output...) */
+    NOP_FAULT_CRASH,     /* user code crashed: a signal in its code or in a runtime call */
+    NOP_FAULT_STACK,     /* the kernel overflowed its STACK_SIZE */
+    NOP_FAULT_TIMEOUT,   /* user code ran past its time limit and was stopped */
+    NOP_FAULT_SYSCALL,   /* user code made a system call the device does not have */
+    NOP_FAULT_WORKER,    /* the worker process died, exited or sent a malformed report */
+    NOP_FAULT_HOST,      /* neuronop could not run the op (threads, mappings, its worker) */
+};
 /* The error record filled by a failing call: what kind of failure, and the diagnostic. */
 typedef struct nop_error {
     enum nop_errkind kind;
+    enum nop_fault fault;   /* with NOP_ERR_DEVICE, what ended the run: read nop_error_fault */
     nop_diag diag;
 } nop_error;
 
@@ -618,20 +632,10 @@ bool nop_library_op_argname(const nop_library *lib, int op, int k, char *buf, si
 
 /* ---- for bindings: what kind of failure an error is ------------------------------------- */
 
-/* What ended a failed call, for a caller that tells failures apart (the Python package raises
- * one exception class per kind) without reading their words. */
-enum nop_fault {
-    NOP_FAULT_NONE,      /* not a device failure: err->kind says what it is */
-    NOP_FAULT_RULE,      /* the op broke a device rule (bad access, abort, wrong output...) */
-    NOP_FAULT_CRASH,     /* user code crashed: a signal in its code or in a runtime call */
-    NOP_FAULT_STACK,     /* the kernel overflowed its STACK_SIZE */
-    NOP_FAULT_TIMEOUT,   /* user code ran past its time limit and was stopped */
-    NOP_FAULT_SYSCALL,   /* user code made a system call the device does not have */
-    NOP_FAULT_WORKER,    /* the worker process died, exited or sent a malformed report */
-    NOP_FAULT_HOST,      /* neuronop could not run the op (threads, mappings, its worker) */
-};
-/* The kind of a failure nop_device_run (or a call that runs user code) reported in err:
- * NOP_FAULT_NONE unless err->kind is NOP_ERR_DEVICE. */
+/* The kind of a failure nop_device_run (or a call that runs user code) reported in err (its
+ * `fault`): NOP_FAULT_NONE unless err->kind is NOP_ERR_DEVICE, and NOP_FAULT_RULE for a device
+ * failure whose record names no other kind (or one out of range: a worker's record is its
+ * own account). */
 enum nop_fault nop_error_fault(const nop_error *err);
 
 #endif /* LIBNEURONOP_H */

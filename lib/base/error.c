@@ -36,8 +36,20 @@ int nopi_vfail(nop_error *err, enum nop_errkind kind, const char *file, int line
 {
     if (err) {
         err->kind = kind;
+        err->fault = NOP_FAULT_NONE;   /* nopi_fault sets it; nop_error_fault reads it */
         fill_diag(&err->diag, NOP_SEV_ERROR, file, line, col, fmt, ap);
     }
+    return -1;
+}
+
+int nopi_fault(nop_error *err, enum nop_fault fault, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    nopi_vfail(err, NOP_ERR_DEVICE, NULL, 0, 0, fmt, ap);
+    va_end(ap);
+    if (err)
+        err->fault = fault;
     return -1;
 }
 

@@ -26,6 +26,10 @@ int nopi_fail(nop_error *err, enum nop_errkind kind, const char *file, int line,
               const char *fmt, ...) NOPI_PRINTF(6, 7);
 int nopi_vfail(nop_error *err, enum nop_errkind kind, const char *file, int line, int col,
                const char *fmt, va_list ap);
+/* nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, fmt, ...) with err->fault set: a device failure
+ * of that kind, at no place in a file.  Returns -1. */
+int nopi_fault(nop_error *err, enum nop_fault fault, const char *fmt, ...)
+    NOPI_PRINTF(3, 4);
 /* nopi_fail(err, NOP_ERR_NOMEM, ..., "out of memory"): the one wording of that error. */
 int nopi_nomem(nop_error *err);
 /* Appends a line to err->diag.detail (a hint or an excerpt shown under the message). */

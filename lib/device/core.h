@@ -174,6 +174,7 @@ typedef struct nopi_core {
     void *service_arg;
     /* how it ended */
     nopi_end end;
+    enum nop_fault fault;       /* the kind of a failed end, set with its diag; NONE: a rule */
     nop_diag diag;
 } nopi_core;
 

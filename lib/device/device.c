@@ -324,8 +324,8 @@ static int run_cores(nop_device *dev, const nop_library *lib, nopi_worker *self,
                      nop_error *err)
 {
     if (!dev->pool && !(dev->pool = nopi_pool_new(dev->opts.threads)))
-        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot start the device's host "
-                         "threads: out of memory");
+        return nopi_fault(err, NOP_FAULT_HOST, "cannot start the device's host threads: out "
+                          "of memory");
     int threads = dev->opts.schedule == NOP_SCHED_PARALLEL ? nopi_pool_threads(dev->pool) : 1;
     if (threads > run->ncores)
         threads = run->ncores;
@@ -359,7 +359,7 @@ static int run_shape(nop_device *dev, nopi_run *run, const nt__arg *sargs, nop_e
                  "not a tensor", (const void *)r);
     }
     if (sc.end != NOPI_END_OK) {
-        nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "%s", sc.diag.msg);
+        nopi_fault(err, sc.fault ? sc.fault : NOP_FAULT_RULE, "%s", sc.diag.msg);
         nopi_core_where(&sc, err->diag.where, sizeof err->diag.where);
         nopi_strlcpy(err->diag.detail, sc.diag.detail, sizeof err->diag.detail);
         nopi_core_diag_words(&sc, &err->diag);
@@ -369,8 +369,8 @@ static int run_shape(nop_device *dev, nopi_run *run, const nt__arg *sargs, nop_e
     }
     run->dst = nopi_tensor_alloc(r->dtype, r->ndim, r->sizes, false);
     if (!run->dst)
-        rc = nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the output (%d dimensions) is too "
-                       "large for this machine's memory", r->ndim);
+        rc = nopi_fault(err, NOP_FAULT_HOST, "the output (%d dimensions) is too large for "
+                        "this machine's memory", r->ndim);
 out:
     run->args = kargs;
     core_release(dev, &sc);
@@ -451,6 +451,7 @@ static int report_failures(nopi_run *run, nop_error *err)
         nopi_core_call_site(c, &d);
         if (failed++ == 0) {
             err->kind = NOP_ERR_DEVICE;
+            err->fault = c->fault ? c->fault : NOP_FAULT_RULE;
             err->diag = d;
         } else if (run->diag) {
             run->diag(run->diag_ctx, &d);
@@ -572,6 +573,7 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     rc = report_failures(&run, err);
     if (rc == 0 && output_tracked(&run) && nopi_out_finish(&run, &err->diag) != 0) {
         err->kind = NOP_ERR_DEVICE;
+        err->fault = NOP_FAULT_RULE;
         err->diag.severity = NOP_SEV_ERROR;
         err->diag.file[0] = err->diag.detail[0] = '\0';
         snprintf(err->diag.where, sizeof err->diag.where, "%s", op->name);

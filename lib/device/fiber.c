@@ -361,6 +361,7 @@ static void describe_bad_pointer(nopi_core *c, uintptr_t addr)
 void nopi_stack_overflow(nopi_core *c, size_t used)
 {
     c->end = NOPI_END_STACK;
+    c->fault = NOP_FAULT_STACK;
     c->diag.severity = NOP_SEV_ERROR;
     int n = snprintf(c->diag.msg, sizeof c->diag.msg, "stack overflow: the kernel needs more "
                      "than its STACK_SIZE of %zu bytes", c->run->stack_size);
@@ -380,6 +381,7 @@ void nopi_fiber_describe_end(nopi_core *c, const nopi_worker *w)
         nopi_stack_overflow(c, 0);
         break;
     case NOPI_END_TIMEOUT:
+        c->fault = NOP_FAULT_TIMEOUT;
         snprintf(c->diag.msg, sizeof c->diag.msg, "timeout: the kernel ran for more than "
                  "%g s and was stopped", c->run->timeout);
         snprintf(c->diag.detail, sizeof c->diag.detail, "look for a loop that never ends, or "
@@ -387,6 +389,7 @@ void nopi_fiber_describe_end(nopi_core *c, const nopi_worker *w)
         break;
     default: {
         if (w->fault_int80) {   /* as seccomp reports it where the kernel has 32-bit calls */
+            c->fault = NOP_FAULT_SYSCALL;
             snprintf(c->diag.msg, sizeof c->diag.msg, "kernel made a system call the device "
                      "does not have: int 0x80 (a 32-bit system call)");
             snprintf(c->diag.detail, sizeof c->diag.detail, "device code has no processes, "
@@ -399,6 +402,7 @@ void nopi_fiber_describe_end(nopi_core *c, const nopi_worker *w)
                                                          "zero?)"
                            : w->fault_signal == SIGILL ? "illegal instruction"
                                                        : "crash";
+        c->fault = NOP_FAULT_CRASH;
         snprintf(c->diag.msg, sizeof c->diag.msg, "kernel crashed: %s %s, address 0x%lx",
                  what, w->fault_in_library ? "in kernel code" : "in a runtime call it made",
                  (unsigned long)w->fault_addr);

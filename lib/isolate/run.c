@@ -57,7 +57,7 @@ static int run_in_worker(nop_device *cdev, void *ctx, nopi_wire *w, nop_error *e
     int rc = nopi_device_run_here(cdev, rw->lib, rw->op, rw->ref, rw->args, rw->nargs, &r,
                                   err);
     if (nopi_wire_put_run(w, &r) != 0 && rc == 0)
-        rc = nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot send the result");
+        rc = nopi_fault(err, NOP_FAULT_HOST, "cannot send the result");
     return rc;   /* r is freed with the process (its output went by page reference) */
 }
 
@@ -123,8 +123,8 @@ static int prepare_kept(void *ctx, nopi_wire *w, nop_error *err)
         return -1;
     struct stat now;   /* rebuilt since its zygote started: this child must not serve it */
     if (stat(kl->path, &now) != 0 || !nopi_same_file(&now, &kl->st))
-        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "'%s' changed while it was being "
-                         "loaded; run the op again", kl->path);
+        return nopi_fault(err, NOP_FAULT_HOST, "'%s' changed while it was being loaded; run "
+                          "the op again", kl->path);
     return 0;
 }
 
@@ -152,11 +152,11 @@ static int serve_kept(nop_device *cdev, void *ctx, const void *data, size_t len,
     struct kept_req h;
     const char *p = data;
     if (len < sizeof h)
-        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "a malformed request");
+        return nopi_fault(err, NOP_FAULT_HOST, "a malformed request");
     memcpy(&h, p, sizeof h);
     if (h.nargs < 0 || h.nargs > NOP_MAX_ARGS || h.path_len >= PATH_MAX ||
         len != sizeof h + (size_t)h.nargs * sizeof(struct kept_arg) + h.path_len)
-        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "a malformed request");
+        return nopi_fault(err, NOP_FAULT_HOST, "a malformed request");
     /* the inputs are read, not mapped: the child of a server that reuses it would unmap
      * them when it puts itself back, a TLB shootdown across its threads that cost more than
      * the copy (snapshot.c keeps room on the heap for them, up to 8 MiB) */
@@ -176,7 +176,7 @@ static int serve_kept(nop_device *cdev, void *ctx, const void *data, size_t len,
         close(w->in_fd);
     w->in_fd = -1;
     if (why)
-        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot read the run's inputs: %s",
+        return nopi_fault(err, NOP_FAULT_HOST, "cannot read the run's inputs: %s",
                          why);
     nop_value vals[NOP_MAX_ARGS];
     memset(vals, 0, sizeof vals);
@@ -189,17 +189,17 @@ static int serve_kept(nop_device *cdev, void *ctx, const void *data, size_t len,
         nt_tensor *t = nopi_tensor_alloc((nt_dtype)ka.dtype, ka.ndim, ka.sizes, true);
         if (!t || ka.offset > h.map_bytes ||
             (uint64_t)t->numel * t->itemsize > h.map_bytes - ka.offset)
-            return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "a malformed request");
+            return nopi_fault(err, NOP_FAULT_HOST, "a malformed request");
         t->shape_only = false;   /* its bytes are the copy's; it ends with the request */
         t->data = map ? map + ka.offset : NULL;   /* NULL: every tensor is empty */
         vals[a].tensor = t;
     }
     if (h.path_len != strlen(kl->path) || memcmp(p + len - h.path_len, kl->path, h.path_len))
-        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "a malformed request");
+        return nopi_fault(err, NOP_FAULT_HOST, "a malformed request");
     nop_run_result r;
     int rc = nopi_device_run_here(cdev, kl->loaded, h.op, h.ref, vals, h.nargs, &r, err);
     if (nopi_wire_put_run(w, &r) != 0 && rc == 0)
-        rc = nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot send the result");
+        rc = nopi_fault(err, NOP_FAULT_HOST, "cannot send the result");
     return rc;   /* everything here ends with the request: the child is put back or ends */
 }
 

@@ -240,8 +240,8 @@ static int send_request(nopi_server *s, const void *req, size_t len, int pass, n
         if (s->pid)
             stop(s, true);
         if (tries == 2 || start(s, err) != 0)
-            return tries == 2 ? nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the device "
-                                          "process ended before it took any work") : -1;
+            return tries == 2 ? nopi_fault(err, NOP_FAULT_HOST, "the device process ended "
+                                           "before it took any work") : -1;
     }
     return 0;
 }
@@ -359,24 +359,23 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
     if (status == -1)
         status = stop(s, true);
     if (!in_time) {
-        nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "timeout: it did not finish within its "
-                  "time limit and was stopped");
+        nopi_fault(err, NOP_FAULT_TIMEOUT, "timeout: it did not finish within its time limit "
+                   "and was stopped");
         nopi_detail(err, "look for a loop that never ends, or give it more time with "
                     "--timeout SECONDS");
     } else if (wt.malformed && fd < 0) {
-        nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the device process ended before it took "
-                  "any work");
+        nopi_fault(err, NOP_FAULT_HOST, "the device process ended before it took any work");
     } else if (wt.malformed) {
-        nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the device process sent a malformed "
-                  "report: kernel code overwrote the runtime's memory?");
+        nopi_fault(err, NOP_FAULT_WORKER, "the device process sent a malformed report: kernel "
+                   "code overwrote the runtime's memory?");
         nopi_detail(err, "run with --memcheck to find a bad write at its source line");
     } else if (WIFSIGNALED(status)) {
-        nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the device process died: %s (signal %d)",
-                  signal_name(WTERMSIG(status)), WTERMSIG(status));
+        nopi_fault(err, NOP_FAULT_WORKER, "the device process died: %s (signal %d)",
+                   signal_name(WTERMSIG(status)), WTERMSIG(status));
         nopi_detail(err, "%s", signal_hint(WTERMSIG(status)));
     } else {
-        nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "user code ended the device process "
-                  "(exit status %d) before the op finished", WEXITSTATUS(status));
+        nopi_fault(err, NOP_FAULT_WORKER, "user code ended the device process (exit status "
+                   "%d) before the op finished", WEXITSTATUS(status));
         nopi_detail(err, "kernels, shape functions and references must return, not exit");
     }
     if (err && !err->diag.where[0])

@@ -190,6 +190,7 @@ void nopi_done_trapped(struct nopi_done *done)
     nop_diag *d = &done->err.diag;
     done->rc = -1;
     done->err.kind = NOP_ERR_DEVICE;
+    done->err.fault = NOP_FAULT_SYSCALL;
     d->severity = NOP_SEV_ERROR;
     d->file[0] = '\0';
     d->line = d->col = 0;

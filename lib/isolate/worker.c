@@ -508,8 +508,8 @@ _Noreturn void nopi_worker_main(nopi_server *s, pid_t parent, int req_fd, int re
     memset(&done, 0, sizeof done);
     nop_device *cdev = NULL;
     if (settle_fds(&req_fd, &w.fd) != 0)
-        done.rc = nopi_fail(&done.err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot set up the "
-                            "device process's descriptors: %s", strerror(errno));
+        done.rc = nopi_fault(&done.err, NOP_FAULT_HOST, "cannot set up the device process's "
+                             "descriptors: %s", strerror(errno));
     else if (s->zygote)
         zygote(s, req_fd);
     else

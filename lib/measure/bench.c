@@ -105,7 +105,7 @@ static int bench_in_worker(nop_device *cdev, void *ctx, nopi_wire *w, nop_error 
     if (nopi_wire_put(w, REC_STATS, &s, sizeof s) != 0 ||
         nopi_wire_put(w, REC_SECONDS, r.seconds, (size_t)r.runs * sizeof *r.seconds) != 0 ||
         nopi_wire_put_run(w, &r.fastest) != 0)
-        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "cannot send the figures");
+        return nopi_fault(err, NOP_FAULT_HOST, "cannot send the figures");
     return 0;   /* r is freed with the process */
 }
 
@@ -174,8 +174,7 @@ int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *
         int rc = nopi_sandbox_call(dev, info.name, budget, runs < 100000000 ? (int)runs : 0,
                                    bench_in_worker, &bw, take_bench, &bt, err);
         if (rc == 0 && (!res->seconds || !res->fastest.cores))
-            rc = nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the device process sent no "
-                           "figures");
+            rc = nopi_fault(err, NOP_FAULT_WORKER, "the device process sent no figures");
         if (rc != 0)
             nop_bench_result_clear(res);
         return rc;

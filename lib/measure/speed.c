@@ -37,7 +37,7 @@ int nop_host_speed(const char *tcc_dir, double *ns_per_element, nop_error *err)
         goto out;
     *(void **)&loop = nopi_cc_symbol(cc, "nt__reference_loop");
     if (!loop) {
-        nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "the host-speed reference loop did not link");
+        nopi_fault(err, NOP_FAULT_HOST, "the host-speed reference loop did not link");
         goto out;
     }
     /* 64 K elements of mixed signs from a fixed generator: too many for a branch predictor

@@ -422,7 +422,7 @@ static int serve_case(nop_device *cdev, void *ctx, const void *data, size_t len,
     case_server *cs = ctx;
     case_req rq;
     if (len != sizeof rq)
-        return nopi_fail(err, NOP_ERR_DEVICE, NULL, 0, 0, "a malformed request");
+        return nopi_fault(err, NOP_FAULT_HOST, "a malformed request");
     memcpy(&rq, data, sizeof rq);
     nop_testinfo t;
     nop_manifest_test(cs->m, rq.test, &t);

@@ -133,6 +133,28 @@ static enum nop_fault fault_of(nop_device *dev, const nop_library *lib, const ch
     return rc == 0 ? NOP_FAULT_NONE : nop_error_fault(&err);
 }
 
+/* The kind is the record's, never read from its words: a message that opens as a timeout's
+ * does not make one, and a kind out of range (a worker's record is its own account) is read
+ * as a broken rule. */
+static void the_kind_is_the_records_not_its_words(void **state)
+{
+    (void)state;
+    nop_error err;
+    memset(&err, 0, sizeof err);
+    err.kind = NOP_ERR_DEVICE;
+    snprintf(err.diag.msg, sizeof err.diag.msg, "timeout: the kernel ran for more than 1 s");
+    assert_int_equal(nop_error_fault(&err), NOP_FAULT_RULE);
+    err.fault = NOP_FAULT_SYSCALL;
+    assert_int_equal(nop_error_fault(&err), NOP_FAULT_SYSCALL);
+    err.fault = (enum nop_fault)99;
+    assert_int_equal(nop_error_fault(&err), NOP_FAULT_RULE);
+    err.fault = (enum nop_fault)-1;
+    assert_int_equal(nop_error_fault(&err), NOP_FAULT_RULE);
+    err.kind = NOP_ERR_INPUT;
+    err.fault = NOP_FAULT_CRASH;
+    assert_int_equal(nop_error_fault(&err), NOP_FAULT_NONE);
+}
+
 /* Every kind of failure, from a kernel that commits it in a confined worker kept for the
  * session, as under the supervisor (the fixtures are the e2e tests' own). */
 static void each_failure_has_its_kind(void **state)
@@ -205,6 +227,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(names_come_from_the_definitions),
         cmocka_unit_test(a_tensor_over_the_callers_memory),
+        cmocka_unit_test(the_kind_is_the_records_not_its_words),
         cmocka_unit_test(each_failure_has_its_kind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
