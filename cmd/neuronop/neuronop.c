@@ -7,7 +7,6 @@
  * end-to-end test tests/e2e/tNNNN-NAME-DETAIL.sh.  The Makefile compiles every cmd/neuronop/
  * C file.  A command's name and brief live in its own table, so this list cannot drift.
  */
-#include <malloc.h>
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <string.h>
@@ -35,20 +34,8 @@ static void usage(FILE *out)
     fprintf(out, "\n'neuronop COMMAND --help' describes a command; see neuronop(1).\n");
 }
 
-/* Keeps freed memory for the next allocation rather than giving it back: the tensors of
- * `test`'s executions and the outputs workers send come and go in blocks of up to megabytes,
- * and glibc would map each afresh (and unmap it, a TLB shootdown).  On VMs whose page tables
- * are the hypervisor's, every first touch of a page is slow: `neuronop test` on every
- * example took 15% longer.  The tool's choice, for its own process; lib/ sets nothing. */
-static void keep_freed_memory(void)
-{
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);    /* blocks up to 32 MiB come from the heap */
-    mallopt(M_TRIM_THRESHOLD, 256 << 20);   /* which keeps up to 256 MiB that was freed */
-}
-
 int main(int argc, char **argv)
 {
-    keep_freed_memory();
     if (argc < 2) {
         usage(stderr);
         return STATUS_USAGE;
