@@ -176,8 +176,7 @@ static int serve_kept(nop_device *cdev, void *ctx, const void *data, size_t len,
         close(w->in_fd);
     w->in_fd = -1;
     if (why)
-        return nopi_fault(err, NOP_FAULT_HOST, "cannot read the run's inputs: %s",
-                         why);
+        return nopi_fault(err, NOP_FAULT_HOST, "cannot read the run's inputs: %s", why);
     nop_value vals[NOP_MAX_ARGS];
     memset(vals, 0, sizeof vals);
     for (int a = 0; a < h.nargs; a++) {
