@@ -338,10 +338,25 @@ void nopi_worker_poke(nopi_worker *w)
     pthread_kill(w->thread, NOPI_TIMEOUT_SIGNAL);
 }
 
+/* What user code a core runs, as its messages name it: a shape function and a reference run
+ * on a core of their own too, and a report about "the kernel" there would send the reader to
+ * the wrong function. */
+static const char *runs(const nopi_core *c)
+{
+    return c->shape_mode ? "shape function"
+           : c->run->ref_name ? "reference function" : "kernel";
+}
+
 /* The hint under a segmentation fault at addr: a NULL from tcm_malloc that the kernel used
  * (a fault in the first pages after a failed tcm_malloc), or a pointer past a buffer. */
 static void describe_bad_pointer(nopi_core *c, uintptr_t addr)
 {
+    if (c->shape_mode || c->run->ref_name) {   /* host code: no TCM, nor memcheck's lines */
+        snprintf(c->diag.detail, sizeof c->diag.detail, "a pointer the %s used points outside "
+                 "its memory: an index past the end of an array, or a pointer never set?",
+                 runs(c));
+        return;
+    }
     if (addr >= 65536 || !c->tcm_null) {
         snprintf(c->diag.detail, sizeof c->diag.detail, "a pointer the kernel used points "
                  "outside its memory: an index past the end of a TCM buffer or a local "
@@ -382,8 +397,8 @@ void nopi_fiber_describe_end(nopi_core *c, const nopi_worker *w)
         break;
     case NOPI_END_TIMEOUT:
         c->fault = NOP_FAULT_TIMEOUT;
-        snprintf(c->diag.msg, sizeof c->diag.msg, "timeout: the kernel ran for more than "
-                 "%g s and was stopped", c->run->timeout);
+        snprintf(c->diag.msg, sizeof c->diag.msg, "timeout: the %s ran for more than %g s and "
+                 "was stopped", runs(c), c->run->timeout);
         snprintf(c->diag.detail, sizeof c->diag.detail, "look for a loop that never ends, or "
                  "give it more time with --timeout SECONDS");
         break;
@@ -403,9 +418,11 @@ void nopi_fiber_describe_end(nopi_core *c, const nopi_worker *w)
                            : w->fault_signal == SIGILL ? "illegal instruction"
                                                        : "crash";
         c->fault = NOP_FAULT_CRASH;
-        snprintf(c->diag.msg, sizeof c->diag.msg, "kernel crashed: %s %s, address 0x%lx",
-                 what, w->fault_in_library ? "in kernel code" : "in a runtime call it made",
-                 (unsigned long)w->fault_addr);
+        bool kernel = !c->shape_mode && !c->run->ref_name;
+        const char *in = !w->fault_in_library ? "in a runtime call it made"
+                         : kernel ? "in kernel code" : "in its own code";
+        snprintf(c->diag.msg, sizeof c->diag.msg, "%s crashed: %s %s, address 0x%lx", runs(c),
+                 what, in, (unsigned long)w->fault_addr);
         if (w->fault_signal == SIGSEGV)
             describe_bad_pointer(c, w->fault_addr);
         break;

@@ -183,6 +183,7 @@ static void each_failure_has_its_kind(void **state)
     assert_int_equal(fault_of(dev, access, "write_input"), NOP_FAULT_RULE);
     assert_int_equal(fault_of(dev, crash, "aborts"), NOP_FAULT_RULE);
     assert_int_equal(fault_of(dev, crash, "segv"), NOP_FAULT_CRASH);
+    assert_int_equal(fault_of(dev, crash, "shape_segv"), NOP_FAULT_CRASH);   /* a shape's */
     assert_int_equal(fault_of(dev, crash, "wide_frame"), NOP_FAULT_STACK);
     assert_int_equal(fault_of(dev, crash, "deep"), NOP_FAULT_STACK);
     assert_int_equal(fault_of(hasty, crash, "spin"), NOP_FAULT_TIMEOUT);          /* a core's */
