@@ -391,7 +391,8 @@ typedef struct nop_run_result {
     nop_tensor *output;         /* NULL when the run failed */
     char *printf_text;          /* kernel printf output, in order; "" when none */
     bool printf_lost;           /* the ring overflowed: the oldest output was overwritten */
-    int ncores;
+    int ncores;                 /* cores that ran: 0 when the run failed before its kernel
+                                 * started (its shape function failed) */
     nop_core_report *cores;
     size_t stack_size;          /* the library's STACK_SIZE */
     int threads;                /* host threads that ran the cores */

@@ -523,6 +523,7 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     res->threads = 1;
 
     int rc = -1;
+    bool cores_ran = false;   /* a run that failed before (its shape function) reports none */
     pthread_mutex_lock(&dev->running);
     nopi_worker self;
     bool worker = nopi_worker_enter(&self, lib->text_lo, lib->text_hi) == 0;
@@ -565,6 +566,7 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     else
         snprintf(what, sizeof what, "%s", op->name);
     phase(dev, NOPI_PHASE_CORES, run.ncores, what);
+    cores_ran = true;
     if (run_cores(dev, lib, &self, &run, err) != 0)
         goto out;
     phase(dev, NOPI_PHASE_OTHER, 0, op->name);
@@ -588,7 +590,7 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     }
 out:
     res->printf_text = nopi_ring_text(&run, &res->printf_lost);
-    if (run.cores && (res->cores = calloc((size_t)run.ncores, sizeof *res->cores))) {
+    if (cores_ran && (res->cores = calloc((size_t)run.ncores, sizeof *res->cores))) {
         res->ncores = run.ncores;
         for (int i = 0; i < run.ncores; i++) {
             nopi_core *c = &run.cores[i];

@@ -16,6 +16,14 @@ fails() {
 test_expect "a segfault is reported and neuronop survives" '
     fails rules/crash.yaml segv zeros:4 "neuronop: segv: core 0: error: kernel crashed: segmentation fault in kernel code, address 0x10"'
 
+test_expect "a shape function that crashes is named, and no core reports a stack it never used" '
+    fails rules/crash.yaml shape_segv zeros:4 "neuronop: shape_segv: shape function '\''segv_shape'\'': error: shape function crashed: segmentation fault in its own code, address 0x10"
+    if grep "stack high-water" out; then exit 1; fi
+    run run rules/crash.yaml shape_segv zeros:4 --json
+    expect_status 1
+    expect_out "\"ok\": false"
+    expect_out "\"cores\": []"'
+
 test_expect "a division by zero is reported" '
     run run rules/crash.yaml divzero zeros:4 0
     expect_status 1
