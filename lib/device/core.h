@@ -239,6 +239,13 @@ void nopi_memcheck_array(nopi_core *c, const void *p, size_t n, const char *api)
 /* devdiag.c: where a core is, as diagnostics name it ("relu: core 3", or "relu: shape
  * function 'relu_shape'" for a shape function). */
 void nopi_core_where(const nopi_core *c, char *buf, size_t size);
+/* devdiag.c: what user code a core runs: a shape function and a reference run on a core of
+ * their own too, and a report about "the kernel" there would send the reader to the wrong
+ * function.  nopi_role_name gives the words ("kernel", "shape function", "reference
+ * function"), and "user code" for any other number (none, or one a worker made up). */
+enum nopi_role { NOPI_ROLE_NONE, NOPI_ROLE_KERNEL, NOPI_ROLE_SHAPE, NOPI_ROLE_REFERENCE };
+enum nopi_role nopi_core_role(const nopi_core *c);
+const char *nopi_role_name(int role);
 /* devdiag.c: when c failed inside a kernel API call and the library has source lines (a
  * --memcheck build of C kernels: libtcc's stabs), puts "called at k.c:17 in 'relu'" and that
  * source line in front of d's detail.  Not for C++ code: its calls are in torch/torch.h's

@@ -28,6 +28,19 @@ void nopi_core_where(const nopi_core *c, char *buf, size_t size)
         snprintf(buf, size, "%s%s%s: core %u", ns, sep, c->run->op->name, c->id);
 }
 
+enum nopi_role nopi_core_role(const nopi_core *c)
+{
+    return c->shape_mode ? NOPI_ROLE_SHAPE
+           : c->run->ref_name ? NOPI_ROLE_REFERENCE : NOPI_ROLE_KERNEL;
+}
+
+const char *nopi_role_name(int role)
+{
+    return role == NOPI_ROLE_KERNEL ? "kernel"
+           : role == NOPI_ROLE_SHAPE ? "shape function"
+           : role == NOPI_ROLE_REFERENCE ? "reference function" : "user code";
+}
+
 void nopi_core_call_site(const nopi_core *c, nop_diag *d)
 {
     const nop_library *lib = c->run->lib;

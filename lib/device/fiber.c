@@ -338,20 +338,17 @@ void nopi_worker_poke(nopi_worker *w)
     pthread_kill(w->thread, NOPI_TIMEOUT_SIGNAL);
 }
 
-/* What user code a core runs, as its messages name it: a shape function and a reference run
- * on a core of their own too, and a report about "the kernel" there would send the reader to
- * the wrong function. */
+/* What user code c runs, as its messages name it. */
 static const char *runs(const nopi_core *c)
 {
-    return c->shape_mode ? "shape function"
-           : c->run->ref_name ? "reference function" : "kernel";
+    return nopi_role_name(nopi_core_role(c));
 }
 
 /* The hint under a segmentation fault at addr: a NULL from tcm_malloc that the kernel used
  * (a fault in the first pages after a failed tcm_malloc), or a pointer past a buffer. */
 static void describe_bad_pointer(nopi_core *c, uintptr_t addr)
 {
-    if (c->shape_mode || c->run->ref_name) {   /* host code: no TCM, nor memcheck's lines */
+    if (nopi_core_role(c) != NOPI_ROLE_KERNEL) {   /* host code: no TCM, nor memcheck's lines */
         snprintf(c->diag.detail, sizeof c->diag.detail, "a pointer the %s used points outside "
                  "its memory: an index past the end of an array, or a pointer never set?",
                  runs(c));
@@ -405,8 +402,8 @@ void nopi_fiber_describe_end(nopi_core *c, const nopi_worker *w)
     default: {
         if (w->fault_int80) {   /* as seccomp reports it where the kernel has 32-bit calls */
             c->fault = NOP_FAULT_SYSCALL;
-            snprintf(c->diag.msg, sizeof c->diag.msg, "kernel made a system call the device "
-                     "does not have: int 0x80 (a 32-bit system call)");
+            snprintf(c->diag.msg, sizeof c->diag.msg, "%s made a system call the device does "
+                     "not have: int 0x80 (a 32-bit system call)", runs(c));
             snprintf(c->diag.detail, sizeof c->diag.detail, "device code has no processes, "
                      "files, network or signals; neuronop stopped it there");
             break;
@@ -418,7 +415,7 @@ void nopi_fiber_describe_end(nopi_core *c, const nopi_worker *w)
                            : w->fault_signal == SIGILL ? "illegal instruction"
                                                        : "crash";
         c->fault = NOP_FAULT_CRASH;
-        bool kernel = !c->shape_mode && !c->run->ref_name;
+        bool kernel = nopi_core_role(c) == NOPI_ROLE_KERNEL;
         const char *in = !w->fault_in_library ? "in a runtime call it made"
                          : kernel ? "in kernel code" : "in its own code";
         snprintf(c->diag.msg, sizeof c->diag.msg, "%s crashed: %s %s, address 0x%lx", runs(c),

@@ -53,7 +53,8 @@ struct nopi_done {
     int32_t rc;             /* the work's return value: 0 or -1 */
     int32_t retire;         /* the worker ends after this request: the next gets a new one */
     int32_t trapped;        /* enum nopi_trap: the work ended at a trapped call ... */
-    int32_t trapped_nr;     /* ... of this number, which the parent names */
+    int32_t trapped_nr;     /* ... of this number, which the parent names ... */
+    int32_t trapped_in;     /* ... made by this enum nopi_role (NONE: outside any core) */
     nop_error err;          /* with rc -1 (with trapped: only its where) */
 };
 

@@ -8,9 +8,9 @@
  * uses (a thread, not a process; a file opened for reading; a signal to itself; no handler
  * for SIGSYS, so no user code can hide a trap).  Every other call, and every call through
  * another entry point (32-bit int 0x80, x32), is trapped: the trap lands in on_sigsys, which
- * sends the call's number as the worker's last record and ends the worker; the parent names
- * the call ("kernel made a system call the device does not have: openat2", with the op and
- * the core).  A worker that blocks SIGSYS first is killed by it instead (the kernel forces
+ * sends the call's number, and what made it (a kernel, a shape or a reference function), as
+ * the worker's last record and ends the worker; the parent names the call ("kernel made a
+ * system call the device does not have: openat2", with the op and the core).  A worker that blocks SIGSYS first is killed by it instead (the kernel forces
  * the signal), which the parent reports as a bad system call.  The worker cannot clear its
  * PR_SET_PDEATHSIG (prctl is not allowed), so it dies with its parent.
  *
@@ -164,8 +164,10 @@ static void on_sigsys(int sig, siginfo_t *si, void *uc)
     done.err.kind = NOP_ERR_DEVICE;
     done.err.diag.severity = NOP_SEV_ERROR;
     nopi_core *c = nopi_current();
-    if (c)
+    if (c) {
         nopi_core_where(c, done.err.diag.where, sizeof done.err.diag.where);
+        done.trapped_in = (int32_t)nopi_core_role(c);
+    }
     uint32_t type = NOPI_REC_DONE;
     uint64_t len = sizeof done;
     /* raw writes: this is a signal handler, and the wire's lock may be held */
@@ -194,8 +196,8 @@ void nopi_done_trapped(struct nopi_done *done)
     d->severity = NOP_SEV_ERROR;
     d->file[0] = '\0';
     d->line = d->col = 0;
-    snprintf(d->msg, sizeof d->msg, "kernel made a system call the device does not have: %s",
-             name);
+    snprintf(d->msg, sizeof d->msg, "%s made a system call the device does not have: %s",
+             nopi_role_name(done->trapped_in), name);
     snprintf(d->detail, sizeof d->detail, "device code has no processes, files, network or "
              "signals; neuronop stopped it there");
     free(resolved);

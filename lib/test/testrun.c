@@ -452,7 +452,8 @@ static int take_case(void *ctx, uint32_t type, const void *data, size_t len, voi
 }
 
 /* Runs a part of sub-case (test, pick) in a worker in its library's loaded state: a kernel
- * that kills its worker fails the case.  false when the worker failed so. */
+ * that kills its worker fails the case, and a reference that does is the case's ERROR (as a
+ * reference that fails in place is).  false when the worker failed so. */
 static bool run_part_isolated(nopi_server *srv, judge *j, int test, const int *pick,
                               bool reference)
 {
@@ -466,7 +467,9 @@ static bool run_part_isolated(nopi_server *srv, judge *j, int test, const int *p
     if (nopi_server_call(srv, t->op, budget, runs, &rq, sizeof rq, take_case, j, &err) == 0)
         return true;
     nop_run_result_clear(&j->cur);
-    if (!j->over) {
+    if (!j->over && reference) {   /* the test's own code failed, as when it crashes in place */
+        judge_result(j, REF, -1, &err, &j->cur);
+    } else if (!j->over) {
         pass_on(j->s, &err);
         j->res->status = NOP_TEST_FAILED;
         note(j->res, "%s%s%s", err.diag.where, err.diag.where[0] ? ": " : "", err.diag.msg);

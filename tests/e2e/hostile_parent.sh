@@ -15,6 +15,6 @@ ${CC:-cc} -I"$NEURONOP_SRC/include" -o "$WORK/size" "$WORK/size.c"
 attack() {
     run run hp attack "zeros:$1"
     expect_status 1
-    expect_err "neuronop: attack: shape function 'attack': error: kernel made a system call the device does not have: $2"
+    expect_err "neuronop: attack: shape function 'attack': error: shape function made a system call the device does not have: $2"
     expect_err "neuronop: device checks: 1 error, 0 warnings"
 }

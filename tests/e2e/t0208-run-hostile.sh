@@ -123,6 +123,6 @@ EOT
     "$NEURONOP" build forks >/dev/null 2>&1
     run run forks forks_forward randn:8
     expect_status 1
-    expect_err "neuronop: forks_forward: loading the library: error: kernel made a system call the device does not have: fork"'
+    expect_err "neuronop: forks_forward: loading the library: error: user code made a system call the device does not have: fork"'
 
 test_done

@@ -36,9 +36,9 @@ test_expect "the same attacks under neuronop test fail their case; the summary i
 EOT
     run_alone test hp -k _parent
     expect_status 1
-    expect_out "FAIL  signals_parent: attack: shape function '\''attack'\'': kernel made a system call the device does not have: rt_sigqueueinfo"
-    expect_out "FAIL  limits_parent: attack: shape function '\''attack'\'': kernel made a system call the device does not have: prlimit64"
-    expect_out "FAIL  writes_parent: attack: shape function '\''attack'\'': kernel made a system call the device does not have: openat2"
+    expect_out "FAIL  signals_parent: attack: shape function '\''attack'\'': shape function made a system call the device does not have: rt_sigqueueinfo"
+    expect_out "FAIL  limits_parent: attack: shape function '\''attack'\'': shape function made a system call the device does not have: prlimit64"
+    expect_out "FAIL  writes_parent: attack: shape function '\''attack'\'': shape function made a system call the device does not have: openat2"
     expect_out "0 passed, 3 failed"'
 
 test_done

@@ -193,25 +193,31 @@ EOF
     expect_out "ok    fine"
     expect_out "1 passed, 2 failed"'
 
-# A reference runs on a core of its own, as a kernel does: its crash or timeout is said to be
-# the reference function's, not a kernel's (the kernel of these cases is fine).
-test_expect "a reference that crashes or never ends is named as the reference function" '
+# A reference runs on a core of its own, as a kernel does: its crash, timeout or forbidden
+# call is said to be the reference function's, not a kernel's (the kernel of these cases is
+# fine), and the case is an ERROR (the test's own code failed), also when the call ended the
+# reference's worker.
+test_expect "a reference that crashes, never ends or makes a forbidden call is an ERROR named as the reference" '
     cp -R "$NEURONOP_SRC/tests/fixtures/rules" rf
     cat >rf/ref.c <<EOF
 #include <neuronop.h>
 nt_tensor *crashing_ref(const nt_tensor *t) { volatile int *p = (int *)16; *p = 1; return NULL; }
 nt_tensor *endless_ref(const nt_tensor *t) { for (;;) ; }
+int unlink(const char *);
+nt_tensor *calling_ref(const nt_tensor *t) { unlink("/nonexistent/neuronop-test"); return NULL; }
 EOF
     { sed "s/^compute_srcs/reference_srcs: [ref.c]\ncompute_srcs/" rf/crash.yaml; cat <<EOF
 tests:
   - {name: crashes, op: full_stack_printf, args: [zeros:4], reference: crashing_ref}
   - {name: hangs, op: full_stack_printf, args: [zeros:4], reference: endless_ref}
+  - {name: calls, op: full_stack_printf, args: [zeros:4], reference: calling_ref}
 EOF
     } >rf/neuronop.yaml
     run test rf --timeout 0.3 --schedules 0
     expect_status 1
     expect_out "ERROR crashes: its reference function '\''crashing_ref'\'' failed: reference function crashed: segmentation fault in its own code, address 0x10"
-    expect_out "ERROR hangs: its reference function '\''endless_ref'\'' failed: timeout: the reference function ran for more than 0.3 s and was stopped"'
+    expect_out "ERROR hangs: its reference function '\''endless_ref'\'' failed: timeout: the reference function ran for more than 0.3 s and was stopped"
+    expect_out "ERROR calls: its reference function '\''calling_ref'\'' failed: reference function made a system call the device does not have: unlink"'
 
 test_expect "--seed, -j and --device are taken, -v shows the build, an unknown device is refused" '
     cp "$NEURONOP_SRC/tests/fixtures/checks/k.c" c/k.c   # an earlier test broke it
