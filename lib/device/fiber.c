@@ -375,6 +375,14 @@ void nopi_stack_overflow(nopi_core *c, size_t used)
     c->end = NOPI_END_STACK;
     c->fault = NOP_FAULT_STACK;
     c->diag.severity = NOP_SEV_ERROR;
+    if (nopi_core_role(c) != NOPI_ROLE_KERNEL) {   /* host code, on a stack of the host's */
+        snprintf(c->diag.msg, sizeof c->diag.msg, "stack overflow: the %s needs more than its "
+                 "%zu-byte host stack", runs(c), (size_t)(c->stack.hi - c->stack.lo));
+        snprintf(c->diag.detail, sizeof c->diag.detail, "shape and reference functions run "
+                 "on a host stack of that size, whatever the kernels' STACK_SIZE: put large "
+                 "arrays on the heap (malloc), or recurse less deeply");
+        return;
+    }
     int n = snprintf(c->diag.msg, sizeof c->diag.msg, "stack overflow: the kernel needs more "
                      "than its STACK_SIZE of %zu bytes", c->run->stack_size);
     if (used && n > 0 && (size_t)n < sizeof c->diag.msg)

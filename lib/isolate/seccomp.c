@@ -10,9 +10,10 @@
  * another entry point (32-bit int 0x80, x32), is trapped: the trap lands in on_sigsys, which
  * sends the call's number, and what made it (a kernel, a shape or a reference function), as
  * the worker's last record and ends the worker; the parent names the call ("kernel made a
- * system call the device does not have: openat2", with the op and the core).  A worker that blocks SIGSYS first is killed by it instead (the kernel forces
- * the signal), which the parent reports as a bad system call.  The worker cannot clear its
- * PR_SET_PDEATHSIG (prctl is not allowed), so it dies with its parent.
+ * system call the device does not have: openat2", with the op and the core).  A worker that
+ * blocks SIGSYS first is killed by it instead (the kernel forces the signal), which the
+ * parent reports as a bad system call.  The worker cannot clear its PR_SET_PDEATHSIG (prctl
+ * is not allowed), so it dies with its parent.
  *
  * The filter is a small BPF program built here from the table, not with libseccomp (which
  * build/register.c uses): libseccomp takes 0.1 to 0.2 ms to generate and load the same
