@@ -11,12 +11,23 @@ for ex in relu relu_tcm relu_multicore; do copy_example $ex "$WORK/$ex"; done
 # per_element EX: modeled ns per element of relu_forward over 32x4096 on example EX.  The
 # multicore example gets more timed runs: its 8 cores share the host's 2 CPUs with whatever
 # else runs, so a burst of load reaches more of its runs (it is also the quickest to run).
+# Under the sanitizers, the best of three processes: now and then a sanitized neuronop runs
+# its cores two to four times slower for its whole life (1 process in 12 here; the plain
+# build, never in 15), which no number of timed runs within it evens out.
 per_element() {
     iters=10
     [ "$1" = relu_multicore ] && iters=40
-    "$NEURONOP" bench "$1" relu_forward randn:32x4096 --iters $iters --warmup 2 --json \
-        >"$1.json"
-    jq ".modeled.seconds * 1e9 / 131072" "$1.json"
+    best=
+    for _ in $([ -n "${NEURONOP_SANITIZED:-}" ] && echo 1 2 3 || echo 1); do
+        "$NEURONOP" bench "$1" relu_forward randn:32x4096 --iters $iters --warmup 2 --json \
+            >"$1.try.json"
+        ns=$(jq ".modeled.seconds * 1e9 / 131072" "$1.try.json")
+        if [ -z "$best" ] || awk -v a="$ns" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+            best=$ns
+            mv "$1.try.json" "$1.json"
+        fi
+    done
+    echo "$best"
 }
 within() {   # within VALUE TARGET FACTOR
     awk -v v="$1" -v t="$2" -v f="$3" 'BEGIN { exit !(v >= t / f && v <= t * f) }' ||
