@@ -359,7 +359,7 @@ static int run_shape(nop_device *dev, nopi_run *run, const nt__arg *sargs, nop_e
                  "not a tensor", (const void *)r);
     }
     if (sc.end != NOPI_END_OK) {
-        nopi_fault(err, sc.fault ? sc.fault : NOP_FAULT_RULE, "%s", sc.diag.msg);
+        nopi_fault(err, sc.fault, "%s", sc.diag.msg);   /* NONE: a rule (nop_error_fault) */
         nopi_core_where(&sc, err->diag.where, sizeof err->diag.where);
         nopi_strlcpy(err->diag.detail, sc.diag.detail, sizeof err->diag.detail);
         nopi_core_diag_words(&sc, &err->diag);
@@ -451,7 +451,7 @@ static int report_failures(nopi_run *run, nop_error *err)
         nopi_core_call_site(c, &d);
         if (failed++ == 0) {
             err->kind = NOP_ERR_DEVICE;
-            err->fault = c->fault ? c->fault : NOP_FAULT_RULE;
+            err->fault = c->fault;   /* NONE: a rule, as nop_error_fault reads it */
             err->diag = d;
         } else if (run->diag) {
             run->diag(run->diag_ctx, &d);
