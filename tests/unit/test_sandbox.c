@@ -507,6 +507,30 @@ static const char *confined(long (*call)(void), long *ret)
     return colon ? colon + strlen("does not have: ") : done.err.diag.msg;
 }
 
+/* The parent words a trap from the role the worker sent, which is the worker's account: a
+ * number outside the roles (a forged record) is named "user code", never read as text. */
+static void a_trapped_calls_role_is_named_and_a_forged_one_is_user_code(void **state)
+{
+    (void)state;
+    static const struct { int32_t role; const char *opening; } roles[] = {
+        { NOPI_ROLE_KERNEL, "kernel made" }, { NOPI_ROLE_SHAPE, "shape function made" },
+        { NOPI_ROLE_REFERENCE, "reference function made" }, { NOPI_ROLE_NONE, "user code made" },
+        { 99, "user code made" }, { -7, "user code made" },
+    };
+    for (size_t i = 0; i < sizeof roles / sizeof roles[0]; i++) {
+        struct nopi_done done;
+        memset(&done, 0, sizeof done);
+        done.trapped = NOPI_TRAP_NATIVE;
+        done.trapped_nr = SYS_fork;
+        done.trapped_in = roles[i].role;
+        nopi_done_trapped(&done);
+        assert_int_equal(strncmp(done.err.diag.msg, roles[i].opening,
+                                 strlen(roles[i].opening)), 0);
+        assert_non_null(strstr(done.err.diag.msg, "does not have: fork"));
+        assert_int_equal(nop_error_fault(&done.err), NOP_FAULT_SYSCALL);
+    }
+}
+
 static long do_fork(void) { return syscall(SYS_fork); }
 static long do_process_clone(void) { return syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0); }
 static long do_execve(void) { return syscall(SYS_execve, "/bin/true", NULL, NULL); }
@@ -653,6 +677,7 @@ int main(void)
         cmocka_unit_test(a_kept_worker_reaches_no_other_runs_inputs_or_phase_page),
         cmocka_unit_test(a_request_of_any_number_of_runs_ends_at_its_budget),
         cmocka_unit_test(the_filter_traps_what_the_device_has_not),
+        cmocka_unit_test(a_trapped_calls_role_is_named_and_a_forged_one_is_user_code),
         cmocka_unit_test(the_filter_allows_what_the_runtime_needs),
     };
     return cmocka_run_group_tests_name("sandbox", tests, NULL, NULL);
