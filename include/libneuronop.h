@@ -380,8 +380,9 @@ typedef struct nop_core_report {
     size_t stack_high_water;    /* bytes of its stack the kernel (and its calls) used */
     double seconds;             /* host time, from start to end */
     nop_counters counters;
-    /* with nop_device_opts.profile: host seconds by category (NOP_COST_COMPUTE is seconds
-     * less the rest); all zero otherwise */
+    /* with nop_device_opts.profile: host seconds by category, on a CPU (the core's thread
+     * CPU time shared out in proportion to wall time, so other work on the machine counts in
+     * none; NOP_COST_COMPUTE is what the runtime calls leave); all zero otherwise */
     double category_seconds[NOP_COST_CATEGORIES];
 } nop_core_report;
 
@@ -573,8 +574,8 @@ enum nop_hugepages { NOP_HUGEPAGES_SMALL, NOP_HUGEPAGES_REFUSED, NOP_HUGEPAGES_G
  * (madvise is only a request).  Returns 0, or -1 (out of memory) with err filled. */
 int nop_tensor_hugepages(nop_tensor *t, enum nop_hugepages *state, nop_error *err);
 
-/* The host's speed at kernel code: nanoseconds per element of a fixed relu loop compiled by
- * libtcc (the cost model's reference loop).  tcc_dir may be NULL (searched). */
+/* The host's speed at kernel code: nanoseconds of CPU time per element of a fixed relu loop
+ * compiled by libtcc (the cost model's reference loop).  tcc_dir may be NULL (searched). */
 int nop_host_speed(const char *tcc_dir, double *ns_per_element, nop_error *err);
 
 /* ---- built libraries ------------------------------------------------------------------- */

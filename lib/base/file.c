@@ -1,6 +1,6 @@
 /*
  * file.c - whole-file reads and writes (a write appears whole or not at all), path joining,
- * mkdir -p and the monotonic clock.
+ * mkdir -p and the clocks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -173,6 +173,13 @@ double nopi_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double nopi_thread_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 

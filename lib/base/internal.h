@@ -107,6 +107,9 @@ char *nopi_dirname(const char *path);
 int nopi_mkdirs(const char *path);
 /* Monotonic clock in seconds. */
 double nopi_now(void);
+/* The calling thread's CPU time in seconds: unlike nopi_now, it stands still while the host
+ * runs something else, so it measures code without the machine's load. */
+double nopi_thread_cpu_now(void);
 /* Writes the n buffers, in order, to path through a temporary file beside it and rename(2),
  * so path appears whole or not at all.  0, or -1 with err filled (an input error: cannot write). */
 int nopi_write_whole(const char *path, const void *const *bufs, const size_t *lens, int n,

@@ -166,7 +166,8 @@ typedef struct nopi_core {
     const void *tcm_null_site;  /* where the kernel made it */
     size_t stack_high_water;
     double started;             /* nopi_now() when the kernel began on it */
-    double seconds;
+    double seconds;             /* from start to end, wall clock */
+    double cpu_seconds;         /* of those, on a CPU (profiled runs; else = seconds) */
     nopi_trace trace;           /* traced runs: its spans */
     nopi_memcheck mc;           /* memcheck libraries */
     /* a service the kernel asked for, run on the host stack (printf formatting) */

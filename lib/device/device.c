@@ -462,6 +462,17 @@ static int report_failures(nopi_run *run, nop_error *err)
 
 /* ---- a run ------------------------------------------------------------------------------ */
 
+/* The share of core c's wall time it had a CPU for.  Its host time by category is scaled
+ * by it, so time the host gave other work (other processes, or the other cores' threads
+ * when there are more cores than CPUs) counts in no category: the modeled compute term
+ * would otherwise grow with the machine's load.  The host cannot say which category it
+ * interrupted, so each loses its part. */
+static double on_cpu_share(const nopi_core *c)
+{
+    return c->seconds > 0 && c->cpu_seconds > 0 && c->cpu_seconds < c->seconds
+               ? c->cpu_seconds / c->seconds : 1;
+}
+
 /* Moves the cores' recordings of a traced run into a nop_trace; NULL on no memory. */
 static nop_trace *take_traces(nopi_run *run, const nop_run_result *res)
 {
@@ -472,7 +483,8 @@ static nop_trace *take_traces(nopi_run *run, const nop_run_result *res)
     }
     for (int i = 0; t && i < run->ncores; i++) {
         nopi_core *c = &run->cores[i];
-        nopi_trace_finish(c, res->cores[i].category_seconds[NOP_COST_COMPUTE]);
+        nopi_trace_finish(c, res->cores[i].category_seconds[NOP_COST_COMPUTE],
+                          on_cpu_share(c));
         t->cores[i] = c->trace;
         c->trace.spans = NULL;
         t->ncores = i + 1;
@@ -597,13 +609,13 @@ out:
             res->cores[i] = (nop_core_report){ i, c->end != NOPI_END_OK, c->stack_high_water,
                                                c->seconds, c->n, { 0 } };
             if (run.profiled) {
-                double api = 0;
+                double api = 0, share = on_cpu_share(c);
                 for (int k = 1; k < NOP_COST_CATEGORIES; k++) {
-                    res->cores[i].category_seconds[k] = c->api_seconds[k];
+                    res->cores[i].category_seconds[k] = c->api_seconds[k] * share;
                     api += c->api_seconds[k];
                 }
                 res->cores[i].category_seconds[NOP_COST_COMPUTE] =
-                    c->seconds > api ? c->seconds - api : 0;
+                    c->seconds > api ? (c->seconds - api) * share : 0;
             }
         }
         if (run.traced)

@@ -269,6 +269,7 @@ void nopi_run_core(nopi_core *c, nt__call_fn fn)
     size_t size = (size_t)(c->stack.hi - c->stack.lo);
     int64_t t0 = now_ns();
     c->started = nopi_now();
+    volatile double cpu0 = c->run->profiled ? nopi_thread_cpu_now() : 0;   /* past siglongjmp */
     if (c->run->timeout > 0)
         atomic_store(&w->deadline_ns, t0 + (int64_t)(c->run->timeout * 1e9));
     if (sigsetjmp(w->escape, 0) == 0) {
@@ -291,6 +292,7 @@ void nopi_run_core(nopi_core *c, nt__call_fn fn)
     }
     atomic_store(&w->deadline_ns, 0);
     c->seconds = (double)(now_ns() - t0) * 1e-9;
+    c->cpu_seconds = c->run->profiled ? nopi_thread_cpu_now() - cpu0 : c->seconds;
     if (!c->shape_mode && !c->host_stack)
         c->stack_high_water = nopi_stack_high_water(&c->stack);
     if (w->end != NOPI_END_OK && c->end == NOPI_END_OK)

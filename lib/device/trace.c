@@ -49,15 +49,22 @@ void nopi_trace_span_end(nopi_core *c, int kind, int stream, nopi_trace_point a,
     add_span(&c->trace, kind, stream, a, nopi_trace_at(c, now));
 }
 
-void nopi_trace_finish(nopi_core *c, double compute_seconds)
+void nopi_trace_finish(nopi_core *c, double compute_seconds, double on_cpu)
 {
     nopi_trace *t = &c->trace;
+    for (int i = 0; i < t->nspans; i++) {
+        t->spans[i].a.compute *= on_cpu;
+        t->spans[i].b.compute *= on_cpu;
+    }
     t->start = (nopi_trace_point){ c->started - c->run->t0, 0, 0 };
     t->end = (nopi_trace_point){ c->started + c->seconds - c->run->t0, compute_seconds,
                                  nopi_model_counted(c->run->profile, &c->n) };
     for (int s = 0; s < c->nstreams; s++)
-        if (c->streams[s].open)   /* the kernel left it open: it lived to the end */
-            add_span(t, NOPI_SPAN_STREAM, s, c->streams[s].opened, t->end);
+        if (c->streams[s].open) {   /* the kernel left it open: it lived to the end */
+            nopi_trace_point opened = c->streams[s].opened;
+            opened.compute *= on_cpu;
+            add_span(t, NOPI_SPAN_STREAM, s, opened, t->end);
+        }
 }
 
 void nopi_trace_free(nop_trace *t)

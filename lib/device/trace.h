@@ -59,9 +59,10 @@ nopi_trace_point nopi_trace_at(struct nopi_core *c, double now);
  * stream numbers NOPI_SPAN_STREAM spans. */
 void nopi_trace_span_end(struct nopi_core *c, int kind, int stream, nopi_trace_point a,
                          double now);
-/* At the end of the core's run (its seconds known): sets the kernel span and ends the
- * lifetimes of streams the kernel left open. */
-void nopi_trace_finish(struct nopi_core *c, double compute_seconds);
+/* At the end of the core's run (its seconds known): sets the kernel span, ends the
+ * lifetimes of streams the kernel left open, and scales the compute time of every point
+ * by on_cpu (the share of its wall time the core had a CPU for), as its total was. */
+void nopi_trace_finish(struct nopi_core *c, double compute_seconds, double on_cpu);
 /* Frees a recording made by device.c (NULL is fine). */
 void nopi_trace_free(struct nop_trace *t);
 

@@ -61,6 +61,24 @@ test_expect "a baseline of another input, op or core count is refused, not compa
     expect_err "is a baseline on cores '\''1'\'', not '\''3'\'': compare like with like"
     expect_err "make a baseline of this bench with"'
 
+# Two spinners pinned to the bench's CPU take two thirds of it: timed by the wall clock, the
+# compute term of every run grew with them and the modeled throughput fell 20% (the sanitizer
+# build in CI, busy with other tests, once moved it by more than 50%).
+test_expect "the modeled throughput holds while other work takes the CPU" '
+    cpu=$(taskset -pc $$ | sed "s/.*: //; s/[-,].*//")
+    taskset -c "$cpu" "$NEURONOP" bench tcm relu_forward randn:512x4096 --iters 3 --warmup 1 \
+        --json >quiet.json
+    timeout 60 taskset -c "$cpu" sh -c "while :; do :; done" & s1=$!
+    timeout 60 taskset -c "$cpu" sh -c "while :; do :; done" & s2=$!
+    status=0
+    taskset -c "$cpu" "$NEURONOP" bench tcm relu_forward randn:512x4096 --iters 3 --warmup 1 \
+        --json --baseline quiet.json --max-regression 10 >out 2>"$WORK/err" || status=$?
+    kill $s1 $s2
+    expect_status 0
+    # the load took: the host figure fell
+    jq -e --slurpfile q quiet.json ".host.throughput < 0.8 * \$q[0].host.throughput" out
+    jq -e "(.baseline.modeled_change_percent | fabs) < 10" out'
+
 test_expect "a negative --max-regression is a usage error" '
     run bench tcm relu_forward randn:64 --baseline base.json --max-regression -1
     expect_status 2
