@@ -70,7 +70,8 @@ bool nopi_shape_ok(int ndim, const int64_t *sizes, char *why, size_t size)
     return true;
 }
 
-nt_tensor *nopi_tensor_alloc(nt_dtype d, int ndim, const int64_t *sizes, bool shape_only)
+static nt_tensor *alloc(nt_dtype d, int ndim, const int64_t *sizes, bool shape_only,
+                        bool prefault)
 {
     if ((unsigned)d >= NOPI_ARRAY_LEN(dtypes) || ndim < 0 || ndim > NOPI_MAX_DIMS)
         return NULL;
@@ -98,8 +99,20 @@ nt_tensor *nopi_tensor_alloc(nt_dtype d, int ndim, const int64_t *sizes, bool sh
             free(t);
             return NULL;
         }
+        if (prefault)
+            nopi_prefault(t->data, (size_t)t->numel * t->itemsize);
     }
     return t;
+}
+
+nt_tensor *nopi_tensor_alloc(nt_dtype d, int ndim, const int64_t *sizes, bool shape_only)
+{
+    return alloc(d, ndim, sizes, shape_only, true);
+}
+
+nt_tensor *nopi_tensor_alloc_lazy(nt_dtype d, int ndim, const int64_t *sizes)
+{
+    return alloc(d, ndim, sizes, false, false);
 }
 
 void nopi_tensor_free(nt_tensor *t)

@@ -105,7 +105,7 @@ static const struct rule {
     { SYS_munmap, ALWAYS, 0, 0, "memory" },
     { SYS_mremap, ALWAYS, 0, 0, "memory" },
     { SYS_mprotect, ALWAYS, 0, 0, "guard pages of core stacks, the loader's relocations" },
-    { SYS_madvise, ALWAYS, 0, 0, "malloc gives memory back" },
+    { SYS_madvise, ALWAYS, 0, 0, "malloc gives memory back; tensors are prefaulted" },
     { SYS_mincore, ALWAYS, 0, 0, "a kept worker asks which of its pages were ever touched" },
     { SYS_brk, ALWAYS, 0, 0, "malloc" },
     { SYS_clone, THREAD, 0, 0, "the device's host threads; never a process" },

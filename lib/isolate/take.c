@@ -12,7 +12,8 @@
 
 #define MAX_BYTES (1ull << 36)     /* no tensor sent is larger than 64 GiB */
 
-/* The output's description: a tensor of zeros until its data comes. */
+/* The output's description: a tensor of zeros until its data comes (its pages unmapped: a
+ * large output's data comes in a block of its own, which replaces them). */
 static int take_output(nop_run_result *r, const void *data, size_t len)
 {
     struct nopi_tensor_hdr h;
@@ -27,7 +28,7 @@ static int take_output(nop_run_result *r, const void *data, size_t len)
             return -1;
         bytes *= (uint64_t)h.sizes[i];
     }
-    return (r->output = nopi_tensor_alloc((nt_dtype)h.dtype, h.ndim, h.sizes, false)) ? 0 : -1;
+    return (r->output = nopi_tensor_alloc_lazy((nt_dtype)h.dtype, h.ndim, h.sizes)) ? 0 : -1;
 }
 
 /* The output's bytes: the block itself when it may be kept, else a copy.  (A worker that
