@@ -59,6 +59,15 @@ struct nop_device {
     pid_t worker;               /* an isolated device's last worker, killed, not yet reaped */
 };
 
+/* The cores option's check, as nop_device_new and nopi_device_renew make it. */
+static int cores_ok(int cores, nop_error *err)
+{
+    if (cores < 0 || cores > NOPI_MAX_CORES)
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "%d cores: a device has 1 to %d",
+                         cores, NOPI_MAX_CORES);
+    return 0;
+}
+
 int nop_device_new(nop_device **out, const nop_profile *profile, const nop_device_opts *opts,
                    nop_error *err)
 {
@@ -69,11 +78,9 @@ int nop_device_new(nop_device **out, const nop_profile *profile, const nop_devic
     d->profile = profile;
     if (opts)
         d->opts = *opts;
-    if (d->opts.cores < 0 || d->opts.cores > NOPI_MAX_CORES) {
-        int cores = d->opts.cores;
+    if (cores_ok(d->opts.cores, err) != 0) {
         free(d);
-        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "%d cores: a device has 1 to %d",
-                         cores, NOPI_MAX_CORES);
+        return -1;
     }
     if (d->opts.threads <= 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -83,6 +90,30 @@ int nop_device_new(nop_device **out, const nop_profile *profile, const nop_devic
         d->opts.timeout = profile->timeout;
     pthread_mutex_init(&d->running, NULL);
     *out = d;
+    return 0;
+}
+
+int nopi_device_renew(nop_device *dev, const nop_device_opts *o, nop_error *err)
+{
+    if (cores_ok(o->cores, err) != 0)
+        return -1;
+    nop_device_opts want = *o;
+    if (want.threads <= 0)
+        want.threads = dev->opts.threads;   /* resolved as nop_device_new does */
+    if (want.timeout <= 0)
+        want.timeout = dev->profile->timeout;
+    if (want.threads != dev->opts.threads || want.timeout != dev->opts.timeout ||
+        want.profile != dev->opts.profile || want.trace != dev->opts.trace ||
+        want.isolate != dev->opts.isolate)
+        return nopi_fault(err, NOP_FAULT_HOST, "a device cannot be renewed with other "
+                          "threads, time limit, profiling or isolation");
+    dev->opts.cores = o->cores;
+    dev->opts.schedule = o->schedule;
+    dev->opts.seed = o->seed;
+    dev->opts.disabled_checks = o->disabled_checks;
+    for (int i = 0; i < NOPI_MAX_CORES; i++)
+        if (dev->slots[i].tcm)
+            memset(dev->slots[i].tcm, 0, (size_t)dev->profile->tcm_bytes);
     return 0;
 }
 

@@ -30,6 +30,13 @@ int nopi_device_max_cores(const nop_device *dev);
  * phases to phase(phase_ctx, ..) (NULL: none). */
 void nopi_device_set_sink(nop_device *dev, void (*diag)(void *, const nop_diag *),
                           void *diag_ctx, nopi_phase_fn *phase, void *phase_ctx);
+/* Makes dev's later runs those of a new device made with o, without making one (its host
+ * threads, stacks and buffers are kept): o's cores, schedule, seed and disabled checks, which
+ * every run reads afresh, and each core's TCM zeroed, as a new device's is.  o's threads,
+ * timeout, profile, trace and isolate must be dev's (nopi_device_opts).  For a caller that
+ * runs an op under many executions (testrun.c).  0, or -1 with err filled (o's cores out of
+ * range, or o differs where it must not). */
+int nopi_device_renew(nop_device *dev, const nop_device_opts *o, nop_error *err);
 /* Allocates what runs of kernels with stack_size-byte stacks on cores [0, ncores) use (stacks,
  * painted; TCM; the printf buffer; the shape and reference stacks) as a first run would: a
  * fork server does it once, so that its children inherit them copy-on-write and a child's

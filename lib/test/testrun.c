@@ -280,12 +280,13 @@ static void judge_end(judge *j)
 
 /* ---- running executions ----------------------------------------------------------------- */
 
-/* Runs execution e of a sub-case (NULL: its reference) on a device of its own; *run gets the
- * result, err the failure. */
+/* Runs execution e of a sub-case (NULL: its reference) on *dev, made for it (when NULL) or
+ * renewed as a new one would be: a device's threads, stacks and TCM are made once for all of
+ * a sub-case's executions, yet each starts as on a device of its own.  *run gets the result,
+ * err the failure; the caller frees *dev. */
 static int execute(const suite *s, const nop_testinfo *t, const execution *e, int opi,
-                   const nop_value *vals, nop_run_result *run, nop_error *err)
+                   const nop_value *vals, nop_device **dev, nop_run_result *run, nop_error *err)
 {
-    nop_device *dev;
     nop_device_opts o = { .timeout = s->o->timeout, .diag = s->o->diag,
                           .diag_ctx = s->o->diag_ctx };
     if (e) {
@@ -296,19 +297,14 @@ static int execute(const suite *s, const nop_testinfo *t, const execution *e, in
         o.disabled_checks = s->o->disabled_checks;
     }
     memset(run, 0, sizeof *run);
-    if (new_device(s, &o, &dev, err) != 0)
+    if (*dev ? nopi_device_renew(*dev, &o, err) != 0 : new_device(s, &o, dev, err) != 0)
         return -1;
-    int rc;
-    if (e) {
-        rc = nop_device_run(dev, s->lib, opi, vals, t->nargs, run, err);
-    } else {
-        int ref = nop_library_find_reference(s->lib, t->reference);
-        rc = ref < 0 ? nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no reference function "
-                                 "'%s'", t->reference)
-                     : nop_device_run_reference(dev, s->lib, ref, vals, t->nargs, run, err);
-    }
-    nop_device_free(dev);
-    return rc;
+    if (e)
+        return nop_device_run(*dev, s->lib, opi, vals, t->nargs, run, err);
+    int ref = nop_library_find_reference(s->lib, t->reference);
+    return ref < 0 ? nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no reference function '%s'",
+                               t->reference)
+                   : nop_device_run_reference(*dev, s->lib, ref, vals, t->nargs, run, err);
 }
 
 /* Receives the result of execution i (REF, ARGS) of a part of a sub-case. */
@@ -316,9 +312,11 @@ typedef void report_fn(void *ctx, int i, int rc, const nop_error *err, nop_run_r
 
 /* What one process runs of a sub-case: its executions or its reference, each result handed
  * to report(ctx, ...) as it ends; stops after the first that fails.  The arguments are made
- * here, from the case (the same seed gives the same values in every process). */
+ * here, from the case (the same seed gives the same values in every process).  They run on
+ * shared (a worker's own device, renewed for each; it stays the caller's) or, when NULL, on
+ * a device made for them. */
 static void run_part(const suite *s, const nop_testinfo *t, const int *pick, bool reference,
-                     report_fn *report, void *ctx)
+                     nop_device *shared, report_fn *report, void *ctx)
 {
     const char *argv[NOP_MAX_ARGS];
     for (int a = 0; a < t->nargs; a++)
@@ -335,21 +333,24 @@ static void run_part(const suite *s, const nop_testinfo *t, const int *pick, boo
         nop_values_free(vals, tensors, t->nargs);   /* what was made before the failure */
         return;
     }
+    nop_device *dev = shared;
     if (reference) {
-        int rc = execute(s, t, NULL, opi, vals, &run, &err);
+        int rc = execute(s, t, NULL, opi, vals, &dev, &run, &err);
         report(ctx, REF, rc, &err, &run);
         nop_run_result_clear(&run);
     } else {
         execution ex[16 * 40];
         int nex = plan(s, t, ex, (int)NOPI_ARRAY_LEN(ex));
         for (int i = 0; i < nex; i++) {
-            int rc = execute(s, t, &ex[i], opi, vals, &run, &err);
+            int rc = execute(s, t, &ex[i], opi, vals, &dev, &run, &err);
             report(ctx, i, rc, &err, &run);
             nop_run_result_clear(&run);
             if (rc != 0)
-                break;
+                break;   /* the device is not run again after a failure */
         }
     }
+    if (dev != shared)
+        nop_device_free(dev);
     nop_values_free(vals, tensors, t->nargs);
 }
 
@@ -418,7 +419,6 @@ static int prepare_case(void *ctx, nopi_wire *w, nop_error *err)
 static int serve_case(nop_device *cdev, void *ctx, const void *data, size_t len, nopi_wire *w,
                       nop_error *err)
 {
-    (void)cdev;
     case_server *cs = ctx;
     case_req rq;
     if (len != sizeof rq)
@@ -431,7 +431,8 @@ static int serve_case(nop_device *cdev, void *ctx, const void *data, size_t len,
     cs->o.diag = nopi_wire_diag;
     cs->o.diag_ctx = w;
     cs->s.o = &cs->o;
-    run_part(&cs->s, &t, rq.pick, rq.reference != 0, report_to_parent, w);
+    /* the child's own device: its threads and stacks are ready, made before the request */
+    run_part(&cs->s, &t, rq.pick, rq.reference != 0, cdev, report_to_parent, w);
     return 0;   /* the child ends: the library goes with it */
 }
 
@@ -490,9 +491,9 @@ static void run_case(const suite *s, nopi_server *const *srv, int test, const no
                 res, { 0 } };
     res->status = NOP_TEST_PASSED;
     if (!srv) {
-        run_part(s, t, pick, false, report_here, &j);
+        run_part(s, t, pick, false, NULL, report_here, &j);
         if (!j.over && t->reference)
-            run_part(s, t, pick, true, report_here, &j);
+            run_part(s, t, pick, true, NULL, report_here, &j);
     } else if (run_part_isolated(srv[0], &j, test, pick, false) && !j.over &&
                j.seen == j.nex && t->reference) {
         run_part_isolated(srv[1], &j, test, pick, true);
@@ -508,8 +509,9 @@ static void run_case(const suite *s, nopi_server *const *srv, int test, const no
 static int start_servers(const suite *s, const nop_manifest *m, nop_device **dev,
                          case_server *cs, nopi_server **srv, nop_error *err)
 {
-    nop_device_opts o = { .timeout = s->o->timeout, .diag = s->o->diag,
-                          .diag_ctx = s->o->diag_ctx, .isolate = true };
+    /* the threads of the executions' devices: a child's own device serves them all */
+    nop_device_opts o = { .threads = s->o->threads, .timeout = s->o->timeout,
+                          .diag = s->o->diag, .diag_ctx = s->o->diag_ctx, .isolate = true };
     *cs = (case_server){ *s, *s->o, m };
     if (nop_device_new(dev, s->profile, &o, err) != 0)
         return -1;

@@ -17,7 +17,16 @@ test_expect "no state an earlier case left reaches a later one; no process is le
             expect_out "ok    $t[zeros:$n] (5 executions"
         done
     done
-    expect_out "15 passed, 0 failed"'
+    expect_out "18 passed, 0 failed"'
+
+test_expect "each execution of a case starts with its cores' TCM as a new device has it" '
+    run_alone test ks -k tcm
+    expect_status 0
+    for n in 1 2 3; do
+        expect_out "ok    tcm[zeros:$n] (5 executions"
+    done
+    NEURONOP_SANDBOX=off "$NEURONOP" test ks -k tcm >out 2>err
+    grep -q "^3 passed, 0 failed" out'
 
 test_expect "in neuronop itself the same cases find what the earlier ones left" '
     NEURONOP_SANDBOX=off "$NEURONOP" test ks >out 2>err || true

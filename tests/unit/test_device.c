@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include "unit.h"
+#include "device/device.h"
 
 static const char *const kernels =
     "#include <neuronop.h>\n"
@@ -50,21 +51,31 @@ static int teardown(void **state)
     return 0;
 }
 
-static void tcm_pool_holds_16_kb(void **state)
+/* Runs pool on dev: the 1 KB blocks its core's TCM pool held; *peak gets the pool's peak. */
+static double blocks_in_pool(nop_device *dev, int64_t *peak)
 {
-    nop_device *dev;
     nop_error err;
-    assert_int_equal(nop_device_new(&dev, profile, NULL, &err), 0);
     nop_tensor *t;
     assert_int_equal(nop_tensor_generate(&t, "zeros:1", 0, &err), 0);
     nop_value v = { .type = NOP_ARG_TENSOR, .tensor = t };
     nop_run_result res;
     assert_int_equal(nop_device_run(dev, lib, nop_library_find_op(lib, "pool"), &v, 1, &res,
                                     &err), 0);
-    assert_true(nop_tensor_get(res.output, 0) == 16.0);
-    assert_int_equal(res.cores[0].counters.tcm_peak, 16384);
+    double blocks = nop_tensor_get(res.output, 0);
+    *peak = res.cores[0].counters.tcm_peak;
     nop_run_result_clear(&res);
     nop_tensor_free(t);
+    return blocks;
+}
+
+static void tcm_pool_holds_16_kb(void **state)
+{
+    nop_device *dev;
+    nop_error err;
+    assert_int_equal(nop_device_new(&dev, profile, NULL, &err), 0);
+    int64_t peak;
+    assert_true(blocks_in_pool(dev, &peak) == 16.0);
+    assert_int_equal(peak, 16384);
     nop_device_free(dev);
 }
 
@@ -183,6 +194,40 @@ static void a_library_knows_when_its_file_changed(void **state)
     nop_library_close(described);
 }
 
+/* A renewed device runs as one made with the new options would, and refuses options it
+ * cannot take without being made again. */
+static void a_renewed_device_takes_what_a_run_reads(void **state)
+{
+    nop_device *dev;
+    nop_error err;
+    nop_device_opts o = { .threads = 2 };
+    assert_int_equal(nop_device_new(&dev, profile, &o, &err), 0);
+    o.cores = 3;
+    o.schedule = NOP_SCHED_SHUFFLE;
+    o.seed = 9;
+    assert_int_equal(nopi_device_renew(dev, &o, &err), 0);
+    nop_device_opts now = nopi_device_opts(dev);
+    assert_int_equal(now.cores, 3);
+    assert_int_equal(now.schedule, NOP_SCHED_SHUFFLE);
+    assert_int_equal(now.seed, 9);
+    assert_int_equal(nopi_device_max_cores(dev), 3);
+    o.cores = 100;
+    assert_int_equal(nopi_device_renew(dev, &o, &err), -1);
+    assert_int_equal(err.kind, NOP_ERR_INPUT);
+    assert_string_equal(err.diag.msg, "100 cores: a device has 1 to 64");
+    o.cores = 1;
+    o.threads = 1;
+    assert_int_equal(nopi_device_renew(dev, &o, &err), -1);
+    assert_int_equal(nop_error_fault(&err), NOP_FAULT_HOST);
+    assert_int_equal(nopi_device_opts(dev).cores, 3);   /* a refused renewal changes nothing */
+    /* the TCM pool a kernel finds is whole after a renewal */
+    o.threads = 2;
+    assert_int_equal(nopi_device_renew(dev, &o, &err), 0);
+    int64_t peak;
+    assert_true(blocks_in_pool(dev, &peak) == 16.0);
+    nop_device_free(dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -191,6 +236,7 @@ int main(void)
         cmocka_unit_test(two_devices_do_not_interfere),
         cmocka_unit_test(only_a_traced_device_records),
         cmocka_unit_test(a_library_knows_when_its_file_changed),
+        cmocka_unit_test(a_renewed_device_takes_what_a_run_reads),
     };
     return cmocka_run_group_tests_name("device", tests, setup, teardown);
 }
