@@ -95,5 +95,5 @@ cp -R "$src/share/neuronop/examples/mlp_python" "$work/mlp"
 (cd "$work/mlp" && "$neuronop" python build.py)
 "$neuronop" python "$src/bench/python_bridge.py" "$work/mlp"
 echo "  (each call runs in the library's confined child, put back after it to the state it had"
-echo "   when the library was loaded: the hops between Python, the supervisor, the zygote and"
-echo "   the child, and putting it back, are the cost; see neuronop-python(1))"
+echo "   when the library was loaded: the hops between Python, the supervisor and the child,"
+echo "   and putting it back, are the cost; see neuronop-python(1))"

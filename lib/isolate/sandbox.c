@@ -79,7 +79,8 @@ static int server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, 
     if (!(*out = s))
         return nopi_nomem(err);
     *s = (nopi_server){ .dev = dev, .serve = serve, .ctx = ctx, .zygote = zygote,
-                        .max_record = nopi_watch_record_bound(), .req_fd = -1, .rec_fd = -1 };
+                        .max_record = nopi_watch_record_bound(), .req_fd = -1, .rec_fd = -1,
+                        .lane_fd = -1 };
     s->phase = mmap(NULL, sizeof *s->phase, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                     -1, 0);
     if (s->phase == MAP_FAILED) {
@@ -158,11 +159,21 @@ int nopi_server_start(nopi_server *s, nop_error *err)
     return s->pid ? 0 : start(s, err);
 }
 
+/* Gives up s's reused child: the next request goes to the zygote, which ends the child
+ * before it hands the request to another. */
+static void drop_lane(nopi_server *s)
+{
+    if (s->lane_fd >= 0)
+        close(s->lane_fd);
+    s->lane_fd = -1;
+}
+
 /* Ends the worker and what it left in its group.  wait: reap it now and return its status;
  * otherwise the device reaps it later, while the caller goes on. */
 static int stop(nopi_server *s, bool wait)
 {
     int status = 0;
+    drop_lane(s);
     if (s->pid > 0 && s->zygote && !wait) {   /* done with it: it ends its children, then */
         close(s->req_fd);                      /* itself, at the end of its requests */
         s->req_fd = -1;
@@ -194,12 +205,22 @@ int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs
     return nopi_server_call_fd(s, opname, budget, runs, req, len, -1, take, take_ctx, err);
 }
 
-/* Waits (until deadline at most) for the zygote's next word: its kind, with *m and the
- * descriptors that came with it (got[0, 2), or -1); 0 when the zygote is gone or said nothing
- * in time (*late then). */
-static int hear(nopi_server *s, double deadline, struct nopi_zmsg *m, int got[2], bool *late)
+/* Closes the descriptors of fds[0, n) that are open, and marks them closed. */
+static void close_all(int *fds, int n)
 {
-    got[0] = got[1] = -1;
+    for (int i = 0; i < n; i++)
+        if (fds[i] >= 0) {
+            close(fds[i]);
+            fds[i] = -1;
+        }
+}
+
+/* Waits (until deadline at most) for the zygote's next word: its kind, with *m and the
+ * descriptors that came with it (got[0, 3), or -1); 0 when the zygote is gone or said nothing
+ * in time (*late then). */
+static int hear(nopi_server *s, double deadline, struct nopi_zmsg *m, int got[3], bool *late)
+{
+    got[0] = got[1] = got[2] = -1;
     *late = false;
     struct pollfd p = { s->req_fd, POLLIN, 0 };
     for (;;) {
@@ -217,18 +238,47 @@ static int hear(nopi_server *s, double deadline, struct nopi_zmsg *m, int got[2]
     char *buf = NULL;
     uint64_t len;
     memset(m, 0, sizeof *m);
-    if (nopi_read_request(s->req_fd, &buf, &len, got, 2) && len == sizeof *m)
+    if (nopi_read_request(s->req_fd, &buf, &len, got, 3) && len == sizeof *m)
         memcpy(m, buf, sizeof *m);
     free(buf);
-    bool both = got[0] >= 0 && got[1] >= 0;
-    if ((m->kind == ZMSG_STARTED) != both) {   /* STARTED comes with both, no other with any */
-        for (int i = 0; i < 2; i++)
-            if (got[i] >= 0)
-                close(got[i]);
-        got[0] = got[1] = -1;
+    /* STARTED comes with a pipe and a page (and a lane when children are reused), no other
+     * word with any */
+    bool both = got[0] >= 0 && got[1] >= 0, lane = got[2] >= 0;
+    if (m->kind == ZMSG_STARTED ? !both || lane != s->reuse : both || lane || got[0] >= 0) {
+        close_all(got, 3);
         return 0;
     }
     return m->kind;
+}
+
+/* Sends a request to s's reused child on its lane, once the child has said it is back (it
+ * has half a second, as it had when the zygote waited for it), with a record pipe of the
+ * request's own (what the child wrote after its last answer reaches no one) and pass.
+ * Returns the pipe's read end, or -1 when there is no lane or the child did not take the
+ * request (the lane is then dropped, and the request goes to the zygote). */
+static int lane_send(nopi_server *s, const void *req, size_t len, int pass)
+{
+    if (s->lane_fd < 0)
+        return -1;
+    struct pollfd p = { s->lane_fd, POLLIN, 0 };
+    int pr, rec[2] = { -1, -1 };
+    char back;
+    while ((pr = poll(&p, 1, 500)) < 0 && errno == EINTR)
+        ;
+    if (pr != 1 || read(s->lane_fd, &back, 1) != 1 || pipe2(rec, O_CLOEXEC) != 0) {
+        drop_lane(s);
+        return -1;
+    }
+    fcntl(rec[1], F_SETPIPE_SZ, PIPE_BYTES);   /* best effort: smaller is only slower */
+    int fds[2] = { rec[1], pass };
+    bool sent = nopi_send_request(s->lane_fd, req, len, fds, pass >= 0 ? 2 : 1) == 0;
+    close(rec[1]);
+    if (!sent) {
+        close(rec[0]);
+        drop_lane(s);
+        return -1;
+    }
+    return rec[0];
 }
 
 /* Sends a request to the worker, replacing a worker that went away between requests, once;
@@ -278,7 +328,7 @@ static int child_records(nopi_server *s, double deadline, struct nopi_phase_page
                          uint32_t *seq, bool *late)
 {
     struct nopi_zmsg m;
-    int fds[2], kind;
+    int fds[3], kind;
     while ((kind = hear(s, deadline, &m, fds, late)) == ZMSG_ENDED)
         ;
     if (kind != ZMSG_STARTED)
@@ -286,6 +336,9 @@ static int child_records(nopi_server *s, double deadline, struct nopi_phase_page
     *seq = m.seq;
     *page = child_phase(s, fds[1]);
     close(fds[1]);
+    drop_lane(s);   /* the zygote ends the child of the last one */
+    s->lane_fd = fds[2];
+    s->lane_seq = m.seq;
     if (!*page) {
         close(fds[0]);
         return -1;
@@ -298,14 +351,55 @@ static int child_records(nopi_server *s, double deadline, struct nopi_phase_page
 static int child_status(nopi_server *s, double deadline, uint32_t seq)
 {
     struct nopi_zmsg m;
-    int fds[2], kind;
+    int fds[3], kind;
     bool late;
     while ((kind = hear(s, deadline, &m, fds, &late)) == ZMSG_ENDED && m.seq != seq)
         ;
-    for (int i = 0; i < 2; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
+    close_all(fds, 3);
     return kind == ZMSG_ENDED ? m.status : -1;
+}
+
+/* Who took a request (exchange). */
+typedef struct taker {
+    uint32_t seq;       /* the number the zygote knows its child by */
+    bool on_lane;       /* the reused child of the last request, on its lane */
+    bool none;          /* no child: none could be made, or the zygote is gone */
+} taker;
+
+/* Sends a request and reads its records with wt (its fields the caller's; its clock started
+ * here): on the lane to the reused child when there is one that takes it, else to the worker
+ * or to the zygote's next child; *who says which.  -1 when it could not be sent (err
+ * filled), else 1 when it ended in time, 0 when not. */
+static int exchange(nopi_server *s, nopi_watch *wt, const void *req, size_t len, int pass,
+                    taker *who, nop_error *err)
+{
+    int fd = lane_send(s, req, len, pass);
+    *who = (taker){ 0, fd >= 0, false };
+    if (!who->on_lane && send_request(s, req, len, pass, err) != 0)
+        return -1;
+    nopi_watch_start(wt);
+    struct nopi_phase_page *page = NULL;
+    bool late = false;
+    if (who->on_lane) {   /* the child of the last request has it */
+        page = s->child_phase;
+        who->seq = s->lane_seq;
+    } else if (s->zygote) {
+        fd = child_records(s, wt->limit, &page, &who->seq, &late);
+    } else {
+        fd = s->rec_fd;
+    }
+    if (fd < 0) {
+        who->none = wt->malformed = !late;   /* said by the caller */
+        return !late;
+    }
+    if (page) {
+        wt->phase = page;
+        wt->seq = 0;
+    }
+    bool in_time = nopi_watch_read(wt, fd);
+    if (s->zygote)
+        close(fd);   /* whatever the child writes after DONE reaches no one */
+    return in_time;
 }
 
 int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int runs,
@@ -315,35 +409,31 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
     if (len > MAX_REQUEST)
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "a request of %zu bytes to the "
                          "device process is too large", len);
-    /* a one-shot worker's phase page as it was before this request: what changes is the
-     * request's (a zygote's child has a page of its own) */
-    uint32_t seq = atomic_load(&s->phase->seq);
-    if (send_request(s, req, len, pass, err) != 0)
-        return -1;
     nop_device_opts o = nopi_device_opts(s->dev);
-    int most = nopi_device_max_cores(s->dev);
-    nopi_watch wt = { .dev = s->dev, .phase = s->phase, .seq = seq, .op = opname,
-                      .budget = budget, .timeout = o.timeout, .runs = runs > 0 ? runs : 0,
-                      .ncores = most, .take = take, .ctx = take_ctx,
-                      .max_record = s->max_record };
-    nopi_watch_start(&wt);
-    int fd = s->rec_fd;
-    uint32_t req_seq = 0;
-    struct nopi_phase_page *page = NULL;
-    bool late = false, in_time;
-    if (s->zygote && (fd = child_records(s, wt.limit, &page, &req_seq, &late)) < 0) {
-        in_time = !late;
-        wt.malformed = !late;   /* no child for it, or a zygote gone: said below */
-    } else {
-        if (page) {
-            wt.phase = page;
-            wt.seq = 0;
-        }
-        in_time = nopi_watch_read(&wt, fd);
-        if (s->zygote)
-            close(fd);   /* whatever the child writes after DONE reaches no one */
+    nopi_watch wt;
+    taker who;
+    int in_time;
+    for (;;) {
+        /* a one-shot worker's phase page as it was before this request: what changes is the
+         * request's (a zygote's child has a page of its own) */
+        wt = (nopi_watch){ .dev = s->dev, .phase = s->phase, .seq = atomic_load(&s->phase->seq),
+                           .op = opname, .budget = budget, .timeout = o.timeout,
+                           .runs = runs > 0 ? runs : 0, .ncores = nopi_device_max_cores(s->dev),
+                           .take = take, .ctx = take_ctx, .max_record = s->max_record };
+        if ((in_time = exchange(s, &wt, req, len, pass, &who, err)) < 0)
+            return -1;
+        if (!who.on_lane || !in_time || wt.bytes)
+            break;
+        /* not a byte on the request's own pipe, which no code of an earlier request could
+         * write to: the child ended before it read the request (it could not be put back
+         * after all, though it said it was back, or that was forged) or without a word; the
+         * request goes once more, to a fresh child, which answers for itself */
+        drop_lane(s);
     }
-    if (in_time && !wt.malformed && wt.done) {
+    bool answered = in_time && !wt.malformed && wt.done;
+    if (!answered || wt.result.retire || wt.result.rc != 0)
+        drop_lane(s);   /* its child is not trusted with another request */
+    if (answered) {
         if (!s->zygote && (wt.result.retire || wt.result.rc != 0))
             stop(s, false);
         if (wt.result.rc != 0 && err) {
@@ -355,7 +445,7 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
     }
     int status = -1;
     if (s->zygote && in_time && !wt.malformed)   /* its child ended without answering */
-        status = child_status(s, wt.limit, req_seq);
+        status = child_status(s, wt.limit, who.seq);
     if (status == -1)
         status = stop(s, true);
     if (!in_time) {
@@ -363,7 +453,7 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
                    "and was stopped");
         nopi_detail(err, "look for a loop that never ends, or give it more time with "
                     "--timeout SECONDS");
-    } else if (wt.malformed && fd < 0) {
+    } else if (who.none) {
         nopi_fault(err, NOP_FAULT_HOST, "the device process ended before it took any work");
     } else if (wt.malformed) {
         nopi_fault(err, NOP_FAULT_WORKER, "the device process sent a malformed report: kernel "

@@ -13,14 +13,17 @@
 /* What a zygote tells its parent, on the request socket (sent as a request is). */
 enum nopi_zmsg_kind {
     ZMSG_STARTED = 1,   /* the request went to a child: the read end of its record pipe
-                         * and its phase page (a memfd) come with this */
+                         * and its phase page (a memfd) come with this, and, from a server
+                         * that reuses its children, the child's request socket (its lane:
+                         * the parent sends it its later requests itself) */
     ZMSG_NOFORK,        /* the request got no child (it could not be made, or died) */
     ZMSG_ENDED,         /* request seq's child has ended, with wait status status */
 };
 struct nopi_zmsg {
     int32_t kind;       /* enum nopi_zmsg_kind */
     int32_t status;     /* ZMSG_ENDED: the child's wait status */
-    uint32_t seq;       /* the request the child served (the zygote counts them from 1) */
+    uint32_t seq;       /* the request the child served (the zygote counts them from 1; a
+                         * child on a lane, the first that came through the zygote) */
 };
 
 struct nopi_server {
@@ -41,6 +44,10 @@ struct nopi_server {
     dev_t child_phase_dev;
     ino_t child_phase_ino;
     uint64_t max_record;           /* nopi_watch_record_bound(), once */
+    int lane_fd;                   /* a reused child's request socket (its lane: the
+                                    * zygote gave it with the child's first request), or -1 */
+    uint32_t lane_seq;             /* the number of that first request, which the zygote's
+                                    * ZMSG_ENDED for the child carries */
     pid_t pid;                     /* the worker (or zygote), 0 when none is running */
     int req_fd, rec_fd;            /* the parent's ends: requests out (and, from a zygote,
                                     * what became of its children in), records in (a
@@ -73,7 +80,7 @@ struct nopi_trace_hdr {
  * Never returns. */
 _Noreturn void nopi_worker_main(nopi_server *s, pid_t parent, int req_fd, int rec_fd);
 
-#define NOPI_MAX_PASS 2            /* descriptors that may come with a request */
+#define NOPI_MAX_PASS 3            /* descriptors that may come with a message */
 /* channel.c: sends a request (its length, then its bytes, with the npass descriptors at pass
  * attached) on socket fd; -1 when the other end is gone. */
 int nopi_send_request(int fd, const void *req, size_t len, const int *pass, int npass);

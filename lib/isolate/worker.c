@@ -194,9 +194,10 @@ static bool next_request(int own_fd, bool again, nopi_wire *w, char **req, uint6
  * request comes, on a socket of its own from the zygote; serves that one request, sending
  * its records on a pipe of its own and its phases on a page of its own, then ends.  A child
  * of a server that reuses its children instead puts itself back, after each request it
- * answered, as it was before its first (snapshot.h), tells the zygote so with one byte on
- * its socket, and serves the next; it ends when it cannot be put back, or when the request
- * failed (the runtime may be broken). */
+ * answered, as it was before its first (snapshot.h), says so with one byte on its socket
+ * (whose other end the parent holds from then: the child's lane), and serves the next
+ * request that comes on it; it ends when it cannot be put back, or when the request failed
+ * (the runtime may be broken). */
 static _Noreturn void child(nopi_server *s, pid_t zygote, int own_fd, int rec_fd,
                             struct nopi_phase_page *page)
 {
@@ -317,66 +318,22 @@ static bool reap(int fd, pid_t pid, uint32_t seq, bool kill_it)
     return tell(fd, ZMSG_ENDED, seq, status, NULL, 0);
 }
 
-/* Waits up to ms milliseconds for child c, which is putting itself back after its last
- * request, to say it is ready again (one byte on its socket); false when it did not, or has
- * ended (its socket is then closed here: its pidfd tells the rest). */
-static bool heard_ready(spare_child *c, int ms)
-{
-    struct pollfd p = { c->req, POLLIN, 0 };
-    char b;
-    if (poll(&p, 1, ms) <= 0)
-        return false;
-    if (read(c->req, &b, 1) == 1)
-        return true;
-    close(c->req);
-    c->req = -1;
-    return false;
-}
-
-/* Hands request seq (req, len, and in_fd, closed once handed) to cur, the child of the last
- * request, which has put itself back, with a record pipe of this request's own (what the
- * child wrote after its last answer reaches no one), and tells the parent (ZMSG_STARTED).
- * 1 when handed, 0 when it could not be (the request then goes to a fresh child), -1 when
- * the parent is gone. */
-static int hand_back(int req_fd, spare_child *cur, const char *req, uint64_t len, int in_fd,
-                     uint32_t seq)
-{
-    int rec[2];
-    if (pipe2(rec, O_CLOEXEC) != 0)
-        return 0;
-    fcntl(rec[1], F_SETPIPE_SZ, PIPE_BYTES);
-    int pass[2] = { rec[1], in_fd };
-    bool sent = nopi_send_request(cur->req, req, (size_t)len, pass, in_fd >= 0 ? 2 : 1) == 0;
-    close(rec[1]);
-    if (!sent) {
-        close(rec[0]);
-        return 0;
-    }
-    if (in_fd >= 0)
-        close(in_fd);
-    if (cur->rec >= 0)   /* its first request's pipe */
-        close(cur->rec);
-    cur->rec = -1;
-    int fds[2] = { rec[0], cur->phase };
-    bool told = tell(req_fd, ZMSG_STARTED, seq, 0, fds, 2);
-    close(rec[0]);
-    return told ? 1 : -1;
-}
-
 /* The zygote: hands each request to the spare child, which has made itself ready meanwhile,
  * and tells the parent at once (ZMSG_STARTED, with the request's number, the read end of
  * that child's own record pipe and its own phase page); then forks the next spare, which
- * readies itself while this request runs (a server that reuses its children forks one only
- * when the child it has is gone, on the next request's path).  When a child ends the zygote
- * reaps it and tells the parent its wait status (ZMSG_ENDED, with the number of the last
- * request it took).  A child still there when the next request comes has answered (the
- * parent sends the next request only after DONE) or been given up: unless the server reuses
- * its children and this one has put itself back (it said so, at once or within half a
- * second: hand_back), it is killed before the next child is handed its request, and reaped
- * after, off that request's path.  A killed child never runs user code again, and it never
- * had the next child's pipe or page: nothing a child leaves reaches the next, which comes
- * from this process's state.  The zygote runs no user code: the library is loaded in each
- * child. */
+ * readies itself while this request runs.  A server that reuses its children gives the
+ * parent the child's request socket too (its lane): the child puts itself back after each
+ * request and says so with one byte on it, and the parent sends it its next request itself,
+ * with a record pipe of that request's own; a request that comes here instead is one the
+ * parent no longer trusts that child with.  Such a server forks a spare only when it needs
+ * one, on the next request's path (most children serve to the end).  When a child ends the
+ * zygote reaps it and tells the parent its wait status (ZMSG_ENDED, with the number of the
+ * request it came with).  A child still there when the next request comes here has answered
+ * (the parent sends the next request only after DONE) or been given up: it is killed before
+ * the next child is handed its request, and reaped after, off that request's path.  A killed
+ * child never runs user code again, and it never had the next child's pipe or page: nothing
+ * a child leaves reaches the next, which comes from this process's state.  The zygote runs
+ * no user code: the library is loaded in each child. */
 static _Noreturn void zygote(nopi_server *s, int req_fd)
 {
     signal(SIGCHLD, SIG_DFL);   /* the caller may ignore it, which would lose the status */
@@ -385,11 +342,10 @@ static _Noreturn void zygote(nopi_server *s, int req_fd)
     uint64_t len;
     pid_t self = getpid();
     uint32_t seq = 0, cur_seq = 0;
-    /* the child of the last request (its channels kept only when the server reuses it),
-     * a pidfd of it (readable once it has ended), and whether it is ready for another */
-    spare_child cur = { -1, -1, -1, -1 };
+    /* the child of the last request (only its pid: its channels went to the parent) and a
+     * pidfd of it (readable once it has ended) */
+    pid_t cur = -1;
     int cur_fd = -1;
-    bool cur_ready = false;
     /* the device each child inherits, its stacks painted here once rather than in every
      * child (which would fault in every page of them); a child makes its own without it */
     if ((s->proto = nopi_device_for_worker(s->dev, NULL)) &&
@@ -400,22 +356,18 @@ static _Noreturn void zygote(nopi_server *s, int req_fd)
     spare_child next;
     spare(s, self, &next);
     for (;;) {
-        struct pollfd p[3] = { { req_fd, POLLIN, 0 }, { cur_fd, POLLIN, 0 },
-                               { cur_ready ? -1 : cur.req, POLLIN, 0 } };
-        if (poll(p, 3, -1) < 0) {
+        struct pollfd p[2] = { { req_fd, POLLIN, 0 }, { cur_fd, POLLIN, 0 } };
+        if (poll(p, 2, -1) < 0) {
             if (errno == EINTR)
                 continue;
             break;
         }
-        if (cur.pid > 0 && p[1].revents) {   /* it has ended */
+        if (cur > 0 && p[1].revents) {   /* it has ended */
             close(cur_fd);
             cur_fd = -1;
-            if (!reap(req_fd, cur.pid, cur_seq, false))
+            if (!reap(req_fd, cur, cur_seq, false))
                 break;
-            close_spare(&cur);
-            cur_ready = false;
-        } else if (cur.req >= 0 && p[2].revents) {
-            cur_ready = heard_ready(&cur, 0);
+            cur = -1;
         }
         if (!p[0].revents)
             continue;
@@ -423,22 +375,12 @@ static _Noreturn void zygote(nopi_server *s, int req_fd)
         if (!nopi_read_request(req_fd, &req, &len, &in_fd, 1))
             break;   /* the parent is done with the device: its children end with it */
         uint32_t this_seq = ++seq;
-        if (cur.req >= 0 && !cur_ready)
-            cur_ready = heard_ready(&cur, 500);   /* it is putting itself back */
-        int handed = cur_ready ? hand_back(req_fd, &cur, req, len, in_fd, this_seq) : 0;
-        if (handed < 0)
-            break;
-        cur_ready = false;
-        if (handed) {
-            cur_seq = this_seq;
-            continue;
-        }
-        spare_child old = cur;
+        pid_t old = cur;
         int old_fd = cur_fd;
         uint32_t old_seq = cur_seq;
-        if (old.pid > 0)
-            kill(old.pid, SIGKILL);   /* before the next child has its request */
-        cur = (spare_child){ -1, -1, -1, -1 };
+        if (old > 0)
+            kill(old, SIGKILL);   /* before the next child has its request */
+        cur = -1;
         cur_fd = -1;
         if (next.pid <= 0)   /* a reused child is gone: its replacement is made now */
             spare(s, self, &next);
@@ -448,44 +390,36 @@ static _Noreturn void zygote(nopi_server *s, int req_fd)
             close(in_fd);   /* the child has its own */
         if (!sent && next.pid > 0)   /* it died waiting: this request gets no child */
             reap(req_fd, next.pid, this_seq, true);
-        int fds[2] = { next.rec, next.phase };
+        int fds[3] = { next.rec, next.phase, next.req };
         bool told = tell(req_fd, sent ? ZMSG_STARTED : ZMSG_NOFORK, this_seq, 0, fds,
-                         sent ? 2 : 0);
+                         !sent ? 0 : s->reuse ? 3 : 2);
         if (sent) {
-            cur = next;
+            cur = next.pid;
             cur_seq = this_seq;
-            cur_fd = (int)syscall(SYS_pidfd_open, cur.pid, 0);
-            if (!s->reuse) {   /* it serves one request: the zygote needs none of them */
-                pid_t pid = cur.pid;
-                close_spare(&cur);
-                cur.pid = pid;
-            }
-        } else {
-            close_spare(&next);
+            cur_fd = (int)syscall(SYS_pidfd_open, cur, 0);
         }
-        next = (spare_child){ -1, -1, -1, -1 };
+        close_spare(&next);   /* the parent has what it needs of the child's channels */
         if (!told)
             break;
         /* the next child readies itself while this request runs; a reusing server makes one
          * only when this one is gone (most never are) */
         if (!s->reuse)
             spare(s, self, &next);
-        if (old.pid > 0) {
-            if (!reap(req_fd, old.pid, old_seq, false))
+        if (old > 0) {
+            if (!reap(req_fd, old, old_seq, false))
                 break;
             if (old_fd >= 0)
                 close(old_fd);
-            close_spare(&old);
         }
-        if (cur.pid > 0 && cur_fd < 0) {   /* no pidfd: wait for its end */
-            if (!reap(req_fd, cur.pid, cur_seq, false))
+        if (cur > 0 && cur_fd < 0) {   /* no pidfd: wait for its end */
+            if (!reap(req_fd, cur, cur_seq, false))
                 break;
-            close_spare(&cur);
+            cur = -1;
         }
     }
     /* reaped here, not left to whoever inherits them: when nop_device_free has reaped the
      * zygote, no process of the device is left, not even a zombie */
-    pid_t left[2] = { cur.pid, next.pid };
+    pid_t left[2] = { cur, next.pid };
     for (int i = 0; i < 2; i++)
         if (left[i] > 0) {
             kill(left[i], SIGKILL);
