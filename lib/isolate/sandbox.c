@@ -251,21 +251,39 @@ static int hear(nopi_server *s, double deadline, struct nopi_zmsg *m, int got[3]
     return m->kind;
 }
 
+/* Reads every byte waiting on s's lane (to a bound: the socket holds less), and returns how
+ * many came: the child's word that it is back, and whatever its user code wrote there before
+ * (which must not keep that word from being written).  0 at its end or on an error. */
+static size_t drain_lane(nopi_server *s)
+{
+    char buf[4096];
+    size_t got = 0;
+    ssize_t n;
+    for (int i = 0; i < 128; i++) {
+        while ((n = recv(s->lane_fd, buf, sizeof buf, MSG_DONTWAIT)) < 0 && errno == EINTR)
+            ;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    return got;
+}
+
 /* Sends a request to s's reused child on its lane, once the child has said it is back (it
  * has half a second, as it had when the zygote waited for it), with a record pipe of the
  * request's own (what the child wrote after its last answer reaches no one) and pass.
  * Returns the pipe's read end, or -1 when there is no lane or the child did not take the
- * request (the lane is then dropped, and the request goes to the zygote). */
+ * request (the lane is then dropped, and the request goes to the zygote).  User code can
+ * write "back" too, early: the request then waits in the socket until the child reads it. */
 static int lane_send(nopi_server *s, const void *req, size_t len, int pass)
 {
     if (s->lane_fd < 0)
         return -1;
     struct pollfd p = { s->lane_fd, POLLIN, 0 };
     int pr, rec[2] = { -1, -1 };
-    char back;
     while ((pr = poll(&p, 1, 500)) < 0 && errno == EINTR)
         ;
-    if (pr != 1 || read(s->lane_fd, &back, 1) != 1 || pipe2(rec, O_CLOEXEC) != 0) {
+    if (pr != 1 || drain_lane(s) == 0 || pipe2(rec, O_CLOEXEC) != 0) {
         drop_lane(s);
         return -1;
     }
