@@ -265,6 +265,8 @@ static size_t drain_lane(nopi_server *s)
         if (n <= 0)
             break;
         got += (size_t)n;
+        if ((size_t)n < sizeof buf)
+            break;   /* a stream socket's read takes all there is: the rest came since */
     }
     return got;
 }
