@@ -430,26 +430,16 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "a request of %zu bytes to the "
                          "device process is too large", len);
     nop_device_opts o = nopi_device_opts(s->dev);
-    nopi_watch wt;
+    /* a one-shot worker's phase page as it was before this request: what changes is the
+     * request's (a zygote's child has a page of its own) */
+    nopi_watch wt = { .dev = s->dev, .phase = s->phase, .seq = atomic_load(&s->phase->seq),
+                      .op = opname, .budget = budget, .timeout = o.timeout,
+                      .runs = runs > 0 ? runs : 0, .ncores = nopi_device_max_cores(s->dev),
+                      .take = take, .ctx = take_ctx, .max_record = s->max_record };
     taker who;
-    int in_time;
-    for (;;) {
-        /* a one-shot worker's phase page as it was before this request: what changes is the
-         * request's (a zygote's child has a page of its own) */
-        wt = (nopi_watch){ .dev = s->dev, .phase = s->phase, .seq = atomic_load(&s->phase->seq),
-                           .op = opname, .budget = budget, .timeout = o.timeout,
-                           .runs = runs > 0 ? runs : 0, .ncores = nopi_device_max_cores(s->dev),
-                           .take = take, .ctx = take_ctx, .max_record = s->max_record };
-        if ((in_time = exchange(s, &wt, req, len, pass, &who, err)) < 0)
-            return -1;
-        if (!who.on_lane || !in_time || wt.bytes)
-            break;
-        /* not a byte on the request's own pipe, which no code of an earlier request could
-         * write to: the child ended before it read the request (it could not be put back
-         * after all, though it said it was back, or that was forged) or without a word; the
-         * request goes once more, to a fresh child, which answers for itself */
-        drop_lane(s);
-    }
+    int in_time = exchange(s, &wt, req, len, pass, &who, err);
+    if (in_time < 0)
+        return -1;
     bool answered = in_time && !wt.malformed && wt.done;
     if (!answered || wt.result.retire || wt.result.rc != 0)
         drop_lane(s);   /* its child is not trusted with another request */

@@ -187,7 +187,6 @@ typedef struct nopi_watch {
     double deadline;                /* the limit, or the current phase's end if earlier */
     int phases_left;                /* changes of phase still believable; -1: any number */
     char where[256];                /* the phase it is in, as diagnostics name it */
-    uint64_t bytes;                 /* read so far */
     bool done, malformed;           /* DONE came; something was not as it must be */
     struct nopi_done result;        /* with done */
 } nopi_watch;

@@ -196,7 +196,6 @@ static int read_some(nopi_watch *wt, int fd, big *b, char **buf, size_t *have, s
             return 0;
         if (n <= 0)
             return -1;
-        wt->bytes += (uint64_t)n;
         if ((b->have += (size_t)n) == b->len) {
             void *own = b->data;
             if (handle(wt, b->type, b->data, b->len, &own) != 0)
@@ -219,7 +218,6 @@ static int read_some(nopi_watch *wt, int fd, big *b, char **buf, size_t *have, s
         return 0;
     if (n <= 0)
         return -1;
-    wt->bytes += (uint64_t)n;
     *have += (size_t)n;
     size_t used = handle_all(wt, *buf, *have);
     memmove(*buf, *buf + used, *have - used);

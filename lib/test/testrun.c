@@ -504,8 +504,13 @@ static void run_case(const suite *s, nopi_server *const *srv, int test, const no
 
 /* The device and fork servers of an isolated suite, one for its kernels and one for its
  * references (a process that has run a kernel never runs the reference that judges it).
- * Each puts its child back between cases (nopi_server_reuse): a case starts from the state
- * the library had when loaded, with no process made for it.  0, or -1 with err filled. */
+ * Each case's kernels run in a fresh child of their zygote, forked from a process that ran
+ * no user code: a child put back between cases (nopi_server_reuse) is only as clean as its
+ * own restore, which code that ran in it can subvert (a thread that outlives the restore, a
+ * write into the snapshot's copy) to answer a later case in place of its kernel.  The
+ * references' child is put back between cases: a reference defines what is right, so one
+ * that subverts the next gains nothing it could not compute itself.  0, or -1 with err
+ * filled. */
 static int start_servers(const suite *s, const nop_manifest *m, nop_device **dev,
                          case_server *cs, nopi_server **srv, nop_error *err)
 {
@@ -524,7 +529,8 @@ static int start_servers(const suite *s, const nop_manifest *m, nop_device **dev
             return -1;
         }
         nopi_server_prepare(srv[i], prepare_case);
-        nopi_server_reuse(srv[i]);
+        if (i == 1)
+            nopi_server_reuse(srv[i]);
     }
     /* the references' worker readies itself (loads the library) while the first case's
      * kernels run, rather than after them */
