@@ -46,6 +46,12 @@ int main(int argc, char **argv)
      * capabilities.  Not with the sandbox off, when a debugger may want to attach. */
     if (sandbox_on())
         prctl(PR_SET_DUMPABLE, 0);
+    /* A worker's processes killed together (a case past its deadline: a zygote and its
+     * child) are adopted by the nearest subreaper: this process, which the library then
+     * reaps them in (nopi_reap_group), not an init that may reap them late or never.  Not
+     * for `python`, which execs the interpreter: the setting would outlive the exec. */
+    if (sandbox_on() && strcmp(name, "python") != 0)
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
     if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
         printf("neuronop %s\n", NOP_VERSION);
         return 0;

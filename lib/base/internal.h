@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "libneuronop.h"
 
@@ -110,6 +111,10 @@ int nopi_mkdirs(const char *path);
  * write, and on a virtual machine a fault costs more than filling the page (17 us here: 2 ms
  * for a 512 KiB tensor). */
 void nopi_prefault(void *p, size_t len);
+/* reap.c: waits for child `leader` (a process group's, killed or ending) and returns its wait
+ * status; then kills what is left of its group and reaps those of them this process adopted
+ * (a subreaper's: prctl PR_SET_CHILD_SUBREAPER), so that none is left a zombie. */
+int nopi_reap_group(pid_t leader);
 /* Monotonic clock in seconds. */
 double nopi_now(void);
 /* The calling thread's CPU time in seconds: unlike nopi_now, it stands still while the host

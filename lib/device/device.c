@@ -161,8 +161,7 @@ void nopi_device_set_sink(nop_device *dev, void (*diag)(void *, const nop_diag *
 void nopi_device_reap(nop_device *dev, pid_t pid)
 {
     if (dev->worker > 0)
-        while (waitpid(dev->worker, NULL, 0) < 0 && errno == EINTR)
-            ;
+        nopi_reap_group(dev->worker);
     dev->worker = pid;
 }
 

@@ -57,8 +57,9 @@ void nopi_device_end_helpers(nop_device *dev);
  * calls ext_free(ext) first. */
 void *nopi_device_ext(const nop_device *dev);
 void nopi_device_set_ext(nop_device *dev, void *ext, void (*ext_free)(void *));
-/* Waits for the device's last worker process, if any, then remembers pid (0: none) as the
- * one to wait for next; nop_device_free waits for it too. */
+/* Waits for the device's last worker process, if any, and what its group left
+ * (nopi_reap_group), then remembers pid (0: none) as the one to wait for next;
+ * nop_device_free waits for it too. */
 void nopi_device_reap(nop_device *dev, pid_t pid);
 /* Runs op (or, ref >= 0, reference function ref) in this process, loading lib for the run
  * if it was only described; as nop_device_run. */

@@ -182,9 +182,7 @@ static int stop(nopi_server *s, bool wait)
         kill(-s->pid, SIGKILL);
         kill(s->pid, SIGKILL);
         if (wait) {
-            while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR)
-                ;
-            kill(-s->pid, SIGKILL);   /* anything it left behind in its group */
+            status = nopi_reap_group(s->pid);
         } else {
             nopi_device_reap(s->dev, s->pid);
         }

@@ -1,7 +1,10 @@
 #!/bin/sh
 # No worker survives neuronop (issue 20): user code that blocks every signal and spins, under
 # `run` and under `test` (a zygote and its child), dies with neuronop whether neuronop is
-# stopped by SIGTERM or SIGKILL; and clearing its death signal (prctl) is trapped.
+# stopped by SIGTERM or SIGKILL; and clearing its death signal (prctl) is trapped.  A case
+# stopped at its deadline leaves not even a zombie: the zygote and its child, killed
+# together, are reaped by neuronop (which adopts the child), not left to an init that may
+# reap them late or never.
 . ./lib.sh
 . ./hostile_parent.sh
 cat >>"$WORK/hp/neuronop.yaml" <<EOT
@@ -43,5 +46,14 @@ test_expect "a worker that blocks every signal dies with neuronop stopped by SIG
 test_expect "a zygote and its child die with neuronop test stopped by SIGKILL" '
     stopped KILL 3 test hp -k lives_forever --timeout 100'
 test_expect "clearing the death signal is stopped" 'attack 20 prctl'
+# (a copy of neuronop under a name of its own: a zombie has no environment to mark, but its
+# name is its program's, and no other test runs this one)
+test_expect "a case stopped at its deadline leaves not even a zombie" '
+    cp "$NEURONOP" nop-reap-e2e
+    NEURONOP=./nop-reap-e2e run_alone test hp -k lives_forever --timeout 1
+    expect_status 1
+    expect_out "timeout: it did not finish within its time limit"
+    zombies=$(ps -eo stat=,comm= | awk "\$1 ~ /^Z/ && \$2 == \"nop-reap-e2e\"")
+    test -z "$zombies" || { echo "left: $zombies"; exit 1; }'
 
 test_done
