@@ -274,7 +274,10 @@ static size_t drain_lane(nopi_server *s)
  * request's own (what the child wrote after its last answer reaches no one) and pass.
  * Returns the pipe's read end, or -1 when there is no lane or the child did not take the
  * request (the lane is then dropped, and the request goes to the zygote).  User code can
- * write "back" too, early: the request then waits in the socket until the child reads it. */
+ * write "back" too, early: the request then waits in the socket until the child reads it,
+ * or a thread of that code takes it, which only a child's later requests of its own library
+ * can suffer (nothing reaches the parent but records, and `neuronop test` never puts back a
+ * child that ran a kernel): a request its child did not answer is that request's failure. */
 static int lane_send(nopi_server *s, const void *req, size_t len, int pass)
 {
     if (s->lane_fd < 0)
