@@ -504,13 +504,14 @@ static void run_case(const suite *s, nopi_server *const *srv, int test, const no
 
 /* The device and fork servers of an isolated suite, one for its kernels and one for its
  * references (a process that has run a kernel never runs the reference that judges it).
- * Each case's kernels run in a fresh child of their zygote, forked from a process that ran
- * no user code: a child put back between cases (nopi_server_reuse) is only as clean as its
- * own restore, which code that ran in it can subvert (a thread that outlives the restore, a
- * write into the snapshot's copy) to answer a later case in place of its kernel.  The
- * references' child is put back between cases: a reference defines what is right, so one
- * that subverts the next gains nothing it could not compute itself.  0, or -1 with err
- * filled. */
+ * Each case runs in a fresh child of each zygote, forked from a process that ran no user
+ * code, and killed before the next case's child gets its request.  A child put back between
+ * cases (nopi_server_reuse, as a Python session's is) would be only as clean as its own
+ * restore, which code that ran in it can subvert: a thread that outlives the restore, having
+ * stopped the watchdog so that the count of threads holds, takes the next case's request and
+ * answers it.  A reference's answer is no less a part of the verdict than a kernel's: a shape
+ * function of another op did that to an honest reference, and wrong kernels passed.  0, or -1
+ * with err filled. */
 static int start_servers(const suite *s, const nop_manifest *m, nop_device **dev,
                          case_server *cs, nopi_server **srv, nop_error *err)
 {
@@ -529,8 +530,6 @@ static int start_servers(const suite *s, const nop_manifest *m, nop_device **dev
             return -1;
         }
         nopi_server_prepare(srv[i], prepare_case);
-        if (i == 1)
-            nopi_server_reuse(srv[i]);
     }
     /* the references' worker readies itself (loads the library) while the first case's
      * kernels run, rather than after them */

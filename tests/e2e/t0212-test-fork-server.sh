@@ -1,18 +1,15 @@
 #!/bin/sh
-# Every case of `neuronop test` runs its kernels in a fresh child of one zygote (a fork server
-# that runs no user code), and its reference in a child of another zygote, put back between
-# cases to the state it had when its library was loaded.  A case whose user code kills, ends
-# or hangs its worker (a signal, an exit, a trapped call, a 32-bit call, a shape function
-# that never returns) fails with what happened (op, core where known, signal, hint), exit
-# status 1, and the next case passes.  A kernel that leaves a thread after its run is answered
-# as its outputs say, and nothing of it reaches the next case: not a thread that reads the
-# worker's request socket, not bytes forged on that socket claiming the worker is ready
-# again, not a socket filled with them.  A reference that ends its worker only once that
-# worker has been put back is its case's ERROR, never sent again to a fresh worker, where it
-# would pass (under AddressSanitizer no worker is put back, and it passes).  A 32-bit call is
-# reported by name whether this machine's kernel has 32-bit calls (seccomp traps it) or not
-# (it faults at the int 0x80).  Nothing a kernel writes to its inherited output reaches the
-# terminal, and no process is left behind.
+# Every case of `neuronop test` runs in a fresh child of one zygote (a fork server that runs no
+# user code), killed before the next case's child gets its request.  A case whose user code
+# kills, ends or hangs its worker (a signal, an exit, a trapped call, a 32-bit call, a shape
+# function that never returns) fails with what happened (op, core where known, signal, hint),
+# exit status 1, and the next case passes.  A kernel that leaves a thread after its run is
+# answered as its outputs say, and nothing of it reaches the next case: not a thread that
+# reads the worker's request socket, not bytes forged on that socket claiming the worker is
+# ready again, not a socket filled with them.  A 32-bit call is reported by name whether this
+# machine's kernel has 32-bit calls (seccomp traps it) or not (it faults at the int 0x80).
+# Nothing a kernel writes to its inherited output reaches the terminal, and no process is
+# left behind.
 . ./lib.sh
 cp -R "$NEURONOP_SRC/tests/fixtures/forkserver" "$WORK/fs"
 "$NEURONOP" build "$WORK/fs" >/dev/null 2>&1
@@ -43,14 +40,7 @@ test_expect "each case that kills its worker fails with what happened; the next 
     expect_out "ok    after_knock_linger (5 executions"
     expect_out "ok    knock_flood (5 executions"
     expect_out "ok    after_knock_flood (5 executions"
-    expect_out "ok    ref_first (5 executions"
-    if [ -n "${NEURONOP_SANITIZED:-}" ]; then   # every request a fresh worker: none put back
-        expect_out "ok    ref_exits_when_reused (5 executions"
-        expect_out "20 passed, 5 failed"
-    else
-        expect_out "ERROR ref_exits_when_reused: its reference function '\''exits_when_reused'\'' failed: user code ended the device process (exit status 0) before the op finished"
-        expect_out "19 passed, 6 failed"
-    fi'
+    expect_out "18 passed, 5 failed"'
 
 # Under AddressSanitizer the worker keeps its standard error, where the sanitizer reports.
 if [ -n "${NEURONOP_SANITIZED:-}" ]; then quiet="out"; else quiet="out err"; fi
@@ -77,13 +67,11 @@ test_expect "outputs come back from the worker bit for bit, small and large (by 
         cmp worker.npy inproc.npy
     done'
 
-# strace shows the processes neuronop starts (clones that signal SIGCHLD, not threads): a
-# zygote for the kernels, whose fresh child runs each case, forked from a process that ran
-# no user code (a child put back between cases would be only as clean as its own restore,
-# which code that ran in it can subvert), and one for the references, whose child serves
-# case after case, put back between them; a new kernels' zygote only after a case's deadline
-# passed (its process group is killed).  (Not under the sanitizers: LeakSanitizer cannot run
-# under ptrace.)
+# strace shows the processes neuronop starts (clones that signal SIGCHLD, not threads): one
+# zygote, whose fresh child runs each case (a child put back between cases would be only as
+# clean as its own restore, which code that ran in it can subvert), and a new zygote only
+# after a case's deadline passed (its process group is killed).  (Not under the sanitizers:
+# LeakSanitizer cannot run under ptrace.)
 if [ -z "${NEURONOP_SANITIZED:-}" ] && strace -f -o /dev/null true 2>/dev/null; then
 # forks LOG: the processes (clones that signal SIGCHLD, not threads) that neuronop itself
 # started, then those its children started, from strace -ff's file per process (one log per
@@ -93,23 +81,21 @@ forks() {
     zygotes=$(grep -c "SIGCHLD.*= [0-9]" "$main")
     children=$(cat $(ls "$1".* | grep -vxF "$main") | grep -c "SIGCHLD.*= [0-9]")
 }
-test_expect "each case's kernels get a fresh child of their zygote" '
+test_expect "each case gets a fresh child of the zygote" '
     strace -ff -qq -e trace=clone,clone3,fork,vfork -o passing "$NEURONOP" test fs -k after \
         >out 2>err
     expect_out "9 passed, 0 failed"
     forks passing
-    # a child for each of the 9 cases and one spare, ready for the next; the zygote of the
-    # references (started as the first case runs) readies one child, which no case here uses
-    test "$zygotes" = 2 && test "$children" -ge 10 && test "$children" -le 12 ||
+    # a child for each of the 9 cases and a spare, ready for a next one
+    test "$zygotes" = 1 && test "$children" -ge 10 && test "$children" -le 11 ||
         { echo "zygotes $zygotes, children $children"; cat out err; exit 1; }
     strace -ff -qq -e trace=clone,clone3,fork,vfork -o all "$NEURONOP" test fs --timeout 1 \
         >out 2>err || true
-    expect_out "19 passed, 6 failed"
+    expect_out "18 passed, 5 failed"
     forks all
-    # a child for each of the 25 cases (whatever the one before did), a new zygote for the
-    # kernels after the shape function that timed out, and the child of the references,
-    # which serves ref_first and is put back, and a fresh one after ref_exits_when_reused
-    test "$zygotes" = 3 && test "$children" -ge 27 && test "$children" -le 32 ||
+    # a child for each of the 23 cases, whatever the one before did, and a new zygote after
+    # the shape function that timed out (each zygote with a spare)
+    test "$zygotes" = 2 && test "$children" -ge 24 && test "$children" -le 27 ||
         { echo "zygotes $zygotes, children $children"; cat out err; exit 1; }'
 fi
 

@@ -2,7 +2,7 @@
 # The Python package end to end: tests/python/test_bridge.py runs, in one Python process
 # under `neuronop python`, every promise of neuronop-python(1) (building, loading, calls,
 # autograd against torch.relu, each failure's exception class, a replaced supervisor, name
-# clashes, warnings, printf, stats) and prints its own TAP.  This script builds the C
+# clashes, warnings, printf, stats, no state crossing calls) and prints its own TAP.  This script builds the C
 # libraries it loads (libtcc: milliseconds) and keeps the C++ example's build in out/,
 # keyed by its sources, so the g++ compile happens once per change, not per run.
 . ./lib.sh
@@ -21,6 +21,8 @@ cp -R "$NEURONOP_SRC/tests/fixtures/hostile" "$WORK/hostile"
 built hostile "$WORK/hostile" "$WORK/hostile/build/libhostile.so"
 cp -R "$NEURONOP_SRC/tests/fixtures/tlib" "$WORK/tlib"
 built tlib "$WORK/tlib" "$WORK/tlib/build/libtlib.so"
+cp -R "$NEURONOP_SRC/tests/fixtures/keptstate" "$WORK/keptstate"
+built keptstate "$WORK/keptstate" "$WORK/keptstate/build/libkeptstate.so"
 for ex in relu_multicore printf_debug softclip; do
     copy_example "$ex" "$WORK/$ex"
     built "$ex" "$WORK/$ex" "$WORK/$ex/build/lib$ex.so"

@@ -284,6 +284,35 @@ def _():
         assert isinstance(e, neuronop.CrashError), type(e)
 
 
+@check("each call starts from the library's loaded state: nothing an earlier call left")
+def _():
+    # keptstate's shape functions leave a global, heap, a handler, a descriptor, a mapping and
+    # a moved heap end, each marked with the input's length, and declare one element more
+    # (which the call refuses) when they find another call's mark
+    custom_op.load_library(lib("keptstate/libkeptstate.so"))
+    for name in ("globals", "handler", "fds", "maps", "heap_end", "tcm"):
+        for n in (1, 2, 3, 1):
+            got = getattr(torch.ops.keptstate, name)(torch.zeros(n))
+            want = torch.zeros(n) if name == "tcm" else torch.ones(n)
+            assert torch.equal(got, want), (name, n, got)
+
+
+@check("a call its worker did not answer raises; the next gets a fresh worker")
+def _():
+    # once ends a worker that was put back after an earlier call (the test above left the
+    # library's): that call fails, and is not sent again to a fresh worker, where it would
+    # pass; the next call gets one, and the one after finds it put back (under the
+    # sanitizers no worker is put back, and every call passes)
+    once = torch.ops.keptstate.once
+    for attempt in range(3):
+        if SANITIZED or attempt == 1:
+            assert torch.equal(once(torch.zeros(2)), torch.ones(2)), attempt
+            continue
+        e = raises(neuronop.WorkerError, once, torch.zeros(2))
+        assert e.kind == "worker" and \
+            "user code ended the device process (exit status 0)" in str(e), e
+
+
 @check("a kernel or shape function that never ends raises TimeoutError after --timeout")
 def _():
     e = raises(neuronop.TimeoutError, torch.ops.rules_crash.spin, torch.ones(4))
