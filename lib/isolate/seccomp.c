@@ -61,6 +61,10 @@ enum when {
     ONLY,            /* argument arg is value */
     NOT,             /* argument arg is not value */
     NO_SUCH_CALL,    /* fails with ENOSYS */
+    FD_FLAGS,        /* fcntl on the descriptor table and flags only (dup, get and set the
+                      * flags, no O_ASYNC): F_SETOWN, F_SETSIG, O_ASYNC, leases and dnotify
+                      * make the kernel signal a process of the caller's choosing, locks
+                      * would hold up the host's processes */
 };
 
 static const struct rule {
@@ -98,7 +102,8 @@ static const struct rule {
     { SYS_lseek, ALWAYS, 0, 0, "stdio" },
     { SYS_close, ALWAYS, 0, 0, "files it opened" },
     { SYS_close_range, ALWAYS, 0, 0, "a kept worker closes what a request left open" },
-    { SYS_fcntl, ALWAYS, 0, 0, "stdio and the loader look at descriptors' flags" },
+    { SYS_fcntl, FD_FLAGS, 1, 0, "stdio and the loader look at descriptors' flags; a kept "
+                                 "worker puts them back" },
     { SYS_ioctl, ONLY, 1, TCGETS, "stdio asks whether a descriptor is a terminal (no other "
                                   "request: TIOCSTI would type into the user's shell)" },
     { SYS_mmap, ALWAYS, 0, 0, "memory, the library's segments, core stacks" },
@@ -247,6 +252,13 @@ static unsigned short rule_checks(struct sock_filter *p, unsigned short n, const
     case THREAD:
         p[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 1, 0);
         break;
+    case FD_FLAGS:   /* F_DUPFD to F_GETFL, F_DUPFD_CLOEXEC, or F_SETFL without O_ASYNC */
+        p[n++] = JUMP(BPF_JMP | BPF_JGT | BPF_K, F_GETFL, 0, 5);
+        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_DUPFD_CLOEXEC, 4, 0);
+        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETFL, 0, 2);
+        p[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(2));
+        p[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, O_ASYNC, 0, 1);
+        break;
     case ONLY:
         p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, r->value, 1, 0);
         break;
@@ -288,7 +300,7 @@ static int by_nr(const void *a, const void *b)
 }
 
 /* Writes the filter into p (room for MAX_PROGRAM instructions); returns its length. */
-#define MAX_PROGRAM (8 + 10 * NRULES)
+#define MAX_PROGRAM (8 + 10 * NRULES)   /* no rule takes more than 10 */
 static unsigned short build(struct sock_filter *p, pid_t self)
 {
     const struct rule *sorted[NRULES];

@@ -1,15 +1,20 @@
 #!/bin/sh
-# User code cannot reach neuronop's own process (issue 20): signals of every kind to it,
-# ptrace, its /proc/PID/mem opened for writing (openat and openat2) and a limit set on it
-# are each trapped and reported by name, neuronop survives to print its summary line, exits
-# 1, and leaves no process behind.  Its memory cannot even be read (it is not dumpable, and
-# workers have no capabilities); with the sandbox off, the same code reads what it may.
+# User code cannot reach neuronop's own process (issue 20): signals of every kind to it (the
+# kernel's own to a descriptor's owner too: fcntl F_SETOWN, F_SETSIG, O_ASYNC), ptrace, its
+# /proc/PID/mem opened for writing (openat and openat2) and a limit set on it are each
+# trapped and reported by name, neuronop survives to print its summary line, exits 1, and
+# leaves no process behind.  Its memory cannot even be read (it is not dumpable, and workers
+# have no capabilities); with the sandbox off, the same code reads what it may.
 . ./lib.sh
 . ./hostile_parent.sh
 
 test_expect "rt_sigqueueinfo(SIGKILL) to neuronop is stopped" 'attack 1 rt_sigqueueinfo'
 test_expect "rt_tgsigqueueinfo(SIGKILL) to neuronop is stopped" 'attack 2 rt_tgsigqueueinfo'
 test_expect "pidfd_send_signal(SIGKILL) to neuronop is stopped" 'attack 3 pidfd_send_signal'
+# the kernel's own signal to a descriptor's owner (F_SETOWN, F_SETSIG, O_ASYNC), each step
+test_expect "making neuronop its record pipe's owner (fcntl F_SETOWN) is stopped" 'attack 24 fcntl'
+test_expect "choosing the signal of its record pipe (fcntl F_SETSIG) is stopped" 'attack 25 fcntl'
+test_expect "making its record pipe signal its owner (O_ASYNC) is stopped" 'attack 26 fcntl'
 test_expect "kill(SIGKILL) to neuronop is stopped, and nothing is left running" '
     attack 4 kill
     run_alone run hp attack zeros:4
