@@ -253,6 +253,10 @@ static nt_tensor *api_get_dst_tensor(void)
 {
     NOPI_API(c, NOP_COST_OTHER);
     on_device_only(c, "get_dst_tensor");
+    if (!c->run->dst)   /* a reference's run: no shape function declared an output */
+        nopi_core_fail(c, "get_dst_tensor: reference function '%s' has no destination tensor; "
+                       "a reference runs none of its op's code, so it makes its output "
+                       "(nt_empty) and returns it", c->run->ref_name);
     c->dst_called = true;
     return c->run->dst;
 }

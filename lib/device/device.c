@@ -428,7 +428,7 @@ static void output_rules(nopi_run *run)
     if (c0->end != NOPI_END_OK)
         return;
     const nt_tensor *r = c0->returned;
-    if (r == run->dst || (!r && c0->dst_called))
+    if ((r && r == run->dst) || (!r && c0->dst_called))
         return;
     if (!r) {
         c0->end = NOPI_END_ERROR;
@@ -440,6 +440,12 @@ static void output_rules(nopi_run *run)
         c0->end = NOPI_END_ERROR;
         snprintf(c0->diag.msg, sizeof c0->diag.msg, "the kernel returned %p, which is not a "
                  "tensor", (const void *)r);
+        return;
+    }
+    if (!run->dst && !(run->dst = nopi_tensor_alloc(r->dtype, r->ndim, r->sizes, false))) {
+        c0->end = NOPI_END_ERROR;   /* a reference's: no shape function declared one */
+        snprintf(c0->diag.msg, sizeof c0->diag.msg, "no memory for the output (%d dimensions)",
+                 r->ndim);
         return;
     }
     if (!nopi_same_shape(r, run->dst) || r->dtype != run->dst->dtype) {
@@ -524,7 +530,8 @@ static nop_trace *take_traces(nopi_run *run, const nop_run_result *res)
 
 /* Runs op opi, or (ref >= 0) the reference function ref of it: a reference is host code
  * held to no device rule, so it runs on one core with the toggleable checks off and a
- * host-sized stack. */
+ * host-sized stack, and without the op's shape function: its output is the tensor it
+ * returns. */
 static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
                   const nop_value *args, int nargs, nop_run_result *res, nop_error *err)
 {
@@ -589,10 +596,14 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
         goto out;
     run.args = kargs;
     char what[256];
-    snprintf(what, sizeof what, "%s: shape function '%s'", op->name, op->shape);
-    phase(dev, NOPI_PHASE_SHAPE, 0, what);
-    if (run_shape(dev, &run, sargs, err) != 0)
-        goto out;
+    /* A reference makes its own output: it runs no code of the op it judges (the shape
+     * function is the op's code, and would run in the reference's worker). */
+    if (ref < 0) {
+        snprintf(what, sizeof what, "%s: shape function '%s'", op->name, op->shape);
+        phase(dev, NOPI_PHASE_SHAPE, 0, what);
+        if (run_shape(dev, &run, sargs, err) != 0)
+            goto out;
+    }
     for (int i = 0; i < run.ncores; i++) {
         if (core_init(dev, &run.cores[i], &run, (uint32_t)i, (uint32_t)run.ncores) != 0) {
             nopi_fail(err, NOP_ERR_NOMEM, NULL, 0, 0, "out of memory for core %d's stack and "
