@@ -15,6 +15,7 @@ typedef struct nopi_elfsym {
     char *name;
     bool defined;     /* false: the object needs it from elsewhere */
     bool function;    /* defined as a function (STT_FUNC) */
+    bool ifunc;       /* defined as an indirect function, whose resolver the loader runs */
 } nopi_elfsym;
 
 /* Reads the non-local symbols of an object.  *syms is malloc'd (free with

@@ -40,7 +40,7 @@ typedef struct object {
     const char *source;
     nopi_elfsym *syms;
     size_t nsyms;
-    bool static_init;     /* has .init_array or .ctors: code that runs at load */
+    bool static_init;     /* has code that runs at load (read_object says what) */
     char init_var[256];   /* static_init: the variable it initialises, if known */
 } object;
 

@@ -137,27 +137,54 @@ static int cxx_runtime_error(builder *b, const object *o, const char *name)
     return 0;
 }
 
+/* No object has code that runs when the library loads: the device runs none, and a
+ * library is loaded in the references' worker too, where load-time code of the op under
+ * test could change the answer it is judged against (and a reference's, the kernel). */
+static int check_load_time_code(builder *b, const object *objs, int nobjs)
+{
+    static const char *const whose[] = { "kernel code", "shape function code",
+                                         "reference code" };
+    for (int i = 0; i < nobjs; i++) {
+        if (!objs[i].static_init)
+            continue;
+        bool cxx = objs[i].lang == NOPI_LANG_CXX;   /* C has constructors only */
+        nopi_cxxfn var;   /* a static's symbol may be mangled: _ZL5start */
+        nopi_cxx_read(objs[i].init_var, &var);
+        int line = 0, col = 0;
+        if (var.name[0])
+            nopi_locate_word(objs[i].source, var.name, &line, &col);
+        else if (!cxx)   /* the attribute, not the word in a comment */
+            nopi_locate_word(objs[i].source, "constructor)", &line, &col);
+        nopi_fail(b->err, NOP_ERR_COMPILE, objs[i].source, line, col, "%s has %s%s%s%s: %s",
+                  whose[objs[i].role], cxx ? "a static initialiser" : "a constructor",
+                  var.name[0] ? " ('" : "", var.name, var.name[0] ? "')" : "",
+                  cxx ? "a global or static object whose value is computed when the library "
+                        "loads"
+                      : "a function that runs when the library loads");
+        bool kernel = objs[i].role == NOPI_ROLE_COMPUTE;
+        nopi_detail(b->err, "%s; %s, or %s inside the %s%s",
+                    kernel ? "the device runs no code at load"
+                           : "every worker loads the whole library, the kernels' and the "
+                             "reference's alike, and runs none of its code but the function "
+                             "it calls",
+                    cxx ? "make it constexpr" : "remove the constructor",
+                    cxx ? "compute it" : "do its work", kernel ? "kernel" : "function",
+                    cxx && !var.name[0] ? " (including <iostream> makes one: use printf)"
+                                        : "");
+        return -1;
+    }
+    return 0;
+}
+
 /* Compute objects may need only device symbols or what other compute objects define, and
- * C++ ones have no code that runs at load. */
+ * no object has code that runs at load. */
 int nopi_check_device_symbols(builder *b, const object *objs, int nobjs)
 {
+    if (check_load_time_code(b, objs, nobjs) != 0)
+        return -1;
     for (int i = 0; i < nobjs; i++) {
         if (objs[i].role != NOPI_ROLE_COMPUTE)
             continue;
-        if (objs[i].static_init) {
-            nopi_cxxfn var;   /* a static's symbol may be mangled: _ZL5start */
-            nopi_cxx_read(objs[i].init_var, &var);
-            int line = 0, col = 0;
-            if (var.name[0])
-                nopi_locate_word(objs[i].source, var.name, &line, &col);
-            nopi_fail(b->err, NOP_ERR_COMPILE, objs[i].source, line, col, "kernel code has a "
-                      "static initialiser%s%s%s: a global or static object whose value is "
-                      "computed when the library loads", var.name[0] ? " ('" : "", var.name,
-                      var.name[0] ? "')" : "");
-            nopi_detail(b->err, "the device runs no code at load; make it constexpr, or "
-                        "compute it inside the kernel");
-            return -1;
-        }
         for (size_t k = 0; k < objs[i].nsyms; k++) {
             const nopi_elfsym *s = &objs[i].syms[k];
             if (s->defined || nopi_device_symbol_allowed(s->name) ||

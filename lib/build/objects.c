@@ -85,20 +85,30 @@ static int object_path(builder *b, object *obj, int index, const char *source, n
     return 0;
 }
 
-/* Reads an object's symbols, and whether it has code that runs when it is loaded. */
+/* Reads an object's symbols, and whether it has code that runs when it is loaded: a
+ * constructor or static initialiser (.init_array, .ctors, .preinit_array, .init), or an
+ * indirect function, whose resolver the loader calls. */
 static int read_object(builder *b, object *obj)
 {
     if (nopi_elfsyms_read(obj->path, &obj->syms, &obj->nsyms, b->err) != 0)
         return -1;
     char *data;
     size_t len, off, size;
-    if (obj->lang == NOPI_LANG_CXX && nopi_read_file(obj->path, &data, &len) == 0) {
-        obj->static_init = nopi_elf_section(data, len, ".init_array", &off, &size, NULL) == 0 ||
-                           nopi_elf_section(data, len, ".ctors", &off, &size, NULL) == 0;
+    if (nopi_read_file(obj->path, &data, &len) == 0) {
+        static const char *const at_load[] = { ".init_array", ".ctors", ".preinit_array",
+                                               ".init" };
+        for (size_t i = 0; i < sizeof at_load / sizeof at_load[0]; i++)
+            obj->static_init |= nopi_elf_section(data, len, at_load[i], &off, &size,
+                                                 NULL) == 0 && size > 0;
         if (obj->static_init)
             nopi_elf_startup_object(data, len, obj->init_var, sizeof obj->init_var);
         free(data);
     }
+    for (size_t k = 0; k < obj->nsyms && !obj->static_init; k++)
+        if (obj->syms[k].ifunc) {
+            obj->static_init = true;
+            snprintf(obj->init_var, sizeof obj->init_var, "%s", obj->syms[k].name);
+        }
     return 0;
 }
 

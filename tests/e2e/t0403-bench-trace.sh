@@ -80,19 +80,21 @@ test_expect "bad --trace-clock, --trace-clock alone, and an unwritable trace fil
 
 test_expect "the traced run runs in the worker, confined, like the timed ones" '
     copy_example relu_tcm probe
-    # a constructor, built by the system compiler, that leaves a mark only
-    # where it runs unconfined
+    # a shape function, built by the system compiler, that leaves a mark only where it runs
+    # unconfined (it runs in every run, the traced one included)
     sed -i "s/^name: relu_tcm/&\\ncompiler: cc/" probe/neuronop.yaml
-    cat >>probe/shape.c <<EOF
+    cat >probe/shape.c <<EOF
+#include <neuronop.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
-__attribute__((constructor)) static void probe(void)
+nt_tensor *relu_fwd_shape(const nt_tensor *t_in)
 {
     char status[4096] = "";
     int fd = open("/proc/self/status", O_RDONLY);
     if (fd >= 0 && read(fd, status, sizeof status - 1) > 0 && !strstr(status, "Seccomp:\t2"))
         close(creat("unconfined-ran", 0644));
+    return nt_zeros(nt_dim(t_in), nt_sizes(t_in), NT_F32);
 }
 EOF
     "$NEURONOP" build probe >/dev/null 2>&1

@@ -138,6 +138,56 @@ static void a_request_long_after_its_child_got_ready_is_in_time(void **state)
     served_free(&sv);
 }
 
+/* A child's step before its request that never ends, as a library's constructor would
+ * (neuronop build refuses them; a library made otherwise may have one). */
+static int prepare_hangs(void *ctx, nopi_wire *w, nop_error *err)
+{
+    nopi_wire_phase(w, NOPI_PHASE_LOAD, 0, "");
+    struct timespec nap = { 1, 0 };
+    for (;;)
+        nanosleep(&nap, NULL);
+    return 0;
+}
+
+/* Loading is a phase of its own, bounded by the time limit plus 2 s, not by the request's
+ * whole limit (10 s here), and the failure names it. */
+static void a_load_that_never_ends_is_stopped_within_its_phase(void **state)
+{
+    served sv = serve_with(serve_pid, 0.5);
+    nopi_server_prepare(sv.srv, prepare_hangs);
+    nop_error err;
+    int32_t pid[3] = { 0 };
+    double t0 = nopi_now();
+    assert_int_equal(nopi_server_call(sv.srv, "op", 10, 1, "a", 1, take_pid, pid, &err), -1);
+    double took = nopi_now() - t0;
+    if (!strstr(err.diag.msg, "timeout") || strcmp(err.diag.where, "op: loading the library"))
+        fail_msg("%s: %s", err.diag.where, err.diag.msg);
+    assert_true(took >= 2.0 && took < 5.0);
+    served_free(&sv);
+}
+
+/* A forbidden call while loading (fork, raw, as hostile load-time code would make it). */
+static int prepare_forks(void *ctx, nopi_wire *w, nop_error *err)
+{
+    nopi_wire_phase(w, NOPI_PHASE_LOAD, 0, "");
+    syscall(SYS_fork);
+    return 0;
+}
+
+/* A call trapped outside any core is named with the op and the phase it was in. */
+static void a_call_trapped_while_loading_is_named_with_its_phase(void **state)
+{
+    served sv = serve_with(serve_pid, 1);
+    nopi_server_prepare(sv.srv, prepare_forks);
+    nop_error err;
+    int32_t pid[3] = { 0 };
+    assert_int_equal(nopi_server_call(sv.srv, "op", 10, 1, "a", 1, take_pid, pid, &err), -1);
+    if (strcmp(err.diag.msg, "user code made a system call the device does not have: fork") ||
+        strcmp(err.diag.where, "op: loading the library"))
+        fail_msg("%s: %s", err.diag.where, err.diag.msg);
+    served_free(&sv);
+}
+
 /* Faults outside any kernel (a runtime wrecked by one). */
 static int serve_fault(nop_device *cdev, void *ctx, const void *req, size_t len,
                        nopi_wire *w, nop_error *err)
@@ -671,6 +721,8 @@ int main(void)
         cmocka_unit_test(each_request_runs_in_a_fresh_child_of_one_zygote),
         cmocka_unit_test(a_reusing_server_puts_its_child_back_between_requests),
         cmocka_unit_test(a_request_long_after_its_child_got_ready_is_in_time),
+        cmocka_unit_test(a_load_that_never_ends_is_stopped_within_its_phase),
+        cmocka_unit_test(a_call_trapped_while_loading_is_named_with_its_phase),
         cmocka_unit_test(a_worker_does_not_run_the_callers_handlers),
         cmocka_unit_test(a_record_is_bounded_before_anything_is_allocated),
         cmocka_unit_test(a_kept_worker_serves_many_runs_with_different_inputs),
