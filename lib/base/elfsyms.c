@@ -137,6 +137,46 @@ int nopi_elf_section(const char *data, size_t len, const char *name, size_t *off
     return -1;
 }
 
+bool nopi_elf_runs_at_load(const char *data, size_t len, const char *except)
+{
+    Elf64_Ehdr eh;
+    if (len < sizeof eh)
+        return false;
+    memcpy(&eh, data, sizeof eh);
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shstrndx >= eh.e_shnum ||
+        !in_file(len, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr)))
+        return false;
+    Elf64_Shdr names;
+    get_shdr(data, &eh, eh.e_shstrndx, &names);
+    for (unsigned i = 0; i < eh.e_shnum; i++) {
+        Elf64_Shdr sh;
+        get_shdr(data, &eh, i, &sh);
+        if (sh.sh_size == 0)
+            continue;
+        bool typed = sh.sh_type == SHT_INIT_ARRAY || sh.sh_type == SHT_PREINIT_ARRAY;
+        if (!in_file(len, names.sh_offset, names.sh_size) || sh.sh_name >= names.sh_size) {
+            if (typed)
+                return true;
+            continue;
+        }
+        /* the name, bounded by the string table's end */
+        const char *n = data + names.sh_offset + sh.sh_name;
+        size_t room = (size_t)(names.sh_size - sh.sh_name);
+        if (except && room > strlen(except) && strcmp(n, except) == 0)
+            continue;
+        if (typed)
+            return true;
+        static const char *const prefixes[] = { ".init_array", ".preinit_array", ".ctors" };
+        for (size_t k = 0; k < sizeof prefixes / sizeof prefixes[0]; k++)
+            if (room > strlen(prefixes[k]) && strncmp(n, prefixes[k], strlen(prefixes[k])) == 0)
+                return true;
+        if (room > 5 && memcmp(n, ".init", 6) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* The symbol table of an object and its strings, checked to lie in the file. */
 static bool symtab_of(const char *data, size_t len, const Elf64_Ehdr *eh, Elf64_Shdr *sym,
                       Elf64_Shdr *str)

@@ -154,7 +154,9 @@ static int check_load_time_code(builder *b, const object *objs, int nobjs)
         if (var.name[0])
             nopi_locate_word(objs[i].source, var.name, &line, &col);
         else if (!cxx)   /* the attribute, not the word in a comment */
-            nopi_locate_word(objs[i].source, "constructor)", &line, &col);
+            for (int k = 0; k < 3 && !line; k++)
+                nopi_locate_word(objs[i].source, (const char *[]){ "__attribute__((constructor",
+                                 "constructor)", "constructor" }[k], &line, &col);
         nopi_fail(b->err, NOP_ERR_COMPILE, objs[i].source, line, col, "%s has %s%s%s%s: %s",
                   whose[objs[i].role], cxx ? "a static initialiser" : "a constructor",
                   var.name[0] ? " ('" : "", var.name, var.name[0] ? "')" : "",

@@ -86,21 +86,21 @@ static int object_path(builder *b, object *obj, int index, const char *source, n
 }
 
 /* Reads an object's symbols, and whether it has code that runs when it is loaded: a
- * constructor or static initialiser (.init_array, .ctors, .preinit_array, .init), or an
- * indirect function, whose resolver the loader calls. */
+ * constructor or static initialiser (nopi_elf_runs_at_load), or an indirect function,
+ * whose resolver the loader calls. */
 static int read_object(builder *b, object *obj)
 {
     if (nopi_elfsyms_read(obj->path, &obj->syms, &obj->nsyms, b->err) != 0)
         return -1;
     char *data;
-    size_t len, off, size;
+    size_t len;
     if (nopi_read_file(obj->path, &data, &len) == 0) {
-        static const char *const at_load[] = { ".init_array", ".ctors", ".preinit_array",
-                                               ".init" };
-        for (size_t i = 0; i < sizeof at_load / sizeof at_load[0]; i++)
-            obj->static_init |= nopi_elf_section(data, len, at_load[i], &off, &size,
-                                                 NULL) == 0 && size > 0;
-        if (obj->static_init)
+        /* a memcheck build's C++ kernels: the instrumentation's own module constructor
+         * (priority 99), whose calls the glue routes into memcheck (gen.c) */
+        bool asan = b->o->memcheck && obj->lang == NOPI_LANG_CXX &&
+                    obj->role == NOPI_ROLE_COMPUTE;
+        obj->static_init = nopi_elf_runs_at_load(data, len, asan ? ".init_array.00099" : NULL);
+        if (obj->static_init && obj->lang == NOPI_LANG_CXX)   /* C's: a constructor */
             nopi_elf_startup_object(data, len, obj->init_var, sizeof obj->init_var);
         free(data);
     }
