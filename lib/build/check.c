@@ -313,8 +313,68 @@ int nopi_check_definitions(builder *b, const object *objs, int nobjs)
     return 0;
 }
 
+/* Whether object o needs name from elsewhere (calls or reads it without defining it). */
+static bool object_needs(const object *o, const char *name)
+{
+    for (size_t i = 0; i < o->nsyms; i++)
+        if (!o->syms[i].defined && strcmp(o->syms[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* The library is one shared object, linked so that its own definitions bind first: a name
+ * that kernel or shape code defines is what every call to it in the library runs, the
+ * references' included.  So op code defines no name of the C library, math.h or the device
+ * API, and none that reference code calls or defines: a reference must run none of the
+ * code of the op it judges (a review passed wrong kernels with an expf of the shape
+ * source's that an honest reference called). */
+static int check_reference_reach(builder *b, const object *objs, int nobjs)
+{
+    static const char *const whose[] = { "kernel code", "shape function code" };
+    for (int i = 0; i < nobjs; i++) {
+        const object *o = &objs[i];
+        if (o->role == NOPI_ROLE_REFERENCE)
+            continue;
+        for (size_t k = 0; k < o->nsyms; k++) {
+            const char *name = o->syms[k].name;
+            if (!o->syms[k].defined)
+                continue;
+            bool runtime = nopi_device_symbol_allowed(name);
+            const object *ref = NULL;
+            for (int j = 0; j < nobjs && !runtime && !ref; j++) {
+                bool fn;
+                if (objs[j].role == NOPI_ROLE_REFERENCE &&
+                    (object_needs(&objs[j], name) || nopi_object_defines(&objs[j], name, &fn)))
+                    ref = &objs[j];
+            }
+            if (!runtime && !ref)
+                continue;
+            int line, col;
+            nopi_locate_word(o->source, name, &line, &col);
+            if (runtime) {
+                nopi_fail(b->err, NOP_ERR_COMPILE, o->source, line, col, "%s defines '%s', "
+                          "a name of the C library, math.h or the device API", whose[o->role],
+                          name);
+                nopi_detail(b->err, "the library is one shared object: every call to '%s' in "
+                            "it, its references' included, would run this definition; give "
+                            "it a name of its own", name);
+            } else {
+                nopi_fail(b->err, NOP_ERR_COMPILE, o->source, line, col, "%s defines '%s', "
+                          "which reference code in '%s' uses too", whose[o->role], name,
+                          ref->source);
+                nopi_detail(b->err, "a reference runs none of the code of the op it judges; "
+                            "give the reference its own copy under another name");
+            }
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int nopi_check_references(builder *b, const object *objs, int nobjs)
 {
+    if (check_reference_reach(b, objs, nobjs) != 0)
+        return -1;
     for (int i = 0; i < b->m->ntests; i++) {
         const nopi_test *t = &b->m->tests[i];
         if (!t->reference)
