@@ -76,6 +76,7 @@ int nopi_elfsyms_read(const char *path, nopi_elfsym **syms, size_t *n, nop_error
             s->defined = sym.st_shndx != SHN_UNDEF;
             s->function = ELF64_ST_TYPE(sym.st_info) == STT_FUNC;
             s->ifunc = ELF64_ST_TYPE(sym.st_info) == STT_GNU_IFUNC;
+            s->weak = ELF64_ST_BIND(sym.st_info) == STB_WEAK;
             if (!s->name) {
                 nopi_nomem(err);
                 goto out;

@@ -16,6 +16,7 @@ typedef struct nopi_elfsym {
     bool defined;     /* false: the object needs it from elsewhere */
     bool function;    /* defined as a function (STT_FUNC) */
     bool ifunc;       /* defined as an indirect function, whose resolver the loader runs */
+    bool weak;        /* a weak definition (a C++ template's or inline function's copy) */
 } nopi_elfsym;
 
 /* Reads the non-local symbols of an object.  *syms is malloc'd (free with

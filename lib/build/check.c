@@ -325,9 +325,11 @@ static bool object_needs(const object *o, const char *name)
 /* The library is one shared object, linked so that its own definitions bind first: a name
  * that kernel or shape code defines is what every call to it in the library runs, the
  * references' included.  So op code defines no name of the C library, math.h or the device
- * API, and none that reference code calls or defines: a reference must run none of the
- * code of the op it judges (a review passed wrong kernels with an expf of the shape
- * source's that an honest reference called). */
+ * API, and none that reference code calls, nor one it defines unless both copies are weak
+ * (a template's or an inline function's, which each source that uses it has): the
+ * references' objects are linked first, so theirs is the copy kept.  A reference must run
+ * none of the code of the op it judges (a review passed wrong kernels with an expf of the
+ * shape source's that an honest reference called). */
 static int check_reference_reach(builder *b, const object *objs, int nobjs)
 {
     static const char *const whose[] = { "kernel code", "shape function code" };
@@ -344,13 +346,17 @@ static int check_reference_reach(builder *b, const object *objs, int nobjs)
             for (int j = 0; j < nobjs && !runtime && !ref; j++) {
                 bool fn;
                 if (objs[j].role == NOPI_ROLE_REFERENCE &&
-                    (object_needs(&objs[j], name) || nopi_object_defines(&objs[j], name, &fn)))
+                    (object_needs(&objs[j], name) ||
+                     (!o->syms[k].weak && nopi_object_defines(&objs[j], name, &fn))))
                     ref = &objs[j];
             }
             if (!runtime && !ref)
                 continue;
+            nopi_cxxfn f;   /* a C++ name as its source spells it */
+            nopi_cxx_read(name, &f);
+            const char *shown = f.display[0] ? f.display : name;
             int line, col;
-            nopi_locate_word(o->source, name, &line, &col);
+            nopi_locate_word(o->source, f.name[0] ? f.name : name, &line, &col);
             if (runtime) {
                 nopi_fail(b->err, NOP_ERR_COMPILE, o->source, line, col, "%s defines '%s', "
                           "a name of the C library, math.h or the device API", whose[o->role],
@@ -360,7 +366,7 @@ static int check_reference_reach(builder *b, const object *objs, int nobjs)
                             "it a name of its own", name);
             } else {
                 nopi_fail(b->err, NOP_ERR_COMPILE, o->source, line, col, "%s defines '%s', "
-                          "which reference code in '%s' uses too", whose[o->role], name,
+                          "which reference code in '%s' uses too", whose[o->role], shown,
                           ref->source);
                 nopi_detail(b->err, "a reference runs none of the code of the op it judges; "
                             "give the reference its own copy under another name");

@@ -557,6 +557,18 @@ static int rename_into_place(builder *b, const char *tmp)
     return 0;
 }
 
+/* The i-th object to link: the references' first, then the others, each in their order.
+ * Of a weak name defined in both (a template's copy), the linker keeps the first: a
+ * reference then runs its own copy, never one the op's code supplied (check.c). */
+static const object *link_order(const object *objs, int nobjs, int i)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < nobjs; k++)
+            if ((objs[k].role == NOPI_ROLE_REFERENCE) == (pass == 0) && i-- == 0)
+                return &objs[k];
+    return &objs[nobjs - 1];   /* not reached for i < nobjs */
+}
+
 static nopi_gen_info glue_info(const builder *b)
 {
     nopi_gen_info info = { b->m, b->sources, b->nsources, b->key, b->o->memcheck,
@@ -582,8 +594,8 @@ static int link_tcc(builder *b, const object *objs, int nobjs, const char *tmp)
     nopi_cc_name(cc, "the library's glue");
     if (nopi_cc_compile(cc, glue, b->err) != 0)
         goto out;
-    for (int i = 0; i < nobjs; i++)
-        if (nopi_cc_add_object(cc, objs[i].path, b->err) != 0)
+    for (int i = 0; i < nobjs; i++)   /* references first: their weak copies are kept */
+        if (nopi_cc_add_object(cc, link_order(objs, nobjs, i)->path, b->err) != 0)
             goto out;
     char libtcc1[1100];
     snprintf(libtcc1, sizeof libtcc1, "%s/libtcc1.a", b->tcc_dir);
@@ -663,9 +675,11 @@ static int link_system(builder *b, const char *glue, const object *objs, int nob
         nopi_argv_add(a, "-Wl,--no-undefined");
     add_plain_diagnostics(a, a->v[0]);
     nopi_argv_add(a, glue_o ? glue_o : "");
-    for (int i = 0; i < nobjs; i++)
-        if (all || objs[i].role == NOPI_ROLE_SHAPE)
-            nopi_argv_add(a, objs[i].path);
+    for (int i = 0; i < nobjs; i++) {   /* references first: their weak copies are kept */
+        const object *o = link_order(objs, nobjs, i);
+        if (all || o->role == NOPI_ROLE_SHAPE)
+            nopi_argv_add(a, o->path);
+    }
     nopi_argv_addf(a, "%s/libtcc1.a", b->tcc_dir);
     /* math.h is the device's (kernels may call exp, expf, pow ...) and host code's: without
      * libm, --no-undefined refuses any library that calls it */

@@ -5,9 +5,10 @@
 # nor the mark one reference leaves in its worker that a worker put back between cases would
 # keep (a default signal's flags: ref_marks and ref_finds).  A reference runs none of the
 # code of the op it judges, not even its shape function (ref_runs_no_op_code), so it has no
-# destination tensor (ref_into_dst: an ERROR that says so).  In neuronop's own process (the
-# sandbox off), where nothing is put back, the same cases find what the earlier ones left:
-# each check can fail.
+# destination tensor (ref_into_dst: an ERROR that says so), and of a weak function both its
+# file and the shape source define, it runs its own copy (ref_runs_its_own_copy: references
+# are linked first).  In neuronop's own process (the sandbox off), where nothing is put
+# back, the same cases find what the earlier ones left: each check can fail.
 . ./lib.sh
 cp -R "$NEURONOP_SRC/tests/fixtures/keptstate" "$WORK/ks"
 "$NEURONOP" build "$WORK/ks" >/dev/null 2>&1
@@ -24,7 +25,8 @@ test_expect "no state an earlier case left reaches a later one, nor op code a re
     expect_out "ok    ref_finds (5 executions"
     expect_out "ok    ref_runs_no_op_code (5 executions"
     expect_out "ERROR ref_into_dst: its reference function '\''plus_one_into_dst'\'' failed: get_dst_tensor: reference function '\''plus_one_into_dst'\'' has no destination tensor; a reference runs none of its op'\''s code, so it makes its output (nt_empty) and returns it"
-    expect_out "21 passed, 1 failed"'
+    expect_out "ok    ref_runs_its_own_copy (5 executions"
+    expect_out "22 passed, 1 failed"'
 
 test_expect "each execution of a case starts with its cores' TCM as a new device has it" '
     run_alone test ks -k tcm
