@@ -75,8 +75,12 @@ test_expect "the modeled throughput holds while other work takes the CPU" '
         --json --baseline quiet.json --max-regression 10 >out 2>"$WORK/err" || status=$?
     kill $s1 $s2
     expect_status 0
-    # the load took: the host figure fell
-    jq -e --slurpfile q quiet.json ".host.throughput < 0.8 * \$q[0].host.throughput" out
+    # the load took: the host figure fell below the best of a quiet run before and one after
+    # (other tests share this CPU in make check, so one quiet run may not have been quiet)
+    taskset -c "$cpu" "$NEURONOP" bench tcm relu_forward randn:512x4096 --iters 3 --warmup 1 \
+        --json >quiet2.json
+    jq -e --slurpfile q quiet.json --slurpfile r quiet2.json \
+        ".host.throughput < 0.8 * ([\$q[0].host.throughput, \$r[0].host.throughput] | max)" out
     jq -e "(.baseline.modeled_change_percent | fabs) < 10" out'
 
 test_expect "a negative --max-regression is a usage error" '
