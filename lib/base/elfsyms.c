@@ -138,7 +138,26 @@ int nopi_elf_section(const char *data, size_t len, const char *name, size_t *off
     return -1;
 }
 
-bool nopi_elf_runs_at_load(const char *data, size_t len, const char *except)
+static bool symtab_of(const char *data, size_t len, const Elf64_Ehdr *eh, Elf64_Shdr *sym,
+                      Elf64_Shdr *str);
+
+/* Whether an object defines an indirect function, file-local ones included (a static
+ * ifunc's resolver runs at load as any other's). */
+static bool has_ifunc(const char *data, size_t len, const Elf64_Ehdr *eh)
+{
+    Elf64_Shdr sym, str;
+    if (!symtab_of(data, len, eh, &sym, &str))
+        return false;
+    for (size_t k = 0; k < sym.sh_size / sizeof(Elf64_Sym); k++) {
+        Elf64_Sym v;
+        memcpy(&v, data + sym.sh_offset + k * sizeof v, sizeof v);
+        if (ELF64_ST_TYPE(v.st_info) == STT_GNU_IFUNC)
+            return true;
+    }
+    return false;
+}
+
+bool nopi_elf_runs_at_load(const char *data, size_t len)
 {
     Elf64_Ehdr eh;
     if (len < sizeof eh)
@@ -148,6 +167,8 @@ bool nopi_elf_runs_at_load(const char *data, size_t len, const char *except)
         eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shstrndx >= eh.e_shnum ||
         !in_file(len, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr)))
         return false;
+    if (has_ifunc(data, len, &eh))
+        return true;
     Elf64_Shdr names;
     get_shdr(data, &eh, eh.e_shstrndx, &names);
     for (unsigned i = 0; i < eh.e_shnum; i++) {
@@ -164,8 +185,6 @@ bool nopi_elf_runs_at_load(const char *data, size_t len, const char *except)
         /* the name, bounded by the string table's end */
         const char *n = data + names.sh_offset + sh.sh_name;
         size_t room = (size_t)(names.sh_size - sh.sh_name);
-        if (except && room > strlen(except) && strcmp(n, except) == 0)
-            continue;
         if (typed)
             return true;
         static const char *const prefixes[] = { ".init_array", ".preinit_array", ".ctors" };
@@ -174,6 +193,31 @@ bool nopi_elf_runs_at_load(const char *data, size_t len, const char *except)
                 return true;
         if (room > 5 && memcmp(n, ".init", 6) == 0)
             return true;
+    }
+    return false;
+}
+
+bool nopi_elf_disarm_section(char *data, size_t len, const char *name, const char *inert)
+{
+    size_t off, size;
+    if (strlen(inert) != strlen(name) ||
+        nopi_elf_section(data, len, name, &off, &size, NULL) != 0)
+        return false;
+    Elf64_Ehdr eh;
+    memcpy(&eh, data, sizeof eh);
+    Elf64_Shdr names;
+    get_shdr(data, &eh, eh.e_shstrndx, &names);
+    for (unsigned i = 0; i < eh.e_shnum; i++) {
+        Elf64_Shdr sh;
+        get_shdr(data, &eh, i, &sh);
+        char *n = data + names.sh_offset + sh.sh_name;
+        if (sh.sh_offset != off || sh.sh_size != size || sh.sh_name >= names.sh_size ||
+            names.sh_size - sh.sh_name <= strlen(name) || strcmp(n, name) != 0)
+            continue;
+        memcpy(n, inert, strlen(inert));   /* the same length: no offset moves */
+        sh.sh_type = SHT_PROGBITS;
+        memcpy(data + eh.e_shoff + (size_t)i * sizeof sh, &sh, sizeof sh);
+        return true;
     }
     return false;
 }

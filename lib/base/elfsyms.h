@@ -24,11 +24,15 @@ typedef struct nopi_elfsym {
 int nopi_elfsyms_read(const char *path, nopi_elfsym **syms, size_t *n, nop_error *err);
 void nopi_elfsyms_free(nopi_elfsym *syms, size_t n);
 
-/* Whether the ELF64 object image data[0, len) has code that runs when it is loaded: a
- * non-empty section of type INIT_ARRAY or PREINIT_ARRAY, or named .init_array*,
- * .preinit_array*, .ctors* or .init (constructor priorities make .init_array.00101), but
- * the one called except (NULL: none). */
-bool nopi_elf_runs_at_load(const char *data, size_t len, const char *except);
+/* Whether the ELF64 object image data[0, len) has code that runs when it is loaded: an
+ * indirect function (file-local or not), a non-empty section of type INIT_ARRAY or
+ * PREINIT_ARRAY, or named .init_array*,
+ * .preinit_array*, .ctors* or .init (constructor priorities make .init_array.00101). */
+bool nopi_elf_runs_at_load(const char *data, size_t len);
+/* Renames section `name` of the object image data[0, len) to `inert` (of the same length)
+ * and makes it plain data, so that a linker treats it as nothing it runs.  False when there
+ * is no such section. */
+bool nopi_elf_disarm_section(char *data, size_t len, const char *name, const char *inert);
 /* Finds the section called `name` in the ELF64 file image data[0, len): its offset in the
  * image and its size, both checked to lie inside it, and (addr may be NULL) its address in
  * memory relative to the load address.  -1 when there is no such section or the image is

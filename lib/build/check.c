@@ -154,15 +154,16 @@ static int check_load_time_code(builder *b, const object *objs, int nobjs)
         if (var.name[0])
             nopi_locate_word(objs[i].source, var.name, &line, &col);
         else if (!cxx)   /* the attribute, not the word in a comment */
-            for (int k = 0; k < 3 && !line; k++)
+            for (int k = 0; k < 4 && !line; k++)
                 nopi_locate_word(objs[i].source, (const char *[]){ "__attribute__((constructor",
-                                 "constructor)", "constructor" }[k], &line, &col);
+                                 "constructor)", "constructor", "ifunc" }[k], &line, &col);
         nopi_fail(b->err, NOP_ERR_COMPILE, objs[i].source, line, col, "%s has %s%s%s%s: %s",
-                  whose[objs[i].role], cxx ? "a static initialiser" : "a constructor",
+                  whose[objs[i].role],
+                  cxx ? "a static initialiser" : "a constructor or an indirect function",
                   var.name[0] ? " ('" : "", var.name, var.name[0] ? "')" : "",
                   cxx ? "a global or static object whose value is computed when the library "
                         "loads"
-                      : "a function that runs when the library loads");
+                      : "code that runs when the library loads");
         bool kernel = objs[i].role == NOPI_ROLE_COMPUTE;
         nopi_detail(b->err, "%s; %s, or %s inside the %s%s",
                     kernel ? "the device runs no code at load"

@@ -95,11 +95,21 @@ static int read_object(builder *b, object *obj)
     char *data;
     size_t len;
     if (nopi_read_file(obj->path, &data, &len) == 0) {
-        /* a memcheck build's C++ kernels: the instrumentation's own module constructor
-         * (priority 99), whose calls the glue routes into memcheck (gen.c) */
+        /* A memcheck build's C++ kernels: the instrumentation's own module constructor
+         * (priority 99) only calls what the glue makes no-ops (gen.c), so its section is
+         * made plain data, never run: a user's constructor of that priority, which g++
+         * puts beside it, with it. */
         bool asan = b->o->memcheck && obj->lang == NOPI_LANG_CXX &&
                     obj->role == NOPI_ROLE_COMPUTE;
-        obj->static_init = nopi_elf_runs_at_load(data, len, asan ? ".init_array.00099" : NULL);
+        if (asan &&
+            nopi_elf_disarm_section(data, len, ".init_array.00099", ".nopi.asan.ctor99")) {
+            const void *bufs[1] = { data };
+            if (nopi_write_whole(obj->path, bufs, &len, 1, b->err) != 0) {
+                free(data);
+                return -1;
+            }
+        }
+        obj->static_init = nopi_elf_runs_at_load(data, len);
         if (obj->static_init && obj->lang == NOPI_LANG_CXX)   /* C's: a constructor */
             nopi_elf_startup_object(data, len, obj->init_var, sizeof obj->init_var);
         free(data);

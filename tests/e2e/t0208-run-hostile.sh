@@ -102,7 +102,7 @@ test_expect "a library constructor is refused at build" '
         >>hangs/shape.c
     run build hangs
     expect_status 3
-    expect_err "shape function code has a constructor: a function that runs when the library loads"
+    expect_err "shape function code has a constructor or an indirect function: code that runs when the library loads"
     test ! -e hangs/build/libhangs.so'
 
 test_done
