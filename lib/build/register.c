@@ -63,7 +63,7 @@ static void on_def(nt__registrar *r, const nt__reg_def *d)
     fputc('\n', f);
 }
 
-/* The registration child's confinement, once the probe is loaded: registering ops needs no
+/* The registration child's confinement, before the probe is loaded: registering ops needs no
  * processes, programs, network, signals to others or files to write, so each ends the child
  * (SIGSYS), which the parent reports.  -1 when the filter cannot be set up. */
 static int confine(void)
@@ -126,18 +126,21 @@ static int run_registration(const char *probe, char **out, nop_error *err)
             dup2(null, 2);
         }
         FILE *f = fdopen(fds[1], "w");
-        void *h = f ? dlopen(probe, RTLD_NOW | RTLD_LOCAL) : NULL;
-        if (!h) {
-            if (f)
-                fprintf(f, "E\t%s\n", dlerror());
+        if (!f)
             _exit(3);
-        }
-        void (*reg)(nt__registrar *) = (void (*)(nt__registrar *))dlsym(h, NT_REG_SYMBOL);
-        nt__registrar r = { f, on_library, on_def };
+        /* before the load: loading runs the probe's load-time code, if it has any (the
+         * check that refuses it comes after the registration, which says the ops) */
         if (confine() != 0) {
             fputs("E\tcannot confine the registration (seccomp)\n", f);
             _exit(3);
         }
+        void *h = dlopen(probe, RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            fprintf(f, "E\t%s\n", dlerror());
+            _exit(3);
+        }
+        void (*reg)(nt__registrar *) = (void (*)(nt__registrar *))dlsym(h, NT_REG_SYMBOL);
+        nt__registrar r = { f, on_library, on_def };
         if (reg)
             reg(&r);
         fputs("END\n", f);

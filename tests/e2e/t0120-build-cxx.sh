@@ -150,6 +150,27 @@ CPP
     if grep -q chatty "$WORK/out"; then exit 1; fi
     ! grep -q chatty "$WORK/err"'
 
+# The registration loads the shape objects, which runs any load-time code they have (a
+# constructor, refused by a later check): the child is confined before it loads them.
+test_expect "a shape source'\''s constructor writes nothing at build time" '
+    cp -R "$NEURONOP_SRC/tests/fixtures/cxx/mixed" mixed4
+    rm -rf mixed4/build
+    cat > mixed4/shape.cpp <<CPP
+#include <fcntl.h>
+#include <unistd.h>
+#include <torch/torch.h>
+#include <torchneuron/register.h>
+__attribute__((constructor)) static void at_load(void) { close(creat("$WORK/built-ran", 0644)); }
+torch::Tensor negate_shape(const torch::Tensor &t, double k) { (void)k; return torch::empty(t.sizes(), t.scalar_type()); }
+NEURON_LIBRARY(mixed_ops, m) {
+    m.def("negate", &negate_shape, "negate");
+}
+CPP
+    run build mixed4
+    expect_status 3
+    expect_err "the NEURON_LIBRARY registration made a system call a build does not allow"
+    test ! -e "$WORK/built-ran"'
+
 test_expect "g++ warnings in the user'\''s files pass through in neuronop'\''s form" '
     cp -R "$NEURONOP_SRC/tests/fixtures/cxx/mixed" warn
     rm -rf warn/build
