@@ -144,6 +144,8 @@ static int check_load_time_code(builder *b, const object *objs, int nobjs)
 {
     static const char *const whose[] = { "kernel code", "shape function code",
                                          "reference code" };
+    static const char *const c_words[] = { "__attribute__((constructor", "constructor)",
+                                           "constructor", "ifunc" };
     for (int i = 0; i < nobjs; i++) {
         if (!objs[i].static_init)
             continue;
@@ -153,10 +155,9 @@ static int check_load_time_code(builder *b, const object *objs, int nobjs)
         int line = 0, col = 0;
         if (var.name[0])
             nopi_locate_word(objs[i].source, var.name, &line, &col);
-        else if (!cxx)   /* the attribute, not the word in a comment */
-            for (int k = 0; k < 4 && !line; k++)
-                nopi_locate_word(objs[i].source, (const char *[]){ "__attribute__((constructor",
-                                 "constructor)", "constructor", "ifunc" }[k], &line, &col);
+        else if (!cxx)   /* the attribute, not the word in a comment, where there is one */
+            for (size_t k = 0; k < NOPI_ARRAY_LEN(c_words) && !line; k++)
+                nopi_locate_word(objs[i].source, c_words[k], &line, &col);
         nopi_fail(b->err, NOP_ERR_COMPILE, objs[i].source, line, col, "%s has %s%s%s%s: %s",
                   whose[objs[i].role],
                   cxx ? "a static initialiser" : "a constructor or an indirect function",
