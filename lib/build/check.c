@@ -3,6 +3,7 @@
  * objects need only device symbols, every op's kernel and shape function and every test's
  * reference function is defined, as a function, in the right sources.
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,6 +333,22 @@ static bool object_needs(const object *o, const char *name)
  * references' objects are linked first, so theirs is the copy kept.  A reference must run
  * none of the code of the op it judges (a review passed wrong kernels with an expf of the
  * shape source's that an honest reference called). */
+/* Whether something other than the library's own code may call name, so that a definition
+ * of it in op code would run where it is called: a name of the device API, of the C
+ * library or math.h (the devsyms lists, and whatever the C libraries this process has
+ * loaded define), or a reserved identifier (__x or _X, but C++'s _Z mangling), which is
+ * what the toolchain's own code calls: the C runtime's start files call __gmon_start__ and
+ * _ITM_registerTMCloneTable as the library loads, libgcc's __divtf3 calls
+ * __sfp_handle_exceptions (a review ran op code in the reference's worker through each). */
+static bool runtime_name(const char *name)
+{
+    if (nopi_device_symbol_allowed(name))
+        return true;
+    if (name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Y')))
+        return true;
+    return dlsym(RTLD_DEFAULT, name) != NULL;
+}
+
 static int check_reference_reach(builder *b, const object *objs, int nobjs)
 {
     static const char *const whose[] = { "kernel code", "shape function code" };
@@ -343,7 +360,7 @@ static int check_reference_reach(builder *b, const object *objs, int nobjs)
             const char *name = o->syms[k].name;
             if (!o->syms[k].defined)
                 continue;
-            bool runtime = nopi_device_symbol_allowed(name);
+            bool runtime = runtime_name(name);
             const object *ref = NULL;
             for (int j = 0; j < nobjs && !runtime && !ref; j++) {
                 bool fn;
@@ -361,8 +378,8 @@ static int check_reference_reach(builder *b, const object *objs, int nobjs)
             nopi_locate_word(o->source, f.name[0] ? f.name : name, &line, &col);
             if (runtime) {
                 nopi_fail(b->err, NOP_ERR_COMPILE, o->source, line, col, "%s defines '%s', "
-                          "a name of the C library, math.h or the device API", whose[o->role],
-                          name);
+                          "a name of the C library, math.h, the device API or the toolchain",
+                          whose[o->role], name);
                 nopi_detail(b->err, "the library is one shared object: every call to '%s' in "
                             "it, its references' included, would run this definition; give "
                             "it a name of its own", name);
