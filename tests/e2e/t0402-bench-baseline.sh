@@ -66,22 +66,22 @@ test_expect "a baseline of another input, op or core count is refused, not compa
 # build in CI, busy with other tests, once moved it by more than 50%).
 test_expect "the modeled throughput holds while other work takes the CPU" '
     cpu=$(taskset -pc $$ | sed "s/.*: //; s/[-,].*//")
-    taskset -c "$cpu" "$NEURONOP" bench tcm relu_forward randn:512x4096 --iters 3 --warmup 1 \
-        --json >quiet.json
+    b() { taskset -c "$cpu" "$NEURONOP" bench tcm relu_forward randn:512x4096 --iters 3 \
+              --warmup 1 --json >"$1"; }
+    b quiet1.json
     timeout 60 taskset -c "$cpu" sh -c "while :; do :; done" & s1=$!
     timeout 60 taskset -c "$cpu" sh -c "while :; do :; done" & s2=$!
-    status=0
-    taskset -c "$cpu" "$NEURONOP" bench tcm relu_forward randn:512x4096 --iters 3 --warmup 1 \
-        --json --baseline quiet.json --max-regression 10 >out 2>"$WORK/err" || status=$?
+    b loaded1.json && b loaded2.json || { kill $s1 $s2; exit 1; }
     kill $s1 $s2
-    expect_status 0
-    # the load took: the host figure fell below the best of a quiet run before and one after
-    # (other tests share this CPU in make check, so one quiet run may not have been quiet)
-    taskset -c "$cpu" "$NEURONOP" bench tcm relu_forward randn:512x4096 --iters 3 --warmup 1 \
-        --json >quiet2.json
-    jq -e --slurpfile q quiet.json --slurpfile r quiet2.json \
-        ".host.throughput < 0.8 * ([\$q[0].host.throughput, \$r[0].host.throughput] | max)" out
-    jq -e "(.baseline.modeled_change_percent | fabs) < 10" out'
+    b quiet2.json
+    # each side'\''s best run, the least disturbed by the other tests that share this CPU in
+    # make check: the load took (the host figure fell), and the modeled figure held
+    best() { jq -s "[.[].$1.throughput] | max" "$2" "$3"; }
+    awk -v l="$(best host loaded1.json loaded2.json)" -v q="$(best host quiet1.json quiet2.json)" \
+        "BEGIN { exit !(l < 0.8 * q) }"
+    awk -v l="$(best modeled loaded1.json loaded2.json)" \
+        -v q="$(best modeled quiet1.json quiet2.json)" \
+        "BEGIN { d = l / q - 1; if (d < 0) d = -d; exit !(d < 0.1) }"'
 
 test_expect "a negative --max-regression is a usage error" '
     run bench tcm relu_forward randn:64 --baseline base.json --max-regression -1
