@@ -339,9 +339,17 @@ static bool object_needs(const object *o, const char *name)
  * loaded define), or a reserved identifier (__x or _X, but C++'s _Z mangling), which is
  * what the toolchain's own code calls: the C runtime's start files call __gmon_start__ and
  * _ITM_registerTMCloneTable as the library loads, libgcc's __divtf3 calls
- * __sfp_handle_exceptions (a review ran op code in the reference's worker through each). */
+ * __sfp_handle_exceptions, libstdc++ calls operator new (_Znwm) for a reference's
+ * std::string (reviews ran op code in the reference's worker through each). */
 static bool runtime_name(const char *name)
 {
+    /* the C++ runtime's replaceable functions, which libstdc++ calls through its own PLT
+     * (std::string's allocation: operator new, operator delete), and std::terminate */
+    static const char *const cxx_runtime_defs[] = { "_Znw", "_Zna", "_Zdl", "_Zda",
+                                                    "_ZSt9terminate" };
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(cxx_runtime_defs); i++)
+        if (strncmp(name, cxx_runtime_defs[i], strlen(cxx_runtime_defs[i])) == 0)
+            return true;
     if (nopi_device_symbol_allowed(name))
         return true;
     if (name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Y')))
@@ -379,7 +387,7 @@ static int check_reference_reach(builder *b, const object *objs, int nobjs)
             if (runtime) {
                 nopi_fail(b->err, NOP_ERR_COMPILE, o->source, line, col, "%s defines '%s', "
                           "a name of the C library, math.h, the device API or the toolchain",
-                          whose[o->role], name);
+                          whose[o->role], shown);
                 nopi_detail(b->err, "the library is one shared object: every call to '%s' in "
                             "it, its references' included, would run this definition; give "
                             "it a name of its own", name);
