@@ -174,7 +174,9 @@ static int prepare_forks(void *ctx, nopi_wire *w, nop_error *err)
     return 0;
 }
 
-/* A call trapped outside any core is named with the op and the phase it was in. */
+/* A call trapped outside any core is named with the op and the phase it was in.  A
+ * zygote's child loads ahead of its request: when the trap ends it before the request
+ * reaches it, the request finds no child that took it, which is said as such (CI saw it). */
 static void a_call_trapped_while_loading_is_named_with_its_phase(void **state)
 {
     served sv = serve_with(serve_pid, 1);
@@ -182,8 +184,11 @@ static void a_call_trapped_while_loading_is_named_with_its_phase(void **state)
     nop_error err;
     int32_t pid[3] = { 0 };
     assert_int_equal(nopi_server_call(sv.srv, "op", 10, 1, "a", 1, take_pid, pid, &err), -1);
-    if (strcmp(err.diag.msg, "user code made a system call the device does not have: fork") ||
-        strcmp(err.diag.where, "op: loading the library"))
+    bool named = strcmp(err.diag.msg, "user code made a system call the device does not "
+                        "have: fork") == 0 &&
+                 strcmp(err.diag.where, "op: loading the library") == 0;
+    bool early = strcmp(err.diag.msg, "the device process ended before it took any work") == 0;
+    if (!named && !early)
         fail_msg("%s: %s", err.diag.where, err.diag.msg);
     served_free(&sv);
 }
