@@ -221,7 +221,7 @@ bool nopi_cxx_read(const char *sym, nopi_cxxfn *out)
     r->p = sym + 2;
     if (*r->p == 'L')   /* internal linkage (a static): _ZL5start */
         r->p++;
-    type fn;
+    type fn = { .text = "" };   /* an operator (_Znwm) is no source name: fn stays empty */
     bool ok;
     if (*r->p == 'N') {
         ok = nested(r, &fn, false);

@@ -64,6 +64,11 @@ static void other_types_are_not_op_kinds(void **state)
     assert_string_equal(f.name, "relu");
     assert_true(nopi_cxx_read("_Z1fIiEvT_", &f));
     assert_int_equal(f.nparams, -1);
+    /* an operator's name is no source name: unread, with no name (it was the stack's
+     * leftovers, which made a build diagnostic's line and column come and go) */
+    memset(&f, 'x', sizeof f);
+    assert_false(nopi_cxx_read("_Znwm", &f));
+    assert_string_equal(f.name, "");
 }
 
 static void writes_signatures(void **state)
