@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/landlock.h>
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
@@ -19,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/landlock.h"
 #include "confine.h"
 
 void nopi_confine_read(nopi_confine *c, const char *path)
@@ -64,26 +64,6 @@ unsigned long long nopi_confine_address_space(void)
     return strtoull(buf, NULL, 10) * (unsigned long long)sysconf(_SC_PAGESIZE);
 }
 
-#define FS_READ (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
-#define FS_FILE_RIGHTS (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
-                        LANDLOCK_ACCESS_FS_READ_FILE | (1ULL << 14) /* TRUNCATE */ | \
-                        (1ULL << 15) /* IOCTL_DEV */)
-
-static void add_rule(int ruleset, const char *path, unsigned long long access,
-                     unsigned long long handled)
-{
-    int fd = open(path, O_PATH | O_CLOEXEC);
-    if (fd < 0)
-        return;   /* absent on this system: nothing to allow */
-    struct stat st;
-    if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
-        access &= FS_FILE_RIGHTS;   /* a file takes only the rights a file has */
-    struct landlock_path_beneath_attr rule = { .allowed_access = access & handled,
-                                               .parent_fd = fd };
-    syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
-    close(fd);
-}
-
 /* The system's program and library folders: what running g++ (its driver, cc1plus, as, ld,
  * their shared libraries) needs. */
 static const char *const system_dirs[] = {
@@ -91,57 +71,27 @@ static const char *const system_dirs[] = {
     "/etc/ld.so.cache",
 };
 
-static long landlock_abi(void)
-{
-    /* NEURONOP_LANDLOCK=off: as on a kernel without it (tests of the path checks) */
-    const char *env = getenv("NEURONOP_LANDLOCK");
-    if (env && strcmp(env, "off") == 0)
-        return 0;
-    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-    return abi > 0 ? abi : 0;
-}
-
 bool nopi_confine_landlock(void)
 {
-    return landlock_abi() > 0;
+    return nopi_landlock_available();
 }
 
-static void landlock(const nopi_confine *c, bool exec)
+/* Restricts this compiler child to c's folders (landlock.h); -1 when Landlock refused. */
+static int landlock(const nopi_confine *c, bool exec)
 {
-    long abi = landlock_abi();
-    if (abi < 1)
-        return;   /* no Landlock: the path checks are what remains */
-    /* every file-system right this kernel knows, so nothing is left unhandled */
-    unsigned long long handled = (1ULL << 13) - 1;          /* ABI 1 */
-    if (abi >= 3)
-        handled |= 1ULL << 14;                               /* TRUNCATE */
-    if (abi >= 5)
-        handled |= 1ULL << 15;                               /* IOCTL_DEV */
-    struct landlock_ruleset_attr attr = { .handled_access_fs = handled };
-    size_t size = sizeof attr;
-#ifdef LANDLOCK_ACCESS_NET_BIND_TCP
-    if (abi >= 4)   /* a compiler has no business with the network */
-        attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
-    else
-        size = offsetof(struct landlock_ruleset_attr, handled_access_net);
-#endif
-    int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
-    if (rs < 0)
-        return;
+    nopi_landlock_rule rules[NOPI_CONFINE_MAX + NOPI_ARRAY_LEN(system_dirs) + 2];
+    int n = 0;
     for (int i = 0; i < c->nread; i++)
-        add_rule(rs, c->read[i], FS_READ, handled);
+        rules[n++] = (nopi_landlock_rule){ c->read[i], NOPI_LL_READ };
     /* programs run only from the system's folders: never one from the library folder */
     if (exec)
         for (size_t i = 0; i < NOPI_ARRAY_LEN(system_dirs); i++)
-            add_rule(rs, system_dirs[i], FS_READ | LANDLOCK_ACCESS_FS_EXECUTE, handled);
+            rules[n++] = (nopi_landlock_rule){ system_dirs[i], NOPI_LL_READ | NOPI_LL_EXEC };
     /* the output, and g++'s temporary files (TMPDIR points here) */
     if (c->write)
-        add_rule(rs, c->write, handled & ~(unsigned long long)LANDLOCK_ACCESS_FS_EXECUTE,
-                 handled);
-    add_rule(rs, "/dev/null", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE,
-             handled);
-    syscall(SYS_landlock_restrict_self, rs, 0);
-    close(rs);
+        rules[n++] = (nopi_landlock_rule){ c->write, NOPI_LL_READ | NOPI_LL_WRITE };
+    rules[n++] = (nopi_landlock_rule){ "/dev/null", NOPI_LL_READ | NOPI_LL_WRITE };
+    return nopi_landlock_restrict(rules, n);
 }
 
 int nopi_confine_child(const nopi_confine *c, bool exec, unsigned long long address_base)
@@ -176,8 +126,7 @@ int nopi_confine_child(const nopi_confine *c, bool exec, unsigned long long addr
     setrlimit(RLIMIT_CORE, &none);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return -1;
-    landlock(c, exec);
-    return 0;
+    return landlock(c, exec);
 }
 
 /* ---- in the parent ---------------------------------------------------------------------- */

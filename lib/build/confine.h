@@ -47,8 +47,8 @@ void nopi_confine_free(nopi_confine *c);
  * group at the deadline), death with the parent, the limits, no new privileges, the Landlock
  * ruleset (exec: the compiler is a program, so the system's program folders are readable and
  * executable too).  Uses only system calls, safe between fork and exec.  0, or -1 when a
- * limit cannot be set; a kernel without Landlock is not an error (the parent's checks
- * remain).  address_base: bytes already mapped that the memory limit comes on top of (a
+ * limit cannot be set or Landlock refused the ruleset; a kernel without Landlock is not an
+ * error (the parent's checks remain).  address_base: bytes already mapped that the memory limit comes on top of (a
  * forked child keeps its parent's mappings; 0 before an exec).
  */
 int nopi_confine_child(const nopi_confine *c, bool exec, unsigned long long address_base);
