@@ -74,8 +74,8 @@ static int run_isolated(nop_device *dev, const nop_library *lib, int op, int ref
     /* loading the library, binding and the output rules: seconds at most, even for huge
      * tensors; the run's phases come on top (nopi_watch_read) */
     double budget = 5.0;
-    int rc = nopi_sandbox_call(dev, lib->desc->ops[op].name, budget, 1, run_in_worker, &rw,
-                               take_run, res, err);
+    int rc = nopi_sandbox_call(dev, lib->desc->ops[op].name, lib->path, budget, 1,
+                               run_in_worker, &rw, take_run, res, err);
     if (rc != 0) {
         nopi_tensor_free(res->output);
         res->output = NULL;
@@ -254,7 +254,10 @@ static kept_lib *kept_for(nop_device *dev, kept *k, const char *path, nop_error 
     free(kl->path);
     *kl = (kept_lib){ strdup(path), st, NULL, NULL, ++k->clock };
     int rc = kl->path ? nopi_server_new(&kl->srv, dev, serve_kept, kl, err) : nopi_nomem(err);
+    if (rc == 0)
+        rc = nopi_server_library(kl->srv, path, err);
     if (rc != 0) {
+        nopi_server_free(kl->srv);
         free(kl->path);
         memset(kl, 0, sizeof *kl);
         return NULL;

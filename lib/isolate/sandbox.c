@@ -106,6 +106,14 @@ void nopi_server_prepare(nopi_server *s, nopi_prepare_fn *prepare)
     s->prepare = prepare;
 }
 
+int nopi_server_library(nopi_server *s, const char *path, nop_error *err)
+{
+    free(s->library);
+    if (!(s->library = path ? strdup(path) : NULL) && path)
+        return nopi_nomem(err);
+    return 0;
+}
+
 void nopi_server_reuse(nopi_server *s)
 {
     s->reuse = true;
@@ -492,6 +500,7 @@ void nopi_server_free(nopi_server *s)
     munmap(s->phase, sizeof *s->phase);
     if (s->child_phase)
         munmap(s->child_phase, sizeof *s->child_phase);
+    free(s->library);
     free(s);
 }
 
@@ -510,15 +519,17 @@ static int serve_once(nop_device *cdev, void *ctx, const void *req, size_t len, 
     return o->work(cdev, o->ctx, w, err);
 }
 
-int nopi_sandbox_call(nop_device *dev, const char *opname, double budget, int runs,
-                      nopi_work_fn *work, void *work_ctx, nopi_take_fn *take, void *take_ctx,
-                      nop_error *err)
+int nopi_sandbox_call(nop_device *dev, const char *opname, const char *library, double budget,
+                      int runs, nopi_work_fn *work, void *work_ctx, nopi_take_fn *take,
+                      void *take_ctx, nop_error *err)
 {
     once o = { work, work_ctx };
     nopi_server *s;
     if (server_new(&s, dev, serve_once, &o, false, err) != 0)
         return -1;
-    int rc = nopi_server_call(s, opname, budget, runs, NULL, 0, take, take_ctx, err);
+    int rc = nopi_server_library(s, library, err);
+    if (rc == 0)
+        rc = nopi_server_call(s, opname, budget, runs, NULL, 0, take, take_ctx, err);
     nopi_server_free(s);
     return rc;
 }

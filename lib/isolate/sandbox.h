@@ -133,6 +133,11 @@ void nopi_server_prepare(nopi_server *s, nopi_prepare_fn *prepare);
  * the next request's (never a verdict, which the parent makes).  Call it before the first
  * request. */
 void nopi_server_reuse(nopi_server *s);
+/* Names the library file the server's children load (path, copied): once confined they may
+ * read it and its library folder, and of the rest of the file system only the system's
+ * library folders (where the kernel has Landlock; worker.c).  A server that names none reads
+ * only those.  Call it before the first request; 0, or -1 on no memory. */
+int nopi_server_library(nopi_server *s, const char *path, nop_error *err);
 /* Starts the server's zygote now rather than at the first request, so that its first child
  * readies itself (loads the library) meanwhile: for a server whose first request comes
  * later, while another works.  0, or -1 with err filled (the first request starts it then). */
@@ -163,10 +168,11 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
 void nopi_server_free(nopi_server *s);
 
 /* One request to a worker of its own: runs work(.., work_ctx, ..) in a worker process for
- * device dev; returns as nopi_server_call does. */
-int nopi_sandbox_call(nop_device *dev, const char *opname, double budget, int runs,
-                      nopi_work_fn *work, void *work_ctx, nopi_take_fn *take, void *take_ctx,
-                      nop_error *err);
+ * device dev, which may read library as a server's children may (nopi_server_library; NULL:
+ * none); returns as nopi_server_call does. */
+int nopi_sandbox_call(nop_device *dev, const char *opname, const char *library, double budget,
+                      int runs, nopi_work_fn *work, void *work_ctx, nopi_take_fn *take,
+                      void *take_ctx, nop_error *err);
 
 /* watch.c: what the parent knows of a worker while it reads one request's records.  The
  * caller fills the fields above the line; nopi_watch_read the others. */

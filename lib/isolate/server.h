@@ -36,6 +36,7 @@ struct nopi_server {
     int warm_cores;                /* ... on this many cores (nopi_server_warm) */
     nop_device *proto;             /* in a zygote: that device, which each child inherits */
     nopi_prepare_fn *prepare;      /* what a child does before its request comes, or NULL */
+    char *library;                 /* the library file its workers load, or NULL */
     bool reuse;                    /* a child serves requests until it cannot be put back */
     struct nopi_phase_page *phase;   /* MAP_SHARED: the worker's current phase */
     struct nopi_phase_page *child_phase;   /* a zygote's child's page, mapped when it came

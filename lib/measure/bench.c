@@ -171,8 +171,9 @@ int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *
         double budget = runs > 0 && runs < 100000000 ? 10.0 + dopts.timeout
                         : runs > 0 ? 10.0 + (double)(runs + 1) * run_max
                                    : 10.0 + opts->seconds + (opts->warmup + 1) * run_max;
-        int rc = nopi_sandbox_call(dev, info.name, budget, runs < 100000000 ? (int)runs : 0,
-                                   bench_in_worker, &bw, take_bench, &bt, err);
+        int rc = nopi_sandbox_call(dev, info.name, lib->path, budget,
+                                   runs < 100000000 ? (int)runs : 0, bench_in_worker, &bw,
+                                   take_bench, &bt, err);
         if (rc == 0 && (!res->seconds || !res->fastest.cores))
             rc = nopi_fault(err, NOP_FAULT_WORKER, "the device process sent no figures");
         if (rc != 0)

@@ -522,9 +522,12 @@ static int start_servers(const suite *s, const nop_manifest *m, nop_device **dev
     if (nop_device_new(dev, s->profile, &o, err) != 0)
         return -1;
     for (int i = 0; i < 2; i++) {
-        if (nopi_server_new(&srv[i], *dev, serve_case, cs, err) != 0) {
+        if (nopi_server_new(&srv[i], *dev, serve_case, cs, err) != 0 ||
+            nopi_server_library(srv[i], s->lib->path, err) != 0) {
             nopi_server_free(srv[0]);
-            srv[0] = NULL;
+            if (i == 1)
+                nopi_server_free(srv[1]);
+            srv[0] = srv[1] = NULL;
             nop_device_free(*dev);
             *dev = NULL;
             return -1;

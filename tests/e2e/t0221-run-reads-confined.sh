@@ -1,0 +1,33 @@
+#!/bin/sh
+# User code reads nothing outside its library folder (issue 20): with Landlock, a worker may
+# read its library, the library folder and the system's library folders, and no other file a
+# user can read (one beside the library, /etc/passwd, /proc of another process), under `run`
+# and under `test`; its own sources stay readable.  Without Landlock (NEURONOP_LANDLOCK=off,
+# as on an older kernel) the same reads get through, as neuronop-run(1) TRUST says.
+. ./lib.sh
+. ./hostile_parent.sh
+echo "token=do-not-print" >"$WORK/secret.txt"
+
+test_expect "a shape function reads no file outside its library folder" '
+    run run hp attack zeros:27
+    expect_status 1
+    expect_err "the shape function returned NULL"'
+
+test_expect "without Landlock the same reads get through (what TRUST says remains)" '
+    NEURONOP_LANDLOCK=off "$NEURONOP" run hp attack zeros:27 >out 2>err'
+
+test_expect "its own library folder stays readable" '
+    run run hp attack zeros:28
+    expect_status 0'
+
+test_expect "under neuronop test, the case that reads outside fails and the other passes" '
+    cat >>hp/neuronop.yaml <<EOT
+  - {name: reads_outside, op: attack, args: [zeros:27]}
+  - {name: reads_own, op: attack, args: [zeros:28]}
+EOT
+    run test hp -k reads_
+    expect_status 1
+    expect_out "FAIL  reads_outside"
+    expect_out "1 passed, 1 failed"'
+
+test_done
