@@ -29,7 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/landlock.h"
+#include "base/usercode.h"
 #include "device/fiber.h"
 #include "server.h"
 #include "snapshot.h"
@@ -113,65 +113,6 @@ static bool die_with(pid_t parent)
     return getppid() == parent;   /* else the parent died before the line above */
 }
 
-/* The library folder of library (a file), into out (PATH_MAX bytes): the nearest of its
- * folder and their parents, up to four, that holds a neuronop.yaml; else, when its folder
- * is called build (the default build_directory), that folder's parent; else its own folder.
- * false when the file cannot be resolved. */
-static bool library_folder(const char *library, char *out)
-{
-    char own[PATH_MAX];
-    if (!realpath(library, own))
-        return false;
-    char *slash = strrchr(own, '/');
-    *(slash > own ? slash : slash + 1) = '\0';   /* "/lib.so" keeps "/" */
-    strcpy(out, own);
-    for (int up = 0; up < 5; up++) {
-        size_t n = strlen(out);
-        if (n + sizeof "/neuronop.yaml" <= PATH_MAX) {
-            strcpy(out + n, "/neuronop.yaml");
-            bool found = access(out, F_OK) == 0;
-            out[n] = '\0';
-            if (found)
-                return true;
-        }
-        if (!(slash = strrchr(out, '/')) || slash == out)
-            break;
-        *slash = '\0';
-    }
-    /* a manifest of another name: the default build folder's parent, else its own folder */
-    strcpy(out, own);
-    slash = strrchr(out, '/');
-    if (slash && slash > out && strcmp(slash + 1, "build") == 0)
-        *slash = '\0';
-    return true;
-}
-
-/* Restricts what the worker may read (landlock.h) to what the runtime reads once user code
- * may run: its library and the library folder (memcheck's excerpts of the sources), the
- * system's library folders (what a library links to: libstdc++ and libm) and its own /proc
- * entry (its maps, which a sanitizer reads).  Nothing else a user can read, which a kernel
- * could otherwise print into a CI log: not ~/.ssh, not /etc/shadow as root, not /proc of
- * the user's other processes.  Before the filter, which forbids Landlock's calls.  0, or -1
- * when the kernel refused the ruleset. */
-static int confine_files(const char *library)
-{
-    static const char *const system_dirs[] = { "/usr", "/lib", "/lib64", "/etc/ld.so.cache",
-                                               "/proc/self" };
-    nopi_landlock_rule rules[NOPI_ARRAY_LEN(system_dirs) + 2];
-    int n = 0;
-    char folder[PATH_MAX];
-    for (size_t i = 0; i < NOPI_ARRAY_LEN(system_dirs); i++)
-        rules[n++] = (nopi_landlock_rule){ system_dirs[i], NOPI_LL_READ };
-    if (library) {
-        rules[n++] = (nopi_landlock_rule){ library, NOPI_LL_READ };
-        if (library_folder(library, folder))
-            rules[n++] = (nopi_landlock_rule){ folder, NOPI_LL_READ };
-    }
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-        return -1;
-    return nopi_landlock_restrict(rules, n);
-}
-
 /* Makes the serving process's device (a zygote's child: takes the one it inherited) and
  * confines it, starting its threads unless threads is false; 0, or -1 with done filled. */
 static int set_up(nopi_server *s, nopi_wire *w, nop_device **cdev, struct nopi_done *done,
@@ -181,9 +122,10 @@ static int set_up(nopi_server *s, nopi_wire *w, nop_device **cdev, struct nopi_d
         nopi_device_attach(*cdev = s->proto, w);
     else if (!(*cdev = nopi_device_for_worker(s->dev, w)))
         return done->rc = nopi_nomem(&done->err);
-    if (confine_files(s->library) != 0)
+    if (nopi_usercode_reads(s->library) != 0)
         return done->rc = nopi_fault(&done->err, NOP_FAULT_HOST, "cannot confine the device "
                                      "process's file access: %s", strerror(errno));
+    nopi_usercode_environment();
     if (nopi_confine(w->fd, &done->err) != 0)
         return done->rc = -1;
     /* its runs use the device's threads: made before the request comes, and after the

@@ -1,8 +1,9 @@
 #!/bin/sh
 # User code reads nothing outside its library folder (issue 20): with Landlock, a worker may
 # read its library, the library folder and the system's library folders, and no other file a
-# user can read (one beside the library, /etc/passwd, /proc of another process), under `run`
-# and under `test`; its own sources stay readable.  Without Landlock (NEURONOP_LANDLOCK=off,
+# user can read (one beside the library folder, /etc/passwd, /proc of another process), under
+# `run` and under `test`; its own sources stay readable; a library lying in the user's home
+# gets no folder at all; and the worker's environment is empty.  Without Landlock (NEURONOP_LANDLOCK=off,
 # as on an older kernel) the same reads get through, as neuronop-run(1) TRUST says.
 . ./lib.sh
 . ./hostile_parent.sh
@@ -19,6 +20,16 @@ test_expect "without Landlock the same reads get through (what TRUST says remain
 test_expect "its own library folder stays readable" '
     run run hp attack zeros:28
     expect_status 0'
+
+test_expect "a library beside the user's files in their home reads only itself" '
+    cp hp/build/libhostile_parent.so lonely.so
+    HOME=$WORK "$NEURONOP" run lonely.so attack zeros:27 >out 2>err && exit 1
+    grep -q "the shape function returned NULL" err'
+
+test_expect "the worker's environment is empty: no CI secret to print" '
+    NEURONOP_E2E_SECRET=token run run hp attack zeros:29
+    expect_status 1
+    expect_err "the shape function returned NULL"'
 
 test_expect "under neuronop test, the case that reads outside fails and the other passes" '
     cat >>hp/neuronop.yaml <<EOT

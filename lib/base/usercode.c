@@ -1,0 +1,131 @@
+/*
+ * usercode.c - confining a process before it runs user code (see usercode.h): the Landlock
+ * rules of what it may read, and an empty environment.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "landlock.h"
+#include "usercode.h"
+
+/* Whether path is dir or lies beneath it. */
+static bool beneath(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* Whether letting a worker read folder would open more than one library's files: the root or
+ * a top-level folder (/tmp, /home, /root), the user's home or a folder above it, or a shared
+ * temporary folder itself ($TMPDIR, /var/tmp, /dev/shm, /run/user/UID). */
+static bool too_wide(const char *folder)
+{
+    if (!strchr(folder + 1, '/'))
+        return true;   /* "/" or "/x" */
+    const char *home = getenv("HOME"), *tmp = getenv("TMPDIR");
+    char real[PATH_MAX];
+    if (home && realpath(home, real) && beneath(real, folder))
+        return true;
+    if (tmp && realpath(tmp, real) && strcmp(real, folder) == 0)
+        return true;
+    static const char *const shared[] = { "/var/tmp", "/dev/shm" };
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(shared); i++)
+        if (strcmp(folder, shared[i]) == 0)
+            return true;
+    return beneath(folder, "/run/user") && !strchr(folder + sizeof "/run/user", '/');
+}
+
+/* The library folder of a library whose file is in folder own (resolved), into out
+ * (PATH_MAX bytes): the nearest of own and its parents, up to four, that holds a
+ * neuronop.yaml; else, when own is called build (the default build_directory), its parent;
+ * else own itself. */
+static void library_folder(const char *own, char *out)
+{
+    strcpy(out, own);
+    for (int up = 0; up < 5; up++) {
+        size_t n = strlen(out);
+        if (n + sizeof "/neuronop.yaml" <= PATH_MAX) {
+            strcpy(out + n, "/neuronop.yaml");
+            bool found = access(out, F_OK) == 0;
+            out[n] = '\0';
+            if (found)
+                return;
+        }
+        char *slash = strrchr(out, '/');
+        if (!slash || slash == out)
+            break;
+        *slash = '\0';
+    }
+    strcpy(out, own);   /* a manifest of another name: above the default build folder */
+    char *slash = strrchr(out, '/');
+    if (slash && slash > out && strcmp(slash + 1, "build") == 0)
+        *slash = '\0';
+}
+
+/* Why each rule: the library folder holds the sources memcheck quotes; the system's and
+ * LD_LIBRARY_PATH's folders what a library links to (libstdc++, libm); /proc/self the maps a
+ * sanitizer reads.  Nothing else a user can read, which user code could otherwise print into
+ * a CI log: not ~/.ssh, not /etc/shadow as root, not /proc of the user's other processes. */
+int nopi_usercode_reads(const char *library)
+{
+    static const char *const system_dirs[] = { "/usr", "/lib", "/lib64", "/etc/ld.so.cache",
+                                               "/proc/self" };
+    enum { MAX_PATH_DIRS = 16 };
+    nopi_landlock_rule rules[NOPI_ARRAY_LEN(system_dirs) + MAX_PATH_DIRS + 2];
+    int n = 0;
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(system_dirs); i++)
+        rules[n++] = (nopi_landlock_rule){ system_dirs[i], NOPI_LL_READ };
+    const char *ld = getenv("LD_LIBRARY_PATH");
+    char *dirs = ld ? strdup(ld) : NULL, *save = NULL;
+    for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL;
+         d && n < (int)NOPI_ARRAY_LEN(system_dirs) + MAX_PATH_DIRS;
+         d = strtok_r(NULL, ":", &save))
+        rules[n++] = (nopi_landlock_rule){ d, NOPI_LL_READ };
+    char file[PATH_MAX], own[PATH_MAX], folder[PATH_MAX];   /* the rules borrow them */
+    if (library && realpath(library, file)) {
+        rules[n++] = (nopi_landlock_rule){ file, NOPI_LL_READ };
+        strcpy(own, file);
+        char *slash = strrchr(own, '/');
+        *(slash > own ? slash : slash + 1) = '\0';   /* its folder; "/" keeps its slash */
+        library_folder(own, folder);
+        const char *pick = !too_wide(folder) ? folder : !too_wide(own) ? own : NULL;
+        if (pick)
+            rules[n++] = (nopi_landlock_rule){ pick, NOPI_LL_READ };
+    }
+    int rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? nopi_landlock_restrict(rules, n)
+                                                         : -1;
+    free(dirs);
+    return rc;
+}
+
+void nopi_usercode_environment(void)
+{
+    char stat[1024];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    ssize_t got = fd < 0 ? -1 : read(fd, stat, sizeof stat - 1);
+    if (fd >= 0)
+        close(fd);
+    const char *p = got > 0 ? (stat[got] = '\0', strrchr(stat, ')')) : NULL;
+    /* after the command's name: fields 3 on; env_start and env_end are fields 50 and 51 */
+    unsigned long start = 0, end = 0;
+    for (int field = 3; p && field <= 51; field++) {
+        if (!(p = strchr(p + 1, ' ')))
+            break;
+        if (field == 50)
+            start = strtoul(p + 1, NULL, 10);
+        else if (field == 51)
+            end = strtoul(p + 1, NULL, 10);
+    }
+    extern char **environ;
+    for (char **e = environ; e && *e; e++)
+        memset(*e, 0, strlen(*e));
+    if (start && end > start)
+        memset((void *)start, 0, end - start);
+    clearenv();
+}
