@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "builder.h"
+#include "neuronop/abi.h"
 #include "objcache.h"
 #include "syscc.h"
 /* ---- libtcc ----------------------------------------------------------------------------- */
@@ -663,15 +664,38 @@ static bool needs_cxx_runtime(const object *objs, int nobjs, bool all)
     return false;
 }
 
+/* The library's dynamic symbols: its self-description and its argument names (what the
+ * loader and the describer look up), and nothing of the op's or the references' own.  A
+ * definition the library exported could interpose on the C++ runtime's own calls through
+ * its PLT (libstdc++'s std::string calling another of its members, say) in the reference's
+ * worker, where it would run op code inside the reference that judges it; local, it binds
+ * only the library's own calls, which check.c's rules cover. */
+static const char exports[] = "{ global: " NT_LIB_SYMBOL "; neuronop_argnames; local: *; };\n";
+
+/* Writes exports into the build's temporary folder, as path (malloc'd); 0, or -1. */
+static int version_script(builder *b, char **path)
+{
+    *path = nopi_path_join(b->tmpdir, "exports.map");
+    if (!*path)
+        return nopi_nomem(b->err);
+    const void *buf = exports;
+    size_t len = sizeof exports - 1;
+    return nopi_write_whole(*path, &buf, &len, 1, b->err);
+}
+
 /* The system driver links the glue object, the objects and libtcc1.a into out.  `all`: every
- * object, else only the shape objects (the registration probe). */
+ * object, exporting only what version_script says, else only the shape objects (the
+ * registration probe, whose shape functions the registration names by their symbols). */
 static int link_system(builder *b, const char *glue, const object *objs, int nobjs, bool all,
                        const char *out)
 {
     char *glue_o = nopi_path_join(b->tmpdir, all ? "glue.o" : "probe-glue.o");
     char *log = nopi_path_join(b->tmpdir, all ? "link.log" : "probe-link.log");
+    char *map = NULL;
     nopi_tool_job job = { .log = log };
     int rc = glue_o && log ? glue_object(b, glue, glue_o) : nopi_nomem(b->err);
+    if (rc == 0 && all)
+        rc = version_script(b, &map);
     bool cxx = needs_cxx_runtime(objs, nobjs, all);
     nopi_argv *a = &job.argv;
     nopi_argv_add(a, cxx ? nopi_cxx_program(b->m->cxx) : nopi_cc_program());
@@ -681,8 +705,10 @@ static int link_system(builder *b, const char *glue, const object *objs, int nob
     /* as for libtcc's link: the library's own trampolines bind first (objects.c, new_cc) */
     nopi_argv_add(a, "-Wl,-Bsymbolic");
     nopi_argv_add(a, "-Wl,-z,noexecstack");
-    if (all)
+    if (all) {
         nopi_argv_add(a, "-Wl,--no-undefined");
+        nopi_argv_addf(a, "-Wl,--version-script=%s", map ? map : "");
+    }
     add_plain_diagnostics(a, a->v[0]);
     nopi_argv_add(a, glue_o ? glue_o : "");
     for (int i = 0; i < nobjs; i++) {   /* references first: their weak copies are kept */
@@ -699,6 +725,7 @@ static int link_system(builder *b, const char *glue, const object *objs, int nob
     nopi_argv_free(&job.argv);
     free(glue_o);
     free(log);
+    free(map);
     return rc;
 }
 

@@ -1,0 +1,21 @@
+#!/bin/sh
+# A reference runs none of the op's code, even through the C++ runtime (issue 20): op code
+# that defines a member of std::string which libstdc++ calls through its own PLT is not
+# exported from the library, so the reference's std::string use runs libstdc++'s own member
+# and the case passes (exported, it trapped inside the reference); the library exports
+# nothing but its self-description and argument names.
+. ./lib.sh
+cp -R "$NEURONOP_SRC/tests/fixtures/interpose" "$WORK/ip"
+cp "$NEURONOP_SRC/share/neuronop/examples/negate_cxx/negate.cpp" "$WORK/ip/"
+
+test_expect "op code defining a libstdc++ member does not run inside the reference" '
+    run test ip
+    expect_status 0
+    expect_out "1 passed, 0 failed"'
+
+test_expect "a C++ library exports only its self-description and argument names" '
+    nm -D --defined-only ip/build/libinterpose.so | awk "{ print \$3 }" | sort >exports
+    printf "neuronop_argnames\nneuronop_library\n" >want
+    diff -u want exports'
+
+test_done
