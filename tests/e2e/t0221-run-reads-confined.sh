@@ -3,9 +3,17 @@
 # read its library, the library folder and the system's library folders, and no other file a
 # user can read (one beside the library folder, /etc/passwd, /proc of another process), under
 # `run` and under `test`; its own sources stay readable; a library lying in the user's home
-# gets no folder at all; and the worker's environment is empty.  Without Landlock (NEURONOP_LANDLOCK=off,
+# gets no folder at all; the worker's environment is empty; and the build's registration
+# child is held the same way.  Without Landlock (NEURONOP_LANDLOCK=off,
 # as on an older kernel) the same reads get through, as neuronop-run(1) TRUST says.
 . ./lib.sh
+# a kernel without Landlock (before 5.13, or disabled) confines no reads: nothing to test
+printf '#include <linux/landlock.h>\n#include <sys/syscall.h>\n#include <unistd.h>\nint main(void) { return syscall(SYS_landlock_create_ruleset, 0, 0, LANDLOCK_CREATE_RULESET_VERSION) > 0 ? 0 : 1; }\n' \
+    >"$WORK/landlock.c"
+if ! ${CC:-cc} -o "$WORK/landlock" "$WORK/landlock.c" 2>/dev/null || ! "$WORK/landlock"; then
+    echo "1..0 # SKIP this kernel has no Landlock"
+    exit 0
+fi
 . ./hostile_parent.sh
 echo "token=do-not-print" >"$WORK/secret.txt"
 
@@ -30,6 +38,13 @@ test_expect "the worker's environment is empty: no CI secret to print" '
     NEURONOP_E2E_SECRET=token run run hp attack zeros:29
     expect_status 1
     expect_err "the shape function returned NULL"'
+
+test_expect "a C++ registration reads no file nor the environment (they would name its ops)" '
+    cp -R "$NEURONOP_SRC/tests/fixtures/regreads" regreads
+    run build regreads
+    expect_status 0
+    NEURONOP_LANDLOCK=off "$NEURONOP" build --force regreads >out 2>err && exit 1
+    grep -q "is not registered by NEURON_LIBRARY" err'
 
 test_expect "under neuronop test, the case that reads outside fails and the other passes" '
     cat >>hp/neuronop.yaml <<EOT
