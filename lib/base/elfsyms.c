@@ -16,6 +16,19 @@ static bool in_file(size_t len, uint64_t off, uint64_t size)
     return off <= len && size <= len - off;
 }
 
+/* Reads the ELF64 header of data[0, len) into eh and checks that its section headers lie in
+ * the file and, with names, that it names its section-name table.  false when it is no
+ * such file. */
+static bool header_of(const char *data, size_t len, bool names, Elf64_Ehdr *eh)
+{
+    if (len < sizeof *eh)
+        return false;
+    memcpy(eh, data, sizeof *eh);
+    return memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+           eh->e_shentsize == sizeof(Elf64_Shdr) && (!names || eh->e_shstrndx < eh->e_shnum) &&
+           in_file(len, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr));
+}
+
 /* Copies a header out of the file: tcc does not align them (with -g its section headers
  * start at any offset), so they are never read in place. */
 static void get_shdr(const char *data, const Elf64_Ehdr *eh, unsigned i, Elf64_Shdr *sh)
@@ -33,12 +46,7 @@ int nopi_elfsyms_read(const char *path, nopi_elfsym **syms, size_t *n, nop_error
         return nopi_fail(err, NOP_ERR_COMPILE, path, 0, 0, "cannot read object file");
     Elf64_Ehdr eh;
     int rc = -1;
-    if (len < sizeof eh)
-        goto bad;
-    memcpy(&eh, data, sizeof eh);
-    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh.e_shentsize != sizeof(Elf64_Shdr) ||
-        !in_file(len, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr)))
+    if (!header_of(data, len, false, &eh))
         goto bad;
     for (unsigned i = 0; i < eh.e_shnum; i++) {
         Elf64_Shdr sh, str;
@@ -109,12 +117,7 @@ int nopi_elf_section(const char *data, size_t len, const char *name, size_t *off
                      uint64_t *addr)
 {
     Elf64_Ehdr eh;
-    if (len < sizeof eh)
-        return -1;
-    memcpy(&eh, data, sizeof eh);
-    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shstrndx >= eh.e_shnum ||
-        !in_file(len, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr)))
+    if (!header_of(data, len, true, &eh))
         return -1;
     Elf64_Shdr names;
     get_shdr(data, &eh, eh.e_shstrndx, &names);
@@ -138,8 +141,22 @@ int nopi_elf_section(const char *data, size_t len, const char *name, size_t *off
     return -1;
 }
 
+/* The symbol table of an object and its strings, checked to lie in the file. */
 static bool symtab_of(const char *data, size_t len, const Elf64_Ehdr *eh, Elf64_Shdr *sym,
-                      Elf64_Shdr *str);
+                      Elf64_Shdr *str)
+{
+    for (unsigned i = 0; i < eh->e_shnum; i++) {
+        get_shdr(data, eh, i, sym);
+        if (sym->sh_type != SHT_SYMTAB)
+            continue;
+        if (sym->sh_link >= eh->e_shnum || sym->sh_entsize != sizeof(Elf64_Sym) ||
+            !in_file(len, sym->sh_offset, sym->sh_size))
+            return false;
+        get_shdr(data, eh, sym->sh_link, str);
+        return in_file(len, str->sh_offset, str->sh_size);
+    }
+    return false;
+}
 
 /* Whether an object defines an indirect function, file-local ones included (a static
  * ifunc's resolver runs at load as any other's). */
@@ -160,12 +177,7 @@ static bool has_ifunc(const char *data, size_t len, const Elf64_Ehdr *eh)
 bool nopi_elf_runs_at_load(const char *data, size_t len)
 {
     Elf64_Ehdr eh;
-    if (len < sizeof eh)
-        return false;
-    memcpy(&eh, data, sizeof eh);
-    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shstrndx >= eh.e_shnum ||
-        !in_file(len, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr)))
+    if (!header_of(data, len, true, &eh))
         return false;
     if (has_ifunc(data, len, &eh))
         return true;
@@ -176,17 +188,13 @@ bool nopi_elf_runs_at_load(const char *data, size_t len)
         get_shdr(data, &eh, i, &sh);
         if (sh.sh_size == 0)
             continue;
-        bool typed = sh.sh_type == SHT_INIT_ARRAY || sh.sh_type == SHT_PREINIT_ARRAY;
-        if (!in_file(len, names.sh_offset, names.sh_size) || sh.sh_name >= names.sh_size) {
-            if (typed)
-                return true;
+        if (sh.sh_type == SHT_INIT_ARRAY || sh.sh_type == SHT_PREINIT_ARRAY)
+            return true;
+        if (!in_file(len, names.sh_offset, names.sh_size) || sh.sh_name >= names.sh_size)
             continue;
-        }
         /* the name, bounded by the string table's end */
         const char *n = data + names.sh_offset + sh.sh_name;
         size_t room = (size_t)(names.sh_size - sh.sh_name);
-        if (typed)
-            return true;
         static const char *const prefixes[] = { ".init_array", ".preinit_array", ".ctors" };
         for (size_t k = 0; k < sizeof prefixes / sizeof prefixes[0]; k++)
             if (room > strlen(prefixes[k]) && strncmp(n, prefixes[k], strlen(prefixes[k])) == 0)
@@ -222,23 +230,6 @@ bool nopi_elf_disarm_section(char *data, size_t len, const char *name, const cha
     return false;
 }
 
-/* The symbol table of an object and its strings, checked to lie in the file. */
-static bool symtab_of(const char *data, size_t len, const Elf64_Ehdr *eh, Elf64_Shdr *sym,
-                      Elf64_Shdr *str)
-{
-    for (unsigned i = 0; i < eh->e_shnum; i++) {
-        get_shdr(data, eh, i, sym);
-        if (sym->sh_type != SHT_SYMTAB)
-            continue;
-        if (sym->sh_link >= eh->e_shnum || sym->sh_entsize != sizeof(Elf64_Sym) ||
-            !in_file(len, sym->sh_offset, sym->sh_size))
-            return false;
-        get_shdr(data, eh, sym->sh_link, str);
-        return in_file(len, str->sh_offset, str->sh_size);
-    }
-    return false;
-}
-
 /* The variable of section shndx holding the byte a PC-relative field with this addend
  * reaches (4 or 8 bytes of the instruction follow the field). */
 static bool variable_at(const char *data, const Elf64_Shdr *sym, unsigned shndx,
@@ -265,10 +256,7 @@ int nopi_elf_startup_object(const char *data, size_t len, char *buf, size_t size
     Elf64_Ehdr eh;
     Elf64_Shdr sym, str;
     if (nopi_elf_section(data, len, ".rela.text.startup", &roff, &rsize, NULL) != 0 ||
-        len < sizeof eh)
-        return -1;
-    memcpy(&eh, data, sizeof eh);
-    if (!symtab_of(data, len, &eh, &sym, &str))
+        !header_of(data, len, false, &eh) || !symtab_of(data, len, &eh, &sym, &str))
         return -1;
     for (size_t k = 0; k + sizeof(Elf64_Rela) <= rsize; k += sizeof(Elf64_Rela)) {
         Elf64_Rela r;
