@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -21,16 +22,44 @@ static bool beneath(const char *path, const char *dir)
     return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
+/* The home folder /etc/passwd gives this process's user, into out (PATH_MAX bytes), read
+ * directly: getpwuid may ask a name service over a socket, which the registration child's
+ * filter ends it for.  false when there is none. */
+static bool passwd_home(char *out)
+{
+    FILE *f = fopen("/etc/passwd", "re");
+    if (!f)
+        return false;
+    char line[1024];
+    bool found = false;
+    unsigned long uid = (unsigned long)getuid();
+    while (!found && fgets(line, sizeof line, f)) {
+        /* name:password:uid:gid:gecos:home:shell, any of them empty */
+        char *field[7] = { line }, *c = line;
+        int n = 1;
+        while (n < 7 && (c = strchr(c, ':'))) {
+            *c++ = '\0';
+            field[n++] = c;
+        }
+        if (n == 7 && field[2][0] && strtoul(field[2], NULL, 10) == uid && field[5][0] == '/')
+            found = realpath(field[5], out) != NULL;
+    }
+    fclose(f);
+    return found;
+}
+
 /* Whether letting a worker read folder would open more than one library's files: the root or
- * a top-level folder (/tmp, /home, /root), the user's home or a folder above it, or a shared
- * temporary folder itself ($TMPDIR, /var/tmp, /dev/shm, /run/user/UID). */
+ * a top-level folder (/tmp, /home, /root), the user's home (as $HOME or /etc/passwd says)
+ * or a folder above it, or a shared temporary folder itself ($TMPDIR, /var/tmp, /dev/shm,
+ * /run/user/UID). */
 static bool too_wide(const char *folder)
 {
     if (!strchr(folder + 1, '/'))
         return true;   /* "/" or "/x" */
     const char *home = getenv("HOME"), *tmp = getenv("TMPDIR");
     char real[PATH_MAX];
-    if (home && realpath(home, real) && beneath(real, folder))
+    if ((home && realpath(home, real) && beneath(real, folder)) ||
+        (passwd_home(real) && beneath(real, folder)))
         return true;
     if (tmp && realpath(tmp, real) && strcmp(real, folder) == 0)
         return true;
@@ -38,6 +67,8 @@ static bool too_wide(const char *folder)
     for (size_t i = 0; i < NOPI_ARRAY_LEN(shared); i++)
         if (strcmp(folder, shared[i]) == 0)
             return true;
+    if (strcmp(folder, "/run/user") == 0)
+        return true;
     return beneath(folder, "/run/user") && !strchr(folder + sizeof "/run/user", '/');
 }
 
@@ -81,12 +112,19 @@ int nopi_usercode_reads(const char *library)
     int n = 0;
     for (size_t i = 0; i < NOPI_ARRAY_LEN(system_dirs); i++)
         rules[n++] = (nopi_landlock_rule){ system_dirs[i], NOPI_LL_READ };
+    /* LD_LIBRARY_PATH's folders, each absolute and resolved, and none too wide: "." would
+     * be the folder neuronop runs in */
     const char *ld = getenv("LD_LIBRARY_PATH");
-    char *dirs = ld ? strdup(ld) : NULL, *save = NULL;
-    for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL;
-         d && n < (int)NOPI_ARRAY_LEN(system_dirs) + MAX_PATH_DIRS;
-         d = strtok_r(NULL, ":", &save))
-        rules[n++] = (nopi_landlock_rule){ d, NOPI_LL_READ };
+    char *dirs = ld ? strdup(ld) : NULL, *save = NULL, *resolved[MAX_PATH_DIRS];
+    int nresolved = 0;
+    for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d && nresolved < MAX_PATH_DIRS;
+         d = strtok_r(NULL, ":", &save)) {
+        char *r = d[0] == '/' ? realpath(d, NULL) : NULL;
+        if (r && !too_wide(r))
+            rules[n++] = (nopi_landlock_rule){ resolved[nresolved++] = r, NOPI_LL_READ };
+        else
+            free(r);
+    }
     char file[PATH_MAX], own[PATH_MAX], folder[PATH_MAX];   /* the rules borrow them */
     if (library && realpath(library, file)) {
         rules[n++] = (nopi_landlock_rule){ file, NOPI_LL_READ };
@@ -101,7 +139,29 @@ int nopi_usercode_reads(const char *library)
     int rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? nopi_landlock_restrict(rules, n)
                                                          : -1;
     free(dirs);
+    for (int i = 0; i < nresolved; i++)
+        free(resolved[i]);
     return rc;
+}
+
+/* Zeroes len bytes at s through pipe p, which, unlike memset, fails (EFAULT) rather than
+ * crashing on memory that is not writable: a string a host program gave putenv may be a
+ * literal. */
+static void zero(int p[2], char *s, size_t len)
+{
+    static const char zeros[4096];
+    while (len) {
+        size_t n = len < sizeof zeros ? len : sizeof zeros;
+        if (write(p[1], zeros, n) != (ssize_t)n)
+            return;
+        if (read(p[0], s, n) != (ssize_t)n) {
+            char sink[sizeof zeros];   /* the pipe is left empty for the next string */
+            (void)!read(p[0], sink, n);
+            return;
+        }
+        s += n;
+        len -= n;
+    }
 }
 
 void nopi_usercode_environment(void)
@@ -123,9 +183,14 @@ void nopi_usercode_environment(void)
             end = strtoul(p + 1, NULL, 10);
     }
     extern char **environ;
-    for (char **e = environ; e && *e; e++)
-        memset(*e, 0, strlen(*e));
-    if (start && end > start)
-        memset((void *)start, 0, end - start);
+    int zp[2];
+    if (pipe2(zp, O_CLOEXEC) == 0) {
+        for (char **e = environ; e && *e; e++)
+            zero(zp, *e, strlen(*e));
+        if (start && end > start)
+            zero(zp, (char *)start, end - start);
+        close(zp[0]);
+        close(zp[1]);
+    }
     clearenv();
 }

@@ -707,7 +707,9 @@ static int link_system(builder *b, const char *glue, const object *objs, int nob
     nopi_argv_add(a, "-Wl,-z,noexecstack");
     if (all) {
         nopi_argv_add(a, "-Wl,--no-undefined");
-        nopi_argv_addf(a, "-Wl,--version-script=%s", map ? map : "");
+        /* -Xlinker, not -Wl,: a comma in the build folder's path would split the name */
+        nopi_argv_add(a, "-Xlinker");
+        nopi_argv_addf(a, "--version-script=%s", map ? map : "");
     }
     add_plain_diagnostics(a, a->v[0]);
     nopi_argv_add(a, glue_o ? glue_o : "");

@@ -20,11 +20,13 @@ test_expect "op code defining a libstdc++ member does not run inside the referen
     fi'
 
 test_expect "a C++ library exports only its self-description and argument names" '
-    cp -R "$NEURONOP_SRC/share/neuronop/examples/negate_cxx" neg
-    rm -rf neg/build
-    run build neg
+    # in a folder whose name has a comma, which the linker'\''s -Wl, would split
+    mkdir "a,b"
+    cp -R "$NEURONOP_SRC/share/neuronop/examples/negate_cxx" "a,b/neg"
+    rm -rf "a,b/neg/build"
+    run build "a,b/neg"
     expect_status 0
-    nm -D --defined-only neg/build/libnegate_cxx.so | awk "{ print \$3 }" | sort >exports
+    nm -D --defined-only "a,b/neg/build/libnegate_cxx.so" | awk "{ print \$3 }" | sort >exports
     printf "neuronop_argnames\nneuronop_library\n" >want
     diff -u want exports'
 
