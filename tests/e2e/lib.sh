@@ -38,6 +38,8 @@ test_expect() {
         test_failed=$((test_failed + 1))
         echo "not ok $test_count - $1"
         sed 's/^/# /' "$WORK/.log"
+        # and on stderr, which prove shows without -v: a failure in CI says why
+        sed "s/^/# $test_count: /" "$WORK/.log" >&2
     fi
     # NEURONOP_TEST_TIMES=1: each test's wall time, to find what makes a script slow
     [ -z "${NEURONOP_TEST_TIMES:-}" ] || echo "# $(( ($(date +%s%N) - te_start) / 1000000 )) ms"
