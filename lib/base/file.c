@@ -141,6 +141,14 @@ char *nopi_dirname(const char *path)
     return strndup(path, (size_t)(slash - path));
 }
 
+bool nopi_path_within(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    if (n == 1 && dir[0] == '/')
+        return true;
+    return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
 int nopi_mkdirs(const char *path)
 {
     char *p = strdup(path);

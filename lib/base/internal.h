@@ -104,6 +104,8 @@ void nopi_diag_add_excerpt(nop_diag *d);
 char *nopi_path_join(const char *dir, const char *rel);
 /* The directory part of path ("." when none); malloc'd. */
 char *nopi_dirname(const char *path);
+/* Whether path is dir or lies beneath it, by their text (resolve both first). */
+bool nopi_path_within(const char *path, const char *dir);
 /* mkdir -p.  -1 with errno set on failure. */
 int nopi_mkdirs(const char *path);
 /* Asks the kernel to map [p, p + len)'s whole pages at once, writable (best effort; nothing

@@ -15,13 +15,6 @@
 #include "landlock.h"
 #include "usercode.h"
 
-/* Whether path is dir or lies beneath it. */
-static bool beneath(const char *path, const char *dir)
-{
-    size_t n = strlen(dir);
-    return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 /* The home folder /etc/passwd gives this process's user, into out (PATH_MAX bytes), read
  * directly: getpwuid may ask a name service over a socket, which the registration child's
  * filter ends it for.  false when there is none. */
@@ -48,28 +41,43 @@ static bool passwd_home(char *out)
     return found;
 }
 
-/* Whether letting a worker read folder would open more than one library's files: the root or
- * a top-level folder (/tmp, /home, /root), the user's home (as $HOME or /etc/passwd says)
- * or a folder above it, or a shared temporary folder itself ($TMPDIR, /var/tmp, /dev/shm,
+/* The folders that too_wide measures against, resolved once ("" when there is none). */
+typedef struct wide {
+    char home[PATH_MAX];      /* $HOME */
+    char passwd[PATH_MAX];    /* the home /etc/passwd gives (HOME may be unset or other) */
+    char tmp[PATH_MAX];       /* $TMPDIR */
+} wide;
+
+static void wide_folders(wide *w)
+{
+    const char *home = getenv("HOME"), *tmp = getenv("TMPDIR");
+    if (!home || !realpath(home, w->home))
+        w->home[0] = '\0';
+    if (!passwd_home(w->passwd))
+        w->passwd[0] = '\0';
+    if (!tmp || !realpath(tmp, w->tmp))
+        w->tmp[0] = '\0';
+}
+
+/* Whether letting a worker read folder (resolved) would open more than one library's files:
+ * the root or a top-level folder (/tmp, /home, /root), the user's home or a folder above it,
+ * or a shared temporary folder itself ($TMPDIR, /var/tmp, /dev/shm, /run/user or
  * /run/user/UID). */
-static bool too_wide(const char *folder)
+static bool too_wide(const char *folder, const wide *w)
 {
     if (!strchr(folder + 1, '/'))
         return true;   /* "/" or "/x" */
-    const char *home = getenv("HOME"), *tmp = getenv("TMPDIR");
-    char real[PATH_MAX];
-    if ((home && realpath(home, real) && beneath(real, folder)) ||
-        (passwd_home(real) && beneath(real, folder)))
-        return true;
-    if (tmp && realpath(tmp, real) && strcmp(real, folder) == 0)
+    if ((w->home[0] && nopi_path_within(w->home, folder)) ||
+        (w->passwd[0] && nopi_path_within(w->passwd, folder)) ||
+        strcmp(folder, w->tmp) == 0)
         return true;
     static const char *const shared[] = { "/var/tmp", "/dev/shm" };
     for (size_t i = 0; i < NOPI_ARRAY_LEN(shared); i++)
         if (strcmp(folder, shared[i]) == 0)
             return true;
-    if (strcmp(folder, "/run/user") == 0)
-        return true;
-    return beneath(folder, "/run/user") && !strchr(folder + sizeof "/run/user", '/');
+    static const char run[] = "/run/user";   /* itself, or one user's folder in it */
+    size_t n = sizeof run - 1;
+    return nopi_path_within(folder, run) && (!folder[n] || !strchr(folder + n + 1, '/'));
 }
 
 /* The library folder of a library whose file is in folder own (resolved), into out
@@ -103,7 +111,7 @@ static void library_folder(const char *own, char *out)
  * LD_LIBRARY_PATH's folders what a library links to (libstdc++, libm); /proc/self the maps a
  * sanitizer reads.  Nothing else a user can read, which user code could otherwise print into
  * a CI log: not ~/.ssh, not /etc/shadow as root, not /proc of the user's other processes. */
-int nopi_usercode_reads(const char *library)
+static int confine_reads(const char *library)
 {
     static const char *const system_dirs[] = { "/usr", "/lib", "/lib64", "/etc/ld.so.cache",
                                                "/proc/self" };
@@ -112,6 +120,8 @@ int nopi_usercode_reads(const char *library)
     int n = 0;
     for (size_t i = 0; i < NOPI_ARRAY_LEN(system_dirs); i++)
         rules[n++] = (nopi_landlock_rule){ system_dirs[i], NOPI_LL_READ };
+    wide w;
+    wide_folders(&w);
     /* LD_LIBRARY_PATH's folders, each absolute and resolved, and none too wide: "." would
      * be the folder neuronop runs in */
     const char *ld = getenv("LD_LIBRARY_PATH");
@@ -120,7 +130,7 @@ int nopi_usercode_reads(const char *library)
     for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d && nresolved < MAX_PATH_DIRS;
          d = strtok_r(NULL, ":", &save)) {
         char *r = d[0] == '/' ? realpath(d, NULL) : NULL;
-        if (r && !too_wide(r))
+        if (r && !too_wide(r, &w))
             rules[n++] = (nopi_landlock_rule){ resolved[nresolved++] = r, NOPI_LL_READ };
         else
             free(r);
@@ -132,7 +142,7 @@ int nopi_usercode_reads(const char *library)
         char *slash = strrchr(own, '/');
         *(slash > own ? slash : slash + 1) = '\0';   /* its folder; "/" keeps its slash */
         library_folder(own, folder);
-        const char *pick = !too_wide(folder) ? folder : !too_wide(own) ? own : NULL;
+        const char *pick = !too_wide(folder, &w) ? folder : !too_wide(own, &w) ? own : NULL;
         if (pick)
             rules[n++] = (nopi_landlock_rule){ pick, NOPI_LL_READ };
     }
@@ -164,7 +174,7 @@ static void zero(int p[2], char *s, size_t len)
     }
 }
 
-void nopi_usercode_environment(void)
+static void empty_environment(void)
 {
     char stat[1024];
     int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
@@ -193,4 +203,12 @@ void nopi_usercode_environment(void)
         close(zp[1]);
     }
     clearenv();
+}
+
+int nopi_usercode_confine(const char *library)
+{
+    if (confine_reads(library) != 0)
+        return -1;
+    empty_environment();
+    return 0;
 }

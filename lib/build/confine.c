@@ -131,14 +131,6 @@ int nopi_confine_child(const nopi_confine *c, bool exec, unsigned long long addr
 
 /* ---- in the parent ---------------------------------------------------------------------- */
 
-static bool inside(const char *path, const char *dir)
-{
-    size_t n = strlen(dir);
-    if (n == 1 && dir[0] == '/')
-        return true;
-    return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
-
 bool nopi_confine_allows(const nopi_confine *c, const char *path)
 {
     char *r = realpath(path, NULL);
@@ -146,7 +138,7 @@ bool nopi_confine_allows(const nopi_confine *c, const char *path)
         return true;   /* nothing there to quote */
     bool ok = false;
     for (int i = 0; i < c->nresolved && !ok; i++)
-        ok = inside(r, c->resolved[i]);
+        ok = nopi_path_within(r, c->resolved[i]);
     free(r);
     return ok;
 }
@@ -415,7 +407,7 @@ bool nopi_confine_within(const char *root, const char *path, char *resolved, siz
         p += n + (p[n] == '/');
     }
     rest = tail;
-    bool ok = r && !climbs && inside(r, r_root);
+    bool ok = r && !climbs && nopi_path_within(r, r_root);
     if (resolved)
         snprintf(resolved, size, "%s%s%s", r ? r : path, r && rest[0] ? "/" : "",
                  r ? rest : "");

@@ -135,13 +135,12 @@ static int run_registration(const char *probe, char **out, nop_error *err)
             fputs("E\tcannot confine the registration (seccomp)\n", f);
             _exit(3);
         }
-        /* nor may it read what a kernel may not (usercode.h): what it prints reaches the
-         * user's log in an error */
-        if (nopi_usercode_reads(probe) != 0) {
+        /* nor may it read what a kernel may not, nor its environment (usercode.h): what it
+         * prints reaches the user's log in an error */
+        if (nopi_usercode_confine(probe) != 0) {
             fputs("E\tcannot confine the registration (Landlock)\n", f);
             _exit(3);
         }
-        nopi_usercode_environment();
         void *h = dlopen(probe, RTLD_NOW | RTLD_LOCAL);
         if (!h) {
             fprintf(f, "E\t%s\n", dlerror());

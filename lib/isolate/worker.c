@@ -122,10 +122,9 @@ static int set_up(nopi_server *s, nopi_wire *w, nop_device **cdev, struct nopi_d
         nopi_device_attach(*cdev = s->proto, w);
     else if (!(*cdev = nopi_device_for_worker(s->dev, w)))
         return done->rc = nopi_nomem(&done->err);
-    if (nopi_usercode_reads(s->library) != 0)
+    if (nopi_usercode_confine(s->library) != 0)
         return done->rc = nopi_fault(&done->err, NOP_FAULT_HOST, "cannot confine the device "
                                      "process's file access: %s", strerror(errno));
-    nopi_usercode_environment();
     if (nopi_confine(w->fd, &done->err) != 0)
         return done->rc = -1;
     /* its runs use the device's threads: made before the request comes, and after the

@@ -31,7 +31,8 @@ static int empties(void *arg)
     static char literal[] = "NEURONOP_UNIT_SECRET=token";
     putenv(literal);
     putenv((char *)"NEURONOP_UNIT_LITERAL=read-only");   /* a string in read-only memory */
-    nopi_usercode_environment();
+    if (nopi_usercode_confine(NULL) != 0)
+        return 3;
     extern char **environ;
     if ((environ && environ[0]) || getenv("PATH") || strstr(literal, "token"))
         return 1;
@@ -90,7 +91,7 @@ static int folder_only(void *arg)
 {
     const layout *l = arg;
     if (chdir(l->top) != 0 || setenv("LD_LIBRARY_PATH", ".", 1) != 0 ||
-        nopi_usercode_reads(l->so) != 0)
+        nopi_usercode_confine(l->so) != 0)
         return 3;
     return readable(l->so) && readable(l->source) && !readable(l->secret) &&
            !readable("secret") && !readable("/etc/passwd") ? 0 : 1;
@@ -102,7 +103,7 @@ static int file_only(void *arg)
     const layout *l = arg;
     char home[400];
     snprintf(home, sizeof home, "%s/lib", l->top);
-    if (setenv("HOME", home, 1) != 0 || nopi_usercode_reads(l->source) != 0)
+    if (setenv("HOME", home, 1) != 0 || nopi_usercode_confine(l->source) != 0)
         return 3;
     return readable(l->source) && !readable(l->so) ? 0 : 1;
 }
