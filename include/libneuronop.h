@@ -225,9 +225,13 @@ void nop_tensor_shape_str(const nop_tensor *t, char *buf, size_t size);
  * (bfloat16 as ml_dtypes saves it: a 2-byte void, '<V2', or 'bfloat16').  Every problem is an
  * input error naming the file. */
 int nop_tensor_load_npy(nop_tensor **out, const char *path, nop_error *err);
-/* Writes a .npy file (version 1.0, C order) through a temporary file and rename(2), so a
- * reader never sees half of it. */
+/* Writes a .npy file (version 1.0, C order) as nop_write_file writes. */
 int nop_tensor_save_npy(const nop_tensor *t, const char *path, nop_error *err);
+/* Writes len bytes to path as neuronop writes every output: a new or regular file through a
+ * temporary file beside it and rename(2), so a reader never sees half of it; anything else
+ * that exists (a symlink, device, FIFO or terminal: /dev/stdout) through, in place, as a
+ * shell's > would, never replaced.  0, or -1 with err filled (an input error naming path). */
+int nop_write_file(const char *path, const void *data, size_t len, nop_error *err);
 
 /* Makes a tensor from a generator spec: KIND:SHAPE[:DTYPE], with KIND randn, rand, zeros,
  * ones or arange (arange:N), or full:SHAPE:VALUE[:DTYPE]; SHAPE like 32x4096; DTYPE a name or

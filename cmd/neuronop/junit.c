@@ -1,12 +1,10 @@
 /*
  * junit.c - `neuronop test --junit FILE`: the results as JUnit XML (see junit.h).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "junit.h"
 #include "report.h"
@@ -32,15 +30,12 @@ static void xml_str(FILE *f, const char *s)
 int write_junit(const char *path, const char *library, const nop_test_result *cases, int n,
                 const nop_test_summary *sum, double seconds)
 {
-    char *tmp = NULL;
-    if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
+    /* built in memory, then written as neuronop writes every output (nop_write_file) */
+    char *xml = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&xml, &len);
+    if (!f)
         return report_nomem();
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        report_plain_error("cannot write '%s': %s", path, strerror(errno));
-        free(tmp);
-        return STATUS_USAGE;
-    }
     int total = sum->passed + sum->failed + sum->errored + sum->skipped;
     char stamp[32];
     time_t t = time(NULL);
@@ -84,11 +79,12 @@ int write_junit(const char *path, const char *library, const nop_test_result *ca
     }
     fprintf(f, "  </testsuite>\n</testsuites>\n");
     bool ok = !ferror(f);
-    ok = fclose(f) == 0 && ok && rename(tmp, path) == 0;
-    if (!ok) {
-        report_plain_error("cannot write '%s': %s", path, strerror(errno));
-        unlink(tmp);
+    if (fclose(f) != 0 || !ok) {
+        free(xml);
+        return report_nomem();
     }
-    free(tmp);
-    return ok ? 0 : STATUS_USAGE;
+    nop_error err = {0};
+    int rc = nop_write_file(path, xml, len, &err) == 0 ? 0 : report_error(&err);
+    free(xml);
+    return rc;
 }

@@ -204,28 +204,85 @@ double nopi_thread_cpu_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Writes the n buffers to fd in order; 0, or an errno value. */
+static int write_all(int fd, const void *const *bufs, const size_t *lens, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const char *p = bufs[i];
+        for (size_t left = lens[i]; left > 0;) {
+            ssize_t w = write(fd, p, left);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                return w < 0 ? errno : EIO;
+            p += w, left -= (size_t)w;
+        }
+    }
+    return 0;
+}
+
+/* Writes through path as a shell's > would, for what must not be replaced by a regular file:
+ * a device, FIFO or terminal (-o /dev/null as root would otherwise destroy /dev/null), or a
+ * symlink (/dev/stdout names the caller's own stdout).  0, or an errno value. */
+static int write_in_place(const char *path, const void *const *bufs, const size_t *lens, int n)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return errno;
+    int e = write_all(fd, bufs, lens, n);
+    if (close(fd) != 0 && e == 0 && errno != EINTR)
+        e = errno;
+    return e;
+}
+
+/* Writes a regular file at dest through dest.tmp.PID and rename(2).  0, or an errno value. */
+static int write_replacing(const char *dest, const void *const *bufs, const size_t *lens, int n)
+{
+    char *tmp = NULL;
+    if (asprintf(&tmp, "%s.tmp.%ld", dest, (long)getpid()) < 0)
+        return ENOMEM;
+    int e = 0, fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        e = errno;
+    } else {
+        e = write_all(fd, bufs, lens, n);
+        if (close(fd) != 0 && e == 0 && errno != EINTR)
+            e = errno;
+        if (e == 0 && rename(tmp, dest) != 0)
+            e = errno;
+        if (e != 0)
+            unlink(tmp);
+    }
+    free(tmp);
+    return e;
+}
+
+/* Fills err for errno value e from writing path; 0 when e is 0, else -1. */
+static int write_result(int e, const char *path, nop_error *err)
+{
+    if (e == 0)
+        return 0;
+    return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot write '%s': %s", path, strerror(e));
+}
+
 int nopi_write_whole(const char *path, const void *const *bufs, const size_t *lens, int n,
                      nop_error *err)
 {
-    char *tmp = NULL;
-    if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
-        return nopi_nomem(err);
-    FILE *f = fopen(tmp, "wb");
-    bool ok = f != NULL;
-    for (int i = 0; ok && i < n; i++)
-        ok = lens[i] == 0 || fwrite(bufs[i], 1, lens[i], f) == lens[i];
-    ok = f && fclose(f) == 0 && ok;
-    int saved = errno;
-    ok = ok && rename(tmp, path) == 0;
-    if (!ok)
-        saved = saved ? saved : errno;
-    if (!ok)
-        unlink(tmp);
-    free(tmp);
-    if (!ok)
-        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot write '%s': %s", path,
-                         strerror(saved));
-    return 0;
+    return write_result(write_replacing(path, bufs, lens, n), path, err);
+}
+
+int nopi_write_output(const char *path, const void *const *bufs, const size_t *lens, int n,
+                      nop_error *err)
+{
+    struct stat st;
+    bool replace = lstat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode);
+    int e = replace ? write_replacing(path, bufs, lens, n) : write_in_place(path, bufs, lens, n);
+    return write_result(e, path, err);
+}
+
+int nop_write_file(const char *path, const void *data, size_t len, nop_error *err)
+{
+    return nopi_write_output(path, &data, &len, 1, err);
 }
 
 void nopi_diag_add_excerpt(nop_diag *d)

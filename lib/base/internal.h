@@ -123,9 +123,16 @@ double nopi_now(void);
  * runs something else, so it measures code without the machine's load. */
 double nopi_thread_cpu_now(void);
 /* Writes the n buffers, in order, to path through a temporary file beside it and rename(2),
- * so path appears whole or not at all.  0, or -1 with err filled (an input error: cannot write). */
+ * so path appears whole or not at all, and whatever path was (a symlink included) is
+ * replaced: for neuronop's own files.  0, or -1 with err filled (an input error). */
 int nopi_write_whole(const char *path, const void *const *bufs, const size_t *lens, int n,
                      nop_error *err);
+/* The same for a file the user named (-o, --trace, --junit): a new or regular file as
+ * nopi_write_whole writes it, but anything else that exists (a symlink, device, FIFO or
+ * terminal: /dev/stdout, /dev/null) is written through in place, as a shell's > would, never
+ * replaced.  0, or -1 with err filled (an input error). */
+int nopi_write_output(const char *path, const void *const *bufs, const size_t *lens, int n,
+                      nop_error *err);
 
 /* ---- hashing (hash.c): XXH3-128 as 32 hex digits ---- */
 typedef struct nopi_hasher nopi_hasher;

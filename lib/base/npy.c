@@ -249,7 +249,7 @@ int nop_tensor_save_npy(const nop_tensor *t, const char *path, nop_error *err)
                               (unsigned char)(hdr.len & 0xff), (unsigned char)(hdr.len >> 8) };
     const void *bufs[] = { pre, hdr.s, t->data };
     size_t lens[] = { sizeof pre, hdr.len, (size_t)t->numel * t->itemsize };
-    int rc = nopi_write_whole(path, bufs, lens, 3, err);
+    int rc = nopi_write_output(path, bufs, lens, 3, err);
     nopi_sb_free(&hdr);
     return rc;
 }

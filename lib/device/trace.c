@@ -215,7 +215,7 @@ int nop_trace_save(const nop_run_result *r, const nop_profile *p, const nop_mode
         return nopi_fail(err, NOP_ERR_NOMEM, NULL, 0, 0, "out of memory for the trace");
     }
     const void *bufs[] = { w.sb.s };
-    int rc = nopi_write_whole(path, bufs, &w.sb.len, 1, err);
+    int rc = nopi_write_output(path, bufs, &w.sb.len, 1, err);
     nopi_sb_free(&w.sb);
     return rc;
 }

@@ -124,6 +124,38 @@ test_expect "-o into a folder that does not exist" '
     expect_status 2
     expect_err "neuronop: error: cannot write '\''no/such/dir/out.npy'\''"'
 
+# Before: -o renamed a temporary file over any path, so -o /dev/null as root replaced the
+# device with a regular file, and a FIFO or symlink became a plain file.
+test_expect "-o into a FIFO writes through it and leaves it a FIFO" '
+    run run copy copy arange:5 -o want.npy
+    mkfifo pipe.npy
+    timeout 10 cat pipe.npy >got.npy &
+    run run copy copy arange:5 -o pipe.npy
+    expect_status 0
+    wait
+    test -p pipe.npy
+    cmp want.npy got.npy
+    ! ls pipe.npy.tmp.* 2>/dev/null'
+
+# /dev/stdout is a link to /proc/self/fd/1; the test makes its own such link, so that a
+# regression replaces that one and not the machine's.
+test_expect "-o /dev/stdout writes the .npy file into the pipe and leaves the link" '
+    run run copy copy arange:5 -o want.npy
+    ln -s /proc/self/fd/1 stdout
+    "$NEURONOP" run copy copy arange:5 -o stdout 2>err | cat >got
+    perl -0777 -ne "print substr(\$_, index(\$_, qq(\x93NUMPY)), -s qq(want.npy))" got |
+        cmp - want.npy
+    test -L stdout'
+
+test_expect "-o through a symlink writes the file it names and keeps the link" '
+    mkdir elsewhere
+    ln -s elsewhere/target.npy link.npy
+    run run copy copy arange:5 -o link.npy
+    expect_status 0
+    test -L link.npy
+    run run copy copy arange:5 -o direct.npy
+    cmp direct.npy elsewhere/target.npy'
+
 test_expect "--expect that matches, and one that does not, with the worst elements" '
     npy write want.npy "<f4" 2x2 1 2 3 4
     npy write got.npy "<f4" 2x2 1 2 3.5 4

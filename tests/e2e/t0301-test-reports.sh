@@ -57,6 +57,15 @@ test_expect "--junit marks cases left out by -k as skipped" '
     xmllint --noout --schema "$NEURONOP_SRC/tests/e2e/junit.xsd" report.xml
     test "$(xmllint --xpath "count(//testcase[skipped])" report.xml)" = 4'
 
+test_expect "--junit into a FIFO writes through it and leaves it a FIFO" '
+    mkfifo fifo.xml
+    timeout 10 cat fifo.xml >got.xml &
+    run test c --junit fifo.xml -k d_fine
+    expect_status 0
+    wait
+    test -p fifo.xml
+    xmllint --noout --schema "$NEURONOP_SRC/tests/e2e/junit.xsd" got.xml'
+
 test_expect "--junit into a folder that does not exist is reported" '
     run test c --junit no/such/report.xml -k d_fine
     expect_status 2

@@ -1,0 +1,133 @@
+/* Unit tests of how neuronop writes files (lib/base/file.c): its own files are always
+ * replaced whole, a symlink included, so nothing planted in a build or cache folder is
+ * written through; a file the user names is replaced whole when it is regular, but a
+ * symlink, FIFO or device is written through and left as it was (before, -o /dev/null as
+ * root replaced the device with a regular file; the tests use a FIFO, which a regression
+ * breaks without harm to the machine). */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "unit.h"
+#include "base/internal.h"
+
+/* The whole contents of path, as a NUL-terminated string in buf (empty when unreadable). */
+static const char *contents(const char *path, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    int fd = open(path, O_RDONLY);
+    if (fd >= 0) {
+        ssize_t n = read(fd, buf, size - 1);
+        buf[n > 0 ? n : 0] = '\0';
+        close(fd);
+    }
+    return buf;
+}
+
+static char *join(const char *dir, const char *name)
+{
+    char *p = nopi_path_join(dir, name);
+    assert_non_null(p);
+    return p;
+}
+
+static int write_one(int (*writer)(const char *, const void *const *, const size_t *, int,
+                                   nop_error *), const char *path, const char *text)
+{
+    const void *bufs[] = { text };
+    size_t len = strlen(text);
+    nop_error err = { 0 };
+    return writer(path, bufs, &len, 1, &err);
+}
+
+static void own_files_replace_a_symlink(void **state)
+{
+    const char *dir = unit_tmpdir();
+    char *target = join(dir, "target"), *link = join(dir, "link"), buf[64];
+    unit_write(dir, "target", "outside");
+    assert_int_equal(symlink(target, link), 0);
+    assert_int_equal(write_one(nopi_write_whole, link, "new"), 0);
+    struct stat st;
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_string_equal(contents(link, buf, sizeof buf), "new");
+    assert_string_equal(contents(target, buf, sizeof buf), "outside");
+    free(target), free(link);
+    unit_cleanup(dir);
+}
+
+static void outputs_write_through_a_symlink(void **state)
+{
+    const char *dir = unit_tmpdir();
+    char *target = join(dir, "target"), *link = join(dir, "link"), buf[64];
+    unit_write(dir, "target", "old contents, longer");
+    assert_int_equal(symlink(target, link), 0);
+    assert_int_equal(write_one(nopi_write_output, link, "new"), 0);
+    struct stat st;
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_string_equal(contents(target, buf, sizeof buf), "new");
+    free(target), free(link);
+    unit_cleanup(dir);
+}
+
+static void outputs_replace_a_regular_file_whole(void **state)
+{
+    const char *dir = unit_tmpdir();
+    char *path = join(dir, "out"), *tmp = NULL, buf[64];
+    unit_write(dir, "out", "old contents, longer");
+    struct stat before, after;
+    assert_int_equal(stat(path, &before), 0);
+    assert_int_equal(write_one(nopi_write_output, path, "new"), 0);
+    assert_int_equal(stat(path, &after), 0);
+    assert_true(before.st_ino != after.st_ino);   /* renamed in, not rewritten */
+    assert_string_equal(contents(path, buf, sizeof buf), "new");
+    assert_true(asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) > 0);
+    assert_int_equal(access(tmp, F_OK), -1);
+    free(path), free(tmp);
+    unit_cleanup(dir);
+}
+
+static void outputs_write_into_a_fifo_in_place(void **state)
+{
+    const char *dir = unit_tmpdir();
+    char *path = join(dir, "fifo"), buf[64];
+    assert_int_equal(mkfifo(path, 0600), 0);
+    int reader = open(path, O_RDONLY | O_NONBLOCK);   /* so the writer's open does not wait */
+    assert_true(reader >= 0);
+    assert_int_equal(write_one(nopi_write_output, path, "through"), 0);
+    ssize_t n = read(reader, buf, sizeof buf - 1);
+    assert_int_equal(n, 7);
+    buf[n] = '\0';
+    assert_string_equal(buf, "through");
+    close(reader);
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    free(path);
+    unit_cleanup(dir);
+}
+
+static void a_folder_is_an_error_naming_it(void **state)
+{
+    const char *dir = unit_tmpdir();
+    nop_error err = { 0 };
+    const void *bufs[] = { "x" };
+    size_t len = 1;
+    assert_int_equal(nopi_write_output(dir, bufs, &len, 1, &err), -1);
+    assert_int_equal(err.kind, NOP_ERR_INPUT);
+    assert_non_null(strstr(err.diag.msg, "cannot write '"));
+    unit_cleanup(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(own_files_replace_a_symlink),
+        cmocka_unit_test(outputs_write_through_a_symlink),
+        cmocka_unit_test(outputs_replace_a_regular_file_whole),
+        cmocka_unit_test(outputs_write_into_a_fifo_in_place),
+        cmocka_unit_test(a_folder_is_an_error_naming_it),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
