@@ -113,8 +113,9 @@ void nopi_elfsyms_free(nopi_elfsym *syms, size_t n)
     free(syms);
 }
 
-int nopi_elf_section(const char *data, size_t len, const char *name, size_t *off, size_t *size,
-                     uint64_t *addr)
+/* The index of section `name` in the ELF64 image data[0, len), its header in *out, its name
+ * and contents checked to lie in the image; -1 when there is no such section. */
+static int section_index(const char *data, size_t len, const char *name, Elf64_Shdr *out)
 {
     Elf64_Ehdr eh;
     if (!header_of(data, len, true, &eh))
@@ -125,29 +126,38 @@ int nopi_elf_section(const char *data, size_t len, const char *name, size_t *off
         return -1;
     size_t want = strlen(name) + 1;
     for (unsigned i = 0; i < eh.e_shnum; i++) {
-        Elf64_Shdr sh;
-        get_shdr(data, &eh, i, &sh);
-        if (sh.sh_name >= names.sh_size || names.sh_size - sh.sh_name < want ||
-            memcmp(data + names.sh_offset + sh.sh_name, name, want) != 0)
+        get_shdr(data, &eh, i, out);
+        if (out->sh_name >= names.sh_size || names.sh_size - out->sh_name < want ||
+            memcmp(data + names.sh_offset + out->sh_name, name, want) != 0)
             continue;
-        if (sh.sh_type == SHT_NOBITS || !in_file(len, sh.sh_offset, sh.sh_size))
+        if (out->sh_type == SHT_NOBITS || !in_file(len, out->sh_offset, out->sh_size))
             return -1;
-        *off = (size_t)sh.sh_offset;
-        *size = (size_t)sh.sh_size;
-        if (addr)
-            *addr = sh.sh_addr;
-        return 0;
+        return (int)i;
     }
     return -1;
 }
 
-/* The symbol table of an object and its strings, checked to lie in the file. */
-static bool symtab_of(const char *data, size_t len, const Elf64_Ehdr *eh, Elf64_Shdr *sym,
-                      Elf64_Shdr *str)
+int nopi_elf_section(const char *data, size_t len, const char *name, size_t *off, size_t *size,
+                     uint64_t *addr)
+{
+    Elf64_Shdr sh;
+    if (section_index(data, len, name, &sh) < 0)
+        return -1;
+    *off = (size_t)sh.sh_offset;
+    *size = (size_t)sh.sh_size;
+    if (addr)
+        *addr = sh.sh_addr;
+    return 0;
+}
+
+/* The symbol table of type `type` (SHT_SYMTAB, SHT_DYNSYM) of a file and its strings,
+ * checked to lie in the file. */
+static bool table_of(const char *data, size_t len, const Elf64_Ehdr *eh, unsigned type,
+                     Elf64_Shdr *sym, Elf64_Shdr *str)
 {
     for (unsigned i = 0; i < eh->e_shnum; i++) {
         get_shdr(data, eh, i, sym);
-        if (sym->sh_type != SHT_SYMTAB)
+        if (sym->sh_type != type)
             continue;
         if (sym->sh_link >= eh->e_shnum || sym->sh_entsize != sizeof(Elf64_Sym) ||
             !in_file(len, sym->sh_offset, sym->sh_size))
@@ -156,6 +166,38 @@ static bool symtab_of(const char *data, size_t len, const Elf64_Ehdr *eh, Elf64_
         return in_file(len, str->sh_offset, str->sh_size);
     }
     return false;
+}
+
+/* The full symbol table of an object and its strings, checked to lie in the file. */
+static bool symtab_of(const char *data, size_t len, const Elf64_Ehdr *eh, Elf64_Shdr *sym,
+                      Elf64_Shdr *str)
+{
+    return table_of(data, len, eh, SHT_SYMTAB, sym, str);
+}
+
+const char *nopi_elf_symbol_at(const char *data, size_t len, uint64_t value, int type,
+                               uint64_t *size)
+{
+    Elf64_Ehdr eh;
+    Elf64_Shdr sym, str;
+    /* libtcc links no .symtab: its libraries' symbols are all in .dynsym */
+    if (!header_of(data, len, false, &eh) || (!symtab_of(data, len, &eh, &sym, &str) &&
+                                              !table_of(data, len, &eh, SHT_DYNSYM, &sym, &str)))
+        return NULL;
+    for (size_t k = 0; k < sym.sh_size / sizeof(Elf64_Sym); k++) {
+        Elf64_Sym v;
+        memcpy(&v, data + sym.sh_offset + k * sizeof v, sizeof v);
+        if (v.st_value != value || ELF64_ST_TYPE(v.st_info) != type ||
+            v.st_shndx == SHN_UNDEF || v.st_name == 0 || v.st_name >= str.sh_size)
+            continue;
+        const char *name = data + str.sh_offset + v.st_name;
+        if (!memchr(name, '\0', str.sh_size - v.st_name))
+            continue;
+        if (size)
+            *size = v.st_size;
+        return name;
+    }
+    return NULL;
 }
 
 /* Whether an object defines an indirect function, file-local ones included (a static
@@ -205,29 +247,40 @@ bool nopi_elf_runs_at_load(const char *data, size_t len)
     return false;
 }
 
+/* Writes header sh back as section i of the image. */
+static void put_shdr(char *data, int i, const Elf64_Shdr *sh)
+{
+    Elf64_Ehdr eh;
+    memcpy(&eh, data, sizeof eh);
+    memcpy(data + eh.e_shoff + (size_t)i * sizeof *sh, sh, sizeof *sh);
+}
+
 bool nopi_elf_disarm_section(char *data, size_t len, const char *name, const char *inert)
 {
-    size_t off, size;
-    if (strlen(inert) != strlen(name) ||
-        nopi_elf_section(data, len, name, &off, &size, NULL) != 0)
+    Elf64_Shdr sh;
+    int i = strlen(inert) == strlen(name) ? section_index(data, len, name, &sh) : -1;
+    if (i < 0)
         return false;
     Elf64_Ehdr eh;
     memcpy(&eh, data, sizeof eh);
     Elf64_Shdr names;
     get_shdr(data, &eh, eh.e_shstrndx, &names);
-    for (unsigned i = 0; i < eh.e_shnum; i++) {
-        Elf64_Shdr sh;
-        get_shdr(data, &eh, i, &sh);
-        char *n = data + names.sh_offset + sh.sh_name;
-        if (sh.sh_offset != off || sh.sh_size != size || sh.sh_name >= names.sh_size ||
-            names.sh_size - sh.sh_name <= strlen(name) || strcmp(n, name) != 0)
-            continue;
-        memcpy(n, inert, strlen(inert));   /* the same length: no offset moves */
-        sh.sh_type = SHT_PROGBITS;
-        memcpy(data + eh.e_shoff + (size_t)i * sizeof sh, &sh, sizeof sh);
-        return true;
-    }
-    return false;
+    memcpy(data + names.sh_offset + sh.sh_name, inert, strlen(inert));   /* no offset moves */
+    sh.sh_type = SHT_PROGBITS;
+    put_shdr(data, i, &sh);
+    return true;
+}
+
+bool nopi_elf_section_flags(char *data, size_t len, const char *name, uint64_t set,
+                            uint64_t clear)
+{
+    Elf64_Shdr sh;
+    int i = section_index(data, len, name, &sh);
+    if (i < 0 || ((sh.sh_flags | set) & ~clear) == sh.sh_flags)
+        return false;
+    sh.sh_flags = (sh.sh_flags | set) & ~clear;
+    put_shdr(data, i, &sh);
+    return true;
 }
 
 /* The variable of section shndx holding the byte a PC-relative field with this addend

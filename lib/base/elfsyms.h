@@ -33,12 +33,25 @@ bool nopi_elf_runs_at_load(const char *data, size_t len);
  * and makes it plain data, so that a linker treats it as nothing it runs.  False when there
  * is no such section. */
 bool nopi_elf_disarm_section(char *data, size_t len, const char *name, const char *inert);
+/* Sets the flags `set` and clears the flags `clear` (SHF_* of <elf.h>) of section `name` of
+ * the object image data[0, len).  True when they changed; false when they were so already
+ * or there is no such section. */
+bool nopi_elf_section_flags(char *data, size_t len, const char *name, uint64_t set,
+                            uint64_t clear);
 /* Finds the section called `name` in the ELF64 file image data[0, len): its offset in the
  * image and its size, both checked to lie inside it, and (addr may be NULL) its address in
  * memory relative to the load address.  -1 when there is no such section or the image is
  * not ELF64. */
 int nopi_elf_section(const char *data, size_t len, const char *name, size_t *off, size_t *size,
                      uint64_t *addr);
+
+/* The name of the symbol of type `type` (STT_FUNC, STT_OBJECT) defined at address value of
+ * the ELF64 file image data[0, len) by its full symbol table (.symtab: file-local symbols
+ * and those a version script hid included) or, without one, its dynamic one (libtcc links
+ * no .symtab), and its size in *size (size may be NULL).  The
+ * name points into data; NULL when there is none or no symbol table. */
+const char *nopi_elf_symbol_at(const char *data, size_t len, uint64_t value, int type,
+                               uint64_t *size);
 
 /* The first variable that code in .text.startup (where g++ -O puts a translation unit's
  * static initialisers) refers to, by its symbol name, into buf: what a static initialiser

@@ -1,6 +1,7 @@
 /*
  * objects.c - compiles each source to an object and links the library (see builder.h).
  */
+#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,10 +101,22 @@ static int read_object(builder *b, object *obj)
          * (priority 99) only calls what the glue makes no-ops (gen.c), so its section is
          * made plain data, never run: a user's constructor of that priority, which g++
          * puts beside it, with it. */
-        bool asan = b->o->memcheck && obj->lang == NOPI_LANG_CXX &&
-                    obj->role == NOPI_ROLE_COMPUTE;
-        if (asan &&
-            nopi_elf_disarm_section(data, len, ".init_array.00099", ".nopi.asan.ctor99")) {
+        bool instrumented = b->o->memcheck && obj->role == NOPI_ROLE_COMPUTE;
+        bool changed = instrumented && obj->lang == NOPI_LANG_CXX &&
+                       nopi_elf_disarm_section(data, len, ".init_array.00099",
+                                               ".nopi.asan.ctor99");
+        /* A memcheck build's C kernels linked by the system (the library has C++ too):
+         * libtcc's -b loads its stabs, with 32-bit absolute relocations ld cannot put in a
+         * shared object, so they become debug data, which ld links as it does g++'s
+         * -gstabs; and its tables of arrays, relocated, are made writable, so that the
+         * library has no text relocations. */
+        if (instrumented && obj->lang == NOPI_LANG_TCC && b->system_link) {
+            changed |= nopi_elf_section_flags(data, len, ".stab", 0, SHF_ALLOC);
+            changed |= nopi_elf_section_flags(data, len, ".stabstr", 0, SHF_ALLOC);
+            changed |= nopi_elf_section_flags(data, len, ".bounds", SHF_WRITE, 0);
+            changed |= nopi_elf_section_flags(data, len, ".lbounds", SHF_WRITE, 0);
+        }
+        if (changed) {
             const void *bufs[1] = { data };
             if (nopi_write_whole(obj->path, bufs, &len, 1, b->err) != 0) {
                 free(data);

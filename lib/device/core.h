@@ -69,7 +69,8 @@ typedef enum nopi_mc_kind {
 typedef struct nopi_mc_region {
     uintptr_t start, size;
     nopi_mc_kind kind;
-    const void *site;           /* TCM: tcm_malloc's caller; local, alloca: its function */
+    const void *site;           /* TCM: tcm_malloc's caller; local, alloca: its function;
+                                 * global, runtime: its name (a string), or NULL */
     long frame_off;             /* local: its offset from the frame pointer */
     uintptr_t fp;               /* local, alloca: the frame it lives in */
 } nopi_mc_region;

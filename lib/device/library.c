@@ -6,6 +6,7 @@
  */
 #include <dlfcn.h>
 #include <link.h>
+#include <elf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,9 +77,15 @@ static void find_globals(nop_library *lib, const char *image, size_t len)
     size_t n = size / (2 * sizeof *pairs);
     if (!(lib->globals = calloc(n ? n : 1, sizeof *lib->globals)))
         return;
-    for (size_t i = 0; i < n; i++)
-        if (pairs[2 * i] && pairs[2 * i + 1])
-            lib->globals[lib->nglobals++] = (nopi_global){ pairs[2 * i], pairs[2 * i + 1] };
+    for (size_t i = 0; i < n; i++) {
+        if (!pairs[2 * i] || !pairs[2 * i + 1])
+            continue;
+        /* by the full symbol table, which a system link's version script leaves whole */
+        const char *name = nopi_elf_symbol_at(image, len, pairs[2 * i] - lib->base,
+                                              STT_OBJECT, NULL);
+        lib->globals[lib->nglobals++] =
+            (nopi_global){ pairs[2 * i], pairs[2 * i + 1], name ? strdup(name) : NULL };
+    }
     qsort(lib->globals, lib->nglobals, sizeof *lib->globals, cmp_global);
 }
 
@@ -179,6 +186,8 @@ void nop_library_close(nop_library *lib)
     else
         nopi_library_free_described(lib);   /* described from its file: describe.c */
     nopi_lines_free(lib->lines);
+    for (size_t i = 0; i < lib->nglobals; i++)
+        free(lib->globals[i].name);
     free(lib->globals);
     free(lib->argnames);
     free(lib->path);

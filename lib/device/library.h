@@ -10,9 +10,11 @@
 #include "base/internal.h"
 #include "lines.h"
 
-/* A global or static array of a memcheck library, as libtcc's -b records it. */
+/* A global or static array of a memcheck library, as libtcc's -b records it, with its name
+ * from the library's symbol table (NULL when it has none; owned by the library). */
 typedef struct nopi_global {
     uintptr_t start, size;
+    char *name;
 } nopi_global;
 
 /* api.c: the runtime's function table, which loading a library installs in it. */

@@ -14,6 +14,7 @@
  *           address (globals, N_GSYM, carry no address: the dynamic symbol table has them)
  * Values are addresses in the file; the table adds the library's load address.
  */
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,7 +120,8 @@ static int parse(nopi_lines *l, const char *data, size_t n, uintptr_t base)
         const char *s = str_at(l, st.strx);
         switch (st.type) {
         case N_SO:
-            if (cur && !cur->hi)
+            /* the unit's end; ld linking libtcc's stabs leaves it at the unit's start */
+            if (cur && !cur->hi && base + st.value > cur->lo)
                 cur->hi = base + st.value;
             cur = NULL;
             if (s && s[0] && s[strlen(s) - 1] == '/')
@@ -167,10 +169,23 @@ static int parse(nopi_lines *l, const char *data, size_t n, uintptr_t base)
         }
     }
     qsort(l->fns, l->nfns, sizeof *l->fns, cmp_fn);
-    for (size_t i = 0; i < l->nfns; i++)   /* a unit cut short: up to the next function */
-        if (!l->fns[i].hi)
-            l->fns[i].hi = i + 1 < l->nfns ? l->fns[i + 1].lo : l->fns[i].lo + 1;
     return 0;
+}
+
+/* Ends the functions whose end the stabs did not give: by the size the symbol table gives
+ * the function, else up to the next function. */
+static void end_functions(nopi_lines *l, const char *image, size_t len, uintptr_t base)
+{
+    for (size_t i = 0; i < l->nfns; i++) {
+        fn *f = &l->fns[i];
+        uint64_t size = 0;
+        if (f->hi)
+            continue;
+        if (nopi_elf_symbol_at(image, len, f->lo - base, STT_FUNC, &size) && size)
+            f->hi = f->lo + size;
+        else
+            f->hi = i + 1 < l->nfns ? l->fns[i + 1].lo : f->lo + 1;
+    }
 }
 
 nopi_lines *nopi_lines_parse(const char *image, size_t len, uintptr_t base)
@@ -186,6 +201,7 @@ nopi_lines *nopi_lines_parse(const char *image, size_t len, uintptr_t base)
     l->strsize = str_size + 1;
     if (parse(l, image + stab_off, stab_size / sizeof(struct stab), base) != 0)
         goto fail;
+    end_functions(l, image, len, base);
     return l;
 fail:
     nopi_lines_free(l);

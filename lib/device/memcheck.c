@@ -25,7 +25,6 @@
  * Hooks run on the kernel's stack, so they use little of it; a report is written on the
  * host's stack (nopi_on_host_stack), where reading the source line is safe.
  */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,7 +96,7 @@ static bool find_global(const nop_library *lib, uintptr_t a, bool end_ok, nopi_m
     if (lo == 0)
         return false;
     nopi_mc_region g = { lib->globals[lo - 1].start, lib->globals[lo - 1].size,
-                         NOPI_MC_GLOBAL, NULL, 0, 0 };
+                         NOPI_MC_GLOBAL, lib->globals[lo - 1].name, 0, 0 };
     if (!holds(&g, a, end_ok))
         return false;
     *r = g;
@@ -229,13 +228,13 @@ static void describe_region(const nopi_core *c, const nopi_mc_region *r, char *b
                  (size_t)r->size, (const char *)r->site, (size_t)r->size / sizeof(int64_t));
         break;
     case NOPI_MC_GLOBAL: {
+        /* the stabs name statics; the symbol table names the rest, which are globals */
         const char *name = nopi_lines_static(lines, r->start);
-        Dl_info info;
         if (name)
             snprintf(buf, size, "the %zu-byte static '%s'", (size_t)r->size, name);
-        else if (dladdr((void *)r->start, &info) && info.dli_sname &&
-                 (uintptr_t)info.dli_saddr == r->start)
-            snprintf(buf, size, "the %zu-byte global '%s'", (size_t)r->size, info.dli_sname);
+        else if (r->site)
+            snprintf(buf, size, "the %zu-byte global '%s'", (size_t)r->size,
+                     (const char *)r->site);
         else
             snprintf(buf, size, "a %zu-byte global or static array", (size_t)r->size);
         break;

@@ -43,6 +43,28 @@ test_expect "global and static arrays are checked and named" '
     expect_status 1
     expect_err "error: out-of-bounds access at mc/k.c:62 in '\''global'\'' (memcheck): 4 bytes at offset 32 of the 32-byte static '\''history'\''"'
 
+# A C++ source makes the system linker link the library.  Before, ld refused the stabs
+# libtcc loads (R_X86_64_32S in a shared object); once linked, a version script hid the
+# globals from dladdr, and the last function of a unit had no end.
+test_expect "C kernels in a library with C++ sources: memcheck builds and names as in C" '
+    cp -R mc mx
+    rm -rf mx/build
+    printf "int mx_unused(int x) { return x + 1; }\n" >mx/extra.cpp
+    sed "s/^shape_srcs: \[s.c\]/shape_srcs: [s.c, extra.cpp]/" mc/neuronop.yaml >mx/neuronop.yaml
+    run build --memcheck mx
+    expect_status 0
+    ! readelf -d mx/build/libmc.memcheck.so | grep -q TEXTREL
+    run run --memcheck mx global randn:10 1
+    expect_status 1
+    expect_err "error: out-of-bounds access at mx/k.c:60 in '\''global'\'' (memcheck): 4 bytes at offset 16 of the 16-byte global '\''weights'\''"
+    run run --memcheck mx global randn:10 2
+    expect_err "of the 32-byte static '\''history'\''"
+    run run --memcheck mx sizes_over randn:10
+    expect_status 1
+    expect_err "error: out-of-bounds access at mx/k.c:117 in '\''sizes_over'\'' (memcheck)"
+    run run --memcheck mx local randn:10 1
+    expect_err "at mx/k.c:37 in '\''local'\'' (memcheck): 4 bytes at offset 16 of the 16-byte local '\''window'\'' of '\''local'\''"'
+
 test_expect "TCM used after tcm_free is reported" '
     run run --memcheck mc after_free randn:10
     expect_status 1
