@@ -227,6 +227,12 @@ void nop_tensor_shape_str(const nop_tensor *t, char *buf, size_t size);
 int nop_tensor_load_npy(nop_tensor **out, const char *path, nop_error *err);
 /* Writes a .npy file (version 1.0, C order) as nop_write_file writes. */
 int nop_tensor_save_npy(const nop_tensor *t, const char *path, nop_error *err);
+/* The Landlock ABI version with which workers confine what user code may read (its library,
+ * the library folder, the system's libraries; neuronop-run(1), TRUST): above 0 where the
+ * kernel has Landlock; 0 where it has not (Linux before 5.13, or not enabled), and workers
+ * read what the user can; -1 when NEURONOP_LANDLOCK=off turns it off. */
+int nop_landlock_abi(void);
+
 /* Writes len bytes to path as neuronop writes every output: a new or regular file through a
  * temporary file beside it and rename(2), so a reader never sees half of it; anything else
  * that exists (a symlink, device, FIFO or terminal: /dev/stdout) through, in place, as a

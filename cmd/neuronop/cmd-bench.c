@@ -41,7 +41,7 @@ static const struct option_spec options[] = {
            "back input tensors of 2 MiB or more with transparent huge pages"),
     DEVICE_OPTIONS(dc),
     OPTION(0, "json", OPT_FLAG, &json, NULL, "print every figure as JSON"),
-    OPTION('v', "verbose", OPT_FLAG, &verbose, NULL, "show the build steps of a DIR"),
+    OPTION('v', "verbose", OPT_FLAG, &verbose, NULL, "show the build steps of a DIR, and the sandbox"),
     OPTIONS_END,
 };
 

@@ -83,7 +83,7 @@ static void vreport(const char *severity, const char *fmt, va_list ap)
 {
     if (strcmp(severity, "error") == 0)
         errors++;
-    else
+    else if (strcmp(severity, "warning") == 0)
         warnings++;
     char msg[2048];
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -108,6 +108,14 @@ void report_warning(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     vreport("warning", fmt, ap);
+    va_end(ap);
+}
+
+void report_note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("note", fmt, ap);
     va_end(ap);
 }
 

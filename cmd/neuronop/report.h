@@ -39,6 +39,8 @@ void report_sink(void *ctx, const nop_diag *d);
  * own prefix when fmt begins with "neuronop" (command-qualified usage errors). */
 void report_plain_error(const char *fmt, ...) REPORT_PRINTF(1, 2);
 void report_warning(const char *fmt, ...) REPORT_PRINTF(1, 2);
+/* "neuronop: note: ...", counted as neither. */
+void report_note(const char *fmt, ...) REPORT_PRINTF(1, 2);
 /* "neuronop: WHAT: N errors, M warnings": what was reported so far, compute-sanitizer style. */
 void report_summary(const char *what);
 /* Writes s as a JSON string literal (quoted and escaped) to f. */

@@ -65,8 +65,28 @@ static int resolve(const char *arg, bool verbose, bool memcheck, opener *open,
     return rc;
 }
 
+/* With -v: where user code will run, and whether its file reads are confined, which
+ * depends on the kernel (neuronop-run(1), TRUST). */
+static void note_confinement(void)
+{
+    if (!sandbox_on()) {
+        report_note("user code runs in neuronop's own process (NEURONOP_SANDBOX=off)");
+        return;
+    }
+    int abi = nop_landlock_abi();
+    if (abi > 0)
+        report_note("user code runs in workers under a seccomp allow-list, reading only its "
+                    "library folder and the system's libraries (Landlock ABI %d)", abi);
+    else
+        report_note("user code runs in workers under a seccomp allow-list, but may read every "
+                    "file the user can: %s", abi < 0 ? "NEURONOP_LANDLOCK=off"
+                    : "this kernel has no Landlock (Linux 5.13 or later, enabled in its lsm= list)");
+}
+
 int open_target(const char *arg, bool verbose, bool memcheck, nop_library **out)
 {
+    if (verbose)
+        note_confinement();
     /* with the worker process, neuronop itself never loads the library: the worker does */
     return resolve(arg, verbose, memcheck, sandbox_on() ? nop_library_describe
                                                         : nop_library_open, out);

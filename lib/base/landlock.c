@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "landlock.h"
+#include "libneuronop.h"
 
 /* The file-system rights of each ABI version (not all in every linux/landlock.h). */
 #define FS_ABI1 ((1ULL << 13) - 1)      /* execute ... make_sym */
@@ -23,12 +24,19 @@
                         LANDLOCK_ACCESS_FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV)
 #define FS_READ (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
 
-static long abi(void)
+int nop_landlock_abi(void)
 {
     const char *env = getenv("NEURONOP_LANDLOCK");
     if (env && strcmp(env, "off") == 0)
-        return 0;
+        return -1;
     long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    return v > 0 ? (int)v : 0;
+}
+
+/* The ABI version to use: 0 without Landlock, whatever the reason. */
+static long abi(void)
+{
+    int v = nop_landlock_abi();
     return v > 0 ? v : 0;
 }
 

@@ -8,10 +8,12 @@
 # as on an older kernel) the same reads get through, as neuronop-run(1) TRUST says.
 . ./lib.sh
 # a kernel without Landlock (before 5.13, or disabled) confines no reads: those tests skip
-printf '#include <linux/landlock.h>\n#include <sys/syscall.h>\n#include <unistd.h>\nint main(void) { return syscall(SYS_landlock_create_ruleset, 0, 0, LANDLOCK_CREATE_RULESET_VERSION) > 0 ? 0 : 1; }\n' \
+# (the probe prints the kernel's Landlock ABI version, which -v must report)
+printf '#include <linux/landlock.h>\n#include <stdio.h>\n#include <sys/syscall.h>\n#include <unistd.h>\nint main(void) { long v = syscall(SYS_landlock_create_ruleset, 0, 0, LANDLOCK_CREATE_RULESET_VERSION); printf("%%ld\\n", v); return v > 0 ? 0 : 1; }\n' \
     >"$WORK/landlock.c"
 landlock=yes
-${CC:-cc} -o "$WORK/landlock" "$WORK/landlock.c" 2>/dev/null && "$WORK/landlock" || landlock=no
+${CC:-cc} -o "$WORK/landlock" "$WORK/landlock.c" 2>/dev/null && abi=$("$WORK/landlock") ||
+    landlock=no
 # test_landlock NAME BODY: a test where the kernel has Landlock, else a skipped one
 test_landlock() {
     if [ "$landlock" = yes ]; then
@@ -44,6 +46,18 @@ test_landlock "a library beside the user's files in their home reads only itself
     cp hp/build/libhostile_parent.so lonely.so
     HOME=$WORK "$NEURONOP" run lonely.so attack zeros:27 >out 2>err && exit 1
     grep -q "the shape function returned NULL" err'
+
+copy_example relu_tcm "$WORK/relu"
+test_landlock "-v says reads are confined, with the Landlock ABI the kernel reports" '
+    run run -v relu relu_forward zeros:4
+    expect_status 0
+    expect_err "neuronop: note: user code runs in workers under a seccomp allow-list, reading only its library folder and the system'"'"'s libraries (Landlock ABI $abi)"'
+
+test_expect "-v says when reads are not confined, and when there is no worker" '
+    NEURONOP_LANDLOCK=off "$NEURONOP" test -v relu >out 2>err
+    grep -q "^neuronop: note: user code runs in workers under a seccomp allow-list, but may read every file the user can: NEURONOP_LANDLOCK=off$" err
+    NEURONOP_SANDBOX=off "$NEURONOP" bench -v relu relu_forward zeros:4 --iters 2 >out 2>err
+    grep -q "^neuronop: note: user code runs in neuronop'"'"'s own process (NEURONOP_SANDBOX=off)$" err'
 
 test_expect "the worker's environment is empty: no CI secret to print" '
     NEURONOP_E2E_SECRET=token run run hp attack zeros:29
