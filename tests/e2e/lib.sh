@@ -14,6 +14,8 @@
 #   copy_example NAME DIR  copies share/neuronop/examples/NAME (without its build/) to DIR
 #   torch_says 'CODE'      what Python CODE writes to stdout under real PyTorch, computed once
 #   in_lanes FUNCTION      calls FUNCTION LINE for each line of stdin, $LANES lines at once
+#   test_landlock "description" 'commands'   a test_expect where the kernel has Landlock,
+#                          else a skipped one; $landlock_abi is the kernel's ABI version (0: none)
 #   test_done              prints the plan; exits non-zero if any test failed
 set -u
 
@@ -127,6 +129,31 @@ in_lanes() {
         il_lane=$((il_lane + 1))
     done
     wait
+}
+
+# The kernel's Landlock ABI version, 0 without Landlock (before 5.13, or not enabled), from
+# a probe compiled at first use: what confinement a worker gets depends on it.
+landlock_abi=
+landlock_probe() {
+    [ -z "$landlock_abi" ] || return 0
+    printf '%s\n' '#include <linux/landlock.h>' '#include <stdio.h>' '#include <sys/syscall.h>' \
+        '#include <unistd.h>' 'int main(void) { long v = syscall(SYS_landlock_create_ruleset,' \
+        '    0, 0, LANDLOCK_CREATE_RULESET_VERSION); printf("%ld\n", v > 0 ? v : 0); }' \
+        >"$WORK/.landlock.c"
+    landlock_abi=0
+    ${CC:-cc} -o "$WORK/.landlock" "$WORK/.landlock.c" 2>/dev/null &&
+        landlock_abi=$("$WORK/.landlock") || landlock_abi=0
+}
+
+# test_landlock NAME BODY: a test of what Landlock confines, skipped on a kernel without it
+test_landlock() {
+    landlock_probe
+    if [ "$landlock_abi" -gt 0 ]; then
+        test_expect "$@"
+    else
+        test_count=$((test_count + 1))
+        echo "ok $test_count # skip $1: this kernel has no Landlock"
+    fi
 }
 
 test_done() {

@@ -105,7 +105,7 @@ test_expect "extra_include_paths and -I outside the folder are refused; /usr/inc
     run build inc
     expect_status 0'
 
-test_expect "with Landlock, a cxx: program inside the library folder is not run" '
+test_landlock "with Landlock, a cxx: program inside the library folder is not run" '
     copy_example negate_cxx evil
     printf "#!/bin/sh\necho ran >\"%s\"\n" "$WORK/outside/ran" >evil/evil
     chmod +x evil/evil

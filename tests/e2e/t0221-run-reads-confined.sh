@@ -8,21 +8,8 @@
 # as on an older kernel) the same reads get through, as neuronop-run(1) TRUST says.
 . ./lib.sh
 # a kernel without Landlock (before 5.13, or disabled) confines no reads: those tests skip
-# (the probe prints the kernel's Landlock ABI version, which -v must report)
-printf '#include <linux/landlock.h>\n#include <stdio.h>\n#include <sys/syscall.h>\n#include <unistd.h>\nint main(void) { long v = syscall(SYS_landlock_create_ruleset, 0, 0, LANDLOCK_CREATE_RULESET_VERSION); printf("%%ld\\n", v); return v > 0 ? 0 : 1; }\n' \
-    >"$WORK/landlock.c"
-landlock=yes
-${CC:-cc} -o "$WORK/landlock" "$WORK/landlock.c" 2>/dev/null && abi=$("$WORK/landlock") ||
-    landlock=no
-# test_landlock NAME BODY: a test where the kernel has Landlock, else a skipped one
-test_landlock() {
-    if [ "$landlock" = yes ]; then
-        test_expect "$@"
-    else
-        test_count=$((test_count + 1))
-        echo "ok $test_count # skip $1: this kernel has no Landlock"
-    fi
-}
+# (test_landlock, lib.sh)
+landlock_probe
 . ./hostile_parent.sh
 echo "token=do-not-print" >"$WORK/secret.txt"
 
@@ -51,7 +38,7 @@ copy_example relu_tcm "$WORK/relu"
 test_landlock "-v says reads are confined, with the Landlock ABI the kernel reports" '
     run run -v relu relu_forward zeros:4
     expect_status 0
-    expect_err "neuronop: note: user code runs in workers under a seccomp allow-list, reading only its library folder and the system'"'"'s libraries (Landlock ABI $abi)"'
+    expect_err "neuronop: note: user code runs in workers under a seccomp allow-list, reading only its library folder and the system'"'"'s libraries (Landlock ABI $landlock_abi)"'
 
 test_expect "-v says when reads are not confined, and when there is no worker" '
     NEURONOP_LANDLOCK=off "$NEURONOP" test -v relu >out 2>err
