@@ -210,15 +210,15 @@ void nop_tensor_compare(const nop_tensor *got, const nop_tensor *want, double rt
                  nopi_dtype_name(got->dtype), nopi_dtype_name(want->dtype));
     for (int64_t i = 0; i < got->numel; i++) {
         double g = nopi_get_f(got, i), w = nopi_get_f(want, i);
-        double e = fabs(g - w);
-        bool same = (isnan(g) && isnan(w)) || g == w;
-        if (same)
+        /* as torch.isclose with equal_nan=True: NaN matches NaN, and an infinity only
+         * itself (the tolerance of an infinite want is infinite, and would take anything) */
+        if ((isnan(g) && isnan(w)) || g == w)
             continue;
-        if (isnan(e))
-            e = INFINITY;
+        bool finite = isfinite(g) && isfinite(w);
+        double e = finite ? fabs(g - w) : INFINITY;
         if (e > res->max_abs_error)
             res->max_abs_error = e;
-        if (e <= atol + rtol * fabs(w))
+        if (finite && e <= atol + rtol * fabs(w))
             continue;
         res->mismatches++;
         /* keep the worst few, largest error first (insertion into a short sorted list) */

@@ -124,6 +124,24 @@ test_expect "-o into a folder that does not exist" '
     expect_status 2
     expect_err "neuronop: error: cannot write '\''no/such/dir/out.npy'\''"'
 
+# Before: an infinite expected element matched any output (its tolerance, rtol * inf, is
+# infinite).  The verdicts must be torch.isclose'"'"'s, with equal_nan=True, for every pair.
+pairs="3:inf -inf:inf inf:inf -inf:-inf nan:nan nan:1 1:nan inf:nan 1e30:inf 1:1.000001 1:1.1"
+torch_says "
+import torch
+for p in '$pairs'.split():
+    g, w = (torch.tensor([float(v)]) for v in p.split(':'))
+    print(p, int(torch.isclose(g, w, rtol=1.3e-6, atol=1e-5, equal_nan=True)))
+" >"$WORK/isclose"
+test_expect "--expect judges infinities and NaN as torch.isclose does" '
+    test "$(wc -l <"$WORK/isclose")" = 11
+    while read -r pair close; do
+        npy write want.npy "<f4" 1 "${pair#*:}"
+        run run copy copy "full:1:${pair%%:*}" --expect want.npy
+        want_status=$((1 - close))
+        [ "$status" = "$want_status" ] || { echo "$pair: exit $status, torch says $close"; exit 1; }
+    done <"$WORK/isclose"'
+
 # Before: -o renamed a temporary file over any path, so -o /dev/null as root replaced the
 # device with a regular file, and a FIFO or symlink became a plain file.
 test_expect "-o into a FIFO writes through it and leaves it a FIFO" '
