@@ -33,8 +33,54 @@ bool nopi_is_glue_name(const char *s)
 }
 
 static const char accepted[] =
-    "neuronop passes -DNAME[=VALUE], -UNAME, -IDIR, -O*, -g, -w, -W* and -f* flags and "
-    "-std= to the compiler";
+    "neuronop passes -DNAME[=VALUE], -UNAME, -IDIR, -O*, -g, -w, -W* and code generation -f* "
+    "flags and -std= to the compiler";
+
+/* -f options that are not code generation: each loads code into the compiler, reads or
+ * writes files of its own, makes code call a runtime the device does not have, or changes
+ * the messages neuronop reads.  A manifest is untrusted input (a pull request in CI): a
+ * compiler plugin would run with the build's environment and network. */
+static const struct {
+    const char *prefix, *why;
+} refused_f[] = {
+    { "plugin", "it loads code into the compiler" },
+    { "profile", "it reads or writes profile files and instruments code" },
+    { "auto-profile", "it reads a profile file" },
+    { "branch-probabilities", "it reads a profile file" },
+    { "test-coverage", "it writes coverage files and instruments code" },
+    { "create-profile", "it writes a profile file" },
+    { "dump", "it writes files of its own" },
+    { "opt-info", "it writes files of its own" },
+    { "save-optimization-record", "it writes files of its own" },
+    { "callgraph-info", "it writes files of its own" },
+    { "stack-usage", "it writes files of its own" },
+    { "sanitize", "its instrumentation calls a runtime the device does not have; use "
+                  "'neuronop build --memcheck'" },
+    { "instrument-functions", "its instrumentation calls functions the device does not have" },
+    { "lto", "an op library is linked by neuronop" },
+    { "diagnostics", "neuronop reads the compiler's messages in their plain form" },
+};
+
+/* The -f options that may name a path: they map the paths written into the object, and
+ * read or write no file. */
+static const char *const path_f[] = { "debug-prefix-map=", "macro-prefix-map=",
+                                      "file-prefix-map=" };
+
+/* Why the -f option text (without "-f") is refused, or NULL when it is accepted. */
+static const char *refuse_f(const char *opt)
+{
+    if (strncmp(opt, "no-", 3) == 0)
+        return NULL;   /* turns something off: loads and writes nothing */
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(refused_f); i++)
+        if (strncmp(opt, refused_f[i].prefix, strlen(refused_f[i].prefix)) == 0)
+            return refused_f[i].why;
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(path_f); i++)
+        if (strncmp(opt, path_f[i], strlen(path_f[i])) == 0)
+            return NULL;
+    const char *eq = strchr(opt, '=');
+    return eq && strchr(eq, '/') ? "it names a file, and neuronop gives the compiler no file "
+                                   "but the sources" : NULL;
+}
 
 int nopi_flag_parse(const char *text, const char *dir, nopi_flag *f, char *why, size_t whysize)
 {
@@ -93,6 +139,10 @@ int nopi_flag_parse(const char *text, const char *dir, nopi_flag *f, char *why, 
     case 'f':
         if ((text[1] == 'g' || text[1] == 'w') && arg[0]) {
             snprintf(why, whysize, "unsupported flag '%s'; %s", text, accepted);
+            return -1;
+        }
+        if (text[1] == 'f' && refuse_f(arg)) {
+            snprintf(why, whysize, "unsupported flag '%s': %s", text, refuse_f(arg));
             return -1;
         }
         f->kind = NOPI_FLAG_OPTION;

@@ -119,14 +119,23 @@ static void flags_are_classified(void **state)
     assert_string_equal(f.value, "/d/inc");
     nopi_flag_clear(&f);
     static const char *const ok[] = { "-O2", "-g", "-w", "-Wall", "-Werror", "-std=c11",
-                                      "-funsigned-char", "-UNDEBUG" };
+                                      "-funsigned-char", "-UNDEBUG", "-ffast-math",
+                                      "-fvisibility=hidden", "-fno-sanitize=all",
+                                      "-fdebug-prefix-map=/src=.", "-fmax-errors=3" };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         assert_int_equal(nopi_flag_parse(ok[i], "/d", &f, why, sizeof why), 0);
         nopi_flag_clear(&f);
     }
     static const char *const bad[] = { "-D", "-D1X", "-U", "-I", "-Wl,-z", "-Wl", "-m32",
                                        "-lm", "-L/x", "-shared", "-o", "x.c", "-", "-gx",
-                                       "-b", "-O2 -g", "-D A", "-run", "-std=" };
+                                       "-b", "-O2 -g", "-D A", "-run", "-std=",
+                                       "-fplugin=./p.so", "-fplugin-arg-p-x=1",
+                                       "-fprofile-generate", "-fprofile-use=/x.gcda",
+                                       "-fauto-profile=x", "-fdump-tree-all",
+                                       "-fopt-info-all=/tmp/o", "-fsanitize=address",
+                                       "-finstrument-functions", "-flto",
+                                       "-fdiagnostics-format=json", "-fstack-usage",
+                                       "-fsome-future-option=/etc/passwd" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         why[0] = '\0';
         assert_int_equal(nopi_flag_parse(bad[i], "/d", &f, why, sizeof why), -1);
