@@ -7,6 +7,7 @@
  * end-to-end test tests/e2e/tNNNN-NAME-DETAIL.sh.  The Makefile compiles every cmd/neuronop/
  * C file.  A command's name and brief live in its own table, so this list cannot drift.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <string.h>
@@ -34,29 +35,19 @@ static void usage(FILE *out)
     fprintf(out, "\n'neuronop COMMAND --help' describes a command; see neuronop(1).\n");
 }
 
-int main(int argc, char **argv)
+/* Runs the command argv[1] names; its exit status. */
+static int dispatch(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return STATUS_USAGE;
-    }
     const char *name = argv[1];
-    /* Nothing but a process with CAP_SYS_PTRACE may read this one's memory (where the
-     * references' answers are) through /proc: the workers user code runs in have no
-     * capabilities.  Not with the sandbox off, when a debugger may want to attach. */
-    if (sandbox_on())
-        prctl(PR_SET_DUMPABLE, 0);
-    /* A worker's processes killed together (a case past its deadline: a zygote and its
-     * child) are adopted by the nearest subreaper: this process, which the library then
-     * reaps them in (nopi_reap_group), not an init that may reap them late or never.  Not
-     * for `python`, which execs the interpreter: the setting would outlive the exec. */
-    if (sandbox_on() && strcmp(name, "python") != 0)
-        prctl(PR_SET_CHILD_SUBREAPER, 1);
     if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
         printf("neuronop %s\n", NOP_VERSION);
         return 0;
     }
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        if (argc > 2 && strcmp(name, "help") == 0) {   /* help COMMAND: as COMMAND --help */
+            char *as_help[] = { argv[0], argv[2], (char *)"--help", NULL };
+            return dispatch(3, as_help);
+        }
         usage(stdout);
         return 0;
     }
@@ -82,4 +73,36 @@ int main(int argc, char **argv)
         report_plain_error("'%s' is not a neuronop command", name);
     fprintf(stderr, "see 'neuronop --help'\n");
     return STATUS_USAGE;
+}
+
+/* A command's output that never reached standard output (a full disk) is a failure, not a
+ * success: `neuronop bench --json >base.json` must not leave half a baseline and exit 0. */
+static int finish_stdout(int rc)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    report_plain_error("cannot write standard output: %s", strerror(errno ? errno : EIO));
+    return rc == 0 ? STATUS_USAGE : rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return STATUS_USAGE;
+    }
+    const char *name = argv[1];
+    /* Nothing but a process with CAP_SYS_PTRACE may read this one's memory (where the
+     * references' answers are) through /proc: the workers user code runs in have no
+     * capabilities.  Not with the sandbox off, when a debugger may want to attach. */
+    if (sandbox_on())
+        prctl(PR_SET_DUMPABLE, 0);
+    /* A worker's processes killed together (a case past its deadline: a zygote and its
+     * child) are adopted by the nearest subreaper: this process, which the library then
+     * reaps them in (nopi_reap_group), not an init that may reap them late or never.  Not
+     * for `python`, which execs the interpreter: the setting would outlive the exec. */
+    if (sandbox_on() && strcmp(name, "python") != 0)
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+    return finish_stdout(dispatch(argc, argv));
 }

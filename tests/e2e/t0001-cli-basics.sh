@@ -82,6 +82,24 @@ test_expect "--help lists each command with the brief from its own table" '
     expect_out "  build      build an op library from its manifest"
     expect_out "  test       run a manifest'\''s test cases under every core order and count"'
 
+test_expect "help COMMAND is COMMAND --help; help of no command is a usage error" '
+    run help run
+    expect_status 0
+    expect_out "usage: neuronop run [options]"
+    run help bogus
+    expect_status 2
+    expect_err "neuronop: error: '\''bogus'\'' is not a neuronop command"'
+
+# Before, output lost on a full disk exited 0: bench --json >base.json left half a baseline.
+test_expect "standard output that cannot be written is an error, exit 2" '
+    copy_example relu_tcm rt
+    for args in --version "inspect rt" "help build"; do
+        status=0
+        "$NEURONOP" $args >/dev/full 2>err || status=$?
+        [ "$status" = 2 ] || { echo "$args: exit $status"; exit 1; }
+        grep -qx "neuronop: error: cannot write standard output: No space left on device" err
+    done'
+
 test_expect "the exit status table is in neuronop(1)" '
     for s in 0 1 2 3 4; do grep -q "^\.IP $s" "$NEURONOP_SRC/man/neuronop.1"; done'
 
