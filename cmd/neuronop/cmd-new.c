@@ -67,11 +67,15 @@ static char *expand(const char *text, const char *name)
     return out;
 }
 
-/* 0 when name can be a library's name: a C identifier (it names C functions and the .so),
- * not the reserved 'builtin'; otherwise prints why and what to write. */
+/* 0 when name can be a library's name: it names the library's C functions (NAME_forward,
+ * NAME_forward_shape) and its .so, so a C identifier that starts with a letter (a leading
+ * underscore makes the functions' names reserved, _X_forward or __forward, which a build
+ * refuses), not with nt_ (the device API's prefix, nt__ the glue's), and not the reserved
+ * 'builtin'; otherwise prints why and a name that would do. */
 static int check_name(const char *name)
 {
-    bool ok = (isalpha((unsigned char)name[0]) || name[0] == '_') && strlen(name) <= MAX_NAME;
+    bool ok = isalpha((unsigned char)name[0]) && strlen(name) <= MAX_NAME &&
+              strncmp(name, "nt_", 3) != 0;
     for (const char *p = name; ok && *p; p++)
         ok = isalnum((unsigned char)*p) || *p == '_';
     if (ok && strcmp(name, "builtin") != 0)
@@ -80,17 +84,27 @@ static int check_name(const char *name)
         report_plain_error("'builtin' is reserved for the device's own ops; pick another name");
         return STATUS_USAGE;
     }
-    char fixed[MAX_NAME + 2];
+    /* the suggestion: what is left from its first letter or digit, "my_" before one that
+     * cannot start a name, any other character as one '_' */
+    char fixed[MAX_NAME + 1];
+    const char *p = name;
+    while (*p && !isalnum((unsigned char)*p))
+        p++;
     size_t k = 0;
-    if (isdigit((unsigned char)name[0]))
-        fixed[k++] = '_';
-    for (const char *p = name; *p && k < MAX_NAME; p++)
-        fixed[k++] = isalnum((unsigned char)*p) ? *p : '_';
+    if (*p && (!isalpha((unsigned char)*p) || strncmp(p, "nt_", 3) == 0))
+        k = (size_t)snprintf(fixed, sizeof fixed, "my_");
+    for (; *p && k < MAX_NAME; p++)
+        if (isalnum((unsigned char)*p))
+            fixed[k++] = *p;
+        else if (fixed[k - 1] != '_')
+            fixed[k++] = '_';
+    if (k > 1 && fixed[k - 1] == '_')
+        k--;   /* NAME_forward would hold a double underscore, reserved in C++ */
     fixed[k] = '\0';
     report_plain_error("'%s' cannot name a library: use at most %d letters, digits and "
-                       "underscores, not starting with a digit", name, MAX_NAME);
+                       "underscores, starting with a letter, not with 'nt_'", name, MAX_NAME);
     fprintf(stderr, "it names the library's C functions and its .so; for example: "
-            "neuronop new %s\n", fixed[0] ? fixed : "my_ops");
+            "neuronop new %s\n", k ? fixed : "my_ops");
     return STATUS_USAGE;
 }
 
