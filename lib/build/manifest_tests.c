@@ -7,10 +7,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "confine.h"
 #include "mload.h"
 
 static const char *const test_keys[] = { "name", "op", "args", "expect", "rtol", "atol",
                                           "cores", "reference", NULL };
+
+/* A case's arguments are made in its worker, which reads only the library folder where the
+ * kernel has Landlock (neuronop-run(1), TRUST): a .npy file elsewhere is refused here, the
+ * same on every machine, rather than failing there with "Permission denied" on some. */
+static int outside_folder(loader *L, const nopi_test *t, const nopi_ynode *v,
+                          const char *written, const char *path)
+{
+    char resolved[2048], also[2100] = "";
+    if (nopi_confine_within(L->m->dir, path, resolved, sizeof resolved))
+        return 0;
+    if (strcmp(written, resolved) != 0)
+        snprintf(also, sizeof also, " (it resolves to '%s')", resolved);
+    nopi_y_error(L->doc, v, L->err, "argument file '%s' of test '%s' is outside the library "
+                 "folder%s", written, t->name, also);
+    nopi_detail(L->err, "a case's arguments are made by its worker, which reads only the "
+                "library folder; copy the file there");
+    return -1;
+}
 
 /* One argument entry: a value, or a list of values taken in turn. */
 static int load_test_arg(loader *L, nopi_test *t, int i, const nopi_ynode *n)
@@ -36,6 +55,8 @@ static int load_test_arg(loader *L, nopi_test *t, int i, const nopi_ynode *n)
         if (!t->alts[i][k])
             return oom(L);
         t->nalts[i] = (int)k + 1;
+        if (path && outside_folder(L, t, v, str, t->alts[i][k]) != 0)
+            return -1;
     }
     return 0;
 }

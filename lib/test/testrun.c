@@ -214,7 +214,7 @@ static void judge_result(judge *j, int i, int rc, const nop_error *err, nop_run_
     if (i == ARGS) {
         pass_on(j->s, err);
         res->status = NOP_TEST_ERRORED;
-        note(res, "its arguments cannot be made (see the message above)");
+        note(res, "its arguments cannot be made: %s", err->diag.msg);
         j->over = true;
         return;
     }

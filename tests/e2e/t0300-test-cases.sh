@@ -141,10 +141,26 @@ test_expect "arguments that cannot be made are an error of the case" '
 tests:
   - {name: broken, op: race_fixed, args: [missing.npy]}
 EOF
-    run test c
+    run test c --junit report.xml
     expect_status 1
     expect_err "cannot read"
-    expect_out "ERROR broken: its arguments cannot be made (see the message above) ("'
+    expect_out "ERROR broken: its arguments cannot be made: cannot read .npy file '\''c/missing.npy'\'': No such file or directory ("
+    grep -q "message=\"its arguments cannot be made: cannot read .npy file &apos;c/missing.npy&apos;" report.xml'
+
+# Before, such a file failed in the worker with "Permission denied" where the kernel has
+# Landlock and was read where it has not.
+test_expect "an argument file outside the library folder is refused at its line, on any kernel" '
+    mkdir -p shared
+    cp "$NEURONOP_SRC/tests/fixtures/copy/neuronop.yaml" shared/x.npy
+    with_tests <<EOF
+tests:
+  - {name: outside, op: race_fixed, args: [../shared/x.npy]}
+EOF
+    run test c
+    expect_status 2
+    expect_err "c/neuronop.yaml:"
+    expect_err "error: argument file '\''../shared/x.npy'\'' of test '\''outside'\'' is outside the library folder (it resolves to '\''$WORK/shared/x.npy'\'')"
+    expect_err "copy the file there"'
 
 test_expect "a manifest without tests says so and passes" '
     cp "$NEURONOP_SRC/tests/fixtures/checks/neuronop.yaml" c/neuronop.yaml
