@@ -247,7 +247,8 @@ int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_e
 /* True when spec looks like a generator (KIND: with a known KIND) rather than a file name. */
 bool nop_is_generator(const char *spec);
 
-/* Summary statistics over finite elements; nonfinite counts the others. */
+/* Summary statistics over finite elements (NaN when there is none); nonfinite counts the
+ * others. */
 typedef struct nop_tensor_stats {
     double min, max, mean;
     int64_t nonfinite;

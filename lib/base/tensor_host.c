@@ -190,7 +190,10 @@ void nop_tensor_stats_of(const nop_tensor *t, nop_tensor_stats *st)
         sum += v;
         n++;
     }
-    st->mean = n ? sum / (double)n : 0;
+    if (n == 0)   /* nothing to sum up: not 0, which would claim a value */
+        st->min = st->max = st->mean = NAN;
+    else
+        st->mean = sum / (double)n;
 }
 
 void nop_tensor_compare(const nop_tensor *got, const nop_tensor *want, double rtol, double atol,

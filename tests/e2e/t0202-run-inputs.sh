@@ -41,6 +41,14 @@ test_expect "generators: every kind, with dtypes" '
     run run copy copy full:3:2.5:f16
     expect_out "output: 3 float16  min 2.5  max 2.5"'
 
+# Before, an output of infinities summed up as "min 0  max 0  mean 0".
+test_expect "an output with no finite element has no min, max or mean" '
+    run run copy copy full:3:inf
+    expect_status 0
+    expect_out "output: 3 float32  min nan  max nan  mean nan  (3 not finite)"
+    run run copy copy zeros:0 --json
+    expect_out "\"min\": null, \"max\": null, \"mean\": null, \"nonfinite\": 0"'
+
 test_expect "the same seed gives the same tensor; another seed another" '
     run run copy copy randn:8 --seed 5 -o a.npy
     run run copy copy randn:8 --seed 5 -o b.npy
