@@ -58,6 +58,14 @@ static void index_str(const nop_tensor *t, int64_t i, char *buf, size_t size)
         snprintf(buf + used, size - used, "]");
 }
 
+/* How an element of t prints: six significant digits for a floating dtype, every digit for
+ * an integer one (1410065408, not 1.41007e+09). */
+static const char *element_format(const nop_tensor *t)
+{
+    enum nop_dtype d = nop_tensor_dtype(t);
+    return d == NOP_F32 || d == NOP_BF16 || d == NOP_F16 ? "%.6g" : "%.17g";
+}
+
 static void print_values(const nop_tensor *t)
 {
     int64_t n = nop_tensor_numel(t);
@@ -67,7 +75,8 @@ static void print_values(const nop_tensor *t)
             printf(" ...");
             i = n - 4;
         }
-        printf(" %.6g", nop_tensor_get(t, i));
+        putchar(' ');
+        printf(element_format(t), nop_tensor_get(t, i));
     }
     printf("\n");
 }
@@ -82,8 +91,11 @@ static void print_human(const char *opname, const nop_run_result *res)
     printf("%s: ok on %d core%s (%s, %d host thread%s) in %.3f ms\n", opname, res->ncores,
            res->ncores == 1 ? "" : "s", dc.schedule ? dc.schedule : "parallel", threads,
            threads == 1 ? "" : "s", res->seconds * 1e3);
-    printf("output: %s %s  min %.6g  max %.6g  mean %.6g", shape,
-           nop_dtype_name(nop_tensor_dtype(res->output)), st.min, st.max, st.mean);
+    printf("output: %s %s  min ", shape, nop_dtype_name(nop_tensor_dtype(res->output)));
+    printf(element_format(res->output), st.min);
+    printf("  max ");
+    printf(element_format(res->output), st.max);
+    printf("  mean %.6g", st.mean);
     if (st.nonfinite)
         printf("  (%lld not finite)", (long long)st.nonfinite);
     printf("\n");

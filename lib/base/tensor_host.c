@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +86,35 @@ static int gen_error(nop_error *err, const char *spec, const char *what)
     return -1;
 }
 
+/* Whether torch.full refuses value (written as text) for dtype: c10's overflows<To, From>,
+ * which a Python int meets as an integer and a Python float as a double.  An integer may
+ * not lie outside the type's range (into an unsigned type a negative one wraps, down to
+ * -max); a double may not either, unless it is an infinity or NaN and the type a floating
+ * one (an integer type takes no NaN nor infinity). */
+static bool full_overflows(const char *text, double value, int dtype)
+{
+    static const double lo[] = { [NT_F32] = -FLT_MAX, [NT_BF16] = -3.3895313892515355e38,
+                                 [NT_F16] = -65504, [NT_I32] = INT32_MIN, [NT_I8] = INT8_MIN,
+                                 [NT_I64] = (double)INT64_MIN, [NT_I16] = INT16_MIN,
+                                 [NT_U8] = 0 };
+    static const double hi[] = { [NT_F32] = FLT_MAX, [NT_BF16] = 3.3895313892515355e38,
+                                 [NT_F16] = 65504, [NT_I32] = INT32_MAX, [NT_I8] = INT8_MAX,
+                                 [NT_I64] = (double)INT64_MAX, [NT_I16] = INT16_MAX,
+                                 [NT_U8] = UINT8_MAX };
+    bool floating = dtype == NT_F32 || dtype == NT_BF16 || dtype == NT_F16;
+    char *end;
+    errno = 0;
+    long long n = strtoll(text, &end, 10);
+    if (end != text && !*end && !errno) {   /* a Python int */
+        if (dtype == NT_U8)
+            return n > UINT8_MAX || n < -(long long)UINT8_MAX;
+        return (double)n < lo[dtype] || (double)n > hi[dtype];
+    }
+    if (isinf(value) || isnan(value))
+        return !floating;
+    return value < lo[dtype] || value > hi[dtype];
+}
+
 int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_error *err)
 {
     *out = NULL;
@@ -133,6 +163,12 @@ int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_e
         value = strtod(parts[2], &end);
         if (end == parts[2] || *end)
             return gen_error(err, spec, "the value of full is not a number");
+        if (full_overflows(parts[2], value, dtype)) {
+            char what[160];
+            snprintf(what, sizeof what, "%s cannot be %s without overflow (torch.full "
+                     "refuses it too)", parts[2], nopi_dtype_name((nt_dtype)dtype));
+            return gen_error(err, spec, what);
+        }
     }
     nt_tensor *t = nopi_tensor_alloc((nt_dtype)dtype, ndim, sizes, false);
     if (!t)

@@ -49,6 +49,42 @@ test_expect "an output with no finite element has no min, max or mean" '
     run run copy copy zeros:0 --json
     expect_out "\"min\": null, \"max\": null, \"mean\": null, \"nonfinite\": 0"'
 
+# Before, full wrapped values outside the dtype silently (300 as int8 was 44).  Each verdict
+# and value is torch.full's: an error, or the value the tensor holds.
+fulls="300:i8 -1:u8 -255:u8 -256:u8 -1.0:u8 255:u8 1e10:i32 inf:u8 2.5:i32 -2.5:i32 nan:i32 \
+1e39:f32 70000:f16 65504:f16 inf:f32 1e39:bf16 -129:i8 127.9:i8 32768:i16 -9e18:i64"
+torch_says "
+import re, torch
+types = dict(i8=torch.int8, u8=torch.uint8, i16=torch.int16, i32=torch.int32,
+             i64=torch.int64, f16=torch.float16, bf16=torch.bfloat16, f32=torch.float32)
+for f in '$fulls'.split():
+    text, d = f.split(':')
+    v = int(text) if re.fullmatch(r'[+-]?[0-9]+', text) else float(text)
+    try:
+        print(f, repr(float(torch.full((1,), v, dtype=types[d])[0])))
+    except RuntimeError:
+        print(f, 'refused')
+" >"$WORK/fulls"
+test_expect "full refuses the values torch.full refuses, and holds what it holds" '
+    test "$(wc -l <"$WORK/fulls")" = 20
+    while read -r f want; do
+        run run copy copy "full:1:${f%%:*}:${f#*:}" -o v.npy
+        if [ "$want" = refused ]; then
+            expect_status 2
+            expect_err "cannot be"
+            continue
+        fi
+        expect_status 0
+        got=$(npy read v.npy | tail -1)
+        [ "$(perl -e "print $got == $want || (\"$got\" eq \"Inf\" && \"$want\" eq \"inf\") ? 1 : 0")" = 1 ] ||
+            { echo "$f: holds $got, torch $want"; exit 1; }
+    done <"$WORK/fulls"'
+
+test_expect "integer outputs print every digit" '
+    run run copy copy full:3:1410065408:i32
+    expect_out "output: 3 int32  min 1410065408  max 1410065408  mean 1.41007e+09"
+    expect_out "values: 1410065408 1410065408 1410065408"'
+
 test_expect "the same seed gives the same tensor; another seed another" '
     run run copy copy randn:8 --seed 5 -o a.npy
     run run copy copy randn:8 --seed 5 -o b.npy
