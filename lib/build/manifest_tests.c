@@ -78,6 +78,13 @@ static int load_test(loader *L, nopi_test *t, const nopi_ynode *n)
     }
     if (nopi_y_string(L->doc, v, "name", &s, L->err) != 0)
         return -1;
+    /* a name is one line of the report, and [ ] mark a sub-case's values in it */
+    bool plain = s[0] != '\0';
+    for (const char *c = s; plain && *c; c++)
+        plain = (unsigned char)*c >= 0x20 && *c != 0x7f && *c != '[' && *c != ']';
+    if (!plain)
+        return nopi_y_error(L->doc, v, L->err, "test name '%s' must be a non-empty line "
+                            "without '[' or ']', which mark a sub-case's values", s);
     if (!(t->name = strdup(s)))
         return oom(L);
     for (int i = 0; i < L->m->ntests; i++)
