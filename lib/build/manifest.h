@@ -43,7 +43,9 @@ typedef struct nopi_op {
 } nopi_op;
 
 /* One test case (neuronop test): an op, its arguments (each a list of alternatives; every
- * combination is a sub-case), an optional expected output, tolerances and core counts. */
+ * combination is a sub-case, at most NOPI_MAX_SUBCASES), an optional expected output,
+ * tolerances and core counts. */
+#define NOPI_MAX_SUBCASES 10000
 typedef struct nopi_test {
     char *name;
     nopi_pos pos;

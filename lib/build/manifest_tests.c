@@ -146,6 +146,16 @@ static int load_test_rest(loader *L, nopi_test *t, const nopi_ynode *n, const no
         for (size_t i = 0; i < v->n; i++)
             if (load_test_arg(L, t, (int)i, v->items[i]) != 0)
                 return -1;
+        /* every combination is a sub-case, each made before any runs: a few lists of a
+         * thousand values would be millions, and gigabytes before -k could leave them out */
+        double subs = 1;
+        for (size_t i = 0; i < v->n; i++)
+            subs *= t->nalts[i];
+        if (subs > NOPI_MAX_SUBCASES)
+            return nopi_y_error(L->doc, v, L->err, "test '%s' has %.0f sub-cases (every "
+                                "combination of its argument lists), more than %d: split it "
+                                "into tests of fewer values", t->name, subs,
+                                NOPI_MAX_SUBCASES);
     }
     t->nargs = op ? op->nargs : v ? (int)v->n : 0;
     if ((v = nopi_y_lookup(n, "expect"))) {
