@@ -16,7 +16,7 @@
 
 static struct device_cli dc;
 static long warmup = 10, iters = -1;
-static double seconds, max_regression = 5;
+static double seconds, max_regression = -1;   /* -1: not given, 5 */
 static const char *baseline, *trace, *trace_clock;
 static bool json, verbose, hugepages;
 
@@ -318,6 +318,8 @@ static int check_options(void)
         report_plain_error("give --iters or --time, not both");
     else if (trace_clock && !trace)
         report_plain_error("--trace-clock '%s' needs --trace FILE", trace_clock);
+    else if (max_regression >= 0 && !baseline)
+        report_plain_error("--max-regression %g needs --baseline FILE", max_regression);
     else if (trace_clock && strcmp(trace_clock, clock_names[NOP_TRACE_MODELED]) != 0 &&
              strcmp(trace_clock, clock_names[NOP_TRACE_HOST]) != 0)
         report_plain_error("unknown --trace-clock '%s'; use modeled or host", trace_clock);
@@ -397,6 +399,8 @@ int cmd_bench(int argc, char **argv)
                           cmp.old.host_throughput;
         cmp.model_change = 100 * (m.throughput - cmp.old.modeled_throughput) /
                            cmp.old.modeled_throughput;
+        if (max_regression < 0)
+            max_regression = 5;
         cmp.regressed = cmp.model_change < -max_regression;
     }
     trace_report tr = { false, { 0, 0 } };

@@ -218,6 +218,12 @@ int cmd_run(int argc, char **argv)
     int rc = parse_options(&run_spec, argc, argv, &args, &nargs);
     if (rc != 0)
         return rc > 0 ? 0 : STATUS_USAGE;
+    if (!expect && (rel_tol >= 0 || abs_tol >= 0)) {   /* a tolerance with nothing to judge */
+        report_plain_error("--%s needs --expect FILE", rel_tol >= 0 ? "rtol" : "atol");
+        free_option_lists(&run_spec);
+        free(args);
+        return STATUS_USAGE;
+    }
     struct op_call oc;
     nop_run_result res = { 0 };
     nop_tensor *want = NULL;

@@ -52,4 +52,10 @@ test_expect "empty check lists are refused" '
     refused run mc relu_forward randn:8 --no-check "" -- "--check and --no-check take a comma-separated list of checks, not '\'''\''"
     refused run mc relu_forward randn:8 --check , -- "not '\'','\''"'
 
+# Before, each was ignored: a tolerance or a regression limit that judges nothing.
+test_expect "a tolerance without --expect, a limit without --baseline, are refused" '
+    refused run mc relu_forward randn:8 --rtol 0.1 -- "neuronop: error: --rtol needs --expect FILE"
+    refused run mc relu_forward randn:8 --atol 0.1 -- "neuronop: error: --atol needs --expect FILE"
+    refused bench mc relu_forward randn:8 --max-regression 3 -- "neuronop: error: --max-regression 3 needs --baseline FILE"'
+
 test_done
