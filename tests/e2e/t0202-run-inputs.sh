@@ -163,13 +163,22 @@ test_expect "a .npy header without a shape" '
     expect_status 2
     expect_err "its header lacks '\''descr'\'', '\''fortran_order'\'' or '\''shape'\''"'
 
-test_expect "-o into a folder that does not exist" '
+# Before, these were found only after the op had run, however long it took.
+test_expect "-o into a folder that does not exist, or naming a folder, is refused before the op runs" '
     run run copy copy zeros:3 -o no/such/dir/out.npy
     expect_status 2
-    expect_err "neuronop: error: cannot write '\''no/such/dir/out.npy'\''"'
+    expect_err "neuronop: error: cannot write '\''no/such/dir/out.npy'\'': No such file or directory"
+    ! grep -q "device checks" err
+    mkdir adir
+    run run copy copy zeros:3 -o adir/
+    expect_status 2
+    expect_err "neuronop: error: cannot write '\''adir/'\'': it is a folder; name a .npy file"
+    run run copy copy zeros:3 -o adir
+    expect_err "neuronop: error: cannot write '\''adir'\'': it is a folder; name a .npy file"
+    ! grep -q "device checks" err'
 
 # Before: an infinite expected element matched any output (its tolerance, rtol * inf, is
-# infinite).  The verdicts must be torch.isclose'"'"'s, with equal_nan=True, for every pair.
+# infinite).  Every verdict must be what torch.isclose says, with equal_nan=True.
 pairs="3:inf -inf:inf inf:inf -inf:-inf nan:nan nan:1 1:nan inf:nan 1e30:inf 1:1.000001 1:1.1"
 torch_says "
 import torch
