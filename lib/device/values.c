@@ -109,8 +109,16 @@ int nop_values_parse(const nop_library *lib, const char *opname, int argc,
             continue;
         }
         nop_tensor **t = &(*tensors)[i];
-        const char *meant = !nop_is_generator(a) && access(a, F_OK) != 0 ?
-                            nopi_generator_like(a) : NULL;
+        char *end;
+        bool absent = !nop_is_generator(a) && access(a, F_OK) != 0;
+        if (absent && a[0] && (strtod(a, &end), !*end)) {   /* a number where a tensor goes */
+            nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "argument %d of op '%s' is a tensor: "
+                      "'%s' is a number, not a generator or a .npy file", i + 1, op.name, a);
+            nopi_detail(err, "for a tensor of %ss write full:SHAPE:%s (full:4:%s), or give "
+                        "a .npy file", a, a, a);
+            return -1;
+        }
+        const char *meant = absent ? nopi_generator_like(a) : NULL;
         if (meant)
             return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%.*s' is not a generator; did "
                              "you mean '%s'? (argument %d, %s; generators: randn, rand, zeros, "

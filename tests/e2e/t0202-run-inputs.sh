@@ -21,6 +21,13 @@ test_expect "the wrong number of arguments shows the signature" '
     expect_err "neuronop: error: op '\''softclip'\'' takes 3 arguments, 2 given"
     expect_err "signature: softclip(tensor, double, scalar)"'
 
+# Before: "cannot read .npy file '3'", which did not say a tensor was wanted.
+test_expect "a number where a tensor goes says which argument and what to write" '
+    run run softclip softclip 3 1 2
+    expect_status 2
+    expect_err "neuronop: error: argument 1 of op '\''softclip'\'' is a tensor: '\''3'\'' is a number, not a generator or a .npy file"
+    expect_err "for a tensor of 3s write full:SHAPE:3 (full:4:3), or give a .npy file"'
+
 test_expect "a number argument that is not a number" '
     run run softclip softclip zeros:4 five 1
     expect_status 2
