@@ -71,7 +71,9 @@ static int store(const struct command_spec *spec, const struct option_spec *o, c
         long l = whole ? strtol(arg, &end, 10) : 0;
         double v = whole ? (double)l : strtod(arg, &end);
         bool ranged = o->min < o->max;
-        if (errno || end == arg || *end || !isfinite(v) ||
+        /* as written in decimal: strtod and strtol also take " 5" and strtod 0x10 */
+        bool decimal = strchr("+-.0123456789", arg[0]) && arg[0] && !strpbrk(arg, "xXpP");
+        if (errno || end == arg || *end || !decimal || !isfinite(v) ||
             (ranged && (v < o->min || v > o->max))) {
             char what[300];
             if (ranged)

@@ -61,16 +61,19 @@ static int parse_shape(const char *s, int *ndim, int64_t *sizes)
     if (strcmp(s, "scalar") == 0)
         return 0;
     while (*s) {
-        if (!isdigit((unsigned char)*s) || *ndim >= NOPI_MAX_DIMS)
+        if (!isdigit((unsigned char)*s) || *ndim > 64)
             return -1;
         char *end;
         errno = 0;
         long long n = strtoll(s, &end, 10);
         if (errno)
             return -1;
-        sizes[(*ndim)++] = n;
+        /* past the device's limit only counted: nopi_shape_ok names the limit */
+        if (*ndim < NOPI_MAX_DIMS)
+            sizes[*ndim] = n;
+        (*ndim)++;
         s = end;
-        if (*s == 'x')
+        if (*s == 'x' && isdigit((unsigned char)s[1]))   /* "4x" is no shape */
             s++;
         else if (*s)
             return -1;

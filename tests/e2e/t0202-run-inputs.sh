@@ -100,6 +100,7 @@ test_expect "the same seed gives the same tensor; another seed another" '
     ! cmp -s a.npy c.npy'
 
 for bad in "randn:|a shape is sizes joined by x" "randn:3y4|a shape is sizes joined by x" \
+           "randn:4x|a shape is sizes joined by x" "randn:4xx4|a shape is sizes joined by x" \
            "zeros:4:f64|unknown dtype 'f64'" "full:4|full needs a shape and a value" \
            "full:4:abc|the value of full is not a number" "arange:2x2|arange takes a count"; do
     spec=${bad%%|*}
@@ -113,7 +114,7 @@ done
 test_expect "a generated tensor over the device limits is refused" '
     run run copy copy zeros:1x1x1x1x1x1x1x1x1
     expect_status 2
-    expect_err "bad tensor generator"
+    expect_err "neuronop: error: tensor '\''zeros:1x1x1x1x1x1x1x1x1'\'' is over the device'\''s limits: 9 dimensions; the device allows at most 8"
     run run copy copy zeros:70000x1x1x1x1
     expect_status 2
     expect_err "over the device'\''s limits: a dimension over 65535 in a 5-D tensor"'

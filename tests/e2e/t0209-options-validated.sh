@@ -52,6 +52,13 @@ test_expect "empty check lists are refused" '
     refused run mc relu_forward randn:8 --no-check "" -- "--check and --no-check take a comma-separated list of checks, not '\'''\''"
     refused run mc relu_forward randn:8 --check , -- "not '\'','\''"'
 
+# Before, " 5" and 0x10 were taken (strtol and strtod skip spaces; strtod reads hex).
+test_expect "numbers are written in decimal, without spaces" '
+    refused run mc relu_forward randn:8 --seed " 5" -- "--seed takes a whole number"
+    refused run mc relu_forward randn:8 --timeout 0x10 -- "--timeout takes a number from 0.001 to 86400, not '\''0x10'\''"
+    run run mc relu_forward randn:8 --seed -5 --timeout .5
+    expect_status 0'
+
 # Before, each was ignored: a tolerance or a regression limit that judges nothing.
 test_expect "a tolerance without --expect, a limit without --baseline, are refused" '
     refused run mc relu_forward randn:8 --rtol 0.1 -- "neuronop: error: --rtol needs --expect FILE"
