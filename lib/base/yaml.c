@@ -104,22 +104,30 @@ static nopi_ynode *convert(nopi_ydoc *doc, yaml_document_t *ydoc, yaml_node_t *y
     }
 }
 
-/* Refuses the first alias (*name) in text, at its line and column: a manifest or profile
+/* Refuses, at its line and column, the first alias (*name) in text: a manifest or profile
  * never needs one, and each use of an alias is copied again, so nested aliases of a few
- * hundred bytes would expand exponentially ("billion laughs").  A syntax error ends the
- * scan quietly: yaml_parser_load reports it, with its usual message. */
-static int refuse_aliases(const char *path, const char *text, size_t len, nop_error *err)
+ * hundred bytes would expand exponentially ("billion laughs"); and a second document, which
+ * yaml_parser_load would leave unread without a word.  A syntax error ends the scan
+ * quietly: yaml_parser_load reports it, with its usual message. */
+static int refuse_aliases_and_documents(const char *path, const char *text, size_t len,
+                                        nop_error *err)
 {
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser))
         return nopi_nomem(err);
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    int rc = 0;
+    int rc = 0, documents = 0;
     for (bool more = true; more && rc == 0;) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&parser, &ev))
             break;
         more = ev.type != YAML_STREAM_END_EVENT;
+        if (ev.type == YAML_DOCUMENT_START_EVENT && documents++ > 0) {
+            rc = nopi_fail(err, NOP_ERR_INPUT, path, (int)ev.start_mark.line + 1,
+                           (int)ev.start_mark.column + 1, "a second YAML document: the file "
+                           "must be one document");
+            nopi_detail(err, "remove the '---' line and what follows it, or merge the two");
+        }
         if (ev.type == YAML_ALIAS_EVENT) {
             rc = nopi_fail(err, NOP_ERR_INPUT, path, (int)ev.start_mark.line + 1,
                            (int)ev.start_mark.column + 1, "YAML aliases ('*%s') are not "
@@ -148,7 +156,7 @@ int nopi_yaml_load(nopi_ydoc **out, const char *path, nop_error *err)
     yaml_parser_t parser;
     yaml_document_t ydoc;
     int rc = -1;
-    if (refuse_aliases(path, text, len, err) != 0)
+    if (refuse_aliases_and_documents(path, text, len, err) != 0)
         goto out_text;
     if (!yaml_parser_initialize(&parser)) {
         nopi_nomem(err);
@@ -245,10 +253,22 @@ static const char *kind_name(nopi_ykind k)
 }
 
 /* What the user wrote, for "must be X, not Y" messages. */
+/* YAML's null: a plain scalar that is empty, ~ or null (YAML 1.2's core schema). */
+static bool is_null(const nopi_ynode *n)
+{
+    static const char *const nulls[] = { "", "~", "null", "Null", "NULL" };
+    for (size_t i = 0; n->kind == NOPI_Y_SCALAR && n->plain && i < NOPI_ARRAY_LEN(nulls); i++)
+        if (strcmp(n->str, nulls[i]) == 0)
+            return true;
+    return false;
+}
+
 static void describe(const nopi_ynode *n, char *buf, size_t size)
 {
     if (n->kind != NOPI_Y_SCALAR)
         snprintf(buf, size, "%s", kind_name(n->kind));
+    else if (is_null(n))
+        snprintf(buf, size, "nothing (YAML's null)");
     else if (n->plain)
         snprintf(buf, size, "'%s'", n->str);
     else
@@ -309,8 +329,8 @@ int nopi_y_string(const nopi_ydoc *doc, const nopi_ynode *node, const char *key,
 {
     if (nopi_y_expect(doc, node, NOPI_Y_SCALAR, key, err) != 0)
         return -1;
-    if (node->plain && node->str[0] == '\0')
-        return nopi_y_error(doc, node, err, "'%s' must not be empty", key);
+    if (is_null(node))
+        return nopi_y_error(doc, node, err, "'%s' must not be empty (YAML's null)", key);
     *out = node->str;
     return 0;
 }
