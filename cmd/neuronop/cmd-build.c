@@ -120,6 +120,10 @@ int cmd_build(int argc, char **argv)
         return rc > 0 ? 0 : STATUS_USAGE;
     const char *target = nargs ? args[0] : ".";
     free(args);
+    if (build_dir && !build_dir[0]) {
+        report_plain_error("--build-dir needs a folder, not ''");
+        return STATUS_USAGE;
+    }
 
     nop_error err;
     nop_manifest *m;

@@ -140,6 +140,20 @@ static int refuse_aliases_and_documents(const char *path, const char *text, size
     return rc;
 }
 
+/* The 0-based line and column of byte offset in text (columns count characters: a UTF-8
+ * continuation byte is not one). */
+static yaml_mark_t mark_at(const char *text, size_t len, size_t offset)
+{
+    yaml_mark_t m = { offset, 0, 0 };
+    for (size_t i = 0; i < offset && i < len; i++) {
+        if (text[i] == '\n')
+            m.line++, m.column = 0;
+        else if (((unsigned char)text[i] & 0xc0) != 0x80)
+            m.column++;
+    }
+    return m;
+}
+
 int nopi_yaml_load(nopi_ydoc **out, const char *path, nop_error *err)
 {
     *out = NULL;
@@ -164,8 +178,11 @@ int nopi_yaml_load(nopi_ydoc **out, const char *path, nop_error *err)
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     if (!yaml_parser_load(&parser, &ydoc)) {
-        /* libyaml marks are 0-based; problem_mark is where it noticed */
+        /* libyaml marks are 0-based; problem_mark is where it noticed, but a reader error
+         * (a byte that is not UTF-8, a NUL) gives only its offset */
         yaml_mark_t m = parser.problem_mark;
+        if (parser.error == YAML_READER_ERROR)
+            m = mark_at(text, len, parser.problem_offset);
         if (parser.context)
             nopi_fail(err, NOP_ERR_INPUT, path, (int)m.line + 1, (int)m.column + 1,
                       "invalid YAML: %s %s", parser.problem, parser.context);

@@ -181,10 +181,16 @@ static int run(builder *b, nop_build_result *res)
         nopi_build_clean_if_idle(b);   /* what a killed build left, even when up to date */
         return 0;
     }
-    if (nopi_mkdirs(b->m->build_dir) != 0)
-        return nopi_fail(b->err, NOP_ERR_INPUT, b->m->path, 0, 0,
+    if (nopi_mkdirs(b->m->build_dir) != 0) {
+        /* at the manifest's build_directory when it chose the folder; the command line's
+         * choice is not the manifest's fault */
+        bool manifest = !b->o->build_dir;
+        return nopi_fail(b->err, NOP_ERR_INPUT, manifest ? b->m->path : NULL,
+                         manifest ? b->m->build_dir_pos.line : 0,
+                         manifest ? b->m->build_dir_pos.col : 0,
                          "cannot create build directory '%s': %s", b->m->build_dir,
                          strerror(errno));
+    }
     int lock;
     if (nopi_build_lock(b, &lock) != 0)
         return -1;

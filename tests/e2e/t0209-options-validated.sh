@@ -59,6 +59,10 @@ test_expect "numbers are written in decimal, without spaces" '
     run run mc relu_forward randn:8 --seed -5 --timeout .5
     expect_status 0'
 
+# Before, an empty --build-dir was blamed on the manifest.
+test_expect "an empty --build-dir is a usage error of the option" '
+    refused build one --build-dir "" -- "neuronop: error: --build-dir needs a folder, not '\'''\''"'
+
 # Before, each was ignored: a tolerance or a regression limit that judges nothing.
 test_expect "a tolerance without --expect, a limit without --baseline, are refused" '
     refused run mc relu_forward randn:8 --rtol 0.1 -- "neuronop: error: --rtol needs --expect FILE"
