@@ -576,6 +576,7 @@ typedef struct nop_baseline {
     char op[128], device[128];
     char inputs[2048];          /* the op's arguments as given, space-separated */
     int cores;
+    int memcheck;               /* 1 or 0: a --memcheck run or not; -1: the report does not say */
 } nop_baseline;
 
 /* Reads the report at path into *b.  Returns 0, or -1 with err filled (NOP_ERR_INPUT: not

@@ -251,8 +251,8 @@ static int write_trace(const struct op_call *oc, double host_ns, trace_report *t
 }
 
 static void print_json(const char *opname, const char *inputs, const nop_profile *p,
-                       const nop_bench_result *b, const nop_model *m, double host_ns,
-                       const comparison *cmp, const hugepage_report *hp,
+                       bool memcheck, const nop_bench_result *b, const nop_model *m,
+                       double host_ns, const comparison *cmp, const hugepage_report *hp,
                        const trace_report *tr)
 {
     const nop_run_result *r = &b->fastest;
@@ -262,8 +262,9 @@ static void print_json(const char *opname, const char *inputs, const nop_profile
     print_json_string(stdout, inputs);
     printf(", \"device\": ");
     print_json_string(stdout, nop_profile_name(p));
-    printf(", \"cores\": %d, \"threads\": %d, \"warmup\": %ld, \"runs\": %d,\n", r->ncores,
-           r->threads, warmup, b->runs);
+    printf(", \"memcheck\": %s, \"cores\": %d, \"threads\": %d, \"warmup\": %ld, "
+           "\"runs\": %d,\n", memcheck ? "true" : "false", r->ncores, r->threads, warmup,
+           b->runs);
     printf(" \"host\": {\"mean\": %.9f, \"sd\": %.9f, \"median\": %.9f, \"min\": %.9f, "
            "\"max\": %.9f, \"p90\": %.9f, \"p99\": %.9f, \"throughput\": %.6f},\n", b->mean,
            b->sd, b->median, b->min, b->max, b->p90, b->p99, 1.0 / b->mean);
@@ -369,6 +370,11 @@ int cmd_bench(int argc, char **argv)
     snprintf(has, sizeof has, "%d", cores);
     if (baseline && cmp.old.cores && (rc = check_baseline("on cores", had, has)) != 0)
         goto out;
+    const char *onoff[] = { "off", "on" };   /* memcheck's checks slow every access */
+    if (baseline && cmp.old.memcheck >= 0 &&
+        (rc = check_baseline("with memcheck", onoff[cmp.old.memcheck],
+                             onoff[nop_library_memcheck(oc.lib)])) != 0)
+        goto out;
     hugepage_report hp = { 0, 0 };
     for (int i = 0; hugepages && i < oc.nvals; i++) {
         enum nop_hugepages state;
@@ -407,7 +413,8 @@ int cmd_bench(int argc, char **argv)
     if (trace && (rc = write_trace(&oc, host_ns, &tr)) != 0)
         goto out;
     if (json)
-        print_json(oc.name, inputs, oc.profile, &b, &m, host_ns, &cmp, &hp, &tr);
+        print_json(oc.name, inputs, oc.profile, nop_library_memcheck(oc.lib), &b, &m, host_ns,
+                   &cmp, &hp, &tr);
     else
         print_human(oc.display, oc.profile, &b, &m, nop_library_memcheck(oc.lib));
     if (hugepages && !json)

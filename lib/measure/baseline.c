@@ -30,6 +30,8 @@ int nop_bench_baseline_load(const char *path, nop_baseline *b, nop_error *err)
     get_string(root, "device", b->device, sizeof b->device);
     get_string(root, "inputs", b->inputs, sizeof b->inputs);
     b->cores = (int)json_integer_value(json_object_get(root, "cores"));
+    json_t *memcheck = json_object_get(root, "memcheck");
+    b->memcheck = json_is_boolean(memcheck) ? json_is_true(memcheck) : -1;
     json_decref(root);
     if (!(b->host_throughput > 0) || !(b->modeled_throughput > 0)) {
         nopi_fail(err, NOP_ERR_INPUT, path, 0, 0, "not a neuronop bench report: it lacks "

@@ -59,7 +59,12 @@ test_expect "a baseline of another input, op or core count is refused, not compa
     run bench mc relu_forward randn:32x4096 --iters 2 --baseline base.json --cores 3
     expect_status 2
     expect_err "is a baseline on cores '\''1'\'', not '\''3'\'': compare like with like"
-    expect_err "make a baseline of this bench with"'
+    expect_err "make a baseline of this bench with"
+    jq -e ".memcheck == false" base.json
+    sed "s/\"memcheck\": false/\"memcheck\": true/" base.json >memcheck.json
+    run bench tcm relu_forward randn:32x4096 --iters 2 --baseline memcheck.json
+    expect_status 2
+    expect_err "is a baseline with memcheck '\''on'\'', not '\''off'\'': compare like with like"'
 
 # Two spinners pinned to the bench's CPU take two thirds of it: timed by the wall clock, the
 # compute term of every run grew with them and the modeled throughput fell 20% (the sanitizer
