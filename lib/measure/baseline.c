@@ -2,6 +2,7 @@
  * baseline.c - reading an earlier `neuronop bench --json` report (the jansson boundary).
  */
 #include <jansson.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "base/internal.h"
@@ -29,13 +30,22 @@ int nop_bench_baseline_load(const char *path, nop_baseline *b, nop_error *err)
     get_string(root, "op", b->op, sizeof b->op);
     get_string(root, "device", b->device, sizeof b->device);
     get_string(root, "inputs", b->inputs, sizeof b->inputs);
-    b->cores = (int)json_integer_value(json_object_get(root, "cores"));
-    json_t *memcheck = json_object_get(root, "memcheck");
+    json_t *cores = json_object_get(root, "cores"), *memcheck = json_object_get(root, "memcheck");
+    b->cores = (int)json_integer_value(cores);
     b->memcheck = json_is_boolean(memcheck) ? json_is_true(memcheck) : -1;
+    bool typed = (!cores || json_is_integer(cores)) && (!memcheck || json_is_boolean(memcheck));
     json_decref(root);
-    if (!(b->host_throughput > 0) || !(b->modeled_throughput > 0)) {
-        nopi_fail(err, NOP_ERR_INPUT, path, 0, 0, "not a neuronop bench report: it lacks "
-                  "host.throughput or modeled.throughput");
+    /* a figure no run gives (1e308, 1e-300) would only make a percentage of inf or of
+     * hundreds of digits */
+    const char *why = !(b->host_throughput > 0) || !(b->modeled_throughput > 0)
+                          ? "it lacks host.throughput or modeled.throughput"
+                      : b->host_throughput > 1e12 || b->modeled_throughput > 1e12 ||
+                              b->host_throughput < 1e-12 || b->modeled_throughput < 1e-12
+                          ? "a throughput is outside 1e-12..1e12 runs per second"
+                      : !typed ? "'cores' is not a whole number, or 'memcheck' not true or false"
+                               : NULL;
+    if (why) {
+        nopi_fail(err, NOP_ERR_INPUT, path, 0, 0, "not a neuronop bench report: %s", why);
         nopi_detail(err, "make one with 'neuronop bench ... --json > %s'", path);
         return -1;
     }

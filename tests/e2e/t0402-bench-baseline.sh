@@ -109,6 +109,21 @@ test_expect "a JSON file that is not a bench report says how to make one" '
     expect_status 2
     expect_err "missing.json: error: cannot read the baseline: unable to open missing.json"'
 
+# Before, 1e308 made "fell inf%", 1e-300 a percentage hundreds of digits long, and a
+# cores of "8" (a string) was taken.
+test_expect "a report with figures no run gives, or fields of the wrong type, is refused" '
+    for bad in "{\"host\": {\"throughput\": 3}, \"modeled\": {\"throughput\": 1e308}}" \
+               "{\"host\": {\"throughput\": 1e-300}, \"modeled\": {\"throughput\": 3}}"; do
+        echo "$bad" >odd.json
+        run bench tcm relu_forward randn:64 --baseline odd.json
+        expect_status 2
+        expect_err "odd.json: error: not a neuronop bench report: a throughput is outside 1e-12..1e12 runs per second"
+    done
+    echo "{\"host\": {\"throughput\": 3}, \"modeled\": {\"throughput\": 3}, \"cores\": \"8\"}" >odd.json
+    run bench tcm relu_forward randn:64 --baseline odd.json
+    expect_status 2
+    expect_err "not a neuronop bench report: '\''cores'\'' is not a whole number, or '\''memcheck'\'' not true or false"'
+
 test_expect "--hugepages: small inputs are left alone, large ones are backed when the kernel agrees" '
     run bench tcm relu_forward randn:64 --iters 2 --hugepages
     expect_status 0
