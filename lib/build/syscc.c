@@ -149,7 +149,10 @@ static int spawn(nopi_tool_job *j, const nopi_confine *c, char **env, pid_t *pid
 }
 
 /* What a job's end says about its limits: the log's words for running out (g++, cc1plus,
- * as and ld each say it their own way), the CPU signal, or the deadline. */
+ * as and ld each say it their own way), the CPU signal, or the deadline.  Under a memory
+ * limit a program may also die before it can say so: cc1 crashing when an allocation
+ * fails ("internal compiler error: Segmentation fault"), or the loader unable to map a
+ * shared library of cc1plus's; both are the limit too. */
 static void judge(nopi_tool_job *j, const nopi_confine *c, int waited, int status, double cpu)
 {
     char *text = NULL;
@@ -157,7 +160,9 @@ static void judge(nopi_tool_job *j, const nopi_confine *c, int waited, int statu
     if (nopi_read_file(j->log, &text, NULL) == 0) {
         memory = strstr(text, "out of memory") || strstr(text, "memory exhausted") ||
                  strstr(text, "Cannot allocate memory") || strstr(text, "std::bad_alloc") ||
-                 strstr(text, "File size limit exceeded");
+                 strstr(text, "File size limit exceeded") ||
+                 (c->mem_mb && (strstr(text, "internal compiler error: Segmentation fault") ||
+                                strstr(text, "failed to map segment")));
         time = time || strstr(text, "CPU time limit exceeded");
     }
     free(text);

@@ -85,6 +85,19 @@ CXX
     expect_err "neuronop: error: compiling '"'"'negate.cpp'"'"' went past 1 s"
     tmp_is_clean'
 
+# Before, below what cc1 needs to start it crashed ("internal compiler error") or cc1plus's
+# libraries could not be mapped, and the build said only that the compiler failed.
+test_expect "a memory limit too low for the compiler itself is named as the limit" '
+    copy_example negate lowc
+    TMPDIR=$WORK/tmp run build --compile-memory 16 --compiler cc lowc
+    expect_status 3
+    expect_err "neuronop: error: compiling '"'"'negate.c'"'"' went past 16 MB"
+    copy_example negate_cxx lowx
+    TMPDIR=$WORK/tmp run build --compile-memory 40 lowx
+    expect_status 3
+    expect_err "neuronop: error: compiling '"'"'negate.cpp'"'"' went past 40 MB"
+    tmp_is_clean'
+
 test_expect "the default limits leave room for a real kernel, and are in --help" '
     copy_example relu_tcm ok
     run build ok
