@@ -233,10 +233,11 @@ int nop_tensor_save_npy(const nop_tensor *t, const char *path, nop_error *err);
  * read what the user can; -1 when NEURONOP_LANDLOCK=off turns it off. */
 int nop_landlock_abi(void);
 
-/* Writes len bytes to path as neuronop writes every output: a new or regular file through a
- * temporary file beside it and rename(2), so a reader never sees half of it; anything else
- * that exists (a symlink, device, FIFO or terminal: /dev/stdout) through, in place, as a
- * shell's > would, never replaced.  0, or -1 with err filled (an input error naming path). */
+/* Writes len bytes to path as neuronop writes every output: a new or regular file, or a
+ * symlink to a regular file or to nothing, through a temporary file beside it and rename(2),
+ * so a reader never sees half of it and a planted link redirects nothing; a device, FIFO or
+ * terminal (directly or through a link) and /dev/stdout in place, as a shell's > would,
+ * never replaced.  0, or -1 with err filled (an input error naming path). */
 int nop_write_file(const char *path, const void *data, size_t len, nop_error *err);
 
 /* Makes a tensor from a generator spec: KIND:SHAPE[:DTYPE], with KIND randn, rand, zeros,

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -221,12 +222,13 @@ static int write_all(int fd, const void *const *bufs, const size_t *lens, int n)
     return 0;
 }
 
-/* Writes through path as a shell's > would, for what must not be replaced by a regular file:
- * a device, FIFO or terminal (-o /dev/null as root would otherwise destroy /dev/null), or a
- * symlink (/dev/stdout names the caller's own stdout).  0, or an errno value. */
+/* Writes into path in place, for what must not be replaced by a regular file: a device,
+ * FIFO or terminal (-o /dev/null as root would otherwise destroy /dev/null), or the
+ * caller's own descriptor (/dev/stdout).  Never creates: what it writes to exists.  0, or
+ * an errno value. */
 static int write_in_place(const char *path, const void *const *bufs, const size_t *lens, int n)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC, 0666);
+    int fd = open(path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return errno;
     int e = write_all(fd, bufs, lens, n);
@@ -235,13 +237,27 @@ static int write_in_place(const char *path, const void *const *bufs, const size_
     return e;
 }
 
-/* Writes a regular file at dest through dest.tmp.PID and rename(2).  0, or an errno value. */
+/* Writes a regular file at dest through a temporary file beside it and rename(2), which
+ * replaces whatever dest was, a symlink included.  The temporary file's name is not
+ * guessable and it is made with O_EXCL, so a symlink planted under the name it will have
+ * cannot redirect the write.  0, or an errno value. */
 static int write_replacing(const char *dest, const void *const *bufs, const size_t *lens, int n)
 {
     char *tmp = NULL;
-    if (asprintf(&tmp, "%s.tmp.%ld", dest, (long)getpid()) < 0)
-        return ENOMEM;
-    int e = 0, fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC, 0666);
+    int fd = -1;
+    for (int tries = 0; fd < 0 && tries < 16; tries++) {
+        unsigned r = 0;
+        if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
+            r = (unsigned)(nopi_now() * 1e9) ^ (unsigned)tries;
+        free(tmp);
+        /* ".tmp." marks it for the cleaners of a killed build's leftovers (objcache.c) */
+        if (asprintf(&tmp, "%s.tmp.%ld.%08x", dest, (long)getpid(), r) < 0)
+            return ENOMEM;
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    int e = 0;
     if (fd < 0) {
         e = errno;
     } else {
@@ -255,6 +271,20 @@ static int write_replacing(const char *dest, const void *const *bufs, const size
     }
     free(tmp);
     return e;
+}
+
+/* Whether symlink path names one of the caller's own descriptors, as /dev/stdout does
+ * (/proc/self/fd/1): its target is then wherever the caller's shell sent that stream. */
+static bool names_own_descriptor(const char *path)
+{
+    char target[64];
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n <= 0)
+        return false;
+    target[n] = '\0';
+    const char *digits = strncmp(target, "/proc/self/fd/", 14) == 0 ? target + 14
+                         : strncmp(target, "/dev/fd/", 8) == 0 ? target + 8 : NULL;
+    return digits && *digits && strspn(digits, "0123456789") == strlen(digits);
 }
 
 /* Fills err for errno value e from writing path; 0 when e is 0, else -1. */
@@ -274,9 +304,17 @@ int nopi_write_whole(const char *path, const void *const *bufs, const size_t *le
 int nopi_write_output(const char *path, const void *const *bufs, const size_t *lens, int n,
                       nop_error *err)
 {
-    struct stat st;
-    bool replace = lstat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode);
-    int e = replace ? write_replacing(path, bufs, lens, n) : write_in_place(path, bufs, lens, n);
+    /* In place: a device, FIFO or socket, directly or through a link (/dev/null, a link to a
+     * terminal), and /dev/stdout's kind of link.  A link to a regular file, or to nothing, is
+     * replaced, never written through: a library folder is untrusted, and a report.xml
+     * linked to ~/.bashrc must not put its text there. */
+    struct stat st, target;
+    bool in_place = false;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        in_place = !S_ISLNK(st.st_mode) || names_own_descriptor(path) ||
+                   (stat(path, &target) == 0 && !S_ISREG(target.st_mode) &&
+                    !S_ISDIR(target.st_mode));
+    int e = in_place ? write_in_place(path, bufs, lens, n) : write_replacing(path, bufs, lens, n);
     return write_result(e, path, err);
 }
 

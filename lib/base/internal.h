@@ -122,15 +122,17 @@ double nopi_now(void);
 /* The calling thread's CPU time in seconds: unlike nopi_now, it stands still while the host
  * runs something else, so it measures code without the machine's load. */
 double nopi_thread_cpu_now(void);
-/* Writes the n buffers, in order, to path through a temporary file beside it and rename(2),
- * so path appears whole or not at all, and whatever path was (a symlink included) is
- * replaced: for neuronop's own files.  0, or -1 with err filled (an input error). */
+/* Writes the n buffers, in order, to path through a temporary file beside it (made with
+ * O_EXCL under a name no one can guess) and rename(2), so path appears whole or not at all,
+ * and whatever path was (a symlink included) is replaced: for neuronop's own files.  0, or
+ * -1 with err filled (an input error). */
 int nopi_write_whole(const char *path, const void *const *bufs, const size_t *lens, int n,
                      nop_error *err);
-/* The same for a file the user named (-o, --trace, --junit): a new or regular file as
- * nopi_write_whole writes it, but anything else that exists (a symlink, device, FIFO or
- * terminal: /dev/stdout, /dev/null) is written through in place, as a shell's > would, never
- * replaced.  0, or -1 with err filled (an input error). */
+/* The same for a file the user named (-o, --trace, --junit), except that a device, FIFO or
+ * terminal (/dev/null), directly or through a symlink, and a link to one of the caller's
+ * own descriptors (/dev/stdout) are written in place, as a shell's > would, never replaced.
+ * A symlink to a regular file, or to nothing, is replaced like a file: a library folder is
+ * untrusted, and a planted link must not redirect the write.  0, or -1 with err filled. */
 int nopi_write_output(const char *path, const void *const *bufs, const size_t *lens, int n,
                       nop_error *err);
 

@@ -226,14 +226,24 @@ test_expect "-o /dev/stdout writes the .npy file into the pipe and leaves the li
         cmp - want.npy
     test -L stdout'
 
-test_expect "-o through a symlink writes the file it names and keeps the link" '
+# A library folder is untrusted (a pull request in CI): a planted out.npy or report.xml
+# linked to ~/.bashrc must not get neuronop's output.  A review found the first version of
+# the FIFO fix writing through such links.
+test_expect "-o through a link to a file replaces the link and leaves the file alone" '
     mkdir elsewhere
+    echo keep >elsewhere/target.npy
     ln -s elsewhere/target.npy link.npy
+    ln -s elsewhere/absent.npy dangling.npy
     run run copy copy arange:5 -o link.npy
     expect_status 0
-    test -L link.npy
+    run run copy copy arange:5 -o dangling.npy
+    expect_status 0
+    test ! -L link.npy
+    test ! -L dangling.npy
+    test "$(cat elsewhere/target.npy)" = keep
+    test ! -e elsewhere/absent.npy
     run run copy copy arange:5 -o direct.npy
-    cmp direct.npy elsewhere/target.npy'
+    cmp direct.npy link.npy'
 
 test_expect "--expect that matches, and one that does not, with the worst elements" '
     npy write want.npy "<f4" 2x2 1 2 3 4

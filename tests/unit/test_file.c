@@ -1,9 +1,10 @@
 /* Unit tests of how neuronop writes files (lib/base/file.c): its own files are always
  * replaced whole, a symlink included, so nothing planted in a build or cache folder is
- * written through; a file the user names is replaced whole when it is regular, but a
- * symlink, FIFO or device is written through and left as it was (before, -o /dev/null as
- * root replaced the device with a regular file; the tests use a FIFO, which a regression
- * breaks without harm to the machine). */
+ * written through; a file the user names is replaced whole when it is regular, or a link
+ * to a regular file or to nothing, but a FIFO or device, or a link to one or to the
+ * caller's own descriptor (/dev/stdout), is written in place and left as it was (before,
+ * -o /dev/null as root replaced the device with a regular file; the tests use a FIFO,
+ * which a regression breaks without harm to the machine). */
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -56,18 +57,61 @@ static void own_files_replace_a_symlink(void **state)
     unit_cleanup(dir);
 }
 
-static void outputs_write_through_a_symlink(void **state)
+/* A library folder is untrusted: a report.xml linked to ~/.bashrc must not put its text
+ * there (a review found 8b188d9's first version writing through such a link). */
+static void outputs_replace_a_link_to_a_file(void **state)
 {
     const char *dir = unit_tmpdir();
-    char *target = join(dir, "target"), *link = join(dir, "link"), buf[64];
-    unit_write(dir, "target", "old contents, longer");
+    char *target = join(dir, "target"), *link = join(dir, "link"), *dangling = join(dir, "d"),
+         *absent = join(dir, "absent"), buf[64];
+    unit_write(dir, "target", "outside");
     assert_int_equal(symlink(target, link), 0);
+    assert_int_equal(symlink(absent, dangling), 0);
     assert_int_equal(write_one(nopi_write_output, link, "new"), 0);
+    assert_int_equal(write_one(nopi_write_output, dangling, "new"), 0);
+    struct stat st;
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_string_equal(contents(link, buf, sizeof buf), "new");
+    assert_string_equal(contents(target, buf, sizeof buf), "outside");
+    assert_int_equal(access(absent, F_OK), -1);   /* nothing made where it pointed */
+    free(target), free(link), free(dangling), free(absent);
+    unit_cleanup(dir);
+}
+
+/* /dev/stdout is a link to /proc/self/fd/1: written in place, into whatever the shell made
+ * the descriptor, a regular file included. */
+static void outputs_write_into_an_own_descriptor_link(void **state)
+{
+    const char *dir = unit_tmpdir();
+    char *file = join(dir, "file"), *link = join(dir, "stdout"), target[64], buf[64];
+    int fd = open(file, O_RDWR | O_CREAT, 0600);
+    assert_true(fd >= 0);
+    snprintf(target, sizeof target, "/proc/self/fd/%d", fd);
+    assert_int_equal(symlink(target, link), 0);
+    assert_int_equal(write_one(nopi_write_output, link, "through"), 0);
     struct stat st;
     assert_int_equal(lstat(link, &st), 0);
     assert_true(S_ISLNK(st.st_mode));
-    assert_string_equal(contents(target, buf, sizeof buf), "new");
-    free(target), free(link);
+    assert_string_equal(contents(file, buf, sizeof buf), "through");
+    close(fd);
+    free(file), free(link);
+    unit_cleanup(dir);
+}
+
+/* The temporary file's name cannot be guessed, and a link planted under the old one
+ * (NAME.tmp.PID) is not followed. */
+static void a_planted_temporary_link_is_not_followed(void **state)
+{
+    const char *dir = unit_tmpdir();
+    char *victim = join(dir, "victim"), *out = join(dir, "out"), *planted = NULL, buf[64];
+    unit_write(dir, "victim", "safe");
+    assert_true(asprintf(&planted, "%s.tmp.%ld", out, (long)getpid()) > 0);
+    assert_int_equal(symlink(victim, planted), 0);
+    assert_int_equal(write_one(nopi_write_output, out, "new"), 0);
+    assert_string_equal(contents(victim, buf, sizeof buf), "safe");
+    assert_string_equal(contents(out, buf, sizeof buf), "new");
+    free(victim), free(out), free(planted);
     unit_cleanup(dir);
 }
 
@@ -124,7 +168,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(own_files_replace_a_symlink),
-        cmocka_unit_test(outputs_write_through_a_symlink),
+        cmocka_unit_test(outputs_replace_a_link_to_a_file),
+        cmocka_unit_test(outputs_write_into_an_own_descriptor_link),
+        cmocka_unit_test(a_planted_temporary_link_is_not_followed),
         cmocka_unit_test(outputs_replace_a_regular_file_whole),
         cmocka_unit_test(outputs_write_into_a_fifo_in_place),
         cmocka_unit_test(a_folder_is_an_error_naming_it),
