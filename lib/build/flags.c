@@ -58,7 +58,13 @@ static const struct {
                   "'neuronop build --memcheck'" },
     { "instrument-functions", "its instrumentation calls functions the device does not have" },
     { "lto", "an op library is linked by neuronop" },
+    { "module", "C++ modules read a module mapper, which may run a program or connect to a "
+                "host, and write compiled modules where it says" },
+    { "compare-debug", "it runs the compiler again and writes files of its own" },
+    { "deps", "it writes files of its own" },
     { "diagnostics", "neuronop reads the compiler's messages in their plain form" },
+    { "show-column", "neuronop reads the compiler's messages in their plain form" },
+    { "message-length", "neuronop reads the compiler's messages in their plain form" },
 };
 
 /* The -f options that may name a path: they map the paths written into the object, and
@@ -66,13 +72,14 @@ static const struct {
 static const char *const path_f[] = { "debug-prefix-map=", "macro-prefix-map=",
                                       "file-prefix-map=" };
 
-/* Why the -f option text (without "-f") is refused, or NULL when it is accepted. */
+/* Why the -f option text (without "-f") is refused, or NULL when it is accepted.  The -fno-
+ * form of a refused family is refused too: -fno-show-column changes the messages as
+ * -fdiagnostics-* does, and none is needed to build a kernel. */
 static const char *refuse_f(const char *opt)
 {
-    if (strncmp(opt, "no-", 3) == 0)
-        return NULL;   /* turns something off: loads and writes nothing */
+    const char *name = strncmp(opt, "no-", 3) == 0 ? opt + 3 : opt;
     for (size_t i = 0; i < NOPI_ARRAY_LEN(refused_f); i++)
-        if (strncmp(opt, refused_f[i].prefix, strlen(refused_f[i].prefix)) == 0)
+        if (strncmp(name, refused_f[i].prefix, strlen(refused_f[i].prefix)) == 0)
             return refused_f[i].why;
     for (size_t i = 0; i < NOPI_ARRAY_LEN(path_f); i++)
         if (strncmp(opt, path_f[i], strlen(path_f[i])) == 0)

@@ -120,7 +120,7 @@ static void flags_are_classified(void **state)
     nopi_flag_clear(&f);
     static const char *const ok[] = { "-O2", "-g", "-w", "-Wall", "-Werror", "-std=c11",
                                       "-funsigned-char", "-UNDEBUG", "-ffast-math",
-                                      "-fvisibility=hidden", "-fno-sanitize=all",
+                                      "-fvisibility=hidden", "-fno-strict-aliasing",
                                       "-fdebug-prefix-map=/src=.", "-fmax-errors=3" };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         assert_int_equal(nopi_flag_parse(ok[i], "/d", &f, why, sizeof why), 0);
@@ -135,7 +135,11 @@ static void flags_are_classified(void **state)
                                        "-fopt-info-all=/tmp/o", "-fsanitize=address",
                                        "-finstrument-functions", "-flto",
                                        "-fdiagnostics-format=json", "-fstack-usage",
-                                       "-fsome-future-option=/etc/passwd" };
+                                       "-fsome-future-option=/etc/passwd", "-fmodules-ts",
+                                       "-fmodule-mapper=map.txt", "-fmodule-mapper=|prog",
+                                       "-fcompare-debug", "-fno-show-column",
+                                       "-fno-diagnostics-show-caret", "-fmessage-length=40",
+                                       "-fno-sanitize=all" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         why[0] = '\0';
         assert_int_equal(nopi_flag_parse(bad[i], "/d", &f, why, sizeof why), -1);
