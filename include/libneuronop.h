@@ -215,8 +215,10 @@ enum nop_dtype nop_tensor_dtype(const nop_tensor *t);
 int nop_tensor_ndim(const nop_tensor *t);
 const int64_t *nop_tensor_sizes(const nop_tensor *t);
 int64_t nop_tensor_numel(const nop_tensor *t);
-/* Element i of the flattened tensor, as a double. */
+/* Element i of the flattened tensor, as a double; and of an integer tensor, exactly (an
+ * int64 past 2^53 is not a double). */
 double nop_tensor_get(const nop_tensor *t, int64_t i);
+int64_t nop_tensor_get_int(const nop_tensor *t, int64_t i);
 /* "float32", "bfloat16", ...; and "32x4096" (a buffer of at least 96 bytes). */
 const char *nop_dtype_name(enum nop_dtype d);
 void nop_tensor_shape_str(const nop_tensor *t, char *buf, size_t size);

@@ -60,12 +60,20 @@ static void index_str(const nop_tensor *t, int64_t i, char *buf, size_t size)
         snprintf(buf + used, size - used, "]");
 }
 
-/* How an element of t prints: six significant digits for a floating dtype, every digit for
- * an integer one (1410065408, not 1.41007e+09). */
-static const char *element_format(const nop_tensor *t)
+static bool floating(const nop_tensor *t)
 {
     enum nop_dtype d = nop_tensor_dtype(t);
-    return d == NOP_F32 || d == NOP_BF16 || d == NOP_F16 ? "%.6g" : "%.17g";
+    return d == NOP_F32 || d == NOP_BF16 || d == NOP_F16;
+}
+
+/* Prints element i of t: six significant digits of a floating dtype, every digit of an
+ * integer one (1410065408, not 1.41007e+09; an int64 exactly, past 2^53 too). */
+static void print_element(const nop_tensor *t, int64_t i)
+{
+    if (floating(t))
+        printf("%.6g", nop_tensor_get(t, i));
+    else
+        printf("%lld", (long long)nop_tensor_get_int(t, i));
 }
 
 static void print_values(const nop_tensor *t)
@@ -78,7 +86,7 @@ static void print_values(const nop_tensor *t)
             i = n - 4;
         }
         putchar(' ');
-        printf(element_format(t), nop_tensor_get(t, i));
+        print_element(t, i);
     }
     printf("\n");
 }
@@ -93,10 +101,12 @@ static void print_human(const char *opname, const nop_run_result *res)
     printf("%s: ok on %d core%s (%s, %d host thread%s) in %.3f ms\n", opname, res->ncores,
            res->ncores == 1 ? "" : "s", dc.schedule ? dc.schedule : "parallel", threads,
            threads == 1 ? "" : "s", res->seconds * 1e3);
+    /* an integer output's extremes as integers (exact to 2^53: stats are doubles) */
+    const char *f = floating(res->output) || !isfinite(st.min) ? "%.6g" : "%.0f";
     printf("output: %s %s  min ", shape, nop_dtype_name(nop_tensor_dtype(res->output)));
-    printf(element_format(res->output), st.min);
+    printf(f, st.min);
     printf("  max ");
-    printf(element_format(res->output), st.max);
+    printf(f, st.max);
     printf("  mean %.6g", st.mean);
     if (st.nonfinite)
         printf("  (%lld not finite)", (long long)st.nonfinite);

@@ -21,6 +21,7 @@ int nop_tensor_ndim(const nop_tensor *t) { return t->ndim; }
 const int64_t *nop_tensor_sizes(const nop_tensor *t) { return t->sizes; }
 int64_t nop_tensor_numel(const nop_tensor *t) { return t->numel; }
 double nop_tensor_get(const nop_tensor *t, int64_t i) { return nopi_get_f(t, i); }
+int64_t nop_tensor_get_int(const nop_tensor *t, int64_t i) { return nopi_get_i(t, i); }
 const char *nop_dtype_name(enum nop_dtype d) { return nopi_dtype_name((nt_dtype)d); }
 void nop_tensor_shape_str(const nop_tensor *t, char *buf, size_t size)
 {
@@ -108,9 +109,13 @@ static bool full_overflows(const char *text, double value, int dtype)
     char *end;
     errno = 0;
     long long n = strtoll(text, &end, 10);
-    if (end != text && !*end && !errno) {   /* a Python int */
+    if (end != text && !*end) {   /* a Python int */
+        if (errno)
+            return true;   /* outside int64: torch cannot even unpack it */
         if (dtype == NT_U8)
             return n > UINT8_MAX || n < -(long long)UINT8_MAX;
+        if (dtype == NT_I64)
+            return false;
         return (double)n < lo[dtype] || (double)n > hi[dtype];
     }
     if (isinf(value) || isnan(value))
@@ -161,8 +166,13 @@ int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_e
         return -1;
     }
     double value = 0;
+    long long whole = 0;   /* full's value when it is written as an integer */
+    bool exact = false;
     if (full) {
         char *end;
+        errno = 0;
+        whole = strtoll(parts[2], &end, 10);
+        exact = end != parts[2] && !*end && !errno;
         value = strtod(parts[2], &end);
         if (end == parts[2] || *end)
             return gen_error(err, spec, "the value of full is not a number");
@@ -193,6 +203,10 @@ int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_e
             v = erand48(state);
         } else if (strcmp(kind, "ones") == 0) {
             v = 1;
+        } else if (full && exact && t->dtype != NT_F32 && t->dtype != NT_BF16 &&
+                   t->dtype != NT_F16) {
+            nopi_set_i(t, i, whole);   /* every digit, as torch.full keeps them */
+            continue;
         } else if (full) {
             v = value;
         } else if (arange) {
