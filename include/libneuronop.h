@@ -259,8 +259,9 @@ typedef struct nop_tensor_stats {
 void nop_tensor_stats_of(const nop_tensor *t, nop_tensor_stats *st);
 
 /* Compares got with want elementwise as torch.isclose(equal_nan=True) does: finite elements
- * match when |got - want| <= atol + rtol * |want|, NaN matches NaN, and an infinity matches
- * only the same infinity.  Fills the number
+ * match when |got - want| <= atol + rtol * |want| with the error finite in got's dtype (in
+ * float16, 60000 and -60000 differ by an infinity), integers are compared exactly, NaN
+ * matches NaN, and an infinity matches only the same infinity.  Fills the number
  * of mismatches and up to `nworst` worst elements (flat indices, largest error first).  Shape
  * or dtype differences are reported in why (and count as a mismatch). */
 typedef struct nop_mismatch {

@@ -249,6 +249,23 @@ void nop_tensor_stats_of(const nop_tensor *t, nop_tensor_stats *st)
         st->mean = sum / (double)n;
 }
 
+static bool is_floating(nt_dtype d)
+{
+    return d == NT_F32 || d == NT_BF16 || d == NT_F16;
+}
+
+/* v rounded to dtype d, as a tensor of d would hold it (an infinity past its range); v as
+ * it is for an integer dtype. */
+static double in_dtype(double v, nt_dtype d)
+{
+    switch (d) {
+    case NT_F32: return (float)v;
+    case NT_BF16: return nopi_bf16_to_f32(nopi_f32_to_bf16((float)v));
+    case NT_F16: return nopi_f16_to_f32(nopi_f32_to_f16((float)v));
+    default: return v;
+    }
+}
+
 void nop_tensor_compare(const nop_tensor *got, const nop_tensor *want, double rtol, double atol,
                         nop_compare *res)
 {
@@ -264,14 +281,25 @@ void nop_tensor_compare(const nop_tensor *got, const nop_tensor *want, double rt
     if (got->dtype != want->dtype)
         snprintf(res->why, sizeof res->why, "dtype %s differs from the expected %s",
                  nopi_dtype_name(got->dtype), nopi_dtype_name(want->dtype));
+    bool integers = !is_floating(got->dtype) && !is_floating(want->dtype);
     for (int64_t i = 0; i < got->numel; i++) {
-        double g = nopi_get_f(got, i), w = nopi_get_f(want, i);
-        /* as torch.isclose with equal_nan=True: NaN matches NaN, and an infinity only
-         * itself (the tolerance of an infinite want is infinite, and would take anything) */
-        if ((isnan(g) && isnan(w)) || g == w)
-            continue;
-        bool finite = isfinite(g) && isfinite(w);
-        double e = finite ? fabs(g - w) : INFINITY;
+        double g = nopi_get_f(got, i), w = nopi_get_f(want, i), e;
+        if (integers) {   /* exactly: an int64 past 2^53 is not a double */
+            int64_t gi = nopi_get_i(got, i), wi = nopi_get_i(want, i);
+            if (gi == wi)
+                continue;
+            /* the difference fits in uint64 when taken larger minus smaller */
+            e = (double)(gi > wi ? (uint64_t)gi - (uint64_t)wi : (uint64_t)wi - (uint64_t)gi);
+        } else {
+            /* as torch.isclose with equal_nan=True: NaN matches NaN, an infinity only itself
+             * (the tolerance of an infinite want is infinite, and would take anything), and
+             * the error, which torch takes in the tensor's dtype, must be finite there:
+             * float16's 60000 and -60000 differ by an infinity */
+            if ((isnan(g) && isnan(w)) || g == w)
+                continue;
+            e = isfinite(g) && isfinite(w) ? in_dtype(fabs(g - w), got->dtype) : INFINITY;
+        }
+        bool finite = isfinite(e);
         if (e > res->max_abs_error)
             res->max_abs_error = e;
         if (finite && e <= atol + rtol * fabs(w))

@@ -210,6 +210,31 @@ test_expect "--expect judges infinities and NaN as torch.isclose does" '
         [ "$status" = "$want_status" ] || { echo "$pair: exit $status, torch says $close"; exit 1; }
     done <"$WORK/isclose"'
 
+# Before, elements were compared as doubles: int64 2^53+1 matched 2^53 exactly, and float16
+# 60000 matched -60000 under rtol=3 although the difference is infinite in float16.
+closes="i64:9007199254740993:9007199254740992:0:0 i64:9007199254740993:9007199254740992:0:1 \
+f16:60000:-60000:3:1e-5 f32:-60000:60000:3:1e-5 bf16:3e38:-3e38:3:1e-5 i32:5:7:0.5:0"
+torch_says "
+import torch
+types = dict(i64=torch.int64, i32=torch.int32, f16=torch.float16, f32=torch.float32,
+             bf16=torch.bfloat16)
+for c in '$closes'.split():
+    d, g, w, r, a = c.split(':')
+    cast = int if d[0] == 'i' else float
+    t = lambda v: torch.tensor([cast(v)], dtype=types[d])
+    print(c, int(torch.isclose(t(g), t(w), rtol=float(r), atol=float(a), equal_nan=True)))
+" >"$WORK/closes"
+test_expect "--expect compares integers exactly and takes the error in the dtype, as torch.isclose" '
+    test "$(wc -l <"$WORK/closes")" = 6
+    while read -r c close; do
+        IFS=: read -r d g w r a <<EOF2
+$c
+EOF2
+        run run copy copy "full:1:$w:$d" -o want.npy
+        run run copy copy "full:1:$g:$d" --expect want.npy --rtol "$r" --atol "$a"
+        [ "$status" = $((1 - close)) ] || { echo "$c: exit $status, torch says $close"; exit 1; }
+    done <"$WORK/closes"'
+
 # Before: -o renamed a temporary file over any path, so -o /dev/null as root replaced the
 # device with a regular file, and a FIFO or symlink became a plain file.
 test_expect "-o into a FIFO writes through it and leaves it a FIFO" '
