@@ -150,9 +150,12 @@ static int spawn(nopi_tool_job *j, const nopi_confine *c, char **env, pid_t *pid
 
 /* What a job's end says about its limits: the log's words for running out (g++, cc1plus,
  * as and ld each say it their own way), the CPU signal, or the deadline.  Under a memory
- * limit a program may also die before it can say so: cc1 crashing when an allocation
- * fails ("internal compiler error: Segmentation fault"), or the loader unable to map a
- * shared library of cc1plus's; both are the limit too. */
+ * limit a program may also die before it can say so: the loader unable to map a shared
+ * library of cc1plus's, or, under a limit of LOW_LIMIT_MB or less, cc1 crashing as an
+ * allocation fails ("internal compiler error: Segmentation fault"); under a higher one
+ * such a crash is the compiler's own (a stack overflow on 60000 nested parentheses), and
+ * reported as it is. */
+enum { LOW_LIMIT_MB = 256 };
 static void judge(nopi_tool_job *j, const nopi_confine *c, int waited, int status, double cpu)
 {
     char *text = NULL;
@@ -161,8 +164,9 @@ static void judge(nopi_tool_job *j, const nopi_confine *c, int waited, int statu
         memory = strstr(text, "out of memory") || strstr(text, "memory exhausted") ||
                  strstr(text, "Cannot allocate memory") || strstr(text, "std::bad_alloc") ||
                  strstr(text, "File size limit exceeded") ||
-                 (c->mem_mb && (strstr(text, "internal compiler error: Segmentation fault") ||
-                                strstr(text, "failed to map segment")));
+                 (c->mem_mb && strstr(text, "failed to map segment")) ||
+                 (c->mem_mb && c->mem_mb <= LOW_LIMIT_MB &&
+                  strstr(text, "internal compiler error: Segmentation fault"));
         time = time || strstr(text, "CPU time limit exceeded");
     }
     free(text);
