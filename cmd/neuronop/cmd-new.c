@@ -67,44 +67,65 @@ static char *expand(const char *text, const char *name)
     return out;
 }
 
-/* 0 when name can be a library's name: it names the library's C functions (NAME_forward,
- * NAME_forward_shape) and its .so, so a C identifier that starts with a letter (a leading
- * underscore makes the functions' names reserved, _X_forward or __forward, which a build
- * refuses), not with nt_ (the device API's prefix, nt__ the glue's), and not the reserved
- * 'builtin'; otherwise prints why and a name that would do. */
-static int check_name(const char *name)
+/* Whether name can name a library: it names the library's C functions (NAME_forward,
+ * NAME_forward_shape) and its .so, so a C identifier of at most MAX_NAME characters that
+ * starts with a letter (a leading underscore makes the functions' names reserved,
+ * _X_forward or __forward, which a build refuses), not with nt_ (the device API's prefix,
+ * nt__ the glue's), with no double underscore and no underscore at its end (NAME__forward:
+ * reserved in C++), and not 'builtin', which the device reserves. */
+static bool good_name(const char *name)
 {
-    bool ok = isalpha((unsigned char)name[0]) && strlen(name) <= MAX_NAME &&
-              strncmp(name, "nt_", 3) != 0;
+    size_t n = strlen(name);
+    bool ok = isalpha((unsigned char)name[0]) && n <= MAX_NAME && name[n - 1] != '_' &&
+              strncmp(name, "nt_", 3) != 0 && !strstr(name, "__") &&
+              strcmp(name, "builtin") != 0;
     for (const char *p = name; ok && *p; p++)
         ok = isalnum((unsigned char)*p) || *p == '_';
-    if (ok && strcmp(name, "builtin") != 0)
-        return 0;
-    if (ok) {
-        report_plain_error("'builtin' is reserved for the device's own ops; pick another name");
-        return STATUS_USAGE;
-    }
-    /* the suggestion: what is left from its first letter or digit, "my_" before one that
-     * cannot start a name, any other character as one '_' */
-    char fixed[MAX_NAME + 1];
+    return ok;
+}
+
+/* A name good_name accepts, made from name, into fixed (MAX_NAME + 1 bytes): its letters and
+ * digits from the first, any run of other characters as one '_', "my_" in front when what
+ * is left would not do. */
+static void suggest_name(const char *name, char *fixed)
+{
+    size_t k = 0;
     const char *p = name;
     while (*p && !isalnum((unsigned char)*p))
         p++;
-    size_t k = 0;
-    if (*p && (!isalpha((unsigned char)*p) || strncmp(p, "nt_", 3) == 0))
-        k = (size_t)snprintf(fixed, sizeof fixed, "my_");
-    for (; *p && k < MAX_NAME; p++)
+    for (; *p && k < MAX_NAME - 3; p++)
         if (isalnum((unsigned char)*p))
             fixed[k++] = *p;
         else if (fixed[k - 1] != '_')
             fixed[k++] = '_';
-    if (k > 1 && fixed[k - 1] == '_')
-        k--;   /* NAME_forward would hold a double underscore, reserved in C++ */
+    while (k > 0 && fixed[k - 1] == '_')
+        k--;
     fixed[k] = '\0';
-    report_plain_error("'%s' cannot name a library: use at most %d letters, digits and "
-                       "underscores, starting with a letter, not with 'nt_'", name, MAX_NAME);
+    if (!good_name(fixed)) {
+        memmove(fixed + 3, fixed, k + 1);
+        memcpy(fixed, "my_", 3);
+    }
+    if (!good_name(fixed))
+        strcpy(fixed, "my_ops");
+}
+
+/* 0 when name can be a library's name (good_name); otherwise prints why and a name that
+ * would do. */
+static int check_name(const char *name)
+{
+    if (good_name(name))
+        return 0;
+    if (strcmp(name, "builtin") == 0) {
+        report_plain_error("'builtin' is reserved for the device's own ops; pick another name");
+        return STATUS_USAGE;
+    }
+    char fixed[MAX_NAME + 1];
+    suggest_name(name, fixed);
+    report_plain_error("'%s' cannot name a library: use at most %d letters, digits and single "
+                       "underscores, starting with a letter and not with 'nt_', ending in a "
+                       "letter or digit", name, MAX_NAME);
     fprintf(stderr, "it names the library's C functions and its .so; for example: "
-            "neuronop new %s\n", k ? fixed : "my_ops");
+            "neuronop new %s\n", fixed);
     return STATUS_USAGE;
 }
 

@@ -229,9 +229,11 @@ static int check_output(const char *path)
 {
     struct stat st;
     size_t n = strlen(path);
-    if (n == 0 || path[n - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+    bool folder = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    if (n == 0 || path[n - 1] == '/' || folder) {
         report_plain_error("cannot write '%s': %s; name a .npy file", path,
-                           n ? "it is a folder" : "an empty name");
+                           !n ? "an empty name" : folder ? "it is a folder"
+                                                          : "a file name cannot end in '/'");
         return STATUS_USAGE;
     }
     char *dir = strdup(path);

@@ -44,7 +44,11 @@ static int dispatch(int argc, char **argv)
         return 0;
     }
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
-        if (argc > 2 && strcmp(name, "help") == 0) {   /* help COMMAND: as COMMAND --help */
+        if (argc > 2 && strcmp(name, "help") == 0) {   /* help COMMAND: COMMAND --help */
+            if (argv[2][0] == '_') {   /* __complete, __serve: not commands users type */
+                report_plain_error("'%s' is not a neuronop command", argv[2]);
+                return STATUS_USAGE;
+            }
             char *as_help[] = { argv[0], argv[2], (char *)"--help", NULL };
             return dispatch(3, as_help);
         }

@@ -140,15 +140,17 @@ static int refuse_aliases_and_documents(const char *path, const char *text, size
     return rc;
 }
 
-/* The 0-based line and column of byte offset in text (columns count characters: a UTF-8
- * continuation byte is not one). */
+/* The 0-based line and column of byte offset in text, as libyaml counts them: a line ends
+ * at LF, CR or CRLF; a column is a character (not a UTF-8 continuation byte), and a byte
+ * order mark at the start is none. */
 static yaml_mark_t mark_at(const char *text, size_t len, size_t offset)
 {
     yaml_mark_t m = { offset, 0, 0 };
-    for (size_t i = 0; i < offset && i < len; i++) {
-        if (text[i] == '\n')
+    size_t i = len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+    for (; i < offset && i < len; i++) {
+        if (text[i] == '\n' || (text[i] == '\r' && (i + 1 >= len || text[i + 1] != '\n')))
             m.line++, m.column = 0;
-        else if (((unsigned char)text[i] & 0xc0) != 0x80)
+        else if (text[i] != '\r' && ((unsigned char)text[i] & 0xc0) != 0x80)
             m.column++;
     }
     return m;

@@ -82,9 +82,17 @@ static int load_test(loader *L, nopi_test *t, const nopi_ynode *n)
     bool plain = s[0] != '\0';
     for (const char *c = s; plain && *c; c++)
         plain = (unsigned char)*c >= 0x20 && *c != 0x7f && *c != '[' && *c != ']';
-    if (!plain)
+    if (!plain) {
+        /* quoted with its control characters as '?': a message stays one line, and a
+         * manifest cannot send escape sequences to the terminal */
+        char shown[128];
+        size_t k = 0;
+        for (const char *c = s; *c && k < sizeof shown - 1; c++)
+            shown[k++] = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c;
+        shown[k] = '\0';
         return nopi_y_error(L->doc, v, L->err, "test name '%s' must be a non-empty line "
-                            "without '[' or ']', which mark a sub-case's values", s);
+                            "without '[' or ']', which mark a sub-case's values", shown);
+    }
     if (!(t->name = strdup(s)))
         return oom(L);
     for (int i = 0; i < L->m->ntests; i++)

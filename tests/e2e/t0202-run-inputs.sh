@@ -190,6 +190,8 @@ test_expect "-o into a folder that does not exist, or naming a folder, is refuse
     expect_err "neuronop: error: cannot write '\''adir/'\'': it is a folder; name a .npy file"
     run run copy copy zeros:3 -o adir
     expect_err "neuronop: error: cannot write '\''adir'\'': it is a folder; name a .npy file"
+    run run copy copy zeros:3 -o new/
+    expect_err "neuronop: error: cannot write '\''new/'\'': a file name cannot end in '\''/'\''; name a .npy file"
     ! grep -q "device checks" err'
 
 # Before: an infinite expected element matched any output (its tolerance, rtol * inf, is
