@@ -66,6 +66,17 @@ test_expect "--junit into a FIFO writes through it and leaves it a FIFO" '
     test -p fifo.xml
     xmllint --noout --schema "$NEURONOP_SRC/tests/e2e/junit.xsd" got.xml'
 
+# A library folder may come from an untrusted pull request: a report.xml it holds, linked to
+# another file, must not put the report (whose test names the manifest chose) there.
+test_expect "--junit onto a planted link replaces the link and leaves its target alone" '
+    echo "keep" >victim.txt
+    ln -s "$WORK/victim.txt" c/report.xml
+    run test c --junit c/report.xml -k d_fine
+    expect_status 0
+    test "$(cat victim.txt)" = keep
+    test ! -L c/report.xml
+    xmllint --noout --schema "$NEURONOP_SRC/tests/e2e/junit.xsd" c/report.xml'
+
 test_expect "--junit into a folder that does not exist is reported" '
     run test c --junit no/such/report.xml -k d_fine
     expect_status 2
