@@ -56,6 +56,21 @@ static int get_int(const nopi_ydoc *doc, const nopi_ynode *root, const char *key
     return nopi_y_int(doc, n, key, min, max, out, err);
 }
 
+/* stack_max: no less than stack_default, which the message names when it is the cause. */
+static int stack_max(const nopi_ydoc *doc, const nopi_ynode *root, int64_t stack_default,
+                     int64_t *out, nop_error *err)
+{
+    if (get_int(doc, root, "stack_max", 256, 1 << 26, out, err) != 0)
+        return -1;
+    if (*out >= stack_default)
+        return 0;
+    const nopi_ynode *d = nopi_y_lookup(root, "stack_default");
+    return nopi_y_error(doc, d, err, "'stack_default' is %lld, more than 'stack_max' (%lld, "
+                        "line %d): a kernel's default stack must be one it may have",
+                        (long long)stack_default, (long long)*out,
+                        nopi_y_lookup(root, "stack_max")->line);
+}
+
 int nop_profile_load(nop_profile **out, const char *name, const char *share_dir,
                      nop_error *err)
 {
@@ -101,7 +116,7 @@ int nop_profile_load(nop_profile **out, const char *name, const char *share_dir,
                get_int(doc, root, "stream_tcm_bytes", 0, v[1], &v[2], err) == 0 &&
                get_int(doc, root, "fast_streams", 0, 64, &v[3], err) == 0 &&
                get_int(doc, root, "stack_default", 256, 1 << 24, &v[4], err) == 0 &&
-               get_int(doc, root, "stack_max", v[4], 1 << 26, &v[5], err) == 0 &&
+               stack_max(doc, root, v[4], &v[5], err) == 0 &&
                get_int(doc, root, "printf_buffer", 0, 128 * 1024, &v[6], err) == 0 &&
                (!nopi_y_lookup(root, "timeout") ||
                 nopi_y_double(doc, nopi_y_lookup(root, "timeout"), "timeout", 0.001, 86400,

@@ -314,6 +314,14 @@ test_expect "a broken device profile is reported at its line" '
     expect_status 2
     expect_err "./bad.yaml:6:8: error: '\''cores'\'' must be a whole number, not '\''many'\''"'
 
+# Before, this was reported at stack_max as "outside 500000..", the value given elsewhere.
+test_expect "a stack_default above stack_max is reported at stack_default, naming both" '
+    sed "s/^stack_default: [0-9]*/stack_default: 500000/" "$NEURONOP_SHARE_DIR/devices/trn1.yaml" >bad.yaml
+    run run copy copy zeros:2 --device ./bad.yaml
+    expect_status 2
+    grep -n "^stack_default" bad.yaml | cut -d: -f1 >line
+    expect_err "./bad.yaml:$(cat line):16: error: '\''stack_default'\'' is 500000, more than '\''stack_max'\'' (409600, line "'
+
 test_expect "a cost model with a bad value is reported at its line" '
     sed "s/^  printf_cycles: 2800 /  printf_cycles: -1 /" "$NEURONOP_SHARE_DIR/devices/trn1.yaml" >bad.yaml
     run run copy copy zeros:2 --device ./bad.yaml
