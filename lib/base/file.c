@@ -224,7 +224,7 @@ static int write_all(int fd, const void *const *bufs, const size_t *lens, int n)
 
 /* Writes into path in place, for what must not be replaced by a regular file: a device,
  * FIFO or terminal (-o /dev/null as root would otherwise destroy /dev/null), or the
- * caller's own descriptor (/dev/stdout).  Never creates: what it writes to exists.  0, or
+ * caller's standard output or error (/dev/stdout).  Never creates: what it writes to exists.  0, or
  * an errno value. */
 static int write_in_place(const char *path, const void *const *bufs, const size_t *lens, int n)
 {
@@ -273,18 +273,19 @@ static int write_replacing(const char *dest, const void *const *bufs, const size
     return e;
 }
 
-/* Whether symlink path names one of the caller's own descriptors, as /dev/stdout does
- * (/proc/self/fd/1): its target is then wherever the caller's shell sent that stream. */
-static bool names_own_descriptor(const char *path)
+/* Whether symlink path names the caller's standard output or error, as /dev/stdout does
+ * (/proc/self/fd/1): its target is then wherever the caller's shell sent that stream.  Not
+ * another descriptor: a link planted in a library folder could name one neuronop holds
+ * open on a file of its own. */
+static bool names_own_stream(const char *path)
 {
     char target[64];
     ssize_t n = readlink(path, target, sizeof target - 1);
     if (n <= 0)
         return false;
     target[n] = '\0';
-    const char *digits = strncmp(target, "/proc/self/fd/", 14) == 0 ? target + 14
-                         : strncmp(target, "/dev/fd/", 8) == 0 ? target + 8 : NULL;
-    return digits && *digits && strspn(digits, "0123456789") == strlen(digits);
+    return strcmp(target, "/proc/self/fd/1") == 0 || strcmp(target, "/proc/self/fd/2") == 0 ||
+           strcmp(target, "/dev/fd/1") == 0 || strcmp(target, "/dev/fd/2") == 0;
 }
 
 /* Fills err for errno value e from writing path; 0 when e is 0, else -1. */
@@ -305,13 +306,13 @@ int nopi_write_output(const char *path, const void *const *bufs, const size_t *l
                       nop_error *err)
 {
     /* In place: a device, FIFO or socket, directly or through a link (/dev/null, a link to a
-     * terminal), and /dev/stdout's kind of link.  A link to a regular file, or to nothing, is
+     * terminal), and /dev/stdout's and /dev/stderr's kind of link.  A link to a regular file, or to nothing, is
      * replaced, never written through: a library folder is untrusted, and a report.xml
      * linked to ~/.bashrc must not put its text there. */
     struct stat st, target;
     bool in_place = false;
     if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-        in_place = !S_ISLNK(st.st_mode) || names_own_descriptor(path) ||
+        in_place = !S_ISLNK(st.st_mode) || names_own_stream(path) ||
                    (stat(path, &target) == 0 && !S_ISREG(target.st_mode) &&
                     !S_ISDIR(target.st_mode));
     int e = in_place ? write_in_place(path, bufs, lens, n) : write_replacing(path, bufs, lens, n);

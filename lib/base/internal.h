@@ -129,8 +129,8 @@ double nopi_thread_cpu_now(void);
 int nopi_write_whole(const char *path, const void *const *bufs, const size_t *lens, int n,
                      nop_error *err);
 /* The same for a file the user named (-o, --trace, --junit), except that a device, FIFO or
- * terminal (/dev/null), directly or through a symlink, and a link to one of the caller's
- * own descriptors (/dev/stdout) are written in place, as a shell's > would, never replaced.
+ * terminal (/dev/null), directly or through a symlink, and a link to the caller's standard
+ * output or error (/dev/stdout) are written in place, as a shell's > would, never replaced.
  * A symlink to a regular file, or to nothing, is replaced like a file: a library folder is
  * untrusted, and a planted link must not redirect the write.  0, or -1 with err filled. */
 int nopi_write_output(const char *path, const void *const *bufs, const size_t *lens, int n,

@@ -80,22 +80,34 @@ static void outputs_replace_a_link_to_a_file(void **state)
 }
 
 /* /dev/stdout is a link to /proc/self/fd/1: written in place, into whatever the shell made
- * the descriptor, a regular file included. */
-static void outputs_write_into_an_own_descriptor_link(void **state)
+ * standard output, a regular file included; a link to another descriptor is replaced (it
+ * could name a file neuronop holds open). */
+static void outputs_write_into_a_stdout_link_only(void **state)
 {
     const char *dir = unit_tmpdir();
-    char *file = join(dir, "file"), *link = join(dir, "stdout"), target[64], buf[64];
-    int fd = open(file, O_RDWR | O_CREAT, 0600);
-    assert_true(fd >= 0);
-    snprintf(target, sizeof target, "/proc/self/fd/%d", fd);
-    assert_int_equal(symlink(target, link), 0);
-    assert_int_equal(write_one(nopi_write_output, link, "through"), 0);
+    char *file = join(dir, "file"), *link = join(dir, "stdout"), *other = join(dir, "other"),
+         target[64], buf[64];
+    int fd = open(file, O_RDWR | O_CREAT, 0600), saved = dup(1);
+    assert_true(fd >= 0 && saved >= 0);
+    assert_int_equal(symlink("/proc/self/fd/1", link), 0);
+    fflush(stdout);
+    assert_int_equal(dup2(fd, 1), 1);
+    int rc = write_one(nopi_write_output, link, "through");
+    assert_int_equal(dup2(saved, 1), 1);
+    close(saved);
+    assert_int_equal(rc, 0);
     struct stat st;
     assert_int_equal(lstat(link, &st), 0);
     assert_true(S_ISLNK(st.st_mode));
     assert_string_equal(contents(file, buf, sizeof buf), "through");
+    snprintf(target, sizeof target, "/proc/self/fd/%d", fd);
+    assert_int_equal(symlink(target, other), 0);
+    assert_int_equal(write_one(nopi_write_output, other, "replaced"), 0);
+    assert_int_equal(lstat(other, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_string_equal(contents(file, buf, sizeof buf), "through");
     close(fd);
-    free(file), free(link);
+    free(file), free(link), free(other);
     unit_cleanup(dir);
 }
 
@@ -169,7 +181,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(own_files_replace_a_symlink),
         cmocka_unit_test(outputs_replace_a_link_to_a_file),
-        cmocka_unit_test(outputs_write_into_an_own_descriptor_link),
+        cmocka_unit_test(outputs_write_into_a_stdout_link_only),
         cmocka_unit_test(a_planted_temporary_link_is_not_followed),
         cmocka_unit_test(outputs_replace_a_regular_file_whole),
         cmocka_unit_test(outputs_write_into_a_fifo_in_place),
