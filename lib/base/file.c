@@ -224,8 +224,8 @@ static int write_all(int fd, const void *const *bufs, const size_t *lens, int n)
 
 /* Writes into path in place, for what must not be replaced by a regular file: a device,
  * FIFO or terminal (-o /dev/null as root would otherwise destroy /dev/null), or the
- * caller's standard output or error (/dev/stdout).  Never creates: what it writes to exists.  0, or
- * an errno value. */
+ * caller's standard output or error (/dev/stdout).  Never creates: what it writes to
+ * exists.  0, or an errno value. */
 static int write_in_place(const char *path, const void *const *bufs, const size_t *lens, int n)
 {
     int fd = open(path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
