@@ -16,7 +16,7 @@
 
 static struct device_cli dc;
 static long warmup = 10, iters = -1;
-static double seconds, max_regression = -1;   /* -1: not given, 5 */
+static double seconds, max_regression = -1;   /* -1: not given; then 5 */
 static const char *baseline, *trace, *trace_clock;
 static bool json, verbose, hugepages;
 

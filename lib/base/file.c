@@ -222,6 +222,15 @@ static int write_all(int fd, const void *const *bufs, const size_t *lens, int n)
     return 0;
 }
 
+/* Writes the n buffers to fd, then closes it; 0, or the first errno value. */
+static int write_and_close(int fd, const void *const *bufs, const size_t *lens, int n)
+{
+    int e = write_all(fd, bufs, lens, n);
+    if (close(fd) != 0 && e == 0 && errno != EINTR)
+        e = errno;
+    return e;
+}
+
 /* Writes into path in place, for what must not be replaced by a regular file: a device,
  * FIFO or terminal (-o /dev/null as root would otherwise destroy /dev/null), or the
  * caller's standard output or error (/dev/stdout).  Never creates: what it writes to
@@ -229,12 +238,7 @@ static int write_all(int fd, const void *const *bufs, const size_t *lens, int n)
 static int write_in_place(const char *path, const void *const *bufs, const size_t *lens, int n)
 {
     int fd = open(path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0)
-        return errno;
-    int e = write_all(fd, bufs, lens, n);
-    if (close(fd) != 0 && e == 0 && errno != EINTR)
-        e = errno;
-    return e;
+    return fd < 0 ? errno : write_and_close(fd, bufs, lens, n);
 }
 
 /* Writes a regular file at dest through a temporary file beside it and rename(2), which
@@ -261,9 +265,7 @@ static int write_replacing(const char *dest, const void *const *bufs, const size
     if (fd < 0) {
         e = errno;
     } else {
-        e = write_all(fd, bufs, lens, n);
-        if (close(fd) != 0 && e == 0 && errno != EINTR)
-            e = errno;
+        e = write_and_close(fd, bufs, lens, n);
         if (e == 0 && rename(tmp, dest) != 0)
             e = errno;
         if (e != 0)
@@ -306,9 +308,9 @@ int nopi_write_output(const char *path, const void *const *bufs, const size_t *l
                       nop_error *err)
 {
     /* In place: a device, FIFO or socket, directly or through a link (/dev/null, a link to a
-     * terminal), and /dev/stdout's and /dev/stderr's kind of link.  A link to a regular file, or to nothing, is
-     * replaced, never written through: a library folder is untrusted, and a report.xml
-     * linked to ~/.bashrc must not put its text there. */
+     * terminal), and /dev/stdout's and /dev/stderr's kind of link.  A link to a regular
+     * file, or to nothing, is replaced, never written through: a library folder is
+     * untrusted, and a report.xml linked to ~/.bashrc must not put its text there. */
     struct stat st, target;
     bool in_place = false;
     if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))

@@ -90,12 +90,38 @@ static int gen_error(nop_error *err, const char *spec, const char *what)
     return -1;
 }
 
-/* Whether torch.full refuses value (written as text) for dtype: c10's overflows<To, From>,
- * which a Python int meets as an integer and a Python float as a double.  An integer may
- * not lie outside the type's range (into an unsigned type a negative one wraps, down to
- * -max); a double may not either, unless it is an infinity or NaN and the type a floating
- * one (an integer type takes no NaN nor infinity). */
-static bool full_overflows(const char *text, double value, int dtype)
+static bool is_floating(nt_dtype d)
+{
+    return d == NT_F32 || d == NT_BF16 || d == NT_F16;
+}
+
+/* full's VALUE as torch.full meets it: written as a whole number, a Python int (kept as an
+ * integer, every digit); else a Python float. */
+typedef struct full_value {
+    bool whole;         /* a Python int */
+    bool past_int64;    /* a whole number int64 cannot hold */
+    long long n;        /* a whole number's value */
+    double v;           /* the value as a double */
+} full_value;
+
+/* Reads text into *f; false when it is no number. */
+static bool parse_full(const char *text, full_value *f)
+{
+    char *end;
+    errno = 0;
+    f->n = strtoll(text, &end, 10);
+    f->whole = end != text && !*end;
+    f->past_int64 = f->whole && errno == ERANGE;
+    f->v = strtod(text, &end);
+    return end != text && !*end;
+}
+
+/* Whether torch.full refuses f for dtype: c10's overflows<To, From>, which a Python int
+ * meets as an integer and a Python float as a double.  An integer may not lie outside
+ * int64, nor the type's range (into an unsigned type a negative one wraps, down to -max); a
+ * double may not either, unless it is an infinity or NaN and the type a floating one (an
+ * integer type takes no NaN nor infinity). */
+static bool full_overflows(const full_value *f, nt_dtype dtype)
 {
     static const double lo[] = { [NT_F32] = -FLT_MAX, [NT_BF16] = -3.3895313892515355e38,
                                  [NT_F16] = -65504, [NT_I32] = INT32_MIN, [NT_I8] = INT8_MIN,
@@ -105,22 +131,16 @@ static bool full_overflows(const char *text, double value, int dtype)
                                  [NT_F16] = 65504, [NT_I32] = INT32_MAX, [NT_I8] = INT8_MAX,
                                  [NT_I64] = (double)INT64_MAX, [NT_I16] = INT16_MAX,
                                  [NT_U8] = UINT8_MAX };
-    bool floating = dtype == NT_F32 || dtype == NT_BF16 || dtype == NT_F16;
-    char *end;
-    errno = 0;
-    long long n = strtoll(text, &end, 10);
-    if (end != text && !*end) {   /* a Python int */
-        if (errno)
-            return true;   /* outside int64: torch cannot even unpack it */
+    if (f->whole) {
+        if (f->past_int64)
+            return true;   /* torch cannot even unpack it */
         if (dtype == NT_U8)
-            return n > UINT8_MAX || n < -(long long)UINT8_MAX;
-        if (dtype == NT_I64)
-            return false;
-        return (double)n < lo[dtype] || (double)n > hi[dtype];
+            return f->n > UINT8_MAX || f->n < -(long long)UINT8_MAX;
+        return dtype != NT_I64 && ((double)f->n < lo[dtype] || (double)f->n > hi[dtype]);
     }
-    if (isinf(value) || isnan(value))
-        return !floating;
-    return value < lo[dtype] || value > hi[dtype];
+    if (isinf(f->v) || isnan(f->v))
+        return !is_floating(dtype);
+    return f->v < lo[dtype] || f->v > hi[dtype];
 }
 
 int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_error *err)
@@ -165,18 +185,11 @@ int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_e
                   "%s", spec, why);
         return -1;
     }
-    double value = 0;
-    long long whole = 0;   /* full's value when it is written as an integer */
-    bool exact = false;
+    full_value value = { 0 };
     if (full) {
-        char *end;
-        errno = 0;
-        whole = strtoll(parts[2], &end, 10);
-        exact = end != parts[2] && !*end && !errno;
-        value = strtod(parts[2], &end);
-        if (end == parts[2] || *end)
+        if (!parse_full(parts[2], &value))
             return gen_error(err, spec, "the value of full is not a number");
-        if (full_overflows(parts[2], value, dtype)) {
+        if (full_overflows(&value, (nt_dtype)dtype)) {
             char what[160];
             snprintf(what, sizeof what, "%s cannot be %s without overflow (torch.full "
                      "refuses it too)", parts[2], nopi_dtype_name((nt_dtype)dtype));
@@ -203,12 +216,11 @@ int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_e
             v = erand48(state);
         } else if (strcmp(kind, "ones") == 0) {
             v = 1;
-        } else if (full && exact && t->dtype != NT_F32 && t->dtype != NT_BF16 &&
-                   t->dtype != NT_F16) {
-            nopi_set_i(t, i, whole);   /* every digit, as torch.full keeps them */
+        } else if (full && value.whole && !is_floating(t->dtype)) {
+            nopi_set_i(t, i, value.n);   /* every digit, as torch.full keeps them */
             continue;
         } else if (full) {
-            v = value;
+            v = value.v;
         } else if (arange) {
             v = (double)i;
         } else if (strcmp(kind, "zeros") == 0) {
@@ -247,11 +259,6 @@ void nop_tensor_stats_of(const nop_tensor *t, nop_tensor_stats *st)
         st->min = st->max = st->mean = NAN;
     else
         st->mean = sum / (double)n;
-}
-
-static bool is_floating(nt_dtype d)
-{
-    return d == NT_F32 || d == NT_BF16 || d == NT_F16;
 }
 
 /* v rounded to dtype d, as a tensor of d would hold it (an infinity past its range); v as
