@@ -9,9 +9,8 @@ ${CC:-cc} -I"$NEURONOP_SRC/include" -o "$WORK/size" "$WORK/size.c"
 (cd "$WORK" && "$NEURONOP" build hp >/dev/null 2>&1)
 
 # attack N NAME: attack N of the fixture's shape function `attack` is stopped at system call
-# NAME: exit 1, the call named, neuronop's own summary line printed.  (run_alone, which also
-# looks for any process left behind, takes seconds on a busy machine: one test per script
-# uses it.)
+# NAME: exit 1, the call named, neuronop's own summary line printed.  (A test that also looks
+# for any process left behind uses run_alone.)
 attack() {
     run run hp attack "zeros:$1"
     expect_status 1

@@ -11,6 +11,8 @@
 #   expect_err TEXT        stderr of the last run contains TEXT (a fixed string)
 #   expect_out TEXT        stdout of the last run contains TEXT
 #   run_alone ARGS...      like run, then fails if any process it started is still there
+#   in_session FILE CMD..., session_left SID   a command in a session of its own, and what of
+#                          the session is left
 #   copy_example NAME DIR  copies share/neuronop/examples/NAME (without its build/) to DIR
 #   torch_says 'CODE'      what Python CODE writes to stdout under real PyTorch, computed once
 #   in_lanes FUNCTION      calls FUNCTION LINE for each line of stdin, $LANES lines at once
@@ -53,19 +55,27 @@ run() {
     return 0
 }
 
-# Every process neuronop starts inherits this mark in its environment; one still carrying it
-# after neuronop has exited was left behind.  (Workers no longer hold neuronop's output, so a
-# pipe that stays open cannot tell.)
+# Every process neuronop starts stays in the session neuronop is started in (neuronop and its
+# compilers never call setsid, and a worker's system-call filter does not let it), so the
+# session's live members after neuronop has exited were left behind.  (Not an environment
+# mark: a worker empties its environment, so a mark would find neuronop alone.)
+#   in_session FILE CMD ARGS...   runs CMD in a new session; its id goes to FILE at once
+#   session_left SID              the session's processes but zombies (which are dead), a line
+#                                 "PID STAT ARGS" each
+in_session() {
+    setsid -w sh -c 'echo $$ >"$0.tmp" && mv "$0.tmp" "$0" && exec "$@"' "$@"
+}
+session_left() {
+    ps -eo sid=,pid=,stat=,args= | awk -v s="$1" '$1 == s && $3 !~ /^Z/ { $1 = ""; print }'
+}
+
 run_alone() {
-    mark="NEURONOP_E2E_MARK=$$.$test_count.$(date +%s%N)"
     status=0
-    env "$mark" "$NEURONOP" "$@" >"$WORK/out" 2>"$WORK/err" || status=$?
-    # one grep over every process's environment (NUL-separated entries: -z), not a pipeline
-    # per process, which cost seconds of CPU a call on a busy machine
-    left=$(grep -lzxF -- "$mark" /proc/[0-9]*/environ 2>/dev/null) || true
-    for e in $left; do
-        echo "left behind: $(tr '\0' ' ' <"${e%/environ}/cmdline" 2>/dev/null) (${e%/environ})"
-    done
+    rm -f "$WORK/.sid"
+    in_session "$WORK/.sid" "$NEURONOP" "$@" >"$WORK/out" 2>"$WORK/err" || status=$?
+    left=$(session_left "$(cat "$WORK/.sid")")
+    rm -f "$WORK/.sid"
+    [ -z "$left" ] || echo "left behind:$left"
     [ -z "$left" ]
 }
 

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Kernels and shape functions that attack neuronop itself run in the device's worker process:
 # each is reported as a failure with exit status 1, neuronop survives, no file is written and
-# no process is left behind (run_alone looks for any process carrying its mark; the output
-# pipe closes too).
+# no process is left behind (run_alone looks for any live process of the session it started
+# neuronop in; the output pipe closes too).
 . ./lib.sh
 cp -R "$NEURONOP_SRC/tests/fixtures/hostile" "$WORK/h"
 "$NEURONOP" build "$WORK/h" >/dev/null 2>&1

@@ -11,27 +11,26 @@ cat >>"$WORK/hp/neuronop.yaml" <<EOT
   - {name: lives_forever, op: immortal, args: [zeros:4]}
 EOT
 
-# marked: the files of the processes that carry $mark (one grep over every environment)
-marked() { grep -lzxF -- "$mark" /proc/[0-9]*/environ 2>/dev/null || true; }
-
-# stopped SIG N ARGS...: starts neuronop ARGS with a mark, sends it SIG once N processes carry
-# the mark (neuronop and its workers) and the last has had 0.3 s to start spinning, then waits
-# up to 3 s for every process carrying the mark to be gone
+# stopped SIG N ARGS...: starts neuronop ARGS in a session of its own, sends it SIG once N
+# live processes are in the session (neuronop and its workers) and the last has had 0.3 s to
+# start spinning, then waits up to 3 s for every live process of the session to be gone
 stopped() {
     sig=$1 want=$2
     shift 2
-    mark="NEURONOP_E2E_MARK=$$.$test_count.$sig"
-    env "$mark" "$NEURONOP" "$@" >out 2>err &
-    pid=$!
+    rm -f sid
+    in_session sid "$NEURONOP" "$@" >out 2>err &
     for i in $(seq 100); do
-        [ "$(marked | wc -l)" -lt "$want" ] || break
+        [ ! -f sid ] || [ "$(session_left "$(cat sid)" | wc -l)" -lt "$want" ] || break
         sleep 0.05
     done
+    pid=$(cat sid)
+    [ "$(session_left "$pid" | wc -l)" -ge "$want" ] || {
+        echo "never saw $want processes:"; session_left "$pid"; return 1; }
     sleep 0.3
     kill -"$sig" "$pid"
-    wait "$pid" || true
+    wait || true
     for i in $(seq 30); do
-        left=$(marked)
+        left=$(session_left "$pid")
         test -n "$left" || return 0
         sleep 0.1
     done
@@ -46,8 +45,8 @@ test_expect "a worker that blocks every signal dies with neuronop stopped by SIG
 test_expect "a zygote and its child die with neuronop test stopped by SIGKILL" '
     stopped KILL 3 test hp -k lives_forever --timeout 100'
 test_expect "clearing the death signal is stopped" 'attack 20 prctl'
-# (a copy of neuronop under a name of its own: a zombie has no environment to mark, but its
-# name is its program's, and no other test runs this one)
+# (a copy of neuronop under a name of its own: session_left counts no zombie, which is dead,
+# but a zombie's name is its program's, and no other test runs this one)
 test_expect "a case stopped at its deadline leaves not even a zombie" '
     cp "$NEURONOP" nop-reap-e2e
     NEURONOP=./nop-reap-e2e run_alone test hp -k lives_forever --timeout 1
