@@ -9,6 +9,8 @@
 
 #define MAX_REQUEST (1u << 20)     /* requests are small descriptions of work */
 #define PIPE_BYTES (1 << 20)       /* a run's output fits the pipe: no round trips */
+#define SMALL_PIPE_BYTES (48 << 10) /* inputs up to this size: an output as large, with its
+                                     * records, fits a new pipe (Linux: 64 KB) */
 
 /* What a zygote tells its parent, on the request socket (sent as a request is). */
 enum nopi_zmsg_kind {
