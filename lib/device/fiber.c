@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,7 +42,23 @@
 #define switch_finish(fake, bottom, size) ((void)(fake), (void)(bottom), (void)(size))
 #endif
 
-#define GUARD_BYTES (1u << 20)      /* far larger than any frame tcc will emit */
+/* Address space, not memory, below each stack: a frame that skips past the guard would write
+ * into whatever is mapped below and could pass unnoticed (a 1 MB guard let a kernel with
+ * `float tmp[290000]` pass its tests half the time), so the guard is larger than any local
+ * array a kernel could mean to have.  Reserved with no access, it costs no memory; but it
+ * counts against a limit on address space (ulimit -v), so under one it is a 64th of it. */
+#define GUARD_BYTES ((size_t)1 << 30)
+#define GUARD_MIN ((size_t)1 << 20)
+
+static size_t guard_bytes(void)
+{
+    struct rlimit r;
+    if (getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY ||
+        r.rlim_cur / 64 >= GUARD_BYTES)
+        return GUARD_BYTES;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), g = (size_t)(r.rlim_cur / 64) / page * page;
+    return g > GUARD_MIN ? g : GUARD_MIN;
+}
 #define ALTSTACK_BYTES (64u << 10)  /* the handler, and AddressSanitizer's, run here */
 #define PAINT 0xa5
 
@@ -56,13 +73,13 @@ int nopi_stack_alloc(nopi_stack *s, size_t usable)
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     usable = (usable + page - 1) / page * page;
     memset(s, 0, sizeof *s);
-    s->guard = GUARD_BYTES;
+    s->guard = guard_bytes();
     s->map_size = s->guard + usable;
-    void *m = mmap(NULL, s->map_size, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *m = mmap(NULL, s->map_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
     if (m == MAP_FAILED)
         return -1;
-    if (mprotect(m, s->guard, PROT_NONE) != 0) {
+    if (mprotect((char *)m + s->guard, usable, PROT_READ | PROT_WRITE) != 0) {
         munmap(m, s->map_size);
         return -1;
     }
@@ -139,6 +156,17 @@ static uintptr_t interrupted_pc(void *ucv)
 #endif
 }
 
+/* The interrupted stack pointer; 0 where it is not known. */
+static uintptr_t interrupted_sp(void *ucv)
+{
+#if defined(__x86_64__) && defined(REG_RSP)
+    return (uintptr_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RSP];
+#else
+    (void)ucv;
+    return 0;
+#endif
+}
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
     nopi_worker *w = tls_worker;
@@ -163,9 +191,14 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
         w->fault_int80 = sig == SIGSEGV && in_library && pc + 2 <= w->text_hi &&
                          ((const unsigned char *)pc)[0] == 0xcd &&
                          ((const unsigned char *)pc)[1] == 0x80;
+        /* a fault in the guard, or in the kernel's own code once its stack pointer has left
+         * the stack downwards (a frame larger even than the guard; a runtime call may run on
+         * a host stack of its own) */
         nopi_core *c = w->core;
-        if (sig == SIGSEGV && c && w->fault_addr >= (uintptr_t)c->stack.map &&
-            w->fault_addr < (uintptr_t)c->stack.lo)
+        uintptr_t sp = interrupted_sp(uc);
+        if (sig == SIGSEGV && c &&
+            ((w->fault_addr >= (uintptr_t)c->stack.map && w->fault_addr < (uintptr_t)c->stack.lo) ||
+             (in_library && sp && sp < (uintptr_t)c->stack.lo)))
             w->end = NOPI_END_STACK;
     }
     switch_start(NULL, w->sched_bottom, w->sched_size);
