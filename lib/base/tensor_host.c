@@ -309,7 +309,10 @@ void nop_tensor_compare(const nop_tensor *got, const nop_tensor *want, double rt
         bool finite = isfinite(e);
         if (e > res->max_abs_error)
             res->max_abs_error = e;
-        if (finite && e <= atol + rtol * fabs(w))
+        /* the allowed error too is torch's, taken in the dtype: atol + |rtol * want|, each
+         * step rounded (float16's atol of 1e-5 is 1.00136e-5, and an error of exactly that
+         * is close) */
+        if (finite && e <= in_dtype(atol + fabs(in_dtype(rtol * w, got->dtype)), got->dtype))
             continue;
         res->mismatches++;
         /* keep the worst few, largest error first (insertion into a short sorted list) */

@@ -214,8 +214,11 @@ test_expect "--expect judges infinities and NaN as torch.isclose does" '
 
 # Before, elements were compared as doubles: int64 2^53+1 matched 2^53 exactly, and float16
 # 60000 matched -60000 under rtol=3 although the difference is infinite in float16.
+# And the allowed error was not rounded to the dtype: float16's 1.00136e-5 against 0 under
+# atol=1e-5 is close for torch (its atol rounds to that very number), and was not here.
 closes="i64:9007199254740993:9007199254740992:0:0 i64:9007199254740993:9007199254740992:0:1 \
-f16:60000:-60000:3:1e-5 f32:-60000:60000:3:1e-5 bf16:3e38:-3e38:3:1e-5 i32:5:7:0.5:0"
+f16:60000:-60000:3:1e-5 f32:-60000:60000:3:1e-5 bf16:3e38:-3e38:3:1e-5 i32:5:7:0.5:0 \
+f16:1.001358e-05:0:1e-3:1e-5 bf16:1.001358e-05:0:1e-3:1e-5 f16:1001:1000:0.000999:0"
 torch_says "
 import torch
 types = dict(i64=torch.int64, i32=torch.int32, f16=torch.float16, f32=torch.float32,
@@ -227,7 +230,7 @@ for c in '$closes'.split():
     print(c, int(torch.isclose(t(g), t(w), rtol=float(r), atol=float(a), equal_nan=True)))
 " >"$WORK/closes"
 test_expect "--expect compares integers exactly and takes the error in the dtype, as torch.isclose" '
-    test "$(wc -l <"$WORK/closes")" = 6
+    test "$(wc -l <"$WORK/closes")" = 9
     while read -r c close; do
         IFS=: read -r d g w r a <<EOF2
 $c
