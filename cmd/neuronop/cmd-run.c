@@ -166,9 +166,10 @@ static void print_json(const char *opname, const nop_run_result *res, const nop_
         json_number(st.mean);
         printf(", \"nonfinite\": %lld}", (long long)st.nonfinite);
     }
-    if (cmp)
-        printf(", \"mismatches\": %lld, \"max_abs_error\": %.9g", (long long)cmp->mismatches,
-               cmp->max_abs_error);
+    if (cmp) {   /* an infinite error is no JSON number: null, as for the stats */
+        printf(", \"mismatches\": %lld, \"max_abs_error\": ", (long long)cmp->mismatches);
+        json_number(cmp->max_abs_error);
+    }
     printf(", \"printf\": ");
     print_json_string(stdout, res->printf_text ? res->printf_text : "");
     printf(", \"printf_lost\": %s, \"cores\": [", res->printf_lost ? "true" : "false");

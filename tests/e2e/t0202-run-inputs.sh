@@ -240,6 +240,16 @@ EOF2
         [ "$status" = $((1 - close)) ] || { echo "$c: exit $status, torch says $close"; exit 1; }
     done <"$WORK/closes"'
 
+# Before: an infinite error was printed as inf, which no JSON parser takes (jq does).
+test_expect "--json with an infinite error is JSON: max_abs_error is null" '
+    npy write want.npy "<f4" 2 1 2
+    run run copy copy full:2:inf --expect want.npy --json
+    expect_status 1
+    python3 -c "import json, sys
+def refuse(c): raise ValueError(c)
+o = json.load(open(sys.argv[1]), parse_constant=refuse)
+assert o[\"max_abs_error\"] is None and o[\"mismatches\"] == 2, o" "$WORK/out"'
+
 # Before: -o renamed a temporary file over any path, so -o /dev/null as root replaced the
 # device with a regular file, and a FIFO or symlink became a plain file.
 test_expect "-o into a FIFO writes through it and leaves it a FIFO" '
