@@ -522,9 +522,10 @@ static size_t copy_check(nopi_core *c, const nt_tcm_accessor *acc, const void *b
     nopi_check_data(c, t, fn);
     if (n < 0 || offset < 0 || offset > t->numel || n > t->numel - offset) {
         if (n > 0 && offset >= 0)
-            nopi_core_fail(c, "%s(offset=%lld, n=%lld): elements %lld..%lld are outside the "
+            nopi_core_fail(c, "%s(offset=%lld, n=%lld): elements %lld..%llu are outside the "
                            "tensor, which has %lld", fn, (long long)offset, (long long)n,
-                           (long long)offset, (long long)(offset + n - 1),
+                           (long long)offset,   /* the last may be past INT64_MAX */
+                           (unsigned long long)offset + (unsigned long long)n - 1,
                            (long long)t->numel);
         nopi_core_fail(c, "%s(offset=%lld, n=%lld): offset and count must be at least 0", fn,
                        (long long)offset, (long long)n);

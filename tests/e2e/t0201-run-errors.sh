@@ -42,7 +42,7 @@ test_expect "a stack overflow short of the guard page is caught by the high-wate
 # a 1 MB guard); one larger even than today's guard is known by the stack pointer.
 test_expect "a local array larger than the guard below the stack is a stack overflow" '
     for n in 1200000 1200000 1200000 1200000 300000000 3000000000; do
-        run run rules/stack.yaml huge_frame zeros:4 "$n"
+        run run rules/limits.yaml huge_frame zeros:4 "$n"
         expect_status 1
         expect_err "neuronop: huge_frame: core 0: error: stack overflow: the kernel needs more than its STACK_SIZE of 6144 bytes"
     done
@@ -55,6 +55,15 @@ test_expect "a local array larger than the guard below the stack is a stack over
         expect_status 1
         expect_err "stack overflow: the kernel needs more than its STACK_SIZE of 6144 bytes"
     done'
+
+# Before: the last element was computed in int64 and overflowed (UB, and a negative number).
+test_expect "a copy whose last element is past INT64_MAX names it" '
+    run run rules/limits.yaml tcm_far zeros:4 9223372036854775807 2
+    expect_status 1
+    expect_err "nt_tensor_to_tcm(offset=9223372036854775807, n=2): elements 9223372036854775807..9223372036854775808 are outside the tensor, which has 4"
+    run run rules/limits.yaml tcm_far zeros:4 4 9223372036854775807
+    expect_status 1
+    expect_err "nt_tensor_to_tcm(offset=4, n=9223372036854775807): elements 4..9223372036854775810 are outside the tensor, which has 4"'
 
 test_expect "a failed assert names the assertion and its line" '
     fails rules/crash.yaml asserts zeros:4 "neuronop: asserts: core 0: error: assertion failed: nt_numel(t) == 1000 (rules/k.c:"'
