@@ -35,6 +35,20 @@ EOF
     expect_out "FAIL  order: the result depends on core order: sequential on 4 cores and reversed on 4 cores differ in 16 elements"
     expect_out "0 passed, 1 failed"'
 
+# gpsimd.md: eight cores.  The manifest takes counts up to 64, not knowing the device; a case
+# on nine ran a device that does not exist, and could pass.
+test_expect "a case on more cores than the device has is refused before any case runs" '
+    with_tests <<EOF
+tests:
+  - {name: fine, op: by_count, args: [randn:16], cores: [8]}
+  - {name: nine, op: by_count, args: [randn:16], cores: [2, 9]}
+EOF
+    run test c
+    expect_status 2
+    expect_err "c/neuronop.yaml:18: error: test '\''nine'\'' runs on 9 cores, but device '\''trn1'\'' has 8"
+    expect_err "list core counts from 1 to 8 in its '\''cores'\'', or choose a device with more (--device)"
+    test ! -s out'
+
 test_expect "a result that depends on the core count fails" '
     with_tests <<EOF
 tests:
