@@ -172,7 +172,10 @@ static nt_tensor *fill(nopi_core *c, nt_tensor *t, nt_scalar v)
 static nt_tensor *api_empty(int ndim, const int64_t *sizes, nt_dtype d)
 {
     NOPI_API(c, NOP_COST_TENSORLIB);
-    return nopi_new_tensor(c, d, ndim, sizes, "nt_empty");
+    nt_tensor *t = nopi_new_tensor(c, d, ndim, sizes, "nt_empty");
+    if (!t->shape_only)   /* its elements are unset, as on the device: not zeros */
+        memset(t->data, NOPI_UNSET_BYTE, (size_t)t->numel * t->itemsize);
+    return t;
 }
 
 static nt_tensor *api_zeros(int ndim, const int64_t *sizes, nt_dtype d)

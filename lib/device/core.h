@@ -37,6 +37,10 @@
 #define NOPI_MAX_STREAMS 64
 #define NOPI_CXX_INPUT_REFS 8   /* C++ references into inputs compared at once (accessors.c) */
 #define NOPI_MAX_CORES 64
+/* The bytes of memory the device leaves undefined (TCM when a kernel starts, the elements of
+ * nt_empty): NaN in every float dtype and -1 in the signed ones, so that a kernel reading
+ * them before writing gets an answer that shows, where zeros could pass for right. */
+#define NOPI_UNSET_BYTE 0xff
 
 /* A kernel stack: usable bytes above a PROT_NONE guard far larger than any frame, because
  * tcc emits no stack probes (a 64 KB local array would step over one guard page). */

@@ -113,7 +113,7 @@ int nopi_device_renew(nop_device *dev, const nop_device_opts *o, nop_error *err)
     dev->opts.disabled_checks = o->disabled_checks;
     for (int i = 0; i < NOPI_MAX_CORES; i++)
         if (dev->slots[i].tcm)
-            memset(dev->slots[i].tcm, 0, (size_t)dev->profile->tcm_bytes);
+            memset(dev->slots[i].tcm, NOPI_UNSET_BYTE, (size_t)dev->profile->tcm_bytes);
     return 0;
 }
 
@@ -206,8 +206,11 @@ static int slot_ready(nop_device *dev, uint32_t id, size_t stack_size)
         s->stack_size = stack_size;
         s->dirty = (size_t)(s->stack.hi - s->stack.lo);
     }
-    if (!s->tcm && !(s->tcm = calloc(1, (size_t)dev->profile->tcm_bytes)))
-        return -1;
+    if (!s->tcm) {
+        if (!(s->tcm = malloc((size_t)dev->profile->tcm_bytes)))
+            return -1;
+        memset(s->tcm, NOPI_UNSET_BYTE, (size_t)dev->profile->tcm_bytes);
+    }
     if (!s->have_context) {
         getcontext(&s->context);
         s->have_context = true;
