@@ -59,35 +59,91 @@ void nopi_build_explain_signature(builder *b, nopi_role role)
     }
 }
 
-/* Finds the first whole-word use of `word` in a source, for pointing at a forbidden call. */
+static bool ident_char(char c)
+{
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* Finds where a source uses `word`, for pointing at a forbidden call: the first whole-word use
+ * in code followed by '(' (a call), else the first in code, else the first in a preprocessor
+ * line (a macro's body).  Comments and string and character literals are not code, nor is a
+ * directive (`#include <time.h>` names no call of time).  0, 0 when there is none. */
 void nopi_locate_word(const char *path, const char *word, int *line, int *col)
 {
     *line = *col = 0;
     char *text;
     if (nopi_read_file(path, &text, NULL) != 0)
         return;
+    enum { CODE, LINE_COMMENT, BLOCK_COMMENT, STRING, CHAR } state = CODE;
+    struct { int line, col; } found[3] = { { 0, 0 }, { 0, 0 }, { 0, 0 } };   /* call, code,
+                                                                             * directive */
     size_t n = strlen(word);
     int l = 1;
+    bool directive = false, line_start = true;
     const char *bol = text;
     for (const char *p = text; *p; p++) {
         if (*p == '\n') {
+            if (state == LINE_COMMENT)
+                state = CODE;
+            directive = directive && p > text && p[-1] == '\\';   /* continued */
+            line_start = true;
             l++;
             bol = p + 1;
             continue;
         }
-        bool starts = p == text || !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') ||
-                                     (p[-1] >= 'A' && p[-1] <= 'Z') ||
-                                     (p[-1] >= '0' && p[-1] <= '9'));
-        char after = p[n];
-        if (starts && strncmp(p, word, n) == 0 &&
-            !(after == '_' || (after >= 'a' && after <= 'z') || (after >= 'A' && after <= 'Z') ||
-              (after >= '0' && after <= '9'))) {
-            *line = l;
-            *col = (int)(p - bol) + 1;
+        switch (state) {
+        case LINE_COMMENT:
+            continue;
+        case BLOCK_COMMENT:
+            if (p[0] == '*' && p[1] == '/')
+                state = CODE, p++;
+            continue;
+        case STRING:
+        case CHAR:
+            if (*p == '\\' && p[1] && p[1] != '\n')
+                p++;
+            else if (*p == (state == STRING ? '"' : '\''))
+                state = CODE;
+            continue;
+        case CODE:
             break;
         }
+        if (line_start && *p == '#')
+            directive = true;
+        if (*p != ' ' && *p != '\t')
+            line_start = false;
+        if (p[0] == '/' && p[1] == '/') {
+            state = LINE_COMMENT;
+            continue;
+        }
+        if (p[0] == '/' && p[1] == '*') {
+            state = BLOCK_COMMENT, p++;
+            continue;
+        }
+        if (*p == '"' || *p == '\'') {
+            state = *p == '"' ? STRING : CHAR;
+            continue;
+        }
+        if ((p > text && ident_char(p[-1])) || strncmp(p, word, n) != 0 || ident_char(p[n]))
+            continue;
+        const char *after = p + n;
+        while (*after == ' ' || *after == '\t')
+            after++;
+        int kind = directive ? 2 : *after == '(' ? 0 : 1;
+        if (!found[kind].line)
+            found[kind].line = l, found[kind].col = (int)(p - bol) + 1;
+        if (kind == 0)
+            break;
+        p += n - 1;
     }
     free(text);
+    for (int k = 0; k < 3; k++) {
+        if (found[k].line) {
+            *line = found[k].line;
+            *col = found[k].col;
+            return;
+        }
+    }
 }
 
 bool nopi_object_defines(const object *o, const char *name, bool *is_function)
