@@ -468,8 +468,8 @@ class Supervisor:
         for kind, value in args:
             if kind == ARG_TENSOR:
                 key += (value.dtype, value.shape)
-            else:   # the type too: 1, 1.0 and True are one key, but not one request
-                key += (type(value), value)
+            else:
+                key += _scalar_key(value)
         key = tuple(key)
         plan = self._plans.get(key)
         if plan is None:
@@ -505,6 +505,18 @@ class Supervisor:
         else:
             res.output = self._arena.view(offset, dtype, (1,)).clone().reshape(())
         return res, reply
+
+
+_DOUBLE = struct.Struct("<d")
+
+
+def _scalar_key(value):
+    """A scalar argument's part of a plan's key.  The type too: 1, 1.0 and True are equal,
+    but not one request.  A float by its bits: 0.0 == -0.0 (x / 0.0 and x / -0.0 differ in
+    sign), and NaN equals nothing, not even itself (its calls would never find their plan)."""
+    if isinstance(value, float):
+        return (float, _DOUBLE.pack(value))
+    return (type(value), value)
 
 
 _supervisor = None

@@ -67,6 +67,26 @@ printf 'name: grow\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\nops:\n  grow: {args:
     >"$WORK/grow/neuronop.yaml"
 built grow "$WORK/grow" "$WORK/grow/build/libgrow.so"
 
+# x / s for a Scalar s, whose sign and NaN a call must get as given
+mkdir -p "$WORK/edge"
+cat >"$WORK/edge/k.c" <<'K'
+#include <neuronop.h>
+nt_tensor *divs(const nt_tensor *x, nt_scalar s)
+{
+    return nt_div_s_out(get_dst_tensor(), x, s);
+}
+K
+cat >"$WORK/edge/s.c" <<'S'
+#include <neuronop.h>
+nt_tensor *divs_shape(const nt_tensor *x, nt_scalar s)
+{
+    return nt_empty(nt_dim(x), nt_sizes(x), NT_F32);
+}
+S
+printf '%s\n' 'name: edge' 'compute_srcs: [k.c]' 'shape_srcs: [s.c]' 'ops:' \
+    '  divs: {args: [tensor, scalar], shape: divs_shape, kernel: divs}' >"$WORK/edge/neuronop.yaml"
+built edge "$WORK/edge" "$WORK/edge/build/libedge.so"
+
 # what the command line says about each failure Python must raise with the same words
 cli=$WORK/cli
 mkdir -p "$cli"

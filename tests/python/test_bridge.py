@@ -502,6 +502,24 @@ def _():
     assert "row_sums: 2 x 3" in out.getvalue(), out.getvalue()
 
 
+@check("a float scalar reaches the kernel as given: -0.0 and 0.0 apart, NaN's plan kept")
+def _():
+    custom_op.load_library(lib("edge/libedge.so"))
+    t = torch.tensor([1.0, -2.0, 0.0, 2.5])
+    nan = float("nan")
+    # each sign after the other: 0.0 == -0.0, but x / 0.0 is not x / -0.0
+    for s in (-0.0, 0.0, -0.0, nan, 0.0, nan, 1, 1.0, True, -0.0):
+        torch.testing.assert_close(torch.ops.edge.divs(t, s), torch.div(t, s), rtol=0, atol=0,
+                                   equal_nan=True, msg=lambda m: "x / %r: %s" % (s, m))
+    # NaN equals nothing, not even itself: its calls must still find the plan made for them
+    sup = neuronop._client.supervisor()
+    torch.ops.edge.divs(t, nan)
+    before = len(sup._plans)
+    for _ in range(3):
+        torch.ops.edge.divs(t, nan)
+    assert len(sup._plans) == before, (before, len(sup._plans))
+
+
 @check("an output larger than the room set aside for it arrives whole, as do numbers")
 def _():
     custom_op.load_library(lib("grow/libgrow.so"))
