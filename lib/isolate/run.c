@@ -365,9 +365,10 @@ static int run_kept(nop_device *dev, const nop_library *lib, int op, int ref,
         rc = nopi_server_call_fd(kl->srv, lib->desc->ops[op].name, 5.0, 1, req, len,
                                  k->map ? k->fd : -1, take_run, res, err);
     free(req);
-    if (rc != 0) {
-        nop_run_result_clear(res);
-        memset(res, 0, sizeof *res);
+    if (rc != 0) {   /* the rest is kept, as run_isolated keeps it: the printf output and the
+                      * cores' reports are worth showing after a failure (nop_device_run) */
+        nopi_tensor_free(res->output);
+        res->output = NULL;
     }
     return rc;
 }

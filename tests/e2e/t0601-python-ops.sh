@@ -67,13 +67,28 @@ printf 'name: grow\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\nops:\n  grow: {args:
     >"$WORK/grow/neuronop.yaml"
 built grow "$WORK/grow" "$WORK/grow/build/libgrow.so"
 
-# x / s for a Scalar s, whose sign and NaN a call must get as given
+# x / s for a Scalar s, whose sign and NaN a call must get as given; and an op that prints,
+# then fails as its second argument says (1: abort, a rule; 2: a crash; 3: a bad index)
 mkdir -p "$WORK/edge"
 cat >"$WORK/edge/k.c" <<'K'
 #include <neuronop.h>
+#include <stdlib.h>
 nt_tensor *divs(const nt_tensor *x, nt_scalar s)
 {
     return nt_div_s_out(get_dst_tensor(), x, s);
+}
+nt_tensor *says(const nt_tensor *x, int64_t how)
+{
+    printf("says: before failing %d\n", (int)how);
+    if (how == 1)
+        abort();
+    if (how == 2)
+        *(volatile int *)16 = 1;
+    if (how == 3) {
+        nt_accessor a = nt_accessor_of(x);
+        nt_get_f32(&a, nt_numel(x));
+    }
+    return nt_zeros(nt_dim(x), nt_sizes(x), NT_F32);
 }
 K
 cat >"$WORK/edge/s.c" <<'S'
@@ -82,9 +97,14 @@ nt_tensor *divs_shape(const nt_tensor *x, nt_scalar s)
 {
     return nt_empty(nt_dim(x), nt_sizes(x), NT_F32);
 }
+nt_tensor *says_shape(const nt_tensor *x, int64_t how)
+{
+    return nt_empty(nt_dim(x), nt_sizes(x), NT_F32);
+}
 S
 printf '%s\n' 'name: edge' 'compute_srcs: [k.c]' 'shape_srcs: [s.c]' 'ops:' \
-    '  divs: {args: [tensor, scalar], shape: divs_shape, kernel: divs}' >"$WORK/edge/neuronop.yaml"
+    '  divs: {args: [tensor, scalar], shape: divs_shape, kernel: divs}' \
+    '  says: {args: [tensor, int64], shape: says_shape, kernel: says}' >"$WORK/edge/neuronop.yaml"
 built edge "$WORK/edge" "$WORK/edge/build/libedge.so"
 
 # what the command line says about each failure Python must raise with the same words

@@ -520,6 +520,17 @@ def _():
     assert len(sup._plans) == before, (before, len(sup._plans))
 
 
+@check("a failing kernel's printf output is printed before its exception is raised")
+def _():
+    for how, cls in ((1, neuronop.DeviceError), (2, neuronop.CrashError),
+                     (3, neuronop.DeviceError)):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            raises(cls, torch.ops.edge.says, torch.ones(4), how)
+        assert out.getvalue() == "says: before failing %d\n" % how, (how, out.getvalue())
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+
+
 @check("an output larger than the room set aside for it arrives whole, as do numbers")
 def _():
     custom_op.load_library(lib("grow/libgrow.so"))
