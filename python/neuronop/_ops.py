@@ -93,6 +93,11 @@ def _torch_has(namespace, name):
     return True
 
 
+# namespaces torch keeps for itself (TorchScript's prim): torch.library refuses to define
+# ops in them, with a ValueError
+_RESERVED = frozenset(getattr(torch.library, "_reserved_namespaces", ("prim",)))
+
+
 def register(path):
     """Registers the ops of the built library at path; returns its Library.  Loading the
     same file again registers nothing new."""
@@ -103,6 +108,11 @@ def register(path):
     with _lock:
         desc = supervisor().load(real)
         namespace = desc.get("namespace") or desc["library"]
+        if namespace in _RESERVED:
+            raise errors.InputError(
+                "namespace '%s' of '%s' is reserved by torch: choose another namespace in "
+                "NEURON_LIBRARY(...) (a C library's namespace is its name)"
+                % (namespace, path))
         ops = desc.get("ops", [])
         known = _libraries.get(real)
         planned = []
@@ -137,9 +147,9 @@ def register(path):
         if planned:
             lib = _namespaces.get(namespace)
             if lib is None:
-                try:
+                try:   # (torch says a reserved namespace with a ValueError)
                     lib = torch.library.Library(namespace, "DEF")
-                except RuntimeError as e:
+                except (RuntimeError, ValueError) as e:
                     raise errors.InputError(
                         "namespace '%s' of '%s' cannot be defined from Python (%s): choose "
                         "another namespace in NEURON_LIBRARY(...)"

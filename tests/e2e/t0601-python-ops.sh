@@ -27,12 +27,14 @@ for ex in relu_multicore printf_debug softclip; do
     copy_example "$ex" "$WORK/$ex"
     built "$ex" "$WORK/$ex" "$WORK/$ex/build/lib$ex.so"
 done
-# two libraries named twin, each with an op negate; one named aten with an op relu; and
-# one whose op's name is longer than the stats table's first column
-for t in twin_a twin_b aten long; do
+# two libraries named twin, each with an op negate; one named aten with an op relu; one
+# named prim, a namespace torch reserves; and one whose op's name is longer than the stats
+# table's first column
+for t in twin_a twin_b aten prim long; do
     copy_example negate "$WORK/$t"
     name=twin op=negate
     [ "$t" = aten ] && name=aten op=relu
+    [ "$t" = prim ] && name=prim
     [ "$t" = long ] && name=a_library_with_a_long_name
     sed -e "s/^name: negate/name: $name/" -e "s/^  negate:/  $op:/" -e '/^tests:/,$d' \
         "$WORK/$t/neuronop.yaml" >"$WORK/$t/m.yaml"

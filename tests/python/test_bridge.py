@@ -476,6 +476,13 @@ def _():
     assert torch.equal(torch.relu(x), x.clamp(min=0))
 
 
+@check("a namespace torch reserves (prim) is refused with InputError, not a ValueError")
+def _():
+    e = raises(neuronop.InputError, custom_op.load_library, lib("prim/libprim.so"))
+    assert "namespace 'prim'" in str(e) and "reserved by torch" in str(e), e
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+
+
 @check("an op whose name torch cannot take is refused, and nothing of its library defined")
 def _():
     e = raises(neuronop.InputError, custom_op.load_library, lib("kw/libkw.so"))
