@@ -7,12 +7,16 @@ NAMESPACE being NEURON_LIBRARY's (or, for a C library, the library's name).
 
 import json
 import os
+import re
 import subprocess
 import sys
 
 from . import _client, _ops, errors
 
 __all__ = ["load", "load_library"]
+
+
+_C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")   # the build's (manifest.c)
 
 
 def _paths(what, value):
@@ -67,6 +71,11 @@ def load(name, compute_srcs, shape_srcs, build_directory=None, multicore=False,
     InputError."""
     if not isinstance(name, str) or not name:
         raise TypeError("custom_op.load: name must be a non-empty str")
+    # the build says so too, but only after the manifest, named by name, is written: a name
+    # such as '../x' would have put it outside the build folder
+    if not _C_IDENTIFIER.fullmatch(name):
+        raise errors.InputError("library name '%s' is not a C identifier (letters, digits "
+                                "and '_', not starting with a digit)" % name)
     compute = _paths("compute_srcs", compute_srcs)
     shape = _paths("shape_srcs", shape_srcs)
     if extra_cflags is not None and (isinstance(extra_cflags, str) or

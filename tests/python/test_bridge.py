@@ -18,6 +18,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -92,6 +93,30 @@ def _():
     assert os.path.isfile(path), path
     assert hasattr(torch.ops.my_ops, "relu_forward")
     assert hasattr(torch.ops.my_ops, "relu_backward")
+
+
+@check("custom_op.load refuses a name that is no C identifier before writing anything")
+def _():
+    srcs = dict(compute_srcs=[os.path.join(MLP, "relu.cpp")],
+                shape_srcs=[os.path.join(MLP, "shape.cpp")])
+    with tempfile.TemporaryDirectory() as top:
+        old = os.environ.get("XDG_CACHE_HOME")
+        os.environ["XDG_CACHE_HOME"] = os.path.join(top, "cache")   # the default folder's
+        try:
+            for name in ("../x", "a/b", "1x"):
+                for folder in (os.path.join(top, "b", "c"), None):
+                    e = raises(neuronop.InputError, custom_op.load, name=name,
+                               build_directory=folder, **srcs)
+                    assert str(e) == ("neuronop: error: library name '%s' is not a C "
+                                      "identifier (letters, digits and '_', not starting "
+                                      "with a digit)" % name), e
+        finally:
+            if old is None:
+                del os.environ["XDG_CACHE_HOME"]
+            else:
+                os.environ["XDG_CACHE_HOME"] = old
+        written = [os.path.join(d, f) for d, dirs, files in os.walk(top) for f in dirs + files]
+        assert not written, written
 
 
 @check("a positional call gives torch.relu's values exactly")
