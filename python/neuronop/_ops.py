@@ -227,12 +227,14 @@ def _stats_on():
 
 
 def stats():
-    """Per op: calls, host seconds (each call as Python sees it) and the cost model's device
+    """Per op: calls, host seconds (each call as Python sees it), the cost model's device
     seconds (None unless the process runs under ``neuronop python --stats`` or with
-    NEURONOP_STATS=1 in its environment)."""
+    NEURONOP_STATS=1 in its environment) and the calls it modeled: the ones that succeeded
+    (a failed call has no device time)."""
     with _lock:
         return {name: {"calls": op.calls, "host_seconds": op.host_seconds,
-                       "device_seconds": op.device_seconds if op.modeled_calls else None}
+                       "device_seconds": op.device_seconds if op.modeled_calls else None,
+                       "modeled_calls": op.modeled_calls}
                 for name, op in sorted(_ops.items())}
 
 
@@ -243,7 +245,8 @@ def format_stats():
     lines = ["neuronop: %-*s %8s %14s %16s" % (width, "op", "calls", "host ms/call",
                                                "device ms/call")]
     for name, s in rows:
-        dev = ("%16.4f" % (1e3 * s["device_seconds"] / s["calls"])
+        # per modeled call: the failed ones, which have no device time, would dilute it
+        dev = ("%16.4f" % (1e3 * s["device_seconds"] / s["modeled_calls"])
                if s["device_seconds"] is not None else "%16s" % "-")
         lines.append("neuronop: %-*s %8d %14.4f %s" % (width, name, s["calls"],
                                                       1e3 * s["host_seconds"] / s["calls"],

@@ -116,4 +116,19 @@ test_expect "--stats prints each op'\''s calls and modeled device time at exit" 
     expect_err "calls"
     grep -E "^neuronop: negate::negate +3 +[0-9.]+ +[0-9.]+$" err'
 
+test_expect "--stats divides device time by the calls it modeled, not by the failed ones" '
+    py "import torch, neuronop" "from neuronop import custom_op" \
+       "custom_op.load_library(\"negate/build/libnegate.so\")" \
+       "torch.ops.negate.negate(torch.ones(64, 64))" \
+       "for _ in range(9):" \
+       "    try: torch.ops.negate.negate(torch.ones(2, 2, dtype=torch.int32))" \
+       "    except neuronop.DeviceError: pass" \
+       "s = neuronop.stats()[\"negate::negate\"]" \
+       "print(s[\"calls\"], s[\"modeled_calls\"], \"%.4f\" % (1e3 * s[\"device_seconds\"]))"
+    run_alone python --stats s.py
+    expect_status 0
+    set -- $(cat out)
+    test "$1 $2" = "10 1"
+    grep -E "^neuronop: negate::negate +10 +[0-9.]+ +$3\$" err'
+
 test_done
