@@ -172,6 +172,22 @@ def _argument_error(op, i, why):
     return errors.InputError("argument '%s' %s" % (op.names[i], why), where=op.qualname)
 
 
+# the folders whose frames lie between the user's call and _run: this package's and torch's
+# (torch.ops' __call__, an OpOverload's, a traced module's), spelled as their frames'
+# co_filename are (as __file__ is: no abspath, which would resolve a '..' they keep)
+_INNER = tuple(os.path.dirname(m.__file__) + os.sep for m in (errors, torch))
+
+
+def _caller_level():
+    """The stacklevel at which a warnings.warn in _run names the line that called the op:
+    the first frame outside this package and torch (how many frames of each lie between
+    depends on how the op was called); 1, _run itself, when every frame is theirs."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_INNER):
+        frame, level = frame.f_back, level + 1
+    return level if frame is not None else 1
+
+
 def _run(op, args):
     """The CPU implementation of every neuronop op."""
     grad = torch.is_grad_enabled()
@@ -204,8 +220,10 @@ def _run(op, args):
     if res.device_seconds >= 0:
         op.device_seconds += res.device_seconds
         op.modeled_calls += 1
-    for d in res.diags:
-        warnings.warn(d.text(), errors.DeviceWarning, stacklevel=3)
+    if res.diags:
+        level = _caller_level()
+        for d in res.diags:
+            warnings.warn(d.text(), errors.DeviceWarning, stacklevel=level)
     if res.printf:   # after the op, as on the device and in `neuronop run`
         sys.stdout.write(res.printf)
         sys.stdout.flush()

@@ -525,6 +525,20 @@ def _():
     assert any("warning:" in t and "five_streams" in t for t in texts), texts
 
 
+@check("a device warning points at the script's line that called the op")
+def _():
+    five = torch.ops.rules_access.five_streams
+    calls = (lambda: five(torch.ones(8)), lambda: five.default(torch.ones(8)))
+    for call in calls:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        where = [(w.filename, w.lineno) for w in caught
+                 if issubclass(w.category, neuronop.DeviceWarning)]
+        line = call.__code__.co_firstlineno   # the lambdas' line: where each calls the op
+        assert where and all(w == (__file__, line) for w in where), (where, __file__, line)
+
+
 @check("a kernel's printf output is printed after the op")
 def _():
     custom_op.load_library(lib("printf_debug/libprintf_debug.so"))
