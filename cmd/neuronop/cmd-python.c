@@ -131,12 +131,19 @@ int cmd_python(int argc, char **argv)
                            "shuffle", dc.schedule);
         return STATUS_USAGE;
     }
-    if (dc.device) {   /* a wrong profile is said now, not at the script's first op */
+    if (dc.device || dc.cores) {   /* a wrong profile or --cores is said now, as run says
+                                    * it, not at the script's first op */
         nop_profile *p;
         nop_error err;
-        if (nop_profile_load(&p, dc.device, share_dir(), &err) != 0)
+        if (nop_profile_load(&p, dc.device ? dc.device : "trn1", share_dir(), &err) != 0)
             return report_error(&err);
+        char why[CORES_WHY_SIZE];
+        rc = device_cli_cores_fit(&dc, NULL, p, why, sizeof why);   /* (no library yet) */
         nop_profile_free(p);
+        if (rc != 0) {
+            report_plain_error("%s", why);
+            return rc;
+        }
     }
     const char *script = argv[at];
     if (access(script, R_OK) != 0) {

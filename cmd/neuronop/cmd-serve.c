@@ -178,6 +178,14 @@ static int load(server *s, const unsigned char *body, size_t len, buf *b)
         reply_error(b, &err);
         return REP_ERROR;
     }
+    char why[CORES_WHY_SIZE];   /* a single-core library under --cores: as run refuses it */
+    if (device_cli_cores_fit(&dc, lib, s->profile, why, sizeof why) != 0) {
+        nop_library_close(lib);
+        err = (nop_error){ .kind = NOP_ERR_INPUT, .diag.severity = NOP_SEV_ERROR };
+        snprintf(err.diag.msg, sizeof err.diag.msg, "%s", why);
+        reply_error(b, &err);
+        return REP_ERROR;
+    }
     char *json = nop_library_json(lib);
     if (!json) {
         nop_library_close(lib);

@@ -149,17 +149,25 @@ int op_call_open(struct op_call *oc, struct device_cli *dc, char **args, int nar
                  info.name);
     if (rc == 0)
         rc = device_cli_open(dc, &oc->profile, &oc->dev);
-    if (rc == 0 && dc->cores && !nop_library_multicore(oc->lib)) {
-        report_plain_error("--cores %ld: library '%s' is single-core, so its ops run on one "
-                           "core; leave out --cores, or build it with 'multicore: true'",
-                           dc->cores, nop_library_name(oc->lib));
-        rc = STATUS_USAGE;
-    } else if (rc == 0 && dc->cores > nop_profile_cores(oc->profile)) {
-        report_plain_error("--cores %ld: device '%s' has %d cores", dc->cores,
-                           nop_profile_name(oc->profile), nop_profile_cores(oc->profile));
-        rc = STATUS_USAGE;
-    }
+    char why[CORES_WHY_SIZE];
+    if (rc == 0 && (rc = device_cli_cores_fit(dc, oc->lib, oc->profile, why, sizeof why)))
+        report_plain_error("%s", why);
     return rc;
+}
+
+int device_cli_cores_fit(const struct device_cli *dc, const nop_library *lib,
+                         const nop_profile *profile, char *why, size_t size)
+{
+    if (dc->cores && lib && !nop_library_multicore(lib))
+        snprintf(why, size, "--cores %ld: library '%s' is single-core, so its ops run on one "
+                 "core; leave out --cores, or build it with 'multicore: true'", dc->cores,
+                 nop_library_name(lib));
+    else if (dc->cores > nop_profile_cores(profile))
+        snprintf(why, size, "--cores %ld: device '%s' has %d cores", dc->cores,
+                 nop_profile_name(profile), nop_profile_cores(profile));
+    else
+        return 0;
+    return STATUS_USAGE;
 }
 
 void op_call_close(struct op_call *oc)

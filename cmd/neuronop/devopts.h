@@ -67,6 +67,13 @@ int device_cli_open(struct device_cli *dc, nop_profile **profile, nop_device **d
  * on it is slower: keep it out of timed runs).  Prints errors; returns their exit status. */
 int device_cli_tracer(struct device_cli *dc, const nop_profile *profile, nop_device **dev);
 
+/* Whether --cores suits lib (NULL: not known yet) and profile: a single-core library's ops
+ * run on one core, and a device has so many.  0, or STATUS_USAGE with why (CORES_WHY_SIZE
+ * bytes hold it) filled; run, python and the Python package's supervisor all check so. */
+#define CORES_WHY_SIZE 512
+int device_cli_cores_fit(const struct device_cli *dc, const nop_library *lib,
+                         const nop_profile *profile, char *why, size_t size);
+
 /* An op ready to run from the command line (`LIB|DIR OP ARG...`): its library opened or
  * built, its arguments made, its device and profile loaded. */
 struct op_call {

@@ -131,4 +131,30 @@ test_expect "--stats divides device time by the calls it modeled, not by the fai
     test "$1 $2" = "10 1"
     grep -E "^neuronop: negate::negate +10 +[0-9.]+ +$3\$" err'
 
+copy_example relu_multicore "$WORK/multi"
+"$NEURONOP" build "$WORK/multi" >/dev/null
+test_expect "--cores above the device profile core count is a usage error, as for run" '
+    py "pass"
+    run run --cores 9 multi/build/librelu_multicore.so relu_forward ones:4
+    expect_status 2
+    mv err run.err
+    run python --cores 9 s.py
+    expect_status 2
+    cmp run.err err'
+
+test_expect "under --cores a single-core library is refused as run refuses it; a multicore one runs" '
+    py "import torch, neuronop" "from neuronop import custom_op" \
+       "custom_op.load_library(\"multi/build/librelu_multicore.so\")" \
+       "x = torch.randn(33, 100)" \
+       "print(torch.equal(torch.ops.relu_multicore.relu_forward(x), torch.relu(x)))" \
+       "try: custom_op.load_library(\"negate/build/libnegate.so\")" \
+       "except neuronop.InputError as e: print(e)"
+    run run --cores 4 negate/build/libnegate.so negate ones:2x2
+    expect_status 2
+    mv err run.err
+    run_alone python --cores 4 s.py
+    expect_status 0
+    { echo True; cat run.err; } >want
+    diff want out'
+
 test_done
