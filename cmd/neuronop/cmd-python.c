@@ -135,7 +135,7 @@ int cmd_python(int argc, char **argv)
                                     * it, not at the script's first op */
         nop_profile *p;
         nop_error err;
-        if (nop_profile_load(&p, dc.device ? dc.device : "trn1", share_dir(), &err) != 0)
+        if (nop_profile_load(&p, dc.device ? dc.device : DEFAULT_DEVICE, share_dir(), &err) != 0)
             return report_error(&err);
         char why[CORES_WHY_SIZE];
         rc = device_cli_cores_fit(&dc, NULL, p, why, sizeof why);   /* (no library yet) */

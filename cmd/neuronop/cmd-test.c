@@ -162,7 +162,7 @@ int cmd_test(int argc, char **argv)
     if ((rc = open_target(target, verbose, dc.memcheck, &lib)) != 0 ||
         (rc = device_cli_checks(&dc)) != 0)
         goto out;
-    if (nop_profile_load(&profile, dc.device ? dc.device : "trn1", share_dir(), &err) != 0) {
+    if (nop_profile_load(&profile, dc.device ? dc.device : DEFAULT_DEVICE, share_dir(), &err) != 0) {
         rc = report_error(&err);
         goto out;
     }

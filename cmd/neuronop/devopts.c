@@ -109,7 +109,7 @@ int device_cli_open(struct device_cli *dc, nop_profile **profile, nop_device **d
     if (rc != 0)
         return rc;
     nop_error err;
-    if (nop_profile_load(profile, dc->device ? dc->device : "trn1", share_dir(), &err) != 0)
+    if (nop_profile_load(profile, dc->device ? dc->device : DEFAULT_DEVICE, share_dir(), &err) != 0)
         return report_error(&err);
     if (nop_device_new(dev, *profile, &o, &err) != 0) {
         nop_profile_free(*profile);

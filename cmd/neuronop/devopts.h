@@ -8,6 +8,8 @@
 #include "libneuronop.h"
 #include "options.h"
 
+#define DEFAULT_DEVICE "trn1"   /* the profile without --device (neuronop-run(1)) */
+
 struct device_cli {
     const char *device;     /* --device: profile name or path */
     long cores;             /* --cores */
