@@ -174,6 +174,13 @@ int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_e
         snprintf(what, sizeof what, "unknown dtype '%s'", parts[want]);
         return gen_error(err, spec, what);
     }
+    bool random = strcmp(kind, "randn") == 0 || strcmp(kind, "rand") == 0;
+    if (random && !is_floating((nt_dtype)dtype)) {   /* it would truncate to 0, 1 and -1 */
+        char what[128];
+        snprintf(what, sizeof what, "%s makes floating-point numbers, not %s (torch.%s "
+                 "refuses it too)", kind, nopi_dtype_name((nt_dtype)dtype), kind);
+        return gen_error(err, spec, what);
+    }
     int ndim;
     int64_t sizes[NOPI_MAX_DIMS];
     if (parse_shape(parts[1], &ndim, sizes) != 0 || (arange && ndim != 1))

@@ -48,6 +48,28 @@ test_expect "generators: every kind, with dtypes" '
     run run copy copy full:3:2.5:f16
     expect_out "output: 3 float16  min 2.5  max 2.5"'
 
+# Before, randn:5:u8 truncated to 0 0 0 0 255 and rand:5:i32 to zeros; torch refuses both.
+randoms=$(torch_says "
+import torch
+types = dict(f32=torch.float32, f16=torch.float16, bf16=torch.bfloat16, i64=torch.int64,
+             i32=torch.int32, i16=torch.int16, i8=torch.int8, u8=torch.uint8)
+for kind in ('randn', 'rand'):
+    for name, d in types.items():
+        try:
+            getattr(torch, kind)(3, dtype=d)
+            print(kind, name, 0)
+        except RuntimeError:
+            print(kind, name, 2)
+")
+test_expect "randn and rand make the dtypes torch.randn and torch.rand make, and refuse the rest" '
+    test "$(echo "$randoms" | wc -l)" = 16
+    echo "$randoms" | while read -r kind d want; do
+        run run copy copy "$kind:3:$d"
+        [ "$status" = "$want" ] || { echo "$kind:3:$d: exit $status, torch says $want"; exit 1; }
+    done
+    run run copy copy randn:5:u8
+    expect_err "bad tensor generator '\''randn:5:u8'\'': randn makes floating-point numbers, not uint8 (torch.randn refuses it too)"'
+
 # Before, an output of infinities summed up as "min 0  max 0  mean 0".
 test_expect "an output with no finite element has no min, max or mean" '
     run run copy copy full:3:inf
