@@ -6,6 +6,7 @@
  * one STACK_SIZE.  Each error points at the offending node and says what to write instead.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -446,6 +447,28 @@ static int load(loader *L)
     return (n = nopi_y_lookup(root, "tests")) ? nopi_manifest_load_tests(L, n) : 0;
 }
 
+/* What a file given where a manifest goes is when it is plainly something else (a built
+ * library, a source), for saying so rather than reporting its first byte as bad YAML; NULL
+ * when it may be a manifest. */
+static const char *not_a_manifest(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char magic[4] = { 0 };
+    bool elf = f && fread(magic, 1, sizeof magic, f) == sizeof magic &&
+               memcmp(magic, "\177ELF", 4) == 0;
+    if (f)
+        fclose(f);
+    const char *dot = strrchr(path, '.');
+    if (elf)
+        return "a built library (a shared object)";
+    if (nopi_is_cxx_source(path) || (dot && (strcmp(dot, ".c") == 0 || strcmp(dot, ".h") == 0 ||
+                                             strcmp(dot, ".hpp") == 0)))
+        return "a source file";
+    if (dot && strcmp(dot, ".npy") == 0)
+        return "a tensor (.npy)";
+    return NULL;
+}
+
 int nop_manifest_load(nop_manifest **out, const char *path, nop_error *err)
 {
     *out = NULL;
@@ -464,6 +487,13 @@ int nop_manifest_load(nop_manifest **out, const char *path, nop_error *err)
     if (S_ISDIR(st.st_mode) && stat(m->path, &st) != 0) {
         nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no neuronop.yaml in '%s'", path);
         nopi_detail(err, "give the manifest's path, or run in the folder that has it");
+        nop_manifest_free(m);
+        return -1;
+    }
+    const char *other = S_ISDIR(st.st_mode) ? NULL : not_a_manifest(path);
+    if (other) {
+        nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' is %s, not a manifest", path, other);
+        nopi_detail(err, "give the library's folder or its neuronop.yaml");
         nop_manifest_free(m);
         return -1;
     }

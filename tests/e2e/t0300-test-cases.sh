@@ -49,6 +49,13 @@ EOF
     expect_err "list core counts from 1 to 8 in its '\''cores'\'', or choose a device with more (--device)"
     test ! -s out'
 
+# Before: a built library where the manifest goes was "invalid YAML: control characters".
+test_expect "a built library given for the manifest is named as one" '
+    run test c/build/libchecks.so
+    expect_status 2
+    expect_err "neuronop: error: '\''c/build/libchecks.so'\'' is a built library (a shared object), not a manifest"
+    expect_err "give the library'\''s folder or its neuronop.yaml"'
+
 test_expect "a result that depends on the core count fails" '
     with_tests <<EOF
 tests:
