@@ -31,15 +31,19 @@
  * (ARENA has none) whatever its status; items follow: struct item, then its bytes.  Device
  * warnings come as ITEM_DIAG, kernel printf text as ITEM_PRINTF.
  *
- * It ends when Python closes its end of the socket (Python exited or dropped it).
+ * It ends when Python closes its end of the socket (Python exited or dropped it), and when
+ * the Python process ends, even in a call that spins (die_with_python): its workers die
+ * with it.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -451,6 +455,42 @@ static int serve(server *s)
     return 0;
 }
 
+/* ---- dying with Python ------------------------------------------------------------------ */
+
+static pid_t python;   /* the process that made the socket pair and started this one */
+
+static void parent_ended(int sig)
+{
+    (void)sig;
+    if (getppid() != python)
+        _exit(STATUS_OK);   /* as at the socket's end; the workers die with this process */
+}
+
+/* Makes this process end when Python does, whatever this process is doing then (waiting on
+ * a call that spins for its --timeout, say): false when Python is not its parent, or has
+ * ended already.  Python is the process that made the socket pair (SO_PEERCRED).  The
+ * signal comes when the Python thread that started this process ends, not only when the
+ * process does (a script's first call may come from a thread it later ends), so the handler
+ * ends this process only when its parent has changed.  Checked once more after the prctl:
+ * Python may have ended before it. */
+static bool die_with_python(int fd)
+{
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+        return false;
+    python = cred.pid;
+    struct sigaction sa = { .sa_handler = parent_ended, .sa_flags = SA_RESTART };
+    sigemptyset(&sa.sa_mask);
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, SIGUSR1);
+    if (sigaction(SIGUSR1, &sa, NULL) != 0 || sigprocmask(SIG_UNBLOCK, &one, NULL) != 0 ||
+        prctl(PR_SET_PDEATHSIG, SIGUSR1) != 0)
+        return false;
+    return getppid() == python;
+}
+
 int cmd_serve(int argc, char **argv)
 {
     char **args;
@@ -466,6 +506,12 @@ int cmd_serve(int argc, char **argv)
     if (*end || fd < 0 || fd > 1 << 20 ||
         getsockopt((int)fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 || type != SOCK_SEQPACKET) {
         report_plain_error("neuronop __serve: FD must be a SOCK_SEQPACKET socket descriptor");
+        free_option_lists(&serve_spec);
+        return STATUS_USAGE;
+    }
+    if (!die_with_python((int)fd)) {
+        report_plain_error("neuronop __serve: the process that made socket FD must be its "
+                           "parent, and alive");
         free_option_lists(&serve_spec);
         return STATUS_USAGE;
     }

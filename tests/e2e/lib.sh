@@ -13,6 +13,8 @@
 #   run_alone ARGS...      like run, then fails if any process it started is still there
 #   in_session FILE CMD..., session_left SID   a command in a session of its own, and what of
 #                          the session is left
+#   stopped SIG N ARGS...  neuronop ARGS in a session of its own, sent SIG once N processes of
+#                          it live; fails if any is left 3 s later
 #   copy_example NAME DIR  copies share/neuronop/examples/NAME (without its build/) to DIR
 #   torch_says 'CODE'      what Python CODE writes to stdout under real PyTorch, computed once
 #   in_lanes FUNCTION      calls FUNCTION LINE for each line of stdin, $LANES lines at once
@@ -67,6 +69,35 @@ in_session() {
 }
 session_left() {
     ps -eo sid=,pid=,stat=,args= | awk -v s="$1" '$1 == s && $3 !~ /^Z/ { $1 = ""; print }'
+}
+
+# stopped SIG N ARGS...: starts $NEURONOP ARGS in a session of its own, sends SIG to its first
+# process once N live processes are in the session (neuronop and its workers; within 15 s: a
+# Python that imports torch takes seconds) and the last has had 0.3 s to start spinning, then
+# waits up to 3 s for every live process of the session to be gone.  Works in the current
+# folder (files sid, out, err).
+stopped() {
+    st_sig=$1 st_want=$2
+    shift 2
+    rm -f sid
+    in_session sid "$NEURONOP" "$@" >out 2>err &
+    for i in $(seq 300); do
+        [ ! -f sid ] || [ "$(session_left "$(cat sid)" | wc -l)" -lt "$st_want" ] || break
+        sleep 0.05
+    done
+    st_sid=$(cat sid)
+    [ "$(session_left "$st_sid" | wc -l)" -ge "$st_want" ] || {
+        echo "never saw $st_want processes:"; session_left "$st_sid"; cat err; return 1; }
+    sleep 0.3
+    kill -"$st_sig" "$st_sid"
+    wait || true
+    for i in $(seq 30); do
+        st_left=$(session_left "$st_sid")
+        test -n "$st_left" || return 0
+        sleep 0.1
+    done
+    echo "left behind: $st_left"
+    return 1
 }
 
 run_alone() {

@@ -11,33 +11,6 @@ cat >>"$WORK/hp/neuronop.yaml" <<EOT
   - {name: lives_forever, op: immortal, args: [zeros:4]}
 EOT
 
-# stopped SIG N ARGS...: starts neuronop ARGS in a session of its own, sends it SIG once N
-# live processes are in the session (neuronop and its workers) and the last has had 0.3 s to
-# start spinning, then waits up to 3 s for every live process of the session to be gone
-stopped() {
-    sig=$1 want=$2
-    shift 2
-    rm -f sid
-    in_session sid "$NEURONOP" "$@" >out 2>err &
-    for i in $(seq 100); do
-        [ ! -f sid ] || [ "$(session_left "$(cat sid)" | wc -l)" -lt "$want" ] || break
-        sleep 0.05
-    done
-    pid=$(cat sid)
-    [ "$(session_left "$pid" | wc -l)" -ge "$want" ] || {
-        echo "never saw $want processes:"; session_left "$pid"; return 1; }
-    sleep 0.3
-    kill -"$sig" "$pid"
-    wait || true
-    for i in $(seq 30); do
-        left=$(session_left "$pid")
-        test -n "$left" || return 0
-        sleep 0.1
-    done
-    echo "left behind: $left"
-    return 1
-}
-
 test_expect "a worker that blocks every signal dies with neuronop stopped by SIGTERM" '
     stopped TERM 2 run hp immortal zeros:4 --timeout 100'
 test_expect "a worker that blocks every signal dies with neuronop stopped by SIGKILL" '
