@@ -50,6 +50,12 @@ int open_target(const char *arg, bool verbose, bool memcheck, nop_library **out)
  * code of it is loaded or run.  For inspect. */
 int describe_target(const char *arg, nop_library **out);
 
+/* outfile.c: whether PATH, an output file's option value, names a file that can be made (its
+ * folder exists, and it is no folder itself), found before the work whose result it keeps.
+ * kind says what to name instead of a folder ("a .npy file").  0, or the exit status after
+ * saying why. */
+int check_output_file(const char *path, const char *kind);
+
 /* Fills build options with the CLI's defaults (share dir, printing sink). */
 void default_build_opts(nop_build_opts *o);
 

@@ -3,12 +3,10 @@
  * its output, the kernel's printf output and each core's stack use; saves (-o) or checks
  * (--expect) the output.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "builtin.h"
 #include "devopts.h"
@@ -223,39 +221,6 @@ static int compare(const nop_tensor *out, const nop_tensor *want, nop_compare *c
     return rc;
 }
 
-/* Whether -o names a file that can be made, found before the op runs (which may take
- * long): its folder exists and it is no folder itself.  0, or the exit status after
- * saying why. */
-static int check_output(const char *path)
-{
-    struct stat st;
-    size_t n = strlen(path);
-    bool folder = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-    if (n == 0 || path[n - 1] == '/' || folder) {
-        report_plain_error("cannot write '%s': %s; name a .npy file", path,
-                           !n ? "an empty name" : folder ? "it is a folder"
-                                                          : "a file name cannot end in '/'");
-        return STATUS_USAGE;
-    }
-    char *dir = strdup(path);
-    if (!dir)
-        return report_nomem();
-    char *slash = strrchr(dir, '/');
-    int rc = 0;
-    if (slash) {
-        *(slash == dir ? slash + 1 : slash) = '\0';
-        if (stat(dir, &st) != 0) {
-            report_plain_error("cannot write '%s': %s", path, strerror(errno));
-            rc = STATUS_USAGE;
-        } else if (!S_ISDIR(st.st_mode)) {
-            report_plain_error("cannot write '%s': '%s' is not a folder", path, dir);
-            rc = STATUS_USAGE;
-        }
-    }
-    free(dir);
-    return rc;
-}
-
 int cmd_run(int argc, char **argv)
 {
     char **args;
@@ -269,7 +234,7 @@ int cmd_run(int argc, char **argv)
         rc = STATUS_USAGE;
     }
     if (rc == 0 && output)
-        rc = check_output(output);
+        rc = check_output_file(output, "a .npy file");
     if (rc != 0) {
         free_option_lists(&run_spec);
         free(args);

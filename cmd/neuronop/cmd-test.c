@@ -155,6 +155,8 @@ int cmd_test(int argc, char **argv)
         rc = STATUS_USAGE;
         goto out;
     }
+    if (junit && (rc = check_output_file(junit, "a .xml file")) != 0)
+        goto out;
     if (nop_manifest_load(&m, target, &err) != 0) {
         rc = report_error(&err);
         goto out;

@@ -77,9 +77,21 @@ test_expect "--junit onto a planted link replaces the link and leaves its target
     test ! -L c/report.xml
     xmllint --noout --schema "$NEURONOP_SRC/tests/e2e/junit.xsd" c/report.xml'
 
-test_expect "--junit into a folder that does not exist is reported" '
+# Before, these were found only after the whole suite had run, the folder with a raw
+# "Is a directory"; they are refused as run -o is, before any case runs.
+test_expect "--junit into a folder that does not exist, or naming a folder, is refused before any case runs" '
     run test c --junit no/such/report.xml -k d_fine
     expect_status 2
-    expect_err "cannot write '\''no/such/report.xml'\''"'
+    expect_err "neuronop: error: cannot write '\''no/such/report.xml'\'': No such file or directory"
+    test ! -s out
+    mkdir adir
+    run test c --junit adir -k d_fine
+    expect_status 2
+    expect_err "neuronop: error: cannot write '\''adir'\'': it is a folder; name a .xml file"
+    test ! -s out
+    run test c --junit new/ -k d_fine
+    expect_status 2
+    expect_err "neuronop: error: cannot write '\''new/'\'': a file name cannot end in '\''/'\''; name a .xml file"
+    test ! -s out'
 
 test_done
