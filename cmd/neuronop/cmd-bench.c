@@ -339,7 +339,8 @@ int cmd_bench(int argc, char **argv)
         return rc > 0 ? 0 : STATUS_USAGE;
     struct op_call oc = { 0 };
     nop_bench_result b = { 0 };
-    if ((rc = check_options()) != 0)
+    if ((rc = check_options()) != 0 ||
+        (trace && (rc = check_output_file(trace, "a .json file")) != 0))
         goto out;
     nop_error err;
     comparison cmp = { 0 };

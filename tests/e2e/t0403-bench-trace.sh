@@ -78,6 +78,20 @@ test_expect "bad --trace-clock, --trace-clock alone, and an unwritable trace fil
     expect_err "neuronop: error: cannot write '\''no/such/dir/t.json'\'': No such file or directory"
     test ! -e t2.json'
 
+# Before, these were found only after the timed runs, however long they took (--time 20
+# here: a refusal takes milliseconds, so 15 s is no race), and a folder with a raw "Is a
+# directory": refused as run -o is, before anything runs.
+test_expect "--trace into a folder that does not exist, or naming a folder, is refused before the runs" '
+    t0=$(date +%s)
+    run bench tcm relu_forward randn:64 --time 20 --trace no/such/dir/t.json
+    expect_status 2
+    expect_err "neuronop: error: cannot write '\''no/such/dir/t.json'\'': No such file or directory"
+    mkdir adir
+    run bench tcm relu_forward randn:64 --time 20 --trace adir
+    expect_status 2
+    expect_err "neuronop: error: cannot write '\''adir'\'': it is a folder; name a .json file"
+    test $(($(date +%s) - t0)) -lt 15'
+
 test_expect "the traced run runs in the worker, confined, like the timed ones" '
     copy_example relu_tcm probe
     # a shape function, built by the system compiler, that leaves a mark only where it runs
