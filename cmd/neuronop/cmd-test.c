@@ -130,6 +130,37 @@ static int parse_shard(const char *s, long *i, long *n)
                                                                                        : 0;
 }
 
+/* Whether -k PATTERN names a case of m (a typo that matched nothing would skip every case,
+ * and pass); 0, or the exit status after naming the first cases there are. */
+static int check_pattern(const nop_manifest *m, const char *pat)
+{
+    int n = nop_manifest_test_count(m), listed = 0;
+    bool full = false;   /* no later, shorter name after one left out */
+    char names[512] = "";
+    size_t len = 0;
+    for (int i = 0; i < n; i++) {
+        nop_testinfo t;
+        nop_manifest_test(m, i, &t);
+        if (strstr(t.name, pat))
+            return 0;
+        full = full || listed == 8 || len + strlen(t.name) + 2 >= sizeof names;
+        if (!full)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
+                                    listed++ ? ", " : "", t.name);
+    }
+    if (n == 0) {
+        report_plain_error("-k '%s' matches no test case: '%s' has none; add a 'tests' section "
+                           "(see neuronop.yaml(5))", pat, nop_manifest_path(m));
+        return STATUS_USAGE;
+    }
+    char more[64] = "";
+    if (listed < n)
+        snprintf(more, sizeof more, " and %d more (under its 'tests')", n - listed);
+    report_plain_error("-k '%s' matches no test case of '%s'; give part of a case's name: %s%s",
+                       pat, nop_manifest_path(m), names, more);
+    return STATUS_USAGE;
+}
+
 int cmd_test(int argc, char **argv)
 {
     char **args;
@@ -161,6 +192,8 @@ int cmd_test(int argc, char **argv)
         rc = report_error(&err);
         goto out;
     }
+    if (pattern && (rc = check_pattern(m, pattern)) != 0)
+        goto out;
     if ((rc = open_target(target, verbose, dc.memcheck, &lib)) != 0 ||
         (rc = device_cli_checks(&dc)) != 0)
         goto out;

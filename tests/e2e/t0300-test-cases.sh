@@ -157,6 +157,27 @@ EOF
     expect_status 0
     expect_out "2 passed, 0 failed, 1 skipped"'
 
+# Before, -k matching no case skipped them all and exited 0: a typo in CI stayed green.
+test_expect "-k that matches no case is a usage error naming the cases, and runs none" '
+    with_tests <<EOF
+tests:
+  - {name: good, op: race_fixed, args: [randn:8]}
+  - {name: also_good, op: race_fixed, args: [randn:9]}
+EOF
+    run test c -k gdoo
+    expect_status 2
+    expect_err "neuronop: error: -k '\''gdoo'\'' matches no test case of '\''c/neuronop.yaml'\''; give part of a case'\''s name: good, also_good"
+    test ! -s out
+    { echo tests:; for i in 1 2 3 4 5 6 7 8 9 10; do
+        echo "  - {name: c$i, op: race_fixed, args: [randn:8]}"; done; } | with_tests
+    run test c -k gdoo
+    expect_status 2
+    expect_err "give part of a case'\''s name: c1, c2, c3, c4, c5, c6, c7, c8 and 2 more (under its '\''tests'\'')"
+    : | with_tests
+    run test c -k gdoo
+    expect_status 2
+    expect_err "neuronop: error: -k '\''gdoo'\'' matches no test case: '\''c/neuronop.yaml'\'' has none; add a '\''tests'\'' section (see neuronop.yaml(5))"'
+
 test_expect "arguments that cannot be made are an error of the case" '
     with_tests <<EOF
 tests:
