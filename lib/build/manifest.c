@@ -49,6 +49,31 @@ static int load_name(loader *L, const nopi_ynode *n)
     return L->m->name ? 0 : oom(L);
 }
 
+/* Whether two source entries name one file, however written ("a.c", "./a.c", "sub/../a.c",
+ * a symlink to it). */
+static bool same_file(const nopi_src *a, const nopi_src *b)
+{
+    return strcmp(a->real, b->real) == 0;
+}
+
+/* Of two entries naming one file, the second in the manifest's text: where a duplicate is
+ * reported. */
+static const nopi_src *second(const nopi_src *a, const nopi_src *b)
+{
+    return a->pos.line > b->pos.line || (a->pos.line == b->pos.line && a->pos.col > b->pos.col)
+               ? a : b;
+}
+
+/* Says, after the error at the second of two entries naming one file, when they write it
+ * differently (the error names only that one); -1. */
+static int same_file_detail(nop_error *err, const nopi_src *a, const nopi_src *b)
+{
+    const nopi_src *at = second(a, b), *first = at == a ? b : a;
+    if (strcmp(at->path, first->path) != 0)
+        nopi_detail(err, "'%s' and '%s' are the same file", at->path, first->path);
+    return -1;
+}
+
 static int load_sources(loader *L, const nopi_ynode *n, const char *key, nopi_src **out,
                         int *count)
 {
@@ -67,10 +92,6 @@ static int load_sources(loader *L, const nopi_ynode *n, const char *key, nopi_sr
         *count = (int)i + 1;
         if (!s->path || !s->resolved)
             return oom(L);
-        for (size_t j = 0; j < i; j++)
-            if (strcmp((*out)[j].path, s->path) == 0)
-                return nopi_y_error(L->doc, items[i], L->err, "'%s' is listed twice in '%s'",
-                                    s->path, key);
         struct stat st;
         if (stat(s->resolved, &st) == 0 && !S_ISREG(st.st_mode)) {
             return nopi_y_error(L->doc, items[i], L->err, "source file '%s' %s", s->path,
@@ -82,6 +103,16 @@ static int load_sources(loader *L, const nopi_ynode *n, const char *key, nopi_sr
                         s->resolved);
             return -1;
         }
+        char real[4096];   /* resolved as the outside-the-folder check resolves it */
+        nopi_confine_within(L->m->dir, s->resolved, real, sizeof real);
+        if (!(s->real = strdup(real)))
+            return oom(L);
+        for (size_t j = 0; j < i; j++)
+            if (same_file(&(*out)[j], s)) {
+                nopi_y_error(L->doc, items[i], L->err, "'%s' is listed twice in '%s'", s->path,
+                             key);
+                return same_file_detail(L->err, s, &(*out)[j]);
+            }
     }
     return 0;
 }
@@ -381,23 +412,27 @@ static int load(loader *L)
         return -1;
     for (int i = 0; i < m->nshape; i++)
         for (int j = 0; j < m->ncompute; j++)
-            if (strcmp(m->shape[i].path, m->compute[j].path) == 0)
-                return nopi_fail(L->err, NOP_ERR_INPUT, m->path, m->shape[i].pos.line,
-                                 m->shape[i].pos.col, "'%s' is in both compute_srcs and "
-                                 "shape_srcs: kernels run on the device and shape functions "
-                                 "on the host, so keep them in separate files",
-                                 m->shape[i].path);
+            if (same_file(&m->shape[i], &m->compute[j])) {
+                const nopi_src *at = second(&m->shape[i], &m->compute[j]);
+                nopi_fail(L->err, NOP_ERR_INPUT, m->path, at->pos.line, at->pos.col, "'%s' is in "
+                          "both compute_srcs and shape_srcs: kernels run on the device and "
+                          "shape functions on the host, so keep them in separate files",
+                          at->path);
+                return same_file_detail(L->err, &m->shape[i], &m->compute[j]);
+            }
     if ((n = nopi_y_lookup(root, "reference_srcs"))) {
         if (load_sources(L, n, "reference_srcs", &m->reference, &m->nreference) != 0)
             return -1;
         for (int i = 0; i < m->nreference; i++)
             for (int j = 0; j < m->ncompute + m->nshape; j++) {
                 const nopi_src *o = j < m->ncompute ? &m->compute[j] : &m->shape[j - m->ncompute];
-                if (strcmp(m->reference[i].path, o->path) == 0)
-                    return nopi_fail(L->err, NOP_ERR_INPUT, m->path, m->reference[i].pos.line,
-                                     m->reference[i].pos.col, "'%s' is a reference source "
-                                     "and a %s source; keep reference functions in files of "
-                                     "their own", o->path, j < m->ncompute ? "compute" : "shape");
+                if (!same_file(&m->reference[i], o))
+                    continue;
+                const nopi_src *at = second(&m->reference[i], o);
+                nopi_fail(L->err, NOP_ERR_INPUT, m->path, at->pos.line, at->pos.col, "'%s' is a "
+                          "reference source and a %s source; keep reference functions in files "
+                          "of their own", at->path, j < m->ncompute ? "compute" : "shape");
+                return same_file_detail(L->err, &m->reference[i], o);
             }
     }
     const char *bdir = "build";
@@ -515,6 +550,7 @@ static void free_srcs(nopi_src *s, int n)
     for (int i = 0; i < n; i++) {
         free(s[i].path);
         free(s[i].resolved);
+        free(s[i].real);
     }
     free(s);
 }

@@ -15,6 +15,8 @@ typedef struct nopi_pos { int line, col; } nopi_pos;
 typedef struct nopi_src {
     char *path;           /* as written in the manifest */
     char *resolved;       /* joined with the manifest's folder */
+    char *real;           /* a source's file as the system resolves it (symlinks, "..", "."):
+                           * two entries naming one file have the same */
     nopi_pos pos;
 } nopi_src;
 
