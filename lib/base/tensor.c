@@ -28,6 +28,10 @@ const char *nopi_dtype_name(nt_dtype d)
 {
     return (unsigned)d < NOPI_ARRAY_LEN(dtypes) ? dtypes[d].name : "?";
 }
+const char *nopi_dtype_article(nt_dtype d)
+{
+    return nopi_dtype_name(d)[0] == 'i' ? "an" : "a";
+}
 const char *nopi_dtype_suffix(nt_dtype d)
 {
     return (unsigned)d < NOPI_ARRAY_LEN(dtypes) ? dtypes[d].suffix : "?";

@@ -35,6 +35,9 @@ struct nt_tensor {
 size_t nopi_dtype_size(nt_dtype d);
 const char *nopi_dtype_name(nt_dtype d);
 const char *nopi_dtype_suffix(nt_dtype d);
+/* The article the name takes in a message: "an" before int8 to int64, "a" before float32,
+ * bfloat16 and uint8 (said "you-int8"), so that "%s %s tensor" reads "an int32 tensor". */
+const char *nopi_dtype_article(nt_dtype d);
 bool nopi_dtype_is_float(nt_dtype d);
 /* Parses a name or suffix ("float32", "f32", "bfloat16", "bf16", ...); -1 when unknown. */
 int nopi_dtype_parse(const char *s);

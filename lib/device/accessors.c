@@ -104,8 +104,9 @@ static int64_t element(nopi_core *c, const nt_accessor *a, int want, int nidx,
     if (!fn && (nidx != t->ndim || t->dtype > NT_U8))
         fn = get_name[t->dtype <= NT_U8 ? t->dtype : NT_F32];
     if (want >= 0 && t->dtype != (nt_dtype)want)
-        nopi_core_fail(c, "%s on a %s tensor: use nt_%s_%s", fn, nopi_dtype_name(t->dtype),
-                       strncmp(fn, "nt_get", 6) == 0 ? "get" : "set", nopi_dtype_suffix(t->dtype));
+        nopi_core_fail(c, "%s on %s %s tensor: use nt_%s_%s", fn, nopi_dtype_article(t->dtype),
+                       nopi_dtype_name(t->dtype), strncmp(fn, "nt_get", 6) == 0 ? "get" : "set",
+                       nopi_dtype_suffix(t->dtype));
     if (nidx != t->ndim)
         nopi_core_fail(c, "%s with %d ind%s on a %d-dimensional tensor: give one index per "
                        "dimension", fn, nidx, nidx == 1 ? "ex" : "ices", t->ndim);
@@ -420,9 +421,9 @@ static int64_t step(nopi_core *c, nt_stream *s, bool write, nt_dtype want, const
     if (st->write != write)
         nopi_core_fail(c, "%s on a %s stream", fn, st->write ? "write" : "read");
     if (st->t->dtype != want)
-        nopi_core_fail(c, "%s on a %s tensor: use nt_stream_%s_%s", fn,
-                       nopi_dtype_name(st->t->dtype), write ? "write" : "read",
-                       nopi_dtype_suffix(st->t->dtype));
+        nopi_core_fail(c, "%s on %s %s tensor: use nt_stream_%s_%s", fn,
+                       nopi_dtype_article(st->t->dtype), nopi_dtype_name(st->t->dtype),
+                       write ? "write" : "read", nopi_dtype_suffix(st->t->dtype));
     if (st->pos >= st->t->numel)
         nopi_core_fail(c, "%s: %s past the end of a %lld-element tensor", fn,
                        write ? "writes" : "reads", (long long)st->t->numel);

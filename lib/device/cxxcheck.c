@@ -60,12 +60,13 @@ void nopi_api_cxx_check(int what, const nt_tensor *t, int64_t a, int64_t b)
     bool accessor = what == NT__CXX_ACCESSOR;
     if (t->dtype != b) {
         if (accessor)
-            nopi_core_fail(c, "accessor<%s, %lld>() on a %s tensor: the element type must be "
+            nopi_core_fail(c, "accessor<%s, %lld>() on %s %s tensor: the element type must be "
                            "the tensor's; use accessor<%s, %lld>()", cxx_type(b), (long long)a,
-                           nopi_dtype_name(t->dtype), cxx_type(t->dtype), (long long)a);
-        nopi_core_fail(c, "%s%s>() on a %s tensor: the element type must be the tensor's; use "
-                       "%s%s>()", call_head[what], cxx_type(b), nopi_dtype_name(t->dtype),
-                       call_head[what], cxx_type(t->dtype));
+                           nopi_dtype_article(t->dtype), nopi_dtype_name(t->dtype),
+                           cxx_type(t->dtype), (long long)a);
+        nopi_core_fail(c, "%s%s>() on %s %s tensor: the element type must be the tensor's; "
+                       "use %s%s>()", call_head[what], cxx_type(b), nopi_dtype_article(t->dtype),
+                       nopi_dtype_name(t->dtype), call_head[what], cxx_type(t->dtype));
     }
     if (accessor && a != t->ndim) {
         nopi_shape_str(t, shape, sizeof shape);

@@ -456,10 +456,10 @@ static void output_rules(nopi_run *run)
         nopi_shape_str(r, a, sizeof a);
         nopi_shape_str(run->dst, b, sizeof b);
         c0->end = NOPI_END_ERROR;
-        snprintf(c0->diag.msg, sizeof c0->diag.msg, "the kernel returned a %s tensor of shape "
+        snprintf(c0->diag.msg, sizeof c0->diag.msg, "the kernel returned %s %s tensor of shape "
                  "%s, but the shape function '%s' declared %s of shape %s",
-                 nopi_dtype_name(r->dtype), a, run->op->shape, nopi_dtype_name(run->dst->dtype),
-                 b);
+                 nopi_dtype_article(r->dtype), nopi_dtype_name(r->dtype), a, run->op->shape,
+                 nopi_dtype_name(run->dst->dtype), b);
         return;
     }
     memcpy(run->dst->data, r->data, (size_t)r->numel * r->itemsize);

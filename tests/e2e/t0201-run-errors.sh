@@ -125,6 +125,31 @@ do
         fails rules/output.yaml '"$op"' randn:3x4 "neuronop: '"$op"': '"$msg"'"'
 done
 
+# Before: "returned a int32 tensor".  Each dtype's name with its article: an int8 to an
+# int64, a uint8 (you-int), a float16, a bfloat16 and a float32 (declared int32 there).
+mkdir "$WORK/dt"
+printf '%s\n' '#include <neuronop.h>' \
+    'nt_tensor *as_dtype(const nt_tensor *t, int64_t d) { return nt_zeros(NT_SHAPE(3, 4), (nt_dtype)d); }' \
+    >"$WORK/dt/k.c"
+printf '%s\n' '#include <neuronop.h>' \
+    'nt_tensor *declares(const nt_tensor *t, int64_t d)' \
+    '{ return nt_empty(NT_SHAPE(3, 4), d == NT_F32 ? NT_I32 : NT_F32); }' >"$WORK/dt/s.c"
+printf '%s\n' 'name: dt' 'compute_srcs: [k.c]' 'shape_srcs: [s.c]' 'ops:' \
+    '  as_dtype: {args: [tensor, int64], shape: declares, kernel: as_dtype}' >"$WORK/dt/neuronop.yaml"
+test_expect "a dtype's name takes its article: a kernel's wrong output, an accessor's wrong tensor" '
+    for case in "0|a float32|int32" "1|a bfloat16|float32" "2|a float16|float32" \
+                "3|an int32|float32" "4|an int8|float32" "5|an int64|float32" \
+                "6|an int16|float32" "7|a uint8|float32"; do
+        d=${case%%|*} rest=${case#*|}
+        run run dt as_dtype zeros:3x4 "$d"
+        expect_status 1
+        expect_err "neuronop: as_dtype: core 0: error: the kernel returned ${rest%|*} tensor of shape 3x4, but the shape function '\''declares'\'' declared ${rest#*|} of shape 3x4"
+    done
+    run run rules/access.yaml dtype_mismatch zeros:3x4:i32
+    expect_err "nt_get_bf16 on an int32 tensor: use nt_get_i32"
+    run run rules/access.yaml dtype_mismatch zeros:3x4:u8
+    expect_err "nt_get_bf16 on a uint8 tensor: use nt_get_u8"'
+
 test_expect "NT_INCOHERENT_VERBOSE makes the same access a warning" '
     run run rules/output.yaml incoherent_verbose randn:3x4
     expect_status 0
