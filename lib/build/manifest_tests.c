@@ -211,6 +211,13 @@ static int load_test_rest(loader *L, nopi_test *t, const nopi_ynode *n, const no
     if ((v = nopi_y_lookup(n, "atol")) && nopi_y_double(L->doc, v, "atol", 0, 1e300, &t->atol,
                                                        L->err) != 0)
         return -1;
+    /* as run refuses --rtol without --expect: a tolerance with nothing to apply to is a
+     * mistake (a case's executions are compared with each other exactly) */
+    if (!t->expect && !t->reference &&
+        ((v = nopi_y_lookup(n, "rtol")) || (v = nopi_y_lookup(n, "atol"))))
+        return nopi_y_error(L->doc, v, L->err, "test '%s' gives a tolerance but neither "
+                            "'expect' nor 'reference': its executions are compared exactly; "
+                            "add one, or leave the tolerance out", t->name);
     if ((v = nopi_y_lookup(n, "cores"))) {
         if (!L->m->multicore)
             return nopi_y_error(L->doc, v, L->err, "'cores' applies to multicore libraries "
