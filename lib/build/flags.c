@@ -197,19 +197,20 @@ void nopi_flag_clear(nopi_flag *f)
     memset(f, 0, sizeof *f);
 }
 
-int nopi_stack_size_parse(const char *text, int64_t *out, char *why, size_t whysize)
+int nopi_stack_size_parse(const char *text, const char *name, int64_t *out, char *why,
+                          size_t whysize)
 {
     char *end;
     errno = 0;
     long long v = text && isdigit((unsigned char)text[0]) ? strtoll(text, &end, 10) : -1;
     if (v < 0 || errno || *end) {
-        snprintf(why, whysize, "STACK_SIZE must be a whole number of bytes, not '%s'",
+        snprintf(why, whysize, "%s must be a whole number of bytes, not '%s'", name,
                  text ? text : "");
         return -1;
     }
     if (v < 1 || v > NOP_STACK_MAX_BYTES) {
-        snprintf(why, whysize, "STACK_SIZE %lld is outside 1..%d (the device's largest stack "
-                 "is 400 KB)", v, NOP_STACK_MAX_BYTES);
+        snprintf(why, whysize, "%s %lld is outside 1..%d (the device's largest stack is 400 "
+                 "KB)", name, v, NOP_STACK_MAX_BYTES);
         return -1;
     }
     *out = v;

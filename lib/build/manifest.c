@@ -149,7 +149,9 @@ static int set_stack(loader *L, const nopi_ynode *at, int64_t value, enum nop_st
     if (m->stack_from != NOP_STACK_DEFAULT && m->stack_size != value) {
         nopi_y_error(L->doc, at, L->err, "STACK_SIZE given twice with different values "
                      "(%lld and %lld)", (long long)m->stack_size, (long long)value);
-        nopi_detail(L->err, "the first is at line %d; keep one of them", m->stack_pos.line);
+        nopi_detail(L->err, "the other is %s at line %d; keep one of them",
+                    m->stack_from == NOP_STACK_CFLAGS ? "-DSTACK_SIZE in extra_cflags"
+                                                      : "'stack_size'", m->stack_pos.line);
         return -1;
     }
     m->stack_size = value;
@@ -176,7 +178,7 @@ static int load_cflags(loader *L, const nopi_ynode *n)
         L->m->nflags = (int)i + 1;
         if (f->kind == NOPI_FLAG_DEFINE && strcmp(f->name, "STACK_SIZE") == 0) {
             int64_t v;
-            if (nopi_stack_size_parse(f->value, &v, why, sizeof why) != 0)
+            if (nopi_stack_size_parse(f->value, "STACK_SIZE", &v, why, sizeof why) != 0)
                 return nopi_y_error(L->doc, items[i], L->err, "%s", why);
             if (set_stack(L, items[i], v, NOP_STACK_CFLAGS) != 0)
                 return -1;
@@ -455,7 +457,7 @@ static int load(loader *L)
         int64_t v;
         char why[256];
         if (n->kind != NOPI_Y_SCALAR || !n->plain ||
-            nopi_stack_size_parse(n->str, &v, why, sizeof why) != 0) {
+            nopi_stack_size_parse(n->str, "'stack_size'", &v, why, sizeof why) != 0) {
             if (n->kind == NOPI_Y_SCALAR && n->plain)
                 return nopi_y_error(L->doc, n, L->err, "%s", why);
             return nopi_y_error(L->doc, n, L->err, "'stack_size' must be a whole number of "

@@ -101,8 +101,10 @@ int nopi_flag_parse(const char *text, const char *dir, nopi_flag *f, char *why, 
 void nopi_flag_clear(nopi_flag *f);
 
 /* Parses a STACK_SIZE value: a whole number of bytes, 1..NOP_STACK_MAX_BYTES.
- * -1 with a message in why otherwise. */
-int nopi_stack_size_parse(const char *text, int64_t *out, char *why, size_t whysize);
+ * -1 with a message in why otherwise, naming the value as name (as the user wrote it:
+ * "STACK_SIZE" in extra_cflags, "'stack_size'" as the key). */
+int nopi_stack_size_parse(const char *text, const char *name, int64_t *out, char *why,
+                          size_t whysize);
 
 /* The C parameter type of each, as kernel-api.md gives it. */
 extern const char *const nopi_argtype_ctypes[4];

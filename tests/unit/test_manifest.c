@@ -151,13 +151,13 @@ static void stack_sizes_are_checked(void **state)
 {
     int64_t v;
     char why[256];
-    assert_int_equal(nopi_stack_size_parse("409600", &v, why, sizeof why), 0);
+    assert_int_equal(nopi_stack_size_parse("409600", "STACK_SIZE", &v, why, sizeof why), 0);
     assert_int_equal(v, 409600);
-    assert_int_equal(nopi_stack_size_parse("409601", &v, why, sizeof why), -1);
-    assert_int_equal(nopi_stack_size_parse("0", &v, why, sizeof why), -1);
-    assert_int_equal(nopi_stack_size_parse("-5", &v, why, sizeof why), -1);
-    assert_int_equal(nopi_stack_size_parse("12k", &v, why, sizeof why), -1);
-    assert_int_equal(nopi_stack_size_parse(NULL, &v, why, sizeof why), -1);
+    assert_int_equal(nopi_stack_size_parse("409601", "STACK_SIZE", &v, why, sizeof why), -1);
+    assert_int_equal(nopi_stack_size_parse("0", "STACK_SIZE", &v, why, sizeof why), -1);
+    assert_int_equal(nopi_stack_size_parse("-5", "STACK_SIZE", &v, why, sizeof why), -1);
+    assert_int_equal(nopi_stack_size_parse("12k", "STACK_SIZE", &v, why, sizeof why), -1);
+    assert_int_equal(nopi_stack_size_parse(NULL, "STACK_SIZE", &v, why, sizeof why), -1);
 }
 
 static void closest_suggests_near_words_only(void **state)
