@@ -94,6 +94,21 @@ EOF
     expect_out "ok    loose"
     expect_out "2 passed, 1 failed"'
 
+# Before: "differs ... beyond rtol=... in 1 element; dtype ..." when every value matched.
+test_expect "an expected file of another dtype or shape says so, not that elements differ" '
+    npy write c/x.npy "<f4" 4 1 2 3 4
+    npy write c/half.npy "<f2" 4 1 2 3 4
+    npy write c/wide.npy "<f4" 2x2 1 2 3 4
+    with_tests <<EOF
+tests:
+  - {name: half, op: race_fixed, args: [x.npy], expect: half.npy}
+  - {name: wide, op: race_fixed, args: [x.npy], expect: wide.npy}
+EOF
+    run test c
+    expect_status 1
+    expect_out "FAIL  half: the output differs from '\''c/half.npy'\'': dtype float32 differs from the expected float16 ("
+    expect_out "FAIL  wide: the output differs from '\''c/wide.npy'\'': shape 4 differs from the expected 2x2 ("'
+
 test_expect "a missing expected file is an error of its case, not of the build" '
     with_tests <<EOF
 tests:
