@@ -163,8 +163,9 @@ int device_cli_cores_fit(const struct device_cli *dc, const nop_library *lib,
                  "core; leave out --cores, or build it with 'multicore: true'", dc->cores,
                  nop_library_name(lib));
     else if (dc->cores > nop_profile_cores(profile))
-        snprintf(why, size, "--cores %ld: device '%s' has %d cores", dc->cores,
-                 nop_profile_name(profile), nop_profile_cores(profile));
+        snprintf(why, size, "--cores %ld: device '%s' has %d cores; give 1 to %d", dc->cores,
+                 nop_profile_name(profile), nop_profile_cores(profile),
+                 nop_profile_cores(profile));
     else
         return 0;
     return STATUS_USAGE;
