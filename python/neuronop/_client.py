@@ -74,10 +74,15 @@ def neuronop_binary():
         "the script with 'neuronop python'")
 
 
+def env_flag(name):
+    """Whether the environment flag name is on: set, and neither empty nor "0"."""
+    return os.environ.get(name, "") not in ("", "0")
+
+
 def memcheck():
     """Whether ops run their libraries' memcheck builds (`neuronop python --memcheck`, or
     NEURONOP_MEMCHECK=1)."""
-    return os.environ.get("NEURONOP_MEMCHECK", "") not in ("", "0")
+    return env_flag("NEURONOP_MEMCHECK")
 
 
 # what a send to a supervisor that has ended fails with
@@ -236,7 +241,7 @@ class Supervisor:
         argv = [neuronop_binary(), "__serve", str(theirs.fileno())]
         extra = os.environ.get("NEURONOP_SERVE_ARGS", "")
         argv += [a for a in extra.split("\n") if a]
-        if os.environ.get("NEURONOP_STATS"):
+        if env_flag("NEURONOP_STATS"):
             argv.append("--profile")
         if memcheck():
             argv.append("--memcheck")

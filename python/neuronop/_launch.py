@@ -18,7 +18,9 @@ def main():
     compat = os.environ.get("NEURONOP_COMPAT_DIR")
     if compat:
         sys.path.append(compat)
-    if os.environ.get("NEURONOP_STATS"):
+    # on unless empty or "0", as _client.env_flag reads it (not imported here: it imports
+    # torch, which a script may never need)
+    if os.environ.get("NEURONOP_STATS", "") not in ("", "0"):
         def report():
             from neuronop import format_stats
             sys.stderr.write(format_stats() + "\n")

@@ -19,7 +19,8 @@ import warnings
 import torch
 
 from . import errors
-from ._client import (ARG_DOUBLE, ARG_INT64, ARG_SCALAR, ARG_TENSOR, DTYPES, supervisor)
+from ._client import (ARG_DOUBLE, ARG_INT64, ARG_SCALAR, ARG_TENSOR, DTYPES, env_flag,
+                      supervisor)
 
 # schema types of the library's argument kinds
 SCHEMA_TYPES = {"tensor": "Tensor", "scalar": "Scalar", "double": "float", "int64": "int"}
@@ -240,7 +241,7 @@ _stats_enabled = None
 def _stats_on():
     global _stats_enabled
     if _stats_enabled is None:
-        _stats_enabled = bool(os.environ.get("NEURONOP_STATS"))
+        _stats_enabled = env_flag("NEURONOP_STATS")
     return _stats_enabled
 
 

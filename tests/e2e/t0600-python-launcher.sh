@@ -131,6 +131,19 @@ test_expect "--stats divides device time by the calls it modeled, not by the fai
     test "$1 $2" = "10 1"
     grep -E "^neuronop: negate::negate +10 +[0-9.]+ +$3\$" err'
 
+# Before: any value of NEURONOP_STATS, "0" too, turned statistics on (NEURONOP_MEMCHECK=0 is
+# off).  Plain python3 with the package, so that the environment is the user's own.
+test_expect "NEURONOP_STATS=0 is off, as NEURONOP_MEMCHECK=0 is" '
+    py "import torch, neuronop" "from neuronop import custom_op" \
+       "custom_op.load_library(\"negate/build/libnegate.so\")" \
+       "torch.ops.negate.negate(torch.ones(4, 4))" \
+       "print(neuronop.stats()[\"negate::negate\"][\"device_seconds\"])"
+    for v in 0 1; do
+        NEURONOP_STATS=$v PYTHONPATH="$NEURONOP_SRC/python" /usr/bin/python3 s.py >out.$v
+    done
+    test "$(cat out.0)" = None
+    test "$(cat out.1)" != None'
+
 copy_example relu_multicore "$WORK/multi"
 "$NEURONOP" build "$WORK/multi" >/dev/null
 test_expect "--cores above the device profile core count is a usage error, as for run" '
