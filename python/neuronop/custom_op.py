@@ -115,12 +115,32 @@ def _build(manifest, build_dir, dirs, verbose, memcheck):
         text = proc.stderr.rstrip("\n") or "neuronop build failed with exit status %d" % (
             proc.returncode)
         cls = {2: errors.InputError, 3: errors.BuildError}.get(proc.returncode, errors.Error)
-        first = text.splitlines()[0]
-        raise cls(first, text=text)
+        raise cls(text=text, **_diagnostic(text))
     if proc.stderr:
         sys.stderr.write(proc.stderr)   # the compilers' warnings
     name = os.path.splitext(os.path.basename(manifest))[0]
     return os.path.join(build_dir, "lib%s%s.so" % (name, ".memcheck" if memcheck else ""))
+
+
+# The first diagnostic of neuronop build's standard error, as report.c writes it: FILE:LINE:COL
+# (or FILE:LINE, or neuronop) ": error: " MESSAGE, then its detail lines.
+_DIAG = re.compile(r"(?:(?P<file>.+?):(?P<line>\d+)(?::(?P<col>\d+))?|neuronop): error: (?P<msg>.*)")
+
+
+def _diagnostic(text):
+    """The parts of neuronop build's first diagnostic in text, as an Error's attributes."""
+    lines = text.splitlines()
+    m = _DIAG.fullmatch(lines[0]) if lines else None
+    if not m:
+        return {"message": lines[0] if lines else text}
+    detail = []   # the lines up to the next diagnostic
+    for line in lines[1:]:
+        if _DIAG.fullmatch(line):
+            break
+        detail.append(line)
+    return {"message": m.group("msg"), "detail": "\n".join(detail),
+            "file": m.group("file") or "", "line": int(m.group("line") or 0),
+            "col": int(m.group("col") or 0)}
 
 
 def _memcheck_library(path):

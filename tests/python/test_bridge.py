@@ -119,6 +119,20 @@ def _():
         assert not written, written
 
 
+@check("a compile error raises BuildError whose file, line and col are the error's")
+def _():
+    with tempfile.TemporaryDirectory() as top:
+        bad = os.path.join(top, "bad.cpp")
+        with open(bad, "w") as f:
+            f.write("#include <torch/torch.h>\n\n"
+                    "torch::Tensor relu_forward(const torch::Tensor& t) { return nope(t); }\n")
+        e = raises(neuronop.BuildError, custom_op.load, name="bad", compute_srcs=[bad],
+                   shape_srcs=[os.path.join(MLP, "shape.cpp")], build_directory=top)
+        assert os.path.basename(e.file) == "bad.cpp" and e.line == 3 and e.col > 0, vars(e)
+        assert "'nope' was not declared" in e.message, e.message
+        assert str(e).splitlines()[0].endswith(e.message), e
+
+
 @check("a positional call gives torch.relu's values exactly")
 def _():
     assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
