@@ -17,6 +17,7 @@ __all__ = ["load", "load_library"]
 
 
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")   # the build's (manifest.c)
+_CXX = (".cpp", ".cc", ".cxx")                          # C++ sources, as the build has them
 
 
 def _paths(what, value):
@@ -78,6 +79,12 @@ def load(name, compute_srcs, shape_srcs, build_directory=None, multicore=False,
                                 "and '_', not starting with a digit)" % name)
     compute = _paths("compute_srcs", compute_srcs)
     shape = _paths("shape_srcs", shape_srcs)
+    if not any(p.endswith(_CXX) for p in shape):   # else the build's "missing key 'ops'"
+        raise errors.InputError(
+            "custom_op.load takes the ops from the NEURON_LIBRARY registration in a C++ shape "
+            "source, and shape_srcs has none (%s)" % ", ".join(map(os.path.basename, shape)),
+            detail="a C library's ops are in its neuronop.yaml: build it with 'neuronop build' "
+                   "and load it with custom_op.load_library")
     if extra_cflags is not None and (isinstance(extra_cflags, str) or
                                      not all(isinstance(f, str) for f in extra_cflags)):
         raise TypeError("custom_op.load: extra_cflags must be a list of str")
@@ -93,7 +100,10 @@ def load(name, compute_srcs, shape_srcs, build_directory=None, multicore=False,
     _write_if_changed(manifest, _manifest(name, compute, shape, build_dir, bool(multicore),
                                           list(extra_cflags or []), includes))
     dirs = [os.path.dirname(p) for p in compute + shape] + includes
-    path = _build(manifest, build_dir, dirs, verbose, _client.memcheck())
+    try:
+        path = _build(manifest, build_dir, dirs, verbose, _client.memcheck())
+    except errors.Error as e:
+        raise _as_argument_error(e, manifest) from None
     _ops.register(path)
     return path
 
@@ -141,6 +151,20 @@ def _diagnostic(text):
     return {"message": m.group("msg"), "detail": "\n".join(detail),
             "file": m.group("file") or "", "line": int(m.group("line") or 0),
             "col": int(m.group("col") or 0)}
+
+
+def _as_argument_error(e, manifest):
+    """e, said of load's argument instead when it points into the manifest load wrote, a file
+    the caller never saw: the key on that line is the argument's name."""
+    if not e.file or os.path.abspath(e.file) != manifest:
+        return e
+    try:
+        with open(manifest) as f:
+            key = f.read().splitlines()[e.line - 1].split(":")[0]
+    except (OSError, IndexError):
+        return e
+    detail = "\n".join(line for line in e.detail.splitlines() if "manifest" not in line)
+    return type(e)("custom_op.load's %s: %s" % (key, e.message), detail=detail)
 
 
 def _memcheck_library(path):

@@ -32,6 +32,7 @@ from neuronop import custom_op
 MLP = os.path.realpath(os.environ["NEURONOP_TEST_MLP"])
 LIBS = os.environ["NEURONOP_TEST_LIBS"]
 CLI = os.environ["NEURONOP_TEST_CLI"]
+EXAMPLES = os.path.join(os.environ["NEURONOP_SRC"], "share", "neuronop", "examples")
 SANITIZED = bool(os.environ.get("NEURONOP_SANITIZED"))
 
 count = 0
@@ -131,6 +132,28 @@ def _():
         assert os.path.basename(e.file) == "bad.cpp" and e.line == 3 and e.col > 0, vars(e)
         assert "'nope' was not declared" in e.message, e.message
         assert str(e).splitlines()[0].endswith(e.message), e
+
+
+@check("custom_op.load's bad arguments are named as arguments, not as its manifest's lines")
+def _():
+    shape = os.path.join(MLP, "shape.cpp")
+    with tempfile.TemporaryDirectory() as top:
+        e = raises(neuronop.InputError, custom_op.load, name="c", build_directory=top,
+                   compute_srcs=[os.path.join(EXAMPLES, "relu", "relu.c")],
+                   shape_srcs=[os.path.join(EXAMPLES, "relu", "shape.c")])
+        assert e.message.startswith("custom_op.load takes the ops from the NEURON_LIBRARY "
+                                    "registration in a C++ shape source"), e
+        assert "custom_op.load_library" in e.detail, e
+        missing = os.path.join(top, "nothere.cpp")
+        for args, said in (
+                (dict(compute_srcs=[missing]),
+                 "custom_op.load's compute_srcs: source file '%s' not found" % missing),
+                (dict(compute_srcs=[os.path.join(MLP, "relu.cpp")],
+                      extra_cflags=["-fplugin=x.so"]),
+                 "custom_op.load's extra_cflags: unsupported flag '-fplugin=x.so'")):
+            e = raises(neuronop.InputError, custom_op.load, name="args", build_directory=top,
+                       shape_srcs=[shape], **args)
+            assert e.message.startswith(said) and not e.file and "manifest" not in str(e), e
 
 
 @check("a positional call gives torch.relu's values exactly")
