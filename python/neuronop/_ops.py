@@ -43,6 +43,7 @@ class Op:
         self.kinds = kinds
         self.names = names
         self.schema = schema
+        self.redefined = None   # the schema its library's file now has, when it differs
         self.calls = 0
         self.host_seconds = 0.0
         self.device_seconds = 0.0
@@ -133,11 +134,13 @@ def register(path):
                         "define the same op in one namespace; rename one of them (its "
                         "NEURON_LIBRARY namespace or the op)" % (qualname, path, have.path))
                 if have.schema != schema:
+                    have.redefined = schema   # its calls would reach the new code
                     raise errors.InputError(
                         "op '%s' was loaded as %s and '%s' now defines it as %s: torch "
                         "cannot change a defined op's schema; restart Python to load the "
                         "new signature" % (qualname, have.schema, path, schema))
                 have.index = i
+                have.redefined = None   # rebuilt back to the schema it was loaded with
                 continue
             if _torch_has(namespace, op["name"]):
                 raise errors.InputError(
@@ -191,6 +194,11 @@ def _caller_level():
 
 def _run(op, args):
     """The CPU implementation of every neuronop op."""
+    if op.redefined:
+        raise errors.InputError(
+            "op '%s' was loaded as %s, and '%s' was rebuilt since with %s: torch cannot change "
+            "a defined op's schema; restart Python to call the new one"
+            % (op.qualname, op.schema, op.path, op.redefined), where=op.qualname)
     grad = torch.is_grad_enabled()
     values = []
     for i, (kind, value) in enumerate(zip(op.kinds, args)):

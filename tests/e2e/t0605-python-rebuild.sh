@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 import torch
-from neuronop import _client, custom_op
+from neuronop import _client, custom_op, errors
 
 neuronop, folder = sys.argv[1], sys.argv[2]
 library = folder + "/build/libnegate.so"
@@ -51,6 +51,37 @@ for sandbox in ("on", "off"):
         print("sandbox %s, %s: %s" % (sandbox, "loaded again" if again else "not loaded again",
                                       "new code" if torch.equal(got, torch.mul(x, k))
                                       else "the old code answered %s" % got))
+
+# a rebuild that changes the op's signature: torch cannot redefine a schema, so loading it is
+# refused, and the op as loaded says why rather than sending the new library the old call
+os.environ["NEURONOP_SANDBOX"] = "on"
+_client.supervisor().close()
+files = {p: open(folder + "/" + p).read() for p in ("neuronop.yaml", "negate.c", "shape.c")}
+
+
+def retype(two):
+    """Rebuilds with the op taking (tensor, double) when two, else (tensor) again."""
+    for p, text in files.items():
+        if two:
+            text = (text.replace("args: [tensor]", "args: [tensor, double]")
+                        .replace("(const nt_tensor *t_in)", "(const nt_tensor *t_in, double k)")
+                        .split("tests:")[0])   # (whose cases give one argument)
+        with open(folder + "/" + p, "w") as f:
+            f.write(text)
+    subprocess.run([neuronop, "build", folder], check=True, stdout=subprocess.DEVNULL)
+
+
+retype(True)
+for what, call in (("loading it", lambda: custom_op.load_library(library)),
+                   ("calling it", lambda: torch.ops.negate.negate(x))):
+    try:
+        call()
+        print("signature change, %s: no error" % what)
+    except errors.InputError as e:
+        print("signature change, %s: %s" % (what, e.message))
+retype(False)
+custom_op.load_library(library)
+print("signature back:", torch.equal(torch.ops.negate.negate(x), torch.mul(x, k)))
 print("done")
 EOT
 run python "$WORK/rebuild.py" "$NEURONOP" "$WORK/neg"
@@ -64,5 +95,12 @@ for sandbox in on off; do
             expect_out 'sandbox $sandbox, $again: new code'"
     done
 done
+
+test_expect "a rebuild that changes an op signature is refused at loading and at calling" '
+    expect_out "signature change, loading it: op '\''negate::negate'\'' was loaded as negate(Tensor t_in) -> Tensor and"
+    expect_out "restart Python to load the new signature"
+    expect_out "signature change, calling it: op '\''negate::negate'\'' was loaded as negate(Tensor t_in) -> Tensor, and"
+    expect_out "restart Python to call the new one"
+    expect_out "signature back: True"'
 
 test_done
