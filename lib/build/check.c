@@ -266,9 +266,13 @@ int nopi_check_device_symbols(builder *b, const object *objs, int nobjs)
             nopi_fail(b->err, NOP_ERR_COMPILE, objs[i].source, line, col,
                       "kernel code uses '%s', which the device does not have",
                       f.cxx && f.nparams >= 0 ? f.display : s->name);
-            nopi_detail(b->err, "compute sources run on GPSIMD cores and may use only the "
-                        "neuronop kernel API, printf, memory and string functions and math.h;"
-                        " move host work into a shape function");
+            if (strcmp(s->name, "assert") == 0)   /* C89's implicit declaration: a call */
+                nopi_detail(b->err, "assert is a macro of <assert.h>, which the device has: "
+                            "include it (without it, C takes assert for a function)");
+            else
+                nopi_detail(b->err, "compute sources run on GPSIMD cores and may use only "
+                            "the neuronop kernel API, printf, memory and string functions and "
+                            "math.h; move host work into a shape function");
             return -1;
         }
     }
