@@ -107,6 +107,10 @@ static int64_t element(nopi_core *c, const nt_accessor *a, int want, int nidx,
         nopi_core_fail(c, "%s on %s %s tensor: use nt_%s_%s", fn, nopi_dtype_article(t->dtype),
                        nopi_dtype_name(t->dtype), strncmp(fn, "nt_get", 6) == 0 ? "get" : "set",
                        nopi_dtype_suffix(t->dtype));
+    if (nidx != t->ndim && t->ndim == 0)   /* C's variadic macro cannot pass no index */
+        nopi_core_fail(c, "%s on a 0-dimensional tensor, which the standard accessor cannot "
+                       "index: read or write its one element with a stream (nt_stream_read_*, "
+                       "nt_stream_write_*) or the tensor library (nt_fill_)", fn);
     if (nidx != t->ndim)
         nopi_core_fail(c, "%s with %d ind%s on a %d-dimensional tensor: give one index per "
                        "dimension", fn, nidx, nidx == 1 ? "ex" : "ices", t->ndim);

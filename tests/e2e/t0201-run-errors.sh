@@ -65,6 +65,13 @@ test_expect "a copy whose last element is past INT64_MAX names it" '
     expect_status 1
     expect_err "nt_tensor_to_tcm(offset=4, n=9223372036854775807): elements 4..9223372036854775810 are outside the tensor, which has 4"'
 
+# Before: "nt_set_f32 with 1 index on a 0-dimensional tensor: give one index per dimension",
+# which C's variadic macros cannot do.
+test_expect "the standard accessor on a 0-dimensional tensor says what to use instead" '
+    run run rules/limits.yaml zero_d_set zeros:4
+    expect_status 1
+    expect_err "neuronop: zero_d_set: core 0: error: nt_set_f32 on a 0-dimensional tensor, which the standard accessor cannot index: read or write its one element with a stream (nt_stream_read_*, nt_stream_write_*) or the tensor library (nt_fill_)"'
+
 test_expect "a failed assert names the assertion and its line" '
     fails rules/crash.yaml asserts zeros:4 "neuronop: asserts: core 0: error: assertion failed: nt_numel(t) == 1000 (rules/k.c:"'
 
