@@ -176,6 +176,23 @@ static const struct { const char *prefix; const char *what; const char *word; } 
     { "_ZNKSt", "the C++ standard library", "std" },
 };
 
+/* What to do instead of calling name, which the device does not have. */
+static const char *refused_why(const char *name)
+{
+    static const struct { const char *name, *why; } special[] = {
+        { "assert", "assert is a macro of <assert.h>, which the device has: include it "
+                    "(without it, C takes assert for a function)" },
+        { "strtok", "strtok keeps its place in memory every core shares; split with strspn "
+                    "and strcspn, which the device has" },
+    };
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(special); i++)
+        if (strcmp(name, special[i].name) == 0)
+            return special[i].why;
+    return "compute sources run on GPSIMD cores and may use only the neuronop kernel API, "
+           "printf, memory and string functions and math.h; move host work into a shape "
+           "function";
+}
+
 static int cxx_runtime_error(builder *b, const object *o, const char *name)
 {
     for (size_t i = 0; i < NOPI_ARRAY_LEN(cxx_runtime); i++) {
@@ -266,13 +283,7 @@ int nopi_check_device_symbols(builder *b, const object *objs, int nobjs)
             nopi_fail(b->err, NOP_ERR_COMPILE, objs[i].source, line, col,
                       "kernel code uses '%s', which the device does not have",
                       f.cxx && f.nparams >= 0 ? f.display : s->name);
-            if (strcmp(s->name, "assert") == 0)   /* C89's implicit declaration: a call */
-                nopi_detail(b->err, "assert is a macro of <assert.h>, which the device has: "
-                            "include it (without it, C takes assert for a function)");
-            else
-                nopi_detail(b->err, "compute sources run on GPSIMD cores and may use only "
-                            "the neuronop kernel API, printf, memory and string functions and "
-                            "math.h; move host work into a shape function");
+            nopi_detail(b->err, "%s", refused_why(s->name));
             return -1;
         }
     }
