@@ -34,6 +34,12 @@ nopi_api_timer nopi_api_enter(nopi_core *c, int category, const void *pc)
     nopi_api_timer t = { c, category, 0, -1, { 0, 0, 0 } };
     if (c->api_depth++ != 0)
         return t;
+    /* called from the user's code: its frame is just above this one, so this frame below
+     * the stack means a frame that skipped the guard (written or not: nothing faulted) */
+    if ((uintptr_t)__builtin_frame_address(0) < (uintptr_t)c->stack.lo) {
+        c->api_depth = 0;
+        nopi_core_fail_stack(c);
+    }
     c->call_pc = pc;   /* the kernel's call (a trampoline jumps: no frame of its own) */
     if (c->run->profiled) {
         t.t0 = nopi_now();

@@ -225,6 +225,9 @@ void nopi_run_core(nopi_core *c, nt__call_fn fn);
 _Noreturn void nopi_core_fail(nopi_core *c, const char *fmt, ...) NOPI_PRINTF(2, 3);
 /* The same, for an error already written into c->diag's msg (and detail). */
 _Noreturn void nopi_core_fail_diag(nopi_core *c);
+/* Ends the core with a stack overflow at once: its stack pointer has left its stack (a frame
+ * that skipped the guard below it without touching it). */
+_Noreturn void nopi_core_fail_stack(nopi_core *c);
 /* Runs fn on the host thread's own stack (for calls, like formatting, that need more stack
  * than a kernel has); returns when fn has. */
 void nopi_on_host_stack(nopi_core *c, void (*fn)(nopi_core *, void *), void *arg);

@@ -42,11 +42,13 @@
 #define switch_finish(fake, bottom, size) ((void)(fake), (void)(bottom), (void)(size))
 #endif
 
-/* Address space, not memory, below each stack: a frame that skips past the guard would write
- * into whatever is mapped below and could pass unnoticed (a 1 MB guard let a kernel with
+/* Address space, not memory, below each stack: a frame that skips past the guard writes into
+ * whatever is mapped below and can pass unnoticed (a 1 MB guard let a kernel with
  * `float tmp[290000]` pass its tests half the time), so the guard is larger than any local
  * array a kernel could mean to have.  Reserved with no access, it costs no memory; but it
- * counts against a limit on address space (ulimit -v), so under one it is a 64th of it. */
+ * counts against a limit on address space (ulimit -v), so under one it is a 64th of it.
+ * Frames larger still are caught by the stack pointer: at a fault (on_signal) and at each
+ * call into the runtime (nopi_api_enter). */
 #define GUARD_BYTES ((size_t)1 << 30)
 #define GUARD_MIN ((size_t)1 << 20)
 
@@ -350,6 +352,15 @@ void nopi_core_fail_diag(nopi_core *c)
     c->end = NOPI_END_ERROR;
     c->diag.severity = NOP_SEV_ERROR;
     w->end = NOPI_END_ERROR;
+    switch_start(NULL, w->sched_bottom, w->sched_size);
+    siglongjmp(w->escape, 1);
+}
+
+void nopi_core_fail_stack(nopi_core *c)
+{
+    nopi_worker *w = tls_worker;
+    nopi_stack_overflow(c, 0);
+    w->end = NOPI_END_STACK;
     switch_start(NULL, w->sched_bottom, w->sched_size);
     siglongjmp(w->escape, 1);
 }
