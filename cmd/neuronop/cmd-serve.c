@@ -480,7 +480,8 @@ static bool die_with_python(int fd)
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
         return false;
     python = cred.pid;
-    struct sigaction sa = { .sa_handler = parent_ended, .sa_flags = SA_RESTART };
+    /* SA_ONSTACK: with the sandbox off, kernels run in this process on stacks of 6 KB */
+    struct sigaction sa = { .sa_handler = parent_ended, .sa_flags = SA_RESTART | SA_ONSTACK };
     sigemptyset(&sa.sa_mask);
     sigset_t one;
     sigemptyset(&one);
