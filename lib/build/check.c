@@ -83,7 +83,8 @@ void nopi_locate_word(const char *path, const char *word, int *line, int *col)
     const char *bol = text;
     for (const char *p = text; *p; p++) {
         if (*p == '\n') {
-            if (state == LINE_COMMENT)
+            if (state != BLOCK_COMMENT)   /* a literal does not span lines: a stray quote
+                                           * (an apostrophe in #if 0 text) ends here */
                 state = CODE;
             directive = directive && p > text && p[-1] == '\\';   /* continued */
             line_start = true;
@@ -120,7 +121,11 @@ void nopi_locate_word(const char *path, const char *word, int *line, int *col)
             state = BLOCK_COMMENT, p++;
             continue;
         }
-        if (*p == '"' || *p == '\'') {
+        /* no literal opens in a directive (#include <it's.h>), nor at a quote after a
+         * digit or letter: C++14's digit separator (10'000) or a suffix's prefix (u8'x' is
+         * rare enough to be read as code) */
+        if ((*p == '"' || *p == '\'') && !directive &&
+            !(*p == '\'' && p > text && ident_char(p[-1]))) {
             state = *p == '"' ? STRING : CHAR;
             continue;
         }
@@ -136,14 +141,29 @@ void nopi_locate_word(const char *path, const char *word, int *line, int *col)
             break;
         p += n - 1;
     }
-    free(text);
     for (int k = 0; k < 3; k++) {
         if (found[k].line) {
             *line = found[k].line;
             *col = found[k].col;
+            free(text);
             return;
         }
     }
+    /* in nothing read as code (a lexing this simple got lost): the first whole word */
+    l = 1;
+    bol = text;
+    for (const char *p = text; *p; p++) {
+        if (*p == '\n') {
+            l++;
+            bol = p + 1;
+        } else if (!(p > text && ident_char(p[-1])) && strncmp(p, word, n) == 0 &&
+                   !ident_char(p[n])) {
+            *line = l;
+            *col = (int)(p - bol) + 1;
+            break;
+        }
+    }
+    free(text);
 }
 
 bool nopi_object_defines(const object *o, const char *name, bool *is_function)
