@@ -198,7 +198,7 @@ test_expect "a .npy header without a shape" '
     npy header h.npy "{'\''descr'\'': '\''<f4'\'', '\''fortran_order'\'': False, }"
     run run copy copy h.npy
     expect_status 2
-    expect_err "its header lacks '\''descr'\'', '\''fortran_order'\'' or '\''shape'\''"'
+    expect_err "'\''h.npy'\'' is not a valid .npy file: its header lacks '\''shape'\''"'
 
 # Before, these were found only after the op had run, however long it took.
 test_expect "-o into a folder that does not exist, or naming a folder, is refused before the op runs" '
