@@ -106,11 +106,14 @@ static nopi_ynode *convert(nopi_ydoc *doc, yaml_document_t *ydoc, yaml_node_t *y
 
 /* Refuses, at its line and column, the first alias (*name) in text: a manifest or profile
  * never needs one, and each use of an alias is copied again, so nested aliases of a few
- * hundred bytes would expand exponentially ("billion laughs"); and a second document, which
- * yaml_parser_load would leave unread without a word.  A syntax error ends the scan
- * quietly: yaml_parser_load reports it, with its usual message. */
-static int refuse_aliases_and_documents(const char *path, const char *text, size_t len,
-                                        nop_error *err)
+ * hundred bytes would expand exponentially ("billion laughs"); a second document, which
+ * yaml_parser_load would leave unread without a word; and any tag (!!str, !foo): the
+ * typed getters read a scalar by its text and quoting, so a tag would be ignored, and
+ * `!!str 4096` would be a number, `!!int '4096'` a string.  One rule for every tag, core
+ * or not, on every node.  A syntax error ends the scan quietly: yaml_parser_load reports
+ * it, with its usual message. */
+static int refuse_aliases_tags_and_documents(const char *path, const char *text, size_t len,
+                                              nop_error *err)
 {
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser))
@@ -128,7 +131,23 @@ static int refuse_aliases_and_documents(const char *path, const char *text, size
                            "must be one document");
             nopi_detail(err, "remove the '---' line and what follows it, or merge the two");
         }
-        if (ev.type == YAML_ALIAS_EVENT) {
+        const char *tag = ev.type == YAML_SCALAR_EVENT ? (const char *)ev.data.scalar.tag
+                        : ev.type == YAML_SEQUENCE_START_EVENT
+                        ? (const char *)ev.data.sequence_start.tag
+                        : ev.type == YAML_MAPPING_START_EVENT
+                        ? (const char *)ev.data.mapping_start.tag : NULL;
+        if (tag && rc == 0) {
+            /* libyaml gives the tag resolved: !!str is tag:yaml.org,2002:str */
+            static const char core[] = "tag:yaml.org,2002:";
+            bool is_core = strncmp(tag, core, sizeof core - 1) == 0;
+            rc = nopi_fail(err, NOP_ERR_INPUT, path, (int)ev.start_mark.line + 1,
+                           (int)ev.start_mark.column + 1, "YAML tags ('%s%s') are not "
+                           "supported", is_core ? "!!" : "", is_core ? tag + sizeof core - 1
+                                                                      : tag);
+            nopi_detail(err, "remove the tag: a value's type is the one its key takes (quote "
+                        "a value to keep it a string)");
+        }
+        if (ev.type == YAML_ALIAS_EVENT && rc == 0) {
             rc = nopi_fail(err, NOP_ERR_INPUT, path, (int)ev.start_mark.line + 1,
                            (int)ev.start_mark.column + 1, "YAML aliases ('*%s') are not "
                            "supported", (const char *)ev.data.alias.anchor);
@@ -172,7 +191,7 @@ int nopi_yaml_load(nopi_ydoc **out, const char *path, nop_error *err)
     yaml_parser_t parser;
     yaml_document_t ydoc;
     int rc = -1;
-    if (refuse_aliases_and_documents(path, text, len, err) != 0)
+    if (refuse_aliases_tags_and_documents(path, text, len, err) != 0)
         goto out_text;
     if (!yaml_parser_initialize(&parser)) {
         nopi_nomem(err);
