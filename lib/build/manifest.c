@@ -176,6 +176,15 @@ static int load_cflags(loader *L, const nopi_ynode *n)
             return nopi_y_error(L->doc, items[i], L->err, "%s", why);
         f->pos = pos_of(items[i]);
         L->m->nflags = (int)i + 1;
+        /* the build records the stack it was given, and kernels see it as STACK_SIZE
+         * (neuronop.yaml(5)): -U would leave a recorded stack the kernels cannot see */
+        if (f->kind == NOPI_FLAG_UNDEF && strcmp(f->name, "STACK_SIZE") == 0) {
+            nopi_y_error(L->doc, items[i], L->err, "'%s' is not allowed: the STACK_SIZE "
+                         "macro is neuronop's, the stack size the build records", f->text);
+            nopi_detail(L->err, "remove it; to set the stack, write stack_size: N or "
+                        "-DSTACK_SIZE=N");
+            return -1;
+        }
         if (f->kind == NOPI_FLAG_DEFINE && strcmp(f->name, "STACK_SIZE") == 0) {
             int64_t v;
             if (nopi_stack_size_parse(f->value, "STACK_SIZE", &v, why, sizeof why) != 0)
