@@ -3,12 +3,38 @@
  * --trace), made before the work whose result the file keeps, which may take long.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "builtin.h"
 #include "report.h"
+
+/* Whether the file at path can be written as nop_write_file writes it: a new or regular file
+ * (or a link to one) is replaced through a new file beside it, so dir must take one (a
+ * read-only mount, /proc and a folder without write permission do not); a device, FIFO or
+ * terminal is written in place, and opening it is the writer's own test.  0, or the exit
+ * status after saying why. */
+static int can_make_file(const char *path, const char *dir)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return 0;
+    char probe[PATH_MAX];
+    if (snprintf(probe, sizeof probe, "%s/.neuronop-probe-XXXXXX", dir) >= (int)sizeof probe)
+        return 0;   /* the writer says what is wrong with so long a name */
+    int fd = mkstemp(probe);
+    if (fd < 0) {
+        report_plain_error("cannot write '%s': no file can be made in '%s' (%s); name a file "
+                           "in a folder you can write", path, dir, strerror(errno));
+        return STATUS_USAGE;
+    }
+    close(fd);
+    unlink(probe);
+    return 0;
+}
 
 int check_output_file(const char *path, const char *kind)
 {
@@ -37,6 +63,8 @@ int check_output_file(const char *path, const char *kind)
             rc = STATUS_USAGE;
         }
     }
+    if (rc == 0)
+        rc = can_make_file(path, slash ? dir : ".");
     free(dir);
     return rc;
 }

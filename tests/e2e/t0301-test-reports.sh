@@ -79,7 +79,7 @@ test_expect "--junit onto a planted link replaces the link and leaves its target
 
 # Before, these were found only after the whole suite had run, the folder with a raw
 # "Is a directory"; they are refused as run -o is, before any case runs.
-test_expect "--junit into a folder that does not exist, or naming a folder, is refused before any case runs" '
+test_expect "--junit into a folder that does not exist or takes no file, or naming a folder, is refused before any case runs" '
     run test c --junit no/such/report.xml -k d_fine
     expect_status 2
     expect_err "neuronop: error: cannot write '\''no/such/report.xml'\'': No such file or directory"
@@ -92,6 +92,12 @@ test_expect "--junit into a folder that does not exist, or naming a folder, is r
     run test c --junit new/ -k d_fine
     expect_status 2
     expect_err "neuronop: error: cannot write '\''new/'\'': a file name cannot end in '\''/'\''; name a .xml file"
+    test ! -s out
+    # a folder that takes no new file (the suite ran, then failed to write, before)
+    run test c --junit /proc/report.xml -k d_fine
+    expect_status 2
+    expect_err "neuronop: error: cannot write '\''/proc/report.xml'\'': no file can be made in '\''/proc'\'' ("
+    expect_err "); name a file in a folder you can write"
     test ! -s out'
 
 test_done
