@@ -132,19 +132,23 @@ def _build(manifest, build_dir, dirs, verbose, memcheck):
     return os.path.join(build_dir, "lib%s%s.so" % (name, ".memcheck" if memcheck else ""))
 
 
-# The first diagnostic of neuronop build's standard error, as report.c writes it: FILE:LINE:COL
-# (or FILE:LINE, or neuronop) ": error: " MESSAGE, then its detail lines.
-_DIAG = re.compile(r"(?:(?P<file>.+?):(?P<line>\d+)(?::(?P<col>\d+))?|neuronop): error: (?P<msg>.*)")
+# A diagnostic of neuronop build's standard error, as report.c writes it: FILE:LINE:COL (or
+# FILE:LINE, or neuronop) ": " SEVERITY ": " MESSAGE, then its detail lines.
+_DIAG = re.compile(r"(?:(?P<file>.+?):(?P<line>\d+)(?::(?P<col>\d+))?|neuronop): "
+                   r"(?P<sev>error|warning|note): (?P<msg>.*)")
 
 
 def _diagnostic(text):
-    """The parts of neuronop build's first diagnostic in text, as an Error's attributes."""
+    """The parts of neuronop build's first error in text (warnings may come before it), as
+    an Error's attributes."""
     lines = text.splitlines()
-    m = _DIAG.fullmatch(lines[0]) if lines else None
-    if not m:
+    first = next((i for i, line in enumerate(lines)
+                  if (m := _DIAG.fullmatch(line)) and m.group("sev") == "error"), None)
+    if first is None:
         return {"message": lines[0] if lines else text}
+    m = _DIAG.fullmatch(lines[first])
     detail = []   # the lines up to the next diagnostic
-    for line in lines[1:]:
+    for line in lines[first + 1:]:
         if _DIAG.fullmatch(line):
             break
         detail.append(line)
