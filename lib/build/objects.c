@@ -108,8 +108,9 @@ static int read_object(builder *b, object *obj)
         /* A memcheck build's C kernels linked by the system (the library has C++ too):
          * libtcc's -b loads its stabs, with 32-bit absolute relocations ld cannot put in a
          * shared object, so they become debug data, which ld links as it does g++'s
-         * -gstabs; and its tables of arrays, relocated, are made writable, so that the
-         * library has no text relocations. */
+         * -gstabs; and its tables of arrays, which hold relocated addresses, are made
+         * writable data.  (Its code loads those tables' absolute addresses, so the library
+         * keeps text relocations, as one libtcc links itself does: the loader applies them.) */
         if (instrumented && obj->lang == NOPI_LANG_TCC && b->system_link) {
             changed |= nopi_elf_section_flags(data, len, ".stab", 0, SHF_ALLOC);
             changed |= nopi_elf_section_flags(data, len, ".stabstr", 0, SHF_ALLOC);
