@@ -490,6 +490,11 @@ typedef struct nop_test_summary {
     int passed, failed, errored, skipped;
 } nop_test_summary;
 
+/* Whether every core count m's test cases ask for is one profile's device has (a manifest
+ * allows up to 64, not knowing the device): 0, or -1 with err at the first count that is
+ * not.  nop_test_run checks it too; a caller may check before building. */
+int nop_manifest_check_cores(const nop_manifest *m, const nop_profile *profile, nop_error *err);
+
 /*
  * Runs the test cases of manifest m against lib, built from it, on profile's device.  Every
  * sub-case runs on each of its core counts under the sequential, reversed, parallel and

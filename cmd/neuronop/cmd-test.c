@@ -194,13 +194,16 @@ int cmd_test(int argc, char **argv)
     }
     if (pattern && (rc = check_pattern(m, pattern)) != 0)
         goto out;
-    if ((rc = open_target(target, verbose, dc.memcheck, &lib)) != 0 ||
-        (rc = device_cli_checks(&dc)) != 0)
+    if ((rc = device_cli_checks(&dc)) != 0)
         goto out;
-    if (nop_profile_load(&profile, dc.device ? dc.device : DEFAULT_DEVICE, share_dir(), &err) != 0) {
+    /* the device before the build: a case it cannot run is the manifest's error, said now */
+    if (nop_profile_load(&profile, dc.device ? dc.device : DEFAULT_DEVICE, share_dir(), &err) != 0 ||
+        nop_manifest_check_cores(m, profile, &err) != 0) {
         rc = report_error(&err);
         goto out;
     }
+    if ((rc = open_target(target, verbose, dc.memcheck, &lib)) != 0)
+        goto out;
     if (nop_manifest_test_count(m) == 0)
         report_warning("'%s' declares no tests; add a 'tests' section (see neuronop.yaml(5))",
                        nop_manifest_path(m));

@@ -62,6 +62,7 @@ typedef struct nopi_test {
     nopi_pos reference_pos;
     double rtol, atol;           /* < 0: the dtype's default */
     int cores[16];
+    nopi_pos cores_pos[16];
     int ncores;                  /* 0: the profile's count */
 } nopi_test;
 

@@ -230,6 +230,7 @@ static int load_test_rest(loader *L, nopi_test *t, const nopi_ynode *n, const no
             int64_t c;
             if (nopi_y_int(L->doc, v->items[i], "cores[]", 1, 64, &c, L->err) != 0)
                 return -1;
+            t->cores_pos[t->ncores] = pos_of(v->items[i]);
             t->cores[t->ncores++] = (int)c;
         }
     }
@@ -248,6 +249,25 @@ int nopi_manifest_load_tests(loader *L, const nopi_ynode *n)
         L->m->ntests = (int)i + 1;
         if (rc != 0)
             return -1;
+    }
+    return 0;
+}
+
+int nop_manifest_check_cores(const nop_manifest *m, const nop_profile *profile, nop_error *err)
+{
+    int have = nop_profile_cores(profile);
+    for (int i = 0; i < m->ntests; i++) {
+        const nopi_test *t = &m->tests[i];
+        for (int c = 0; c < t->ncores; c++) {
+            if (t->cores[c] <= have)
+                continue;
+            nopi_fail(err, NOP_ERR_INPUT, m->path, t->cores_pos[c].line, t->cores_pos[c].col,
+                      "test '%s' runs on %d cores, but device '%s' has %d", t->name,
+                      t->cores[c], nop_profile_name(profile), have);
+            nopi_detail(err, "list core counts from 1 to %d in its 'cores', or choose a device "
+                        "with more (--device)", have);
+            return -1;
+        }
     }
     return 0;
 }

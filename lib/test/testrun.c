@@ -554,28 +554,6 @@ static int start_servers(const suite *s, const nop_manifest *m, nop_device **dev
     return 0;
 }
 
-/* Whether every core count the cases ask for is one the device has (the manifest allows up
- * to 64, not knowing the device): 0, or -1 with err at the first case that asks for more. */
-static int cores_exist(const nop_manifest *m, const nop_profile *profile, nop_error *err)
-{
-    int have = nop_profile_cores(profile);
-    for (int i = 0; i < nop_manifest_test_count(m); i++) {
-        nop_testinfo t;
-        nop_manifest_test(m, i, &t);
-        for (int c = 0; c < t.ncores; c++) {
-            if (t.cores[c] <= have)
-                continue;
-            nopi_fail(err, NOP_ERR_INPUT, nop_manifest_path(m), t.line, 0, "test '%s' runs on "
-                      "%d cores, but device '%s' has %d", t.name, t.cores[c],
-                      nop_profile_name(profile), have);
-            nopi_detail(err, "list core counts from 1 to %d in its 'cores', or choose a device "
-                        "with more (--device)", have);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profile *profile,
                  const nop_test_opts *opts, nop_test_summary *sum, nop_error *err)
 {
@@ -588,7 +566,7 @@ int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profil
     if (shard < 1 || shard > nshards)
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "shard %d of %d does not exist",
                          shard, nshards);
-    if (cores_exist(m, profile, err) != 0)
+    if (nop_manifest_check_cores(m, profile, err) != 0)
         return -1;
     suite s = { lib, profile, opts, NULL };
     nop_device *dev = NULL;
