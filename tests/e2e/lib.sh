@@ -33,7 +33,8 @@ test_failed=0
 
 # The body runs with `set -e` in a subshell that is deliberately not an `if` condition (where
 # -e would be ignored); write its checks one per line, not joined by && (where -e ignores
-# every failure but the last).
+# every failure but the last), and a check that something is absent as `if grep ...; then
+# exit 1; fi`, not `! grep ...`, which -e ignores but on the body's last line.
 test_expect() {
     test_count=$((test_count + 1))
     [ -z "${NEURONOP_TEST_TIMES:-}" ] || te_start=$(date +%s%N)

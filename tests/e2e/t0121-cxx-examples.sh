@@ -19,7 +19,7 @@ done
 # example namespace ops (as build prints them)
 while read -r ex ns ops; do
     test_expect "$ex builds from custom_op.load's arguments; its ops come from NEURON_LIBRARY" '
-        ! grep -q "^ops:" '"$ex"'/neuronop.yaml
+        if grep -q "^ops:" '"$ex"'/neuronop.yaml; then exit 1; fi
         run build '"$ex"'
         expect_status 0
         expect_out "'"$ex"': built '"$ex"'/build/lib'"$ex"'.so"
