@@ -295,10 +295,10 @@ static int arena(kept *k, size_t bytes, nop_error *err)
 }
 
 /* Copies the tensors of args into k's arena and describes every argument in a request (*req,
- * *len; caller frees); 0, or -1 with err filled.  The arena is rewritten only once the last
+ * *len; caller frees), the tensors' bytes in the arena at *inputs; 0, or -1 with err filled.  The arena is rewritten only once the last
  * run has answered: its child read it and closed the memfd before its user code ran. */
 static int make_request(kept *k, const char *path, int op, int ref, const nop_value *args,
-                        int nargs, char **req, size_t *len, nop_error *err)
+                        int nargs, char **req, size_t *len, size_t *inputs, nop_error *err)
 {
     *req = NULL;
     if (nargs < 0 || nargs > NOP_MAX_ARGS)
@@ -320,6 +320,7 @@ static int make_request(kept *k, const char *path, int op, int ref, const nop_va
         h.map_bytes += ((uint64_t)t->numel * t->itemsize + ALIGN - 1) / ALIGN * ALIGN;
     }
     *len = sizeof h + (size_t)nargs * sizeof *ka + h.path_len;
+    *inputs = (size_t)h.map_bytes;
     int rc = h.map_bytes > SIZE_MAX / 2 ? nopi_nomem(err)
                                         : arena(k, (size_t)h.map_bytes, err);
     if (rc == 0 && !(*req = malloc(*len)))
@@ -357,13 +358,13 @@ static int run_kept(nop_device *dev, const nop_library *lib, int op, int ref,
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot find '%s': %s", lib->path,
                          strerror(errno));
     char *req = NULL;
-    size_t len;
+    size_t len, inputs;
     kept_lib *kl = kept_for(dev, k, path, err);
-    int rc = kl ? make_request(k, path, op, ref, args, nargs, &req, &len, err) : -1;
+    int rc = kl ? make_request(k, path, op, ref, args, nargs, &req, &len, &inputs, err) : -1;
     free(real);
     if (rc == 0)
         rc = nopi_server_call_fd(kl->srv, lib->desc->ops[op].name, 5.0, 1, req, len,
-                                 k->map ? k->fd : -1, take_run, res, err);
+                                 k->map ? k->fd : -1, inputs, take_run, res, err);
     free(req);
     if (rc != 0) {   /* the rest is kept, as run_isolated keeps it: the printf output and the
                       * cores' reports are worth showing after a failure (nop_device_run) */

@@ -208,7 +208,7 @@ int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs
                      const void *req, size_t len, nopi_take_fn *take, void *take_ctx,
                      nop_error *err)
 {
-    return nopi_server_call_fd(s, opname, budget, runs, req, len, -1, take, take_ctx, err);
+    return nopi_server_call_fd(s, opname, budget, runs, req, len, -1, 0, take, take_ctx, err);
 }
 
 /* Closes the descriptors of fds[0, n) that are open, and marks them closed. */
@@ -286,7 +286,7 @@ static size_t drain_lane(nopi_server *s)
  * or a thread of that code takes it, which only a child's later requests of its own library
  * can suffer (nothing reaches the parent but records, and `neuronop test` never puts back a
  * child that ran a kernel): a request its child did not answer is that request's failure. */
-static int lane_send(nopi_server *s, const void *req, size_t len, int pass)
+static int lane_send(nopi_server *s, const void *req, size_t len, int pass, size_t pass_bytes)
 {
     if (s->lane_fd < 0)
         return -1;
@@ -301,8 +301,7 @@ static int lane_send(nopi_server *s, const void *req, size_t len, int pass)
     /* Room for an output the size of the inputs (most ops'), best effort: a smaller pipe is
      * only slower.  Not when the pipe's own 64 KB hold it: growing a pipe allocates and
      * zeroes its ring, 30 us of a 250 us call from Python on these VMs. */
-    struct stat st;
-    if (pass >= 0 && fstat(pass, &st) == 0 && st.st_size > SMALL_PIPE_BYTES)
+    if (pass_bytes > SMALL_PIPE_BYTES)
         fcntl(rec[1], F_SETPIPE_SZ, PIPE_BYTES);
     int fds[2] = { rec[1], pass };
     bool sent = nopi_send_request(s->lane_fd, req, len, fds, pass >= 0 ? 2 : 1) == 0;
@@ -405,9 +404,9 @@ typedef struct taker {
  * or to the zygote's next child; *who says which.  -1 when it could not be sent (err
  * filled), else 1 when it ended in time, 0 when not. */
 static int exchange(nopi_server *s, nopi_watch *wt, const void *req, size_t len, int pass,
-                    taker *who, nop_error *err)
+                    size_t pass_bytes, taker *who, nop_error *err)
 {
-    int fd = lane_send(s, req, len, pass);
+    int fd = lane_send(s, req, len, pass, pass_bytes);
     *who = (taker){ 0, fd >= 0, false };
     if (!who->on_lane && send_request(s, req, len, pass, err) != 0)
         return -1;
@@ -437,8 +436,8 @@ static int exchange(nopi_server *s, nopi_watch *wt, const void *req, size_t len,
 }
 
 int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int runs,
-                        const void *req, size_t len, int pass, nopi_take_fn *take,
-                        void *take_ctx, nop_error *err)
+                        const void *req, size_t len, int pass, size_t pass_bytes,
+                        nopi_take_fn *take, void *take_ctx, nop_error *err)
 {
     if (len > MAX_REQUEST)
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "a request of %zu bytes to the "
@@ -451,7 +450,7 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
                       .runs = runs > 0 ? runs : 0, .ncores = nopi_device_max_cores(s->dev),
                       .take = take, .ctx = take_ctx, .max_record = s->max_record };
     taker who;
-    int in_time = exchange(s, &wt, req, len, pass, &who, err);
+    int in_time = exchange(s, &wt, req, len, pass, pass_bytes, &who, err);
     if (in_time < 0)
         return -1;
     bool answered = in_time && !wt.malformed && wt.done;

@@ -159,10 +159,11 @@ int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs
                      const void *req, size_t len, nopi_take_fn *take, void *take_ctx,
                      nop_error *err);
 /* As nopi_server_call, with descriptor pass (unless -1) sent along with the request: the
- * child serving it finds its own copy in its wire's in_fd. */
+ * child serving it finds its own copy in its wire's in_fd.  pass_bytes is how much of it the
+ * request uses (a run's inputs), by which the record pipe is sized. */
 int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int runs,
-                        const void *req, size_t len, int pass, nopi_take_fn *take,
-                        void *take_ctx, nop_error *err);
+                        const void *req, size_t len, int pass, size_t pass_bytes,
+                        nopi_take_fn *take, void *take_ctx, nop_error *err);
 /* Kills the server's worker (the device reaps it by its next call or nop_device_free) and
  * frees the server; NULL is fine. */
 void nopi_server_free(nopi_server *s);
