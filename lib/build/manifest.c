@@ -53,7 +53,7 @@ static int load_name(loader *L, const nopi_ynode *n)
  * a symlink to it). */
 static bool same_file(const nopi_src *a, const nopi_src *b)
 {
-    return strcmp(a->real, b->real) == 0;
+    return strcmp(a->real, b->real) == 0 || (a->dev == b->dev && a->ino == b->ino);
 }
 
 /* Of two entries naming one file, the second in the manifest's text: where a duplicate is
@@ -103,10 +103,12 @@ static int load_sources(loader *L, const nopi_ynode *n, const char *key, nopi_sr
                         s->resolved);
             return -1;
         }
-        char real[4096];   /* resolved as the outside-the-folder check resolves it */
+        char real[4096] = "";   /* resolved as the outside-the-folder check resolves it */
         nopi_confine_within(L->m->dir, s->resolved, real, sizeof real);
-        if (!(s->real = strdup(real)))
+        if (!(s->real = strdup(real[0] ? real : s->resolved)))   /* (none: a name too long) */
             return oom(L);
+        s->dev = st.st_dev;
+        s->ino = st.st_ino;
         for (size_t j = 0; j < i; j++)
             if (same_file(&(*out)[j], s)) {
                 nopi_y_error(L->doc, items[i], L->err, "'%s' is listed twice in '%s'", s->path,

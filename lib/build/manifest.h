@@ -17,6 +17,8 @@ typedef struct nopi_src {
     char *resolved;       /* joined with the manifest's folder */
     char *real;           /* a source's file as the system resolves it (symlinks, "..", "."):
                            * two entries naming one file have the same */
+    dev_t dev;            /* and its identity, which hard links share too */
+    ino_t ino;
     nopi_pos pos;
 } nopi_src;
 

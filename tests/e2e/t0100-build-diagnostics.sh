@@ -37,4 +37,12 @@ in_lanes build_case <"$WORK/.cases"
 while read -r name; do
     test_expect "build diagnostic: $name" "diff -u '$golden/$name/expected' '$WORK/$name/actual'"
 done <"$WORK/.cases"
+# (cp -R of a golden case keeps a symlink but not a hard link: this one is made here)
+test_expect "a hard link to a source is the same file in both lists, as a symlink is" '
+    mkdir hard
+    cp "$golden/base/relu.c" "$golden/base/shape.c" "$golden/same-file-both-roles-link/neuronop.yaml" hard/
+    ln hard/relu.c hard/also.c
+    (cd hard && "$NEURONOP" build) >out 2>err && exit 1
+    grep -qF "neuronop.yaml:3:14: error: '\''also.c'\'' is in both compute_srcs and shape_srcs" err'
+
 test_done
