@@ -32,6 +32,23 @@ const char *nopi_dtype_article(nt_dtype d)
 {
     return nopi_dtype_name(d)[0] == 'i' ? "an" : "a";
 }
+const char *nopi_number_article(const char *text)
+{
+    /* "an" before a number read aloud from "eight", "eleven", "eighteen" or "eighty": its
+     * leading group of up to three digits (8,000 is "eight thousand") is 8, 11, 18, 80-89 or
+     * 800-899 */
+    size_t n = strspn(text, "0123456789");
+    if (n == 0)
+        return "a";
+    size_t lead = n % 3 ? n % 3 : 3;
+    int group = 0;
+    for (size_t i = 0; i < lead; i++)
+        group = group * 10 + (text[i] - '0');
+    bool an = group == 8 || group == 11 || group == 18 || (group >= 80 && group <= 89) ||
+              (group >= 800 && group <= 899);
+    return an ? "an" : "a";
+}
+
 const char *nopi_dtype_suffix(nt_dtype d)
 {
     return (unsigned)d < NOPI_ARRAY_LEN(dtypes) ? dtypes[d].suffix : "?";

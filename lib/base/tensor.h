@@ -38,6 +38,9 @@ const char *nopi_dtype_suffix(nt_dtype d);
 /* The article the name takes in a message: "an" before int8 to int64, "a" before float32,
  * bfloat16 and uint8 (said "you-int8"), so that "%s %s tensor" reads "an int32 tensor". */
 const char *nopi_dtype_article(nt_dtype d);
+/* "a" or "an", as English reads the number text starts with ("an 8x4 tensor", "an
+ * 11-element tensor"; "a" when text starts with no digit). */
+const char *nopi_number_article(const char *text);
 bool nopi_dtype_is_float(nt_dtype d);
 /* Parses a name or suffix ("float32", "f32", "bfloat16", "bf16", ...); -1 when unknown. */
 int nopi_dtype_parse(const char *s);

@@ -121,8 +121,8 @@ static int64_t element(nopi_core *c, const nt_accessor *a, int want, int nidx,
                 fn = get_name[t->dtype];
             char shape[96];
             nopi_shape_str(t, shape, sizeof shape);
-            nopi_core_fail(c, "%s: index %lld of dimension %d is out of range for a %s tensor",
-                           fn, (long long)idx[d], d, shape);
+            nopi_core_fail(c, "%s: index %lld of dimension %d is out of range for %s %s tensor",
+                           fn, (long long)idx[d], d, nopi_number_article(shape), shape);
         }
         flat = flat * t->sizes[d] + idx[d];
     }
@@ -428,9 +428,12 @@ static int64_t step(nopi_core *c, nt_stream *s, bool write, nt_dtype want, const
         nopi_core_fail(c, "%s on %s %s tensor: use nt_stream_%s_%s", fn,
                        nopi_dtype_article(st->t->dtype), nopi_dtype_name(st->t->dtype),
                        write ? "write" : "read", nopi_dtype_suffix(st->t->dtype));
-    if (st->pos >= st->t->numel)
-        nopi_core_fail(c, "%s: %s past the end of a %lld-element tensor", fn,
-                       write ? "writes" : "reads", (long long)st->t->numel);
+    if (st->pos >= st->t->numel) {
+        char count[24];
+        snprintf(count, sizeof count, "%lld", (long long)st->t->numel);
+        nopi_core_fail(c, "%s: %s past the end of %s %s-element tensor", fn,
+                       write ? "writes" : "reads", nopi_number_article(count), count);
+    }
     if (st->t == c->run->dst) {
         if (write)
             nopi_out_write(c, st->pos, st->pos + 1);

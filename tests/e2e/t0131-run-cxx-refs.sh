@@ -47,7 +47,7 @@ test_expect "reading an input through a non-const copy's accessor is allowed" '
 test_expect "a reference past the end of a writable accessor stops the core" '
     run run refs write_out_of_range arange:8
     expect_status 1
-    expect_err "core 0: error: accessor<float, N>()[...]: index 8 of dimension 0 is out of range for a 8 tensor"'
+    expect_err "core 0: error: accessor<float, N>()[...]: index 8 of dimension 0 is out of range for an 8 tensor"'
 
 test_expect "output elements no reference was made to are unwritten output" '
     run run refs half_written arange:8

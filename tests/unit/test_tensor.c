@@ -150,6 +150,21 @@ static void compare_finds_the_worst(void **state)
     nopi_tensor_free(want);
 }
 
+/* English reads 8, 11, 18, 80-89 and 800-899 (and 8000, 11000, 800000 ...) with a vowel. */
+static void numbers_take_their_article(void **state)
+{
+    (void)state;
+    static const char *const an[] = { "8", "8x4", "11", "18-element", "80", "81x2", "89",
+                                      "800", "899", "8000", "11000", "18000", "80000",
+                                      "800000" };
+    static const char *const a[] = { "1", "3x4", "10", "12", "19", "1800", "100", "7",
+                                     "9000", "110000", "x8", "" };
+    for (size_t i = 0; i < sizeof an / sizeof *an; i++)
+        assert_string_equal(nopi_number_article(an[i]), "an");
+    for (size_t i = 0; i < sizeof a / sizeof *a; i++)
+        assert_string_equal(nopi_number_article(a[i]), "a");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -161,6 +176,7 @@ int main(void)
         cmocka_unit_test(npy_claimed_size_checked_first),
         cmocka_unit_test(generators_are_seeded),
         cmocka_unit_test(compare_finds_the_worst),
+        cmocka_unit_test(numbers_take_their_article),
     };
     return cmocka_run_group_tests_name("tensor", tests, NULL, NULL);
 }
