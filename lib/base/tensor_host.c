@@ -176,9 +176,10 @@ int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_e
     }
     bool random = strcmp(kind, "randn") == 0 || strcmp(kind, "rand") == 0;
     if (random && !is_floating((nt_dtype)dtype)) {   /* it would truncate to 0, 1 and -1 */
-        char what[128];
+        char what[192];
         snprintf(what, sizeof what, "%s makes floating-point numbers, not %s (torch.%s "
-                 "refuses it too)", kind, nopi_dtype_name((nt_dtype)dtype), kind);
+                 "refuses it too); give a float dtype, or make integers with arange or full",
+                 kind, nopi_dtype_name((nt_dtype)dtype), kind);
         return gen_error(err, spec, what);
     }
     int ndim;

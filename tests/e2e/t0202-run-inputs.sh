@@ -68,7 +68,7 @@ test_expect "randn and rand make the dtypes torch.randn and torch.rand make, and
         [ "$status" = "$want" ] || { echo "$kind:3:$d: exit $status, torch says $want"; exit 1; }
     done
     run run copy copy randn:5:u8
-    expect_err "bad tensor generator '\''randn:5:u8'\'': randn makes floating-point numbers, not uint8 (torch.randn refuses it too)"'
+    expect_err "bad tensor generator '\''randn:5:u8'\'': randn makes floating-point numbers, not uint8 (torch.randn refuses it too); give a float dtype, or make integers with arange or full"'
 
 # Before, an output of infinities summed up as "min 0  max 0  mean 0".
 test_expect "an output with no finite element has no min, max or mean" '
