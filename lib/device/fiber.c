@@ -148,24 +148,17 @@ static void chain(int sig, siginfo_t *si, void *uc)
     }
 }
 
-static uintptr_t interrupted_pc(void *ucv)
+/* The interrupted program counter and stack pointer, from the signal's context; 0 where
+ * they are not known (on_signal then decides without them). */
+static void interrupted(void *ucv, uintptr_t *pc, uintptr_t *sp)
 {
-#if defined(__x86_64__) && defined(REG_RIP)
-    return (uintptr_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
+#if defined(__x86_64__) && defined(REG_RIP) && defined(REG_RSP)
+    const greg_t *r = ((ucontext_t *)ucv)->uc_mcontext.gregs;
+    *pc = (uintptr_t)r[REG_RIP];
+    *sp = (uintptr_t)r[REG_RSP];
 #else
     (void)ucv;
-    return 0;
-#endif
-}
-
-/* The interrupted stack pointer; 0 where it is not known. */
-static uintptr_t interrupted_sp(void *ucv)
-{
-#if defined(__x86_64__) && defined(REG_RSP)
-    return (uintptr_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RSP];
-#else
-    (void)ucv;
-    return 0;
+    *pc = *sp = 0;
 #endif
 }
 
@@ -176,7 +169,8 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
         chain(sig, si, uc);
         return;
     }
-    uintptr_t pc = interrupted_pc(uc);
+    uintptr_t pc, sp;
+    interrupted(uc, &pc, &sp);
     bool in_library = pc >= w->text_lo && pc < w->text_hi;
     if (sig == NOPI_TIMEOUT_SIGNAL) {
         /* Stop the kernel only where it is in its own code: a runtime call may hold a lock
@@ -197,7 +191,6 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
          * the stack downwards (a frame larger even than the guard; a runtime call may run on
          * a host stack of its own) */
         nopi_core *c = w->core;
-        uintptr_t sp = interrupted_sp(uc);
         if (sig == SIGSEGV && c &&
             ((w->fault_addr >= (uintptr_t)c->stack.map && w->fault_addr < (uintptr_t)c->stack.lo) ||
              (in_library && sp && sp < (uintptr_t)c->stack.lo)))
