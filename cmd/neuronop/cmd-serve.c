@@ -170,23 +170,20 @@ static int load(server *s, const unsigned char *body, size_t len, buf *b)
         reply_error(b, &err);
         return REP_ERROR;
     }
+    char why[sizeof err.diag.msg], detail[sizeof err.diag.detail] = "";
     if (dc.memcheck && !nop_library_memcheck(lib)) {   /* as `neuronop run --memcheck` */
-        nop_library_close(lib);
-        err = (nop_error){ .kind = NOP_ERR_INPUT, .diag.severity = NOP_SEV_ERROR };
-        snprintf(err.diag.msg, sizeof err.diag.msg, "'%.900s' was built without --memcheck",
-                 path);
-        snprintf(err.diag.detail, sizeof err.diag.detail, "under --memcheck ops run memcheck "
-                 "builds: load the library with custom_op.load, or build it with 'neuronop "
-                 "build --memcheck' (custom_op.load_library then loads the libNAME.memcheck.so "
-                 "beside it)");
-        reply_error(b, &err);
-        return REP_ERROR;
+        snprintf(why, sizeof why, "'%.900s' was built without --memcheck", path);
+        snprintf(detail, sizeof detail, "under --memcheck ops run memcheck builds: load the "
+                 "library with custom_op.load, or build it with 'neuronop build --memcheck' "
+                 "(custom_op.load_library then loads the libNAME.memcheck.so beside it)");
+    } else if (device_cli_cores_fit(&dc, lib, s->profile, why, sizeof why) == 0) {
+        why[0] = '\0';   /* a single-core library under --cores is refused as run refuses it */
     }
-    char why[CORES_WHY_SIZE];   /* a single-core library under --cores: as run refuses it */
-    if (device_cli_cores_fit(&dc, lib, s->profile, why, sizeof why) != 0) {
+    if (why[0]) {
         nop_library_close(lib);
         err = (nop_error){ .kind = NOP_ERR_INPUT, .diag.severity = NOP_SEV_ERROR };
         snprintf(err.diag.msg, sizeof err.diag.msg, "%s", why);
+        snprintf(err.diag.detail, sizeof err.diag.detail, "%s", detail);
         reply_error(b, &err);
         return REP_ERROR;
     }
