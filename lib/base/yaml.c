@@ -412,6 +412,22 @@ int nopi_y_int(const nopi_ydoc *doc, const nopi_ynode *node, const char *key, in
     return nopi_y_error(doc, node, err, "'%s' must be a whole number, not %s", key, got);
 }
 
+/* Whether node is a number that is no finite one: YAML's .inf, -.inf and .nan (any case
+ * YAML allows), or what strtod reads as infinite or NaN (inf, nan, 1e999). */
+static bool infinite_or_nan(const nopi_ynode *node)
+{
+    if (node->kind != NOPI_Y_SCALAR || !node->plain)
+        return false;
+    const char *p = node->str + (node->str[0] == '-' || node->str[0] == '+');
+    static const char *const yaml[] = { ".inf", ".Inf", ".INF", ".nan", ".NaN", ".NAN" };
+    for (size_t i = 0; i < sizeof yaml / sizeof *yaml; i++)
+        if (strcmp(p, yaml[i]) == 0)
+            return true;
+    char *end;
+    double v = strtod(node->str, &end);
+    return node->str[0] && *end == '\0' && !isfinite(v);
+}
+
 int nopi_y_double(const nopi_ydoc *doc, const nopi_ynode *node, const char *key, double min,
                   double max, double *out, nop_error *err)
 {
@@ -429,7 +445,8 @@ int nopi_y_double(const nopi_ydoc *doc, const nopi_ynode *node, const char *key,
     }
     char got[128];
     describe(node, got, sizeof got);
-    return nopi_y_error(doc, node, err, "'%s' must be a number, not %s", key, got);
+    return nopi_y_error(doc, node, err, "'%s' must be a %snumber, not %s", key,
+                        infinite_or_nan(node) ? "finite " : "", got);
 }
 
 int nopi_y_strings(const nopi_ydoc *doc, const nopi_ynode *node, const char *key,
