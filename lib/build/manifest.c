@@ -149,7 +149,7 @@ static int set_stack(loader *L, const nopi_ynode *at, int64_t value, enum nop_st
 {
     nop_manifest *m = L->m;
     if (m->stack_from != NOP_STACK_DEFAULT && m->stack_size != value) {
-        nopi_y_error(L->doc, at, L->err, "STACK_SIZE given twice with different values "
+        nopi_y_error(L->doc, at, L->err, "the stack size is given twice, with different values "
                      "(%lld and %lld)", (long long)m->stack_size, (long long)value);
         nopi_detail(L->err, "the other is %s at line %d; keep one of them",
                     m->stack_from == NOP_STACK_CFLAGS ? "-DSTACK_SIZE in extra_cflags"
