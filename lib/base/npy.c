@@ -21,15 +21,23 @@
 #define DEVICE_DTYPES "float32, bfloat16, float16, int32, int8, int64, int16, uint8 " \
                       "(little-endian)"
 
-/* Maps a descr to a dtype; bf16 comes as '<V2' (np.save of an ml_dtypes array) or
- * 'bfloat16' (written with ml_dtypes' name). */
+/* Maps a descr to a dtype: what np.save writes ('<f4'), and what numpy also reads as the same
+ * little-endian type (no byte order, '=' for native, which is little on the machines neuronop
+ * runs on, and a type's name); bf16 comes as '<V2' (np.save of an ml_dtypes array) or
+ * 'bfloat16' (written with ml_dtypes' name).  A big-endian '>' descr is no dtype here. */
 static int parse_descr(const nopi_hv *v)
 {
     static const struct { const char *descr; nt_dtype d; } known[] = {
         { "<f4", NT_F32 }, { "<f2", NT_F16 }, { "<i4", NT_I32 }, { "|i1", NT_I8 },
         { "<i8", NT_I64 }, { "<i2", NT_I16 }, { "|u1", NT_U8 }, { "<V2", NT_BF16 },
         { "|V2", NT_BF16 }, { "bfloat16", NT_BF16 }, { "<i1", NT_I8 }, { "<u1", NT_U8 },
-        { "i1", NT_I8 }, { "u1", NT_U8 },
+        { "i1", NT_I8 }, { "u1", NT_U8 }, { "=i1", NT_I8 }, { "=u1", NT_U8 },
+        { "f4", NT_F32 }, { "=f4", NT_F32 }, { "float32", NT_F32 },
+        { "f2", NT_F16 }, { "=f2", NT_F16 }, { "float16", NT_F16 },
+        { "i4", NT_I32 }, { "=i4", NT_I32 }, { "int32", NT_I32 },
+        { "i8", NT_I64 }, { "=i8", NT_I64 }, { "int64", NT_I64 },
+        { "i2", NT_I16 }, { "=i2", NT_I16 }, { "int16", NT_I16 },
+        { "int8", NT_I8 }, { "uint8", NT_U8 },
     };
     for (size_t i = 0; i < NOPI_ARRAY_LEN(known); i++)
         if (v->strlen == strlen(known[i].descr) && memcmp(v->str, known[i].descr, v->strlen) == 0)

@@ -66,6 +66,9 @@ cat >"$WORK/cases" <<'EOF'
 1.0|{'descr': '<f4'; 'fortran_order': False, 'shape': (4,)}|
 1.0|{'descr': '<f4', 'fortran_order': False, 'shape': (4,)}\0|
 1.0|{'descr': '<f4', 'fortran_order': Falsey, 'shape': (4,)}|
+1.0|{'descr': 'f4', 'fortran_order': False, 'shape': (4,)}|
+1.0|{'descr': '=f4', 'fortran_order': False, 'shape': (4,)}|
+1.0|{'descr': 'float32', 'fortran_order': False, 'shape': (4,)}|
 EOF
 
 # numpy's verdict on each: "ok" with the array saved again by numpy.save, or "refused"
