@@ -64,10 +64,17 @@ static bool ident_char(char c)
     return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
+/* Whether the whole word `word` (n bytes) starts at p, in text. */
+static bool word_at(const char *text, const char *p, const char *word, size_t n)
+{
+    return !(p > text && ident_char(p[-1])) && strncmp(p, word, n) == 0 && !ident_char(p[n]);
+}
+
 /* Finds where a source uses `word`, for pointing at a forbidden call: the first whole-word use
  * in code followed by '(' (a call), else the first in code, else the first in a preprocessor
- * line (a macro's body).  Comments and string and character literals are not code, nor is a
- * directive (`#include <time.h>` names no call of time).  0, 0 when there is none. */
+ * line (a macro's body), else the first anywhere (a lexing this simple may get lost).
+ * Comments and string and character literals are not code, nor is a directive (`#include
+ * <time.h>` names no call of time).  0, 0 when there is none. */
 void nopi_locate_word(const char *path, const char *word, int *line, int *col)
 {
     *line = *col = 0;
@@ -75,8 +82,8 @@ void nopi_locate_word(const char *path, const char *word, int *line, int *col)
     if (nopi_read_file(path, &text, NULL) != 0)
         return;
     enum { CODE, LINE_COMMENT, BLOCK_COMMENT, STRING, CHAR } state = CODE;
-    struct { int line, col; } found[3] = { { 0, 0 }, { 0, 0 }, { 0, 0 } };   /* call, code,
-                                                                             * directive */
+    enum { CALL, IN_CODE, IN_DIRECTIVE, ANYWHERE, KINDS };
+    struct { int line, col; } found[KINDS] = { { 0, 0 } };
     size_t n = strlen(word);
     int l = 1;
     bool directive = false, line_start = true;
@@ -92,6 +99,8 @@ void nopi_locate_word(const char *path, const char *word, int *line, int *col)
             bol = p + 1;
             continue;
         }
+        if (!found[ANYWHERE].line && word_at(text, p, word, n))
+            found[ANYWHERE].line = l, found[ANYWHERE].col = (int)(p - bol) + 1;
         switch (state) {
         case LINE_COMMENT:
             continue;
@@ -129,39 +138,21 @@ void nopi_locate_word(const char *path, const char *word, int *line, int *col)
             state = *p == '"' ? STRING : CHAR;
             continue;
         }
-        if ((p > text && ident_char(p[-1])) || strncmp(p, word, n) != 0 || ident_char(p[n]))
+        if (!word_at(text, p, word, n))
             continue;
         const char *after = p + n;
         while (*after == ' ' || *after == '\t')
             after++;
-        int kind = directive ? 2 : *after == '(' ? 0 : 1;
+        int kind = directive ? IN_DIRECTIVE : *after == '(' ? CALL : IN_CODE;
         if (!found[kind].line)
             found[kind].line = l, found[kind].col = (int)(p - bol) + 1;
-        if (kind == 0)
+        if (kind == CALL)
             break;
         p += n - 1;
     }
-    for (int k = 0; k < 3; k++) {
-        if (found[k].line) {
-            *line = found[k].line;
-            *col = found[k].col;
-            free(text);
-            return;
-        }
-    }
-    /* in nothing read as code (a lexing this simple got lost): the first whole word */
-    l = 1;
-    bol = text;
-    for (const char *p = text; *p; p++) {
-        if (*p == '\n') {
-            l++;
-            bol = p + 1;
-        } else if (!(p > text && ident_char(p[-1])) && strncmp(p, word, n) == 0 &&
-                   !ident_char(p[n])) {
-            *line = l;
-            *col = (int)(p - bol) + 1;
-            break;
-        }
+    for (int k = 0; k < KINDS && !*line; k++) {
+        *line = found[k].line;
+        *col = found[k].col;
     }
     free(text);
 }
