@@ -73,8 +73,9 @@ session_left() {
 }
 
 # stopped SIG N ARGS...: starts $NEURONOP ARGS in a session of its own, sends SIG to its first
-# process once N live processes are in the session (neuronop and its workers; within 15 s: a
-# Python that imports torch takes seconds) and the last has had 0.3 s to start spinning, then
+# process once N live processes are in the session (neuronop and its workers; within 60 s by
+# the clock: a Python that imports torch, or a sanitized neuronop building the library first,
+# takes seconds, and more on a busy machine) and the last has had 0.3 s to start spinning, then
 # waits up to 3 s for every live process of the session to be gone.  Works in the current
 # folder (files sid, out, err).
 stopped() {
@@ -82,7 +83,8 @@ stopped() {
     shift 2
     rm -f sid
     in_session sid "$NEURONOP" "$@" >out 2>err &
-    for i in $(seq 300); do
+    st_end=$(($(date +%s) + 60))
+    while [ "$(date +%s)" -lt "$st_end" ]; do
         [ ! -f sid ] || [ "$(session_left "$(cat sid)" | wc -l)" -lt "$st_want" ] || break
         sleep 0.05
     done
