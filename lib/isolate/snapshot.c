@@ -112,19 +112,27 @@ static const char zero_page[PAGE];   /* read-only: not among what is restored */
  * so it reads as zeros, and reading it would only fault it in; but only where there is no
  * swap, which would also leave a written page not resident.  A file's pages (a library's
  * data) are never taken for zeros.  mincore answers for up to TOUCHED_PAGES pages at once,
- * across the mappings that follow this one without a gap (a core's stack and its guard, for
- * eight cores): one system call where there were a dozen. */
+ * across the anonymous mappings that follow this one without a gap (a core's stack and its
+ * guard, for eight cores): one system call where there were a dozen.  Not across a file's
+ * mapping (mincore looks each of its pages up in the page cache, which cost a restore more
+ * than all its other questions to mincore together), nor past the last mapping of the run
+ * whose pages are kept (a stack's gigabyte guard holds none). */
 static bool may_be_touched(nopi_snap *s, int i, uintptr_t at)
 {
     const struct region *r = &s->regions[i];
     if (r->inode || s->swap)
         return true;
     if (at < s->touched_lo || at >= s->touched_hi) {
-        uintptr_t hi = r->end;
-        for (int j = i + 1; j < s->nregions && s->regions[j].start == hi; j++)
-            hi = s->regions[j].end;
-        if ((hi - at) / PAGE > TOUCHED_PAGES)
-            hi = at + (uintptr_t)TOUCHED_PAGES * PAGE;
+        uintptr_t cap = at + (uintptr_t)TOUCHED_PAGES * PAGE;
+        uintptr_t hi = r->end, run_end = r->end;   /* hi: the run's last copied mapping */
+        for (int j = i + 1; j < s->nregions && s->regions[j].start == run_end &&
+                            run_end < cap && !s->regions[j].inode; j++) {
+            run_end = s->regions[j].end;
+            if (s->regions[j].copied)
+                hi = run_end;
+        }
+        if (hi > cap)
+            hi = cap;
         s->touched_lo = s->touched_hi = 0;
         if (mincore((void *)at, hi - at, s->touched) != 0)
             return true;

@@ -363,6 +363,51 @@ static void a_kept_worker_serves_many_runs_with_different_inputs(void **state)
     unit_cleanup(dir);
 }
 
+/* A kernel that writes its library's zero-initialized data far apart (three times past the
+ * 16 MB mincore asks about at once, beside the library's file-backed data), and counts the
+ * writes of the runs before it that it finds: a restore must put every such page back. */
+static const char *const dirty_kernel =
+    "#include <neuronop.h>\n"
+    "static char big[48 << 20];\n"
+    "nt_tensor *dirty(const nt_tensor *t, int64_t k) {\n"
+    "    int64_t seen = 0;\n"
+    "    for (int64_t at = k; at < (int64_t)sizeof big; at += 3 << 20) {\n"
+    "        seen += big[at] != 0;\n"
+    "        big[at] = 1;\n"
+    "    }\n"
+    "    return nt_fill_(get_dst_tensor(), nt_scalar_i(seen));\n"
+    "}\n";
+
+/* Runs of a kept worker find none of the pages an earlier run wrote, wherever they are in
+ * the library's data. */
+static void a_kept_worker_puts_back_every_page_a_run_wrote(void **state)
+{
+    const char *dir = unit_tmpdir();
+    nop_library *lib = unit_build(dir, "name: dirty\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\n"
+                                  "ops:\n  dirty: {args: [tensor, int64], shape: same, "
+                                  "kernel: dirty}\n", dirty_kernel, same_shape, false);
+    assert_non_null(lib);
+    nop_error err;
+    nop_profile *profile;
+    nop_device *dev = kept_device(&profile);
+    for (int i = 0; i < 4; i++) {
+        nop_tensor *t;
+        assert_int_equal(nop_tensor_generate(&t, "full:2:0:i64", 0, &err), 0);
+        nop_value v[2] = { { .type = NOP_ARG_TENSOR, .tensor = t },
+                           { .type = NOP_ARG_INT64, .i = 4095 } };
+        nop_run_result r;
+        if (nop_device_run(dev, lib, 0, v, 2, &r, &err) != 0)
+            fail_msg("%s: %s", err.diag.where, err.diag.msg);
+        assert_true(nop_tensor_get(r.output, 0) == 0);   /* none of the last run's writes */
+        nop_run_result_clear(&r);
+        nop_tensor_free(t);
+    }
+    nop_device_free(dev);
+    nop_profile_free(profile);
+    nop_library_close(lib);
+    unit_cleanup(dir);
+}
+
 /* What a shape function of one library's run could write of another's: a descriptor of the
  * kept device's inputs memfd, or a mapping of it (the parent's, inherited), or of another
  * worker's phase page (the parent's read-only mapping of it, inherited and made writable).
@@ -731,6 +776,7 @@ int main(void)
         cmocka_unit_test(a_worker_does_not_run_the_callers_handlers),
         cmocka_unit_test(a_record_is_bounded_before_anything_is_allocated),
         cmocka_unit_test(a_kept_worker_serves_many_runs_with_different_inputs),
+        cmocka_unit_test(a_kept_worker_puts_back_every_page_a_run_wrote),
         cmocka_unit_test(a_kept_worker_reaches_no_other_runs_inputs_or_phase_page),
         cmocka_unit_test(a_request_of_any_number_of_runs_ends_at_its_budget),
         cmocka_unit_test(the_filter_traps_what_the_device_has_not),
