@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,10 +196,14 @@ static void empty_environment(void)
     extern char **environ;
     int zp[2];
     if (pipe2(zp, O_CLOEXEC) == 0) {
-        for (char **e = environ; e && *e; e++)
-            zero(zp, *e, strlen(*e));
-        if (start && end > start)
+        /* the block first, in one go: the strings the program started with are there, and
+         * only those set since (setenv, putenv) need zeroing one by one */
+        bool block = start && end > start;
+        if (block)
             zero(zp, (char *)start, end - start);
+        for (char **e = environ; e && *e; e++)
+            if (!block || (uintptr_t)*e < start || (uintptr_t)*e >= end)
+                zero(zp, *e, strlen(*e));
         close(zp[0]);
         close(zp[1]);
     }

@@ -1,7 +1,8 @@
 /* Unit tests of what a process does before it runs user code (lib/base/usercode.c): its
- * environment emptied, a literal given to putenv included, and, where the kernel has
- * Landlock, its reads held to the library folder: not a file beside it, not a folder
- * LD_LIBRARY_PATH names relatively, nothing when the library lies in the home folder. */
+ * environment emptied, a literal given to putenv and a value given to setenv included,
+ * and, where the kernel has Landlock, its reads held to the library folder: not a file
+ * beside it, not a folder LD_LIBRARY_PATH names relatively, nothing when the library lies in
+ * the home folder. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -31,10 +32,16 @@ static int empties(void *arg)
     static char literal[] = "NEURONOP_UNIT_SECRET=token";
     putenv(literal);
     putenv((char *)"NEURONOP_UNIT_LITERAL=read-only");   /* a string in read-only memory */
+    /* a value set since the start, on the heap (glibc never frees it), outside the block
+     * the process started with */
+    if (setenv("NEURONOP_UNIT_HEAP", "token", 1) != 0)
+        return 3;
+    const char *heap = getenv("NEURONOP_UNIT_HEAP");
     if (nopi_usercode_confine(NULL) != 0)
         return 3;
     extern char **environ;
-    if ((environ && environ[0]) || getenv("PATH") || strstr(literal, "token"))
+    if ((environ && environ[0]) || getenv("PATH") || strstr(literal, "token") ||
+        strstr(heap, "token"))
         return 1;
     char buf[65536];
     int fd = open("/proc/self/environ", O_RDONLY);
