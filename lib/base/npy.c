@@ -18,6 +18,9 @@
 
 #include "npy.h"
 
+/* the longest header np.load reads by default (its max_header_size): no file numpy.save
+ * writes has a longer one */
+#define NPY_MAX_HEADER 10000
 #define DEVICE_DTYPES "float32, bfloat16, float16, int32, int8, int64, int16, uint8 " \
                       "(little-endian)"
 
@@ -110,6 +113,14 @@ int nop_tensor_load_npy(nop_tensor **out, const char *path, nop_error *err)
     }
     if (hlen > len - hstart) {
         nopi_npy_invalid(err, path, "%s", "truncated header");
+        goto out;
+    }
+    if (hlen > NPY_MAX_HEADER) {
+        char n[64];
+        snprintf(n, sizeof n, "%zu bytes, and numpy reads at most %d", hlen, NPY_MAX_HEADER);
+        nopi_npy_invalid(err, path, "its header is %s", n);
+        nopi_detail(err, "np.load refuses it too unless told to trust the file; save the "
+                    "array again with numpy.save");
         goto out;
     }
     nopi_hv vals[3];

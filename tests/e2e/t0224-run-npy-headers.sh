@@ -143,6 +143,33 @@ test_expect "a well-formed .npy of 9 dimensions gets the device's limit of 8" '
     expect_status 2
     expect_err "neuronop: error: '\''nine.npy'\'' has a shape the device cannot hold: 9 dimensions; the device allows at most 8"'
 
+# np.load reads a header of up to 10000 bytes (its max_header_size) and refuses a longer
+# one; numpy.save never writes one.  Before, neuronop read any length.
+test_expect "a header of 10000 bytes is read, and a longer one refused, as numpy does" '
+    /usr/bin/python3 - <<\PYEOF
+import numpy as np
+def write(name, hlen):
+    h = "{\x27descr\x27: \x27<f4\x27, \x27fortran_order\x27: False, \x27shape\x27: (4,), }"
+    h = (h + " " * (hlen - 1 - len(h)) + "\n").encode()
+    open(name, "wb").write(b"\x93NUMPY\x02\x00" + len(h).to_bytes(4, "little") + h +
+                           np.arange(4, dtype="<f4").tobytes())
+write("at.npy", 10000)
+write("past.npy", 10001)
+assert list(np.load("at.npy")) == [0, 1, 2, 3]
+try:
+    np.load("past.npy")
+    raise SystemExit("numpy read past.npy")
+except ValueError:
+    pass
+PYEOF
+    run run copy copy at.npy -o out.npy
+    expect_status 0
+    test "$(npy read out.npy | tr "\n" " ")" = "<f4 4 0 1 2 3 "
+    run run copy copy past.npy
+    expect_status 2
+    expect_err "neuronop: error: '\''past.npy'\'' is not a valid .npy file: its header is 10001 bytes, and numpy reads at most 10000"
+    expect_err "np.load refuses it too unless told to trust the file; save the array again with numpy.save"'
+
 test_expect "a .npy of 8 dimensions is read" '
     npy write eight.npy "<f4" 1x1x1x1x1x1x2x2 1 2 3 4
     run run copy copy eight.npy -o out.npy
