@@ -50,7 +50,9 @@ typedef struct nopi_stack {
     unsigned char *lo, *hi; /* the usable stack: [lo, hi) */
 } nopi_stack;
 
+/* Maps a stack of at least `usable` bytes above its guard into *s; 0, or -1 (s zeroed). */
 int nopi_stack_alloc(nopi_stack *s, size_t usable);
+/* Unmaps s's stack and zeroes s; a zeroed s (no stack) is left unwritten. */
 void nopi_stack_free(nopi_stack *s);
 /* Repaints the top `dirty` bytes (what a run may have written); the rest is still painted. */
 void nopi_stack_repaint(nopi_stack *s, size_t dirty);

@@ -36,8 +36,10 @@
 /* What a device keeps between runs, so a launch reuses rather than allocates. */
 typedef struct slot {
     nopi_stack stack;           /* sized for stack_size + STACK_RESERVE */
-    ucontext_t context;         /* a getcontext result, reused for every run */
-    bool have_context;
+    /* a getcontext result, reused for every run: allocated with the slot's first use, so
+     * that a device of 64 slots is 5 KB rather than 64 (every page of which a new process
+     * faults in, and a forked one copies on its first write) */
+    ucontext_t *context;
     size_t stack_size;
     size_t dirty;               /* bytes from the top written since it was last painted */
     unsigned char *tcm;
@@ -183,6 +185,7 @@ void nop_device_free(nop_device *dev)
     for (int i = 0; i < NOPI_MAX_CORES; i++) {
         nopi_stack_free(&dev->slots[i].stack);
         free(dev->slots[i].tcm);
+        free(dev->slots[i].context);
     }
     nopi_stack_free(&dev->shape_stack);
     nopi_stack_free(&dev->ref_stack);
@@ -211,9 +214,10 @@ static int slot_ready(nop_device *dev, uint32_t id, size_t stack_size)
             return -1;
         memset(s->tcm, NOPI_UNSET_BYTE, (size_t)dev->profile->tcm_bytes);
     }
-    if (!s->have_context) {
-        getcontext(&s->context);
-        s->have_context = true;
+    if (!s->context) {
+        if (!(s->context = malloc(sizeof *s->context)))
+            return -1;
+        getcontext(s->context);
     }
     return 0;
 }
@@ -277,7 +281,7 @@ static int core_init(nop_device *dev, nopi_core *c, nopi_run *run, uint32_t id,
         nopi_stack_repaint(&s->stack, s->dirty);
     c->stack = c->host_stack ? dev->ref_stack : s->stack;
     c->tcm = s->tcm;
-    c->fiber = s->context;
+    c->fiber = *s->context;
     c->fiber_ready = true;
     return run->memcheck ? nopi_memcheck_start(c) : 0;
 }

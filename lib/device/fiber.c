@@ -93,8 +93,9 @@ int nopi_stack_alloc(nopi_stack *s, size_t usable)
 
 void nopi_stack_free(nopi_stack *s)
 {
-    if (s->map)
-        munmap(s->map, s->map_size);
+    if (!s->map)
+        return;   /* nothing to write: a forked process copies each page it writes */
+    munmap(s->map, s->map_size);
     memset(s, 0, sizeof *s);
 }
 
