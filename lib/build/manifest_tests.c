@@ -90,8 +90,9 @@ static int load_test(loader *L, nopi_test *t, const nopi_ynode *n)
         for (const char *c = s; *c && k < sizeof shown - 1; c++)
             shown[k++] = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c;
         shown[k] = '\0';
-        return nopi_y_error(L->doc, v, L->err, "test name '%s' must be a non-empty line "
-                            "without '[' or ']', which mark a sub-case's values", shown);
+        return nopi_y_error(L->doc, v, L->err, "test name '%s' must be one non-empty line of "
+                            "printable characters, without '[' or ']' (which mark a "
+                            "sub-case's values)", shown);
     }
     if (!(t->name = strdup(s)))
         return oom(L);
