@@ -288,9 +288,22 @@ static int call(server *s, const unsigned char *body, size_t len, buf *b)
     if (make_values(s, s->libs[rq.lib].described, (int)rq.op, args, rq.nargs, vals, tensors,
                     b) != 0)
         goto out;
+    const nop_library *described = s->libs[rq.lib].described;
     const nop_library *lib = served_runnable(s->libs, s->nlibs, (int)rq.lib, s->here, &err);
-    int rc = lib ? nop_device_run(s->dev, lib, (int)rq.op, vals, (int)rq.nargs, &s->held, &err)
-                 : -1;
+    int op = (int)rq.op;
+    if (lib && lib != described) {   /* loaded here, maybe from a rebuild: the op is the
+                                      * one Python named, wherever the rebuild put it */
+        nop_opinfo info;
+        nop_library_op(described, op, &info);
+        if ((op = nop_library_find_op(lib, info.name)) < 0) {
+            err = (nop_error){ .kind = NOP_ERR_INPUT, .diag.severity = NOP_SEV_ERROR };
+            snprintf(err.diag.msg, sizeof err.diag.msg, "'%.900s' no longer has op '%s': it "
+                     "was rebuilt without it since it was loaded", nop_library_path(lib),
+                     info.name);
+            lib = NULL;
+        }
+    }
+    int rc = lib ? nop_device_run(s->dev, lib, op, vals, (int)rq.nargs, &s->held, &err) : -1;
     rep.host_seconds = s->held.seconds;
     if (rc == 0 && (rq.flags & CALL_PROFILE)) {
         nop_error serr;

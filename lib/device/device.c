@@ -698,8 +698,12 @@ int nopi_device_run_here(nop_device *dev, const nop_library *lib, int op, int re
     if (!lib->handle)   /* its constructors may hang: bounded as a shape function is */
         phase(dev, NOPI_PHASE_LOAD, 0, "");
     const nop_library *use = nopi_library_runnable(lib, &opened, err);
-    int rc = use ? run_op(dev, use, op, ref, args, nargs, res, err) : -1;
-    if (!use)
+    /* loaded from its file just now, which may have been rebuilt since lib was read: the
+     * op is the one lib names, wherever the rebuild put it */
+    if (use && use != lib && ref < 0 && op >= 0 && op < lib->desc->nops)
+        op = nopi_library_same_op(use, op, lib->desc->ops[op].name, err);
+    int rc = use && op >= 0 ? run_op(dev, use, op, ref, args, nargs, res, err) : -1;
+    if (!use || op < 0)
         memset(res, 0, sizeof *res);
     nop_library_close(opened);
     return rc;

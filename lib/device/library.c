@@ -306,6 +306,18 @@ int nop_library_find_op(const nop_library *lib, const char *name)
     return -1;
 }
 
+int nopi_library_same_op(const nop_library *lib, int op, const char *name, nop_error *err)
+{
+    if (op >= 0 && op < lib->desc->nops && strcmp(lib->desc->ops[op].name, name) == 0)
+        return op;
+    for (int i = 0; i < lib->desc->nops; i++)
+        if (strcmp(lib->desc->ops[i].name, name) == 0)
+            return i;
+    nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' no longer has op '%s': it was rebuilt "
+              "without it since it was loaded", lib->path, name);
+    return -1;
+}
+
 int nop_library_find_reference(const nop_library *lib, const char *name)
 {
     for (int i = 0; i < lib->desc->nrefs; i++)

@@ -27,6 +27,12 @@ extern const struct nt__api nopi_api_table;
 const nop_library *nopi_library_runnable(const nop_library *lib, nop_library **opened,
                                          nop_error *err);
 
+/* The index in lib of the op a caller knows as op named name, from a description of lib's
+ * file read before lib was loaded: op itself while it still has that name, else the op of
+ * that name in the file as rebuilt since (its ops in another order), so a run never runs
+ * another op than the one named; -1 with err filled when the rebuild has no such op. */
+int nopi_library_same_op(const nop_library *lib, int op, const char *name, nop_error *err);
+
 /* describe.c: frees the descriptor of a library nop_library_describe made. */
 void nopi_library_free_described(nop_library *lib);
 

@@ -85,11 +85,15 @@ static int run_isolated(nop_device *dev, const nop_library *lib, int op, int ref
 
 /* ---- a kept zygote: requests with their inputs in a memfd --------------------------------- */
 
-/* A request: this, then nargs kept_arg, then the library's path (path_len bytes). */
+/* A request: this, then nargs kept_arg, then the op's name (name_len bytes), then the
+ * library's path (path_len bytes). */
 struct kept_req {
     int32_t op, ref, nargs;
     uint32_t path_len;
     uint64_t map_bytes;         /* the memfd's size */
+    uint32_t name_len;          /* the op as the caller's description of the file names it:
+                                 * a rebuild may have put it at another index */
+    uint32_t pad_;
 };
 
 struct kept_arg {
@@ -155,7 +159,8 @@ static int serve_kept(nop_device *cdev, void *ctx, const void *data, size_t len,
         return nopi_fault(err, NOP_FAULT_HOST, "a malformed request");
     memcpy(&h, p, sizeof h);
     if (h.nargs < 0 || h.nargs > NOP_MAX_ARGS || h.path_len >= PATH_MAX ||
-        len != sizeof h + (size_t)h.nargs * sizeof(struct kept_arg) + h.path_len)
+        h.name_len >= PATH_MAX ||
+        len != sizeof h + (size_t)h.nargs * sizeof(struct kept_arg) + h.name_len + h.path_len)
         return nopi_fault(err, NOP_FAULT_HOST, "a malformed request");
     /* the inputs are read, not mapped: the child of a server that reuses it would unmap
      * them when it puts itself back, a TLB shootdown across its threads that cost more than
@@ -195,8 +200,15 @@ static int serve_kept(nop_device *cdev, void *ctx, const void *data, size_t len,
     }
     if (h.path_len != strlen(kl->path) || memcmp(p + len - h.path_len, kl->path, h.path_len))
         return nopi_fault(err, NOP_FAULT_HOST, "a malformed request");
+    char *name = strndup(p + len - h.path_len - h.name_len, h.name_len);
+    if (!name)
+        return nopi_nomem(err);
+    int op = h.ref < 0 ? nopi_library_same_op(kl->loaded, h.op, name, err) : h.op;
+    free(name);
+    if (op < 0)
+        return -1;
     nop_run_result r;
-    int rc = nopi_device_run_here(cdev, kl->loaded, h.op, h.ref, vals, h.nargs, &r, err);
+    int rc = nopi_device_run_here(cdev, kl->loaded, op, h.ref, vals, h.nargs, &r, err);
     if (nopi_wire_put_run(w, &r) != 0 && rc == 0)
         rc = nopi_fault(err, NOP_FAULT_HOST, "cannot send the result");
     return rc;   /* everything here ends with the request: the child is put back or ends */
@@ -297,14 +309,16 @@ static int arena(kept *k, size_t bytes, nop_error *err)
 /* Copies the tensors of args into k's arena and describes every argument in a request (*req,
  * *len; caller frees), the tensors' bytes in the arena at *inputs; 0, or -1 with err filled.  The arena is rewritten only once the last
  * run has answered: its child read it and closed the memfd before its user code ran. */
-static int make_request(kept *k, const char *path, int op, int ref, const nop_value *args,
-                        int nargs, char **req, size_t *len, size_t *inputs, nop_error *err)
+static int make_request(kept *k, const char *path, const char *name, int op, int ref,
+                        const nop_value *args, int nargs, char **req, size_t *len,
+                        size_t *inputs, nop_error *err)
 {
     *req = NULL;
     if (nargs < 0 || nargs > NOP_MAX_ARGS)
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "%d arguments: an op takes at most "
                          "%d", nargs, NOP_MAX_ARGS);
-    struct kept_req h = { op, ref, nargs, (uint32_t)strlen(path), 0 };
+    size_t name_len = strlen(name);
+    struct kept_req h = { op, ref, nargs, (uint32_t)strlen(path), 0, (uint32_t)name_len, 0 };
     struct kept_arg ka[NOP_MAX_ARGS];
     memset(ka, 0, sizeof ka);
     for (int a = 0; a < nargs; a++) {
@@ -319,7 +333,7 @@ static int make_request(kept *k, const char *path, int op, int ref, const nop_va
         ka[a].offset = h.map_bytes;
         h.map_bytes += ((uint64_t)t->numel * t->itemsize + ALIGN - 1) / ALIGN * ALIGN;
     }
-    *len = sizeof h + (size_t)nargs * sizeof *ka + h.path_len;
+    *len = sizeof h + (size_t)nargs * sizeof *ka + name_len + h.path_len;
     *inputs = (size_t)h.map_bytes;
     int rc = h.map_bytes > SIZE_MAX / 2 ? nopi_nomem(err)
                                         : arena(k, (size_t)h.map_bytes, err);
@@ -329,7 +343,8 @@ static int make_request(kept *k, const char *path, int op, int ref, const nop_va
         return -1;
     memcpy(*req, &h, sizeof h);
     memcpy(*req + sizeof h, ka, (size_t)nargs * sizeof *ka);
-    memcpy(*req + sizeof h + (size_t)nargs * sizeof *ka, path, h.path_len);
+    memcpy(*req + sizeof h + (size_t)nargs * sizeof *ka, name, name_len);
+    memcpy(*req + sizeof h + (size_t)nargs * sizeof *ka + name_len, path, h.path_len);
     for (int a = 0; a < nargs; a++)
         if (args[a].type == NOP_ARG_TENSOR && args[a].tensor)
             memcpy(k->map + ka[a].offset, args[a].tensor->data,
@@ -360,7 +375,8 @@ static int run_kept(nop_device *dev, const nop_library *lib, int op, int ref,
     char *req = NULL;
     size_t len, inputs;
     kept_lib *kl = kept_for(dev, k, path, err);
-    int rc = kl ? make_request(k, path, op, ref, args, nargs, &req, &len, &inputs, err) : -1;
+    int rc = kl ? make_request(k, path, lib->desc->ops[op].name, op, ref, args, nargs,
+                                   &req, &len, &inputs, err) : -1;
     free(real);
     if (rc == 0)
         rc = nopi_server_call_fd(kl->srv, lib->desc->ops[op].name, 5.0, 1, req, len,

@@ -117,6 +117,13 @@ def register(path):
                 % (namespace, path))
         ops = desc.get("ops", [])
         known = _libraries.get(real)
+        # the supervisor has just read the file anew, and a call names its op by its index in
+        # what it read: each op registered from this file points at its op there before
+        # anything below can raise, or at None when a rebuild left it out
+        index = {"%s::%s" % (namespace, op["name"]): i for i, op in enumerate(ops)}
+        for have in _ops.values():
+            if have.path == real:
+                have.index = index.get(have.qualname)
         planned = []
         for i, op in enumerate(ops):
             qualname = "%s::%s" % (namespace, op["name"])
@@ -167,8 +174,8 @@ def register(path):
                 lib.impl(op.schema.split("(", 1)[0], op, key)
                 _ops[op.qualname] = op
         if known is None:
-            known = _libraries[real] = Library(real, desc["library"], namespace,
-                                               [op["name"] for op in ops])
+            known = _libraries[real] = Library(real, desc["library"], namespace, [])
+        known.ops = [op["name"] for op in ops]   # a rebuild's
         return known
 
 
@@ -194,6 +201,10 @@ def _caller_level():
 
 def _run(op, args):
     """The CPU implementation of every neuronop op."""
+    if op.index is None:
+        raise errors.InputError(
+            "op '%s' is no longer in '%s': the library was rebuilt without it since it was "
+            "loaded" % (op.qualname, op.path), where=op.qualname)
     if op.redefined:
         raise errors.InputError(
             "op '%s' was loaded as %s, and '%s' was rebuilt since with %s: torch cannot change "

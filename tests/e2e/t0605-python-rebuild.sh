@@ -5,11 +5,30 @@
 # must start that zygote again, not serve the call from a child that loaded the old one.
 # With NEURONOP_SANDBOX=off the supervisor keeps each library loaded itself: a rebuild must
 # make it load the new file, and a library loaded again must not get the loader's copy of
-# the old one.  One Python process (importing torch costs seconds) goes through every case.
-# Expectations come from torch itself.
+# the old one.  A rebuild may list the ops in another order, or leave one out: a call runs
+# the op it names, or raises InputError, never the op now at its old index.  One Python
+# process (importing torch costs seconds) goes through every case.  Expectations come from
+# torch itself.
 . ./lib.sh
 
 copy_example negate "$WORK/neg"
+# a library of two ops of one signature, neg and dbl, and manifests that list them in
+# either order, or dbl alone: a rebuild moves an op to another index, or leaves it out
+mkdir -p "$WORK/order"
+cat >"$WORK/order/k.c" <<'K'
+#include <neuronop.h>
+nt_tensor *neg(const nt_tensor *x) { return nt_mul_s_out(get_dst_tensor(), x, nt_scalar_i(-1)); }
+nt_tensor *dbl(const nt_tensor *x) { return nt_mul_s_out(get_dst_tensor(), x, nt_scalar_i(2)); }
+K
+cat >"$WORK/order/s.c" <<'S'
+#include <neuronop.h>
+nt_tensor *same(const nt_tensor *x) { return nt_empty(nt_dim(x), nt_sizes(x), nt_dtype_of(x)); }
+S
+for m in "neg dbl" "dbl neg" "dbl"; do
+    { printf '%s\n' 'name: order' 'compute_srcs: [k.c]' 'shape_srcs: [s.c]' 'ops:'
+      for op in $m; do printf '  %s: {args: [tensor], shape: same, kernel: %s}\n' $op $op; done
+    } >"$WORK/order/$(echo $m | tr ' ' _).yaml"
+done
 cat >"$WORK/rebuild.py" <<'EOT'
 import os
 import subprocess
@@ -82,6 +101,44 @@ for what, call in (("loading it", lambda: custom_op.load_library(library)),
 retype(False)
 custom_op.load_library(library)
 print("signature back:", torch.equal(torch.ops.negate.negate(x), torch.mul(x, k)))
+
+# a rebuild that moves an op to another index, or leaves it out: a call runs the op it names
+# or raises, never the op the rebuild put at its old index
+order = os.path.join(os.path.dirname(folder), "order")
+
+
+def reorder(ops):
+    os.replace(os.path.join(order, ops + ".yaml"), os.path.join(order, "neuronop.yaml"))
+    subprocess.run([neuronop, "build", order], check=True, stdout=subprocess.DEVNULL)
+    with open(os.path.join(order, ops + ".yaml"), "w") as f:   # (for the next case)
+        f.write(open(os.path.join(order, "neuronop.yaml")).read())
+
+
+def answers(name):
+    try:
+        got = getattr(torch.ops.order, name)(x)
+    except errors.InputError as e:
+        return "InputError: " + e.message
+    for op, want in (("neg", torch.mul(x, -1)), ("dbl", torch.mul(x, 2))):
+        if torch.equal(got, want):
+            return op
+    return "other values"
+
+
+for sandbox in ("on", "off"):
+    os.environ["NEURONOP_SANDBOX"] = sandbox
+    _client.supervisor().close()
+    for again in (False, True):
+        reorder("neg_dbl")
+        custom_op.load_library(order + "/build/liborder.so")
+        assert (answers("neg"), answers("dbl")) == ("neg", "dbl")
+        for ops in ("dbl_neg", "dbl"):
+            reorder(ops)
+            if again:
+                custom_op.load_library(order + "/build/liborder.so")
+            print("sandbox %s, %s, rebuilt as %s: neg ran %s; dbl ran %s"
+                  % (sandbox, "loaded again" if again else "not loaded again", ops,
+                     answers("neg"), answers("dbl")))
 print("done")
 EOT
 run python "$WORK/rebuild.py" "$NEURONOP" "$WORK/neg"
@@ -102,5 +159,15 @@ test_expect "a rebuild that changes an op signature is refused at loading and at
     expect_out "signature change, calling it: op '\''negate::negate'\'' was loaded as negate(Tensor t_in) -> Tensor, and"
     expect_out "restart Python to call the new one"
     expect_out "signature back: True"'
+
+gone="neg ran InputError: .*rebuilt without it since it was loaded; dbl ran dbl"
+for sandbox in on off; do
+    for again in "not loaded again" "loaded again"; do
+        test_expect "sandbox $sandbox, $again: a rebuild that reorders ops runs each by name" "
+            expect_out 'sandbox $sandbox, $again, rebuilt as dbl_neg: neg ran neg; dbl ran dbl'"
+        test_expect "sandbox $sandbox, $again: an op a rebuild left out raises InputError" "
+            grep -q '^sandbox $sandbox, $again, rebuilt as dbl: $gone' out"
+    done
+done
 
 test_done
