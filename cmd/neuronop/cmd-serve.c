@@ -160,7 +160,13 @@ static int load(server *s, const unsigned char *body, size_t len, buf *b)
     }
     memcpy(path, body, len);
     path[len] = '\0';
-    if (s->nlibs == MAX_LIBS) {
+    /* a library loaded again (custom_op.load run again, after a rebuild or not) takes its
+     * own slot and id back, so loading one library any number of times holds one slot */
+    int slot = s->nlibs;
+    for (int i = 0; i < s->nlibs; i++)
+        if (strcmp(nop_library_path(s->libs[i].described), path) == 0)
+            slot = i;
+    if (slot == MAX_LIBS) {
         reply_protocol(b, "too many libraries loaded in one process");
         return REP_ERROR;
     }
@@ -193,8 +199,12 @@ static int load(server *s, const unsigned char *body, size_t len, buf *b)
         reply_protocol(b, "out of memory");
         return REP_ERROR;
     }
-    id[0] = (uint32_t)s->nlibs;
-    s->libs[s->nlibs++] = (served_lib){ .described = lib };
+    id[0] = (uint32_t)slot;
+    if (slot < s->nlibs)
+        served_close(&s->libs[slot]);
+    else
+        s->nlibs++;
+    s->libs[slot] = (served_lib){ .described = lib };
     if (!b->oom)
         memcpy(b->p + at, id, sizeof id);
     reply_item(b, ITEM_JSON, json, strlen(json));

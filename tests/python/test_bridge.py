@@ -247,6 +247,18 @@ def _():
     assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
 
 
+@check("loading a library again and again holds one supervisor slot: it never runs out")
+def _():
+    # a notebook's cell run again, or a load in a loop: the supervisor has room for 256
+    # libraries, and each load took one, the same library's too
+    from neuronop import _client
+    pid = _client.supervisor().pid()
+    for _ in range(300):
+        custom_op.load_library(os.path.join(MLP, "librelu.so"))
+    assert _client.supervisor().pid() == pid   # (one supervisor took every load)
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+
+
 @check("load_library registers a C library under its own name")
 def _():
     custom_op.load_library(lib("crash/librules_crash.so"))
