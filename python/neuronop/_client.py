@@ -224,7 +224,11 @@ class Supervisor:
     """One supervisor process and its arena; every request holds the lock."""
 
     def __init__(self):
-        self._lock = threading.Lock()
+        # reentrant for the thread that holds it: a signal handler that calls an op runs in
+        # a thread that may be in a request (_serving)
+        self._lock = threading.RLock()
+        self._busy = False      # a request of the thread that holds the lock is under way
+        self._inner = None      # the supervisor of the calls made while it is (_serving)
         self._proc = None
         self._sock = None
         self._arena = None
@@ -278,7 +282,10 @@ class Supervisor:
         supervisor, its socket and the arena are the parent's, and sharing them would mix
         the two processes' requests and tensors, so the child lets go of its copies (closing
         only its own descriptors) and its first call starts its own supervisor."""
-        self._lock = threading.Lock()   # another thread may have held it at the fork
+        self._lock = threading.RLock()  # another thread may have held it at the fork
+        self._busy = False
+        if self._inner is not None:
+            self._inner.after_fork_in_child()
         if self._sock is not None:
             self._sock.close()
             self._sock = None
@@ -300,6 +307,10 @@ class Supervisor:
     def close(self):
         """Ends the supervisor and frees the arena (the next call starts another)."""
         with self._lock:
+            if self._inner is not None:
+                self._inner.close()
+            if self._busy:   # from a signal handler, in a request of this thread's
+                return
             self._stop(grace=2.0)
             self._plans = {}   # they hold views of the arena
             if self._arena is not None:
@@ -408,6 +419,8 @@ class Supervisor:
             reply.raise_error()
         self._ids[path] = reply.fixed[0]
         self._plans = {}   # they name libraries by their ids
+        if self._inner is not None:   # its description may be older: it reads the file again
+            self._inner._ids.pop(path, None)
         return reply.fixed[0], reply.json
 
     def _plan(self, path, op, args, profile):
@@ -453,18 +466,33 @@ class Supervisor:
                                            value if is_int else 0))
         return b"".join(parts), inputs, out_offset
 
+    def _serving(self, fn, *args):
+        """fn(*args) with a running supervisor, holding the lock.  A signal handler runs in
+        the main thread between two bytecodes, also while that thread waits for a reply: one
+        that calls an op then (a SIGINT or SIGALRM handler that evaluates the model) would
+        deadlock on the lock, or, past it, read the pending request's reply as its own.  Its
+        requests go to a second supervisor, started for them and kept."""
+        with self._lock:
+            if self._busy:
+                if self._inner is None:
+                    self._inner = Supervisor()
+                return self._inner._serving(fn.__func__.__get__(self._inner), *args)
+            self._busy = True
+            try:
+                return self._retrying(fn, *args)
+            finally:
+                self._busy = False
+
     def load(self, path):
         """Describes the library at path (never loading its code here); its JSON."""
-        with self._lock:
-            return self._retrying(self._load, path)[1]
+        return self._serving(self._load, path)[1]
 
     def call(self, path, op, args, profile=False):
         """Runs op (an index) of the library at path with args, a list of (ARG_*, value):
         tensors must be CPU tensors of a device dtype.  Returns (Result, Reply): the
         Result's output is None when the op failed, and Reply.raise_error() raises why
         (after the caller has shown the run's warnings and printf text)."""
-        with self._lock:
-            return self._retrying(self._call, path, op, args, profile)
+        return self._serving(self._call, path, op, args, profile)
 
     def _call(self, path, op, args, profile):
         # a loop calls an op with the same shapes again and again: its request and the

@@ -463,6 +463,36 @@ def _():
         signal.signal(signal.SIGPIPE, old)
 
 
+HANDLER = """
+import signal, sys, torch, neuronop
+from neuronop import custom_op
+custom_op.load_library(sys.argv[1])
+custom_op.load_library(sys.argv[2])
+x = torch.randn(64, 120)
+got = []
+def handler(sig, frame):
+    got.append(torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x)))
+signal.signal(signal.SIGALRM, handler)
+signal.setitimer(signal.ITIMER_REAL, 0.3)   # while the kernel spins (for --timeout 1)
+try:
+    torch.ops.rules_crash.spin(torch.ones(4))
+except neuronop.TimeoutError:
+    print("spin: TimeoutError")
+print("handler:", got)
+print("after:", torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x)))
+"""
+
+
+@check("a signal handler that calls an op during another call gets its answer, as does the call")
+def _():
+    # the handler runs in the thread that waits for the spinning call's reply: it used to
+    # wait for the lock that thread holds, for ever (a process of its own: a hang ends there)
+    out = subprocess.run([sys.executable, "-c", HANDLER, os.path.join(MLP, "librelu.so"),
+                          lib("crash/librules_crash.so")], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, timeout=60).stdout
+    assert out.splitlines()[-3:] == ["spin: TimeoutError", "handler: [True]", "after: True"], out
+
+
 @check("a supervisor that dies during a call raises SupervisorError; the next call works")
 def _():
     from neuronop import _client
