@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 
 from . import _client, _ops, errors
 
@@ -56,7 +57,9 @@ def _write_if_changed(path, text):
                 return
     except OSError:
         pass
-    tmp = "%s.%d.tmp" % (path, os.getpid())
+    # the thread's own name too: threads of one process that load one library at once
+    # would write one file, and all but the first replace would fail
+    tmp = "%s.%d.%d.tmp" % (path, os.getpid(), threading.get_ident())
     with open(tmp, "w") as f:
         f.write(text)
     os.replace(tmp, path)

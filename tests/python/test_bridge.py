@@ -96,6 +96,41 @@ def _():
     assert hasattr(torch.ops.my_ops, "relu_backward")
 
 
+@check("threads that load one library at once all get it")
+def _():
+    # each writes the manifest through a file of its own before renaming it into place (one
+    # per process, once: every thread but the first failed with FileNotFoundError)
+    with tempfile.TemporaryDirectory() as top:
+        with open(os.path.join(MLP, "shape.cpp")) as f:   # (the example's ops are taken)
+            shape = f.read().replace("NEURON_LIBRARY(my_ops, m)", "NEURON_LIBRARY(thr_ops, m)")
+        with open(os.path.join(top, "shape.cpp"), "w") as f:
+            f.write(shape)
+        with open(os.path.join(MLP, "relu.cpp")) as f, \
+                open(os.path.join(top, "relu.cpp"), "w") as g:
+            g.write(f.read())
+        manifest = os.path.join(top, "build", ".neuronop", "thr.yaml")
+        failed = []
+
+        def load():
+            try:
+                custom_op.load(name="thr", compute_srcs=[os.path.join(top, "relu.cpp")],
+                               shape_srcs=[os.path.join(top, "shape.cpp")],
+                               build_directory=os.path.join(top, "build"))
+            except Exception as e:  # noqa: BLE001 - any is the failure
+                failed.append(repr(e))
+        for _ in range(3):   # a manifest to write each time (its write was the race)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(manifest)
+            threads = [threading.Thread(target=load) for _ in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        assert not failed, failed
+        assert os.listdir(os.path.dirname(manifest)) == ["thr.yaml"]
+        assert torch.equal(torch.ops.thr_ops.relu_forward(x), torch.relu(x))
+
+
 @check("custom_op.load refuses a name that is no C identifier before writing anything")
 def _():
     srcs = dict(compute_srcs=[os.path.join(MLP, "relu.cpp")],
