@@ -536,6 +536,14 @@ int cmd_serve(int argc, char **argv)
         free_option_lists(&serve_spec);
         return STATUS_USAGE;
     }
+    /* Ctrl-C and Ctrl-\ go to the terminal's whole foreground process group: this process
+     * and its workers too, which then died under the call Python was waiting for (a
+     * SupervisorError, even when the script's own SIGINT handler meant to let the step finish).
+     * The script decides what the keys do: an interrupted call stops this process itself
+     * (_client.py), and this process ends with Python however Python ends.  Ignored here, they
+     * are ignored in the workers forked from it too (worker.c keeps what is ignored). */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
     server s = { .fd = (int)fd, .arena_fd = -1, .here = !sandbox_on() };
     dc.diag = collect;
     dc.diag_ctx = &s;

@@ -507,8 +507,12 @@ x = torch.randn(64, 120)
 got = []
 def handler(sig, frame):
     got.append(torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x)))
-signal.signal(signal.SIGALRM, handler)
-signal.setitimer(signal.ITIMER_REAL, 0.3)   # while the kernel spins (for --timeout 1)
+if sys.argv[3] == "alarm":
+    signal.signal(signal.SIGALRM, handler)
+    signal.setitimer(signal.ITIMER_REAL, 0.3)   # while the kernel spins (for --timeout 1)
+else:   # Ctrl-C: the test sends SIGINT to this process's group, the supervisor's too
+    signal.signal(signal.SIGINT, handler)
+    print("ready", flush=True)
 try:
     torch.ops.rules_crash.spin(torch.ones(4))
 except neuronop.TimeoutError:
@@ -523,8 +527,28 @@ def _():
     # the handler runs in the thread that waits for the spinning call's reply: it used to
     # wait for the lock that thread holds, for ever (a process of its own: a hang ends there)
     out = subprocess.run([sys.executable, "-c", HANDLER, os.path.join(MLP, "librelu.so"),
-                          lib("crash/librules_crash.so")], stdout=subprocess.PIPE,
+                          lib("crash/librules_crash.so"), "alarm"], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, timeout=60).stdout
+    assert out.splitlines()[-3:] == ["spin: TimeoutError", "handler: [True]", "after: True"], out
+
+
+@check("Ctrl-C with the script's own SIGINT handler leaves the call it interrupts running")
+def _():
+    # the terminal sends SIGINT to its foreground process group, where the supervisor and
+    # its workers are too: they died of it, and the call raised SupervisorError, although
+    # the script had chosen to go on (a training loop that finishes its step, say)
+    child = subprocess.Popen([sys.executable, "-c", HANDLER, os.path.join(MLP, "librelu.so"),
+                              lib("crash/librules_crash.so"), "group"], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        assert child.stdout.readline() == "ready\n"
+        time.sleep(0.3)   # the kernel spins now (for --timeout 1)
+        os.killpg(child.pid, signal.SIGINT)
+        out = child.communicate(timeout=60)[0]
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
     assert out.splitlines()[-3:] == ["spin: TimeoutError", "handler: [True]", "after: True"], out
 
 
