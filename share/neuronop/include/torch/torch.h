@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <initializer_list>
+#include <limits>
 #include <type_traits>
 
 #define NT__TORCH_API 1

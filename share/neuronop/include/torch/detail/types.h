@@ -78,6 +78,58 @@ NT__TORCH_F16_OPS(Half)
 #undef NT__TORCH_F16_OPS
 #undef NT__TORCH_F16_OP
 
+} // namespace c10
+
+/* std::numeric_limits of the 16-bit floats, c10's (Half-inl.h, BFloat16-inl.h) member for
+ * member: without them the primary template answers 0 for max(), epsilon() and the rest. */
+namespace std {
+#define NT__TORCH_F16_LIMITS(H, iec, dig, dig10, maxdig10, minexp, minexp10, maxexp, maxexp10, \
+                             bmin, blowest, bmax, beps, bround, binf, bqnan, bsnan)            \
+    template <> class numeric_limits<c10::H> {                                                \
+    public:                                                                                   \
+        static constexpr bool is_specialized = true;                                          \
+        static constexpr bool is_signed = true;                                               \
+        static constexpr bool is_integer = false;                                             \
+        static constexpr bool is_exact = false;                                               \
+        static constexpr bool has_infinity = true;                                            \
+        static constexpr bool has_quiet_NaN = true;                                           \
+        static constexpr bool has_signaling_NaN = true;                                       \
+        static constexpr auto has_denorm = numeric_limits<float>::has_denorm;                 \
+        static constexpr auto has_denorm_loss = numeric_limits<float>::has_denorm_loss;       \
+        static constexpr auto round_style = numeric_limits<float>::round_style;               \
+        static constexpr bool is_iec559 = iec;                                                \
+        static constexpr bool is_bounded = true;                                              \
+        static constexpr bool is_modulo = false;                                              \
+        static constexpr int digits = dig;                                                    \
+        static constexpr int digits10 = dig10;                                                \
+        static constexpr int max_digits10 = maxdig10;                                         \
+        static constexpr int radix = 2;                                                       \
+        static constexpr int min_exponent = minexp;                                           \
+        static constexpr int min_exponent10 = minexp10;                                       \
+        static constexpr int max_exponent = maxexp;                                           \
+        static constexpr int max_exponent10 = maxexp10;                                       \
+        static constexpr auto traps = numeric_limits<float>::traps;                           \
+        static constexpr auto tinyness_before = numeric_limits<float>::tinyness_before;       \
+        static constexpr c10::H min() { return c10::H(bmin, c10::H::from_bits()); }           \
+        static constexpr c10::H lowest() { return c10::H(blowest, c10::H::from_bits()); }     \
+        static constexpr c10::H max() { return c10::H(bmax, c10::H::from_bits()); }           \
+        static constexpr c10::H epsilon() { return c10::H(beps, c10::H::from_bits()); }       \
+        static constexpr c10::H round_error() { return c10::H(bround, c10::H::from_bits()); } \
+        static constexpr c10::H infinity() { return c10::H(binf, c10::H::from_bits()); }      \
+        static constexpr c10::H quiet_NaN() { return c10::H(bqnan, c10::H::from_bits()); }    \
+        static constexpr c10::H signaling_NaN() { return c10::H(bsnan, c10::H::from_bits()); } \
+        static constexpr c10::H denorm_min() { return c10::H(0x0001, c10::H::from_bits()); }  \
+    };
+NT__TORCH_F16_LIMITS(Half, true, 11, 3, 5, -13, -4, 16, 4, 0x0400, 0xFBFF, 0x7BFF, 0x1400,
+                     0x3800, 0x7C00, 0x7E00, 0x7D00)
+/* (c10's BFloat16 signaling_NaN() is 0x7F80, infinity's bits: kept, as torch answers it) */
+NT__TORCH_F16_LIMITS(BFloat16, false, 8, 2, 4, -125, -37, 128, 38, 0x0080, 0xFF7F, 0x7F7F,
+                     0x3C00, 0x3F00, 0x7F80, 0x7FC0, 0x7F80)
+#undef NT__TORCH_F16_LIMITS
+} // namespace std
+
+namespace c10 {
+
 /* Options of a factory function.  Only the dtype has an effect (as on the device); a default
  * TensorOptions() means float. */
 class TensorOptions {
