@@ -9,8 +9,10 @@
  * C++ kernel is told in its own terms what a C kernel is told in C's.
  */
 #include <stdbool.h>
+#include <string.h>
 
 #include "api_impl.h"
+#include "tensorlib.h"
 
 /* The C++ element type of each dtype, as torch/torch.h spells it. */
 static const char *cxx_type(int64_t d)
@@ -48,6 +50,23 @@ void nopi_api_cxx_check(int what, const nt_tensor *t, int64_t a, int64_t b)
         nopi_shape_str(t, shape, sizeof shape);
         nopi_core_fail(c, "sizes()[%lld] of a tensor of %d dimension%s (%s): the index must be "
                        "below dim()", (long long)a, t->ndim, t->ndim == 1 ? "" : "s", shape);
+    }
+    if (what == NT__CXX_SCALAR) {   /* Scalar::toInt(), to<T>() ...: c10's checked_convert */
+        nt_scalar s = nt_scalar_i(a);
+        if (!(b & 256)) {
+            double f;
+            memcpy(&f, &a, sizeof f);
+            s = nt_scalar_f(f);
+        }
+        int64_t i;
+        float fv;
+        nt_dtype d = (nt_dtype)(b & 255);
+        if ((b & 255) > NT_U8 || nopi_scalar_checked(s, d, &i, &fv))
+            return;
+        char v[64];
+        nopi_scalar_str(s, v, sizeof v);
+        nopi_core_fail(c, "torch::Scalar(%s) to %s: value cannot be converted to type %s "
+                       "without overflow", v, nopi_torch_cpp_name(d), nopi_torch_cpp_name(d));
     }
     if (what < NT__CXX_ACCESSOR || what > NT__CXX_FROM_TCM || b < 0 || b > NT_U8)
         nopi_core_fail(c, "nt__cxx_check(%d): not a check torch/torch.h makes", what);

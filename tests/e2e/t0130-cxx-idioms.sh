@@ -2,7 +2,8 @@
 # The idiom suite: torch C++ idioms on accessor elements (auto copies, T & bindings, integer
 # compound operators, ?:, std::max, std::swap, template deduction, lambdas, const T & seeing
 # later writes, c10's 16-bit float rounding, 4-D kernels in the style of the public RWKV
-# wkv op - our own code, not a copy) compute bit for bit what libtorch 1.13 computes.
+# wkv op - our own code, not a copy) compute bit for bit what libtorch 1.13 computes, and
+# torch::Scalar's conversions give its values and refuse what it refuses.
 # tests/fixtures/cxx/idioms/k.cpp is compiled unmodified twice: by neuronop build, and into
 # driver.cpp against the real libtorch, whose outputs are the expectations.
 # One translation unit against libtorch takes 6-40 s, so the driver's outputs are cached
@@ -35,5 +36,28 @@ while read -r name op nin; do
         tail -c "$n" "$name.out.npy" >"$name.got"
         cmp "$name.got" "$cache/$name.bin"'
 done <"${cache:-/dev/null}/cases"
+
+# torch::Scalar's conversions (scalars/k.cpp): the value libtorch converts each to, bit for
+# bit, or where c10 throws (a value the type cannot hold), a stopped core with c10's message.
+test_expect "Scalar conversions (toInt(), to<T>() ...) give what libtorch gives, or its refusal" '
+    run build idioms/scalars
+    expect_status 0
+    bad=0
+    while read -r name value how; do
+        run run idioms/scalars scalar_to zeros:1 "$value" "$how" -o "$name.npy"
+        if [ -f "$cache/$name.err" ]; then
+            why=$(cat "$cache/$name.err")
+            if [ "$status" != 1 ] || ! grep -qF -- ": $why" "$WORK/err"; then
+                echo "$value by conversion $how: torch says \"$why\", neuronop exits $status"
+                cat "$WORK/err"
+                bad=1
+            fi
+        elif [ "$status" != 0 ] || ! tail -c 8 "$name.npy" | cmp -s - "$cache/$name.bin"; then
+            echo "$value by conversion $how: not what libtorch converts it to"
+            cat "$WORK/err"
+            bad=1
+        fi
+    done <"${cache:-/dev/null}/scalars"
+    [ -s "$cache/scalars" ] && [ $bad -eq 0 ]'
 
 test_done

@@ -41,6 +41,7 @@
 /* What torch's header brings with it and kernels use without including it themselves:
  * assert, abort, memcpy and math (the device has them, neuronop-cxx(3)). */
 #include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

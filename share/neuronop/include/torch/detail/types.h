@@ -203,8 +203,34 @@ template <class T> struct elem_ok {
 };
 } // namespace detail
 
+namespace detail {
+/* c10's overflow check of a Scalar converted to dtype d (checked_convert, c10/util/Half.h's
+ * overflows): an integral d takes the whole numbers of its range (uint8 also -255 to -1,
+ * which wrap) and the doubles inside it (NaN never); a floating d takes any double but a
+ * finite one past its largest value, and any int64 but one past float16's. */
+inline bool scalar_fits(nt_scalar s, nt_dtype d) noexcept
+{
+    if (d == NT_F32 || d == NT_BF16 || d == NT_F16) {
+        const double max = d == NT_F16 ? 65504.0 : d == NT_BF16 ? ldexp(255.0, 120)
+                                                                 : static_cast<double>(FLT_MAX);
+        const double v = s.is_int ? static_cast<double>(s.i) : s.f;
+        return v != v || (!s.is_int && (v == HUGE_VAL || v == -HUGE_VAL)) ||
+               (v <= max && v >= -max);
+    }
+    const int64_t lo = d == NT_I8 ? INT8_MIN : d == NT_I16 ? INT16_MIN : d == NT_I32 ? INT32_MIN
+                     : d == NT_I64 ? INT64_MIN : 0;
+    const int64_t hi = d == NT_I8 ? INT8_MAX : d == NT_I16 ? INT16_MAX : d == NT_I32 ? INT32_MAX
+                     : d == NT_I64 ? INT64_MAX : UINT8_MAX;
+    if (s.is_int)
+        return s.i <= hi && (d == NT_U8 ? s.i >= -255 : s.i >= lo);
+    return s.f >= static_cast<double>(lo) && s.f <= static_cast<double>(hi);
+}
+} // namespace detail
+
 /* A number passed to an op or a tensor operation: a double or an int64, as torch's.  Its
- * layout is nt_scalar's, so an op's Scalar argument arrives as the runtime made it. */
+ * layout is nt_scalar's, so an op's Scalar argument arrives as the runtime made it.
+ * Converting it out (toInt(), to<T>() ...) is checked as c10 checks it: a value the type
+ * cannot hold stops the core, where torch throws. */
 class Scalar {
 public:
     Scalar() noexcept : s_(nt_scalar_i(0)) {}
@@ -219,18 +245,71 @@ public:
     bool isIntegral(bool includeBool = false) const noexcept { (void)includeBool; return s_.is_int; }
     bool isFloatingPoint() const noexcept { return !s_.is_int; }
     double toDouble() const noexcept { return nt_scalar_to_f(s_); }
-    float toFloat() const noexcept { return static_cast<float>(nt_scalar_to_f(s_)); }
-    int64_t toLong() const noexcept { return nt_scalar_to_i(s_); }
-    int32_t toInt() const noexcept { return static_cast<int32_t>(nt_scalar_to_i(s_)); }
-    template <class T> T to() const noexcept
+    float toFloat() const noexcept { return static_cast<float>(checked(NT_F32)); }
+    c10::Half toHalf() const noexcept { return c10::Half(static_cast<float>(checked(NT_F16))); }
+    c10::BFloat16 toBFloat16() const noexcept
     {
-        return std::is_integral<T>::value ? static_cast<T>(toLong()) : static_cast<T>(toDouble());
+        return c10::BFloat16(static_cast<float>(checked(NT_BF16)));
     }
+    int64_t toLong() const noexcept { return whole(NT_I64); }
+    int32_t toInt() const noexcept { return static_cast<int32_t>(whole(NT_I32)); }
+    int16_t toShort() const noexcept { return static_cast<int16_t>(whole(NT_I16)); }
+    int8_t toChar() const noexcept { return static_cast<int8_t>(whole(NT_I8)); }
+    uint8_t toByte() const noexcept { return static_cast<uint8_t>(whole(NT_U8)); }
+    /* c10 never refuses a bool: any nonzero value, NaN too, is true */
+    bool toBool() const noexcept { return s_.is_int ? s_.i != 0 : s_.f != 0; }
+    /* torch's types only (the others are deleted there): see the specialisations below */
+    template <class T> T to() const noexcept;
     nt_scalar nt() const noexcept { return s_; }   /* the C API's value (neuronop.h) */
 
 private:
+    /* the value as a double, once c10's check for dtype d passes */
+    double checked(nt_dtype d) const noexcept
+    {
+        if (!detail::scalar_fits(s_, d))
+            refuse(d);
+        return nt_scalar_to_f(s_);
+    }
+    /* the value as an int64 for integral dtype d: a double truncated toward zero */
+    int64_t whole(nt_dtype d) const noexcept
+    {
+        if (!detail::scalar_fits(s_, d))
+            refuse(d);
+        if (s_.is_int)
+            return s_.i;
+        return s_.f >= 9223372036854775808.0 ? INT64_MIN : static_cast<int64_t>(s_.f);
+    }
+    /* stops the core with c10's message (the runtime formats it) */
+    void refuse(nt_dtype d) const noexcept
+    {
+        int64_t raw = s_.i;
+        if (!s_.is_int)
+            memcpy(&raw, &s_.f, sizeof raw);
+        nt__cxx_check(NT__CXX_SCALAR, nullptr, raw, static_cast<int64_t>(d) | (s_.is_int ? 256 : 0));
+    }
     nt_scalar s_;
 };
+
+template <class T> inline T Scalar::to() const noexcept
+{
+    static_assert(detail::never<T>::value, "torch::Scalar::to<T>(): T must be one of torch's: "
+                  "bool, uint8_t, int8_t, int16_t, int, int64_t, float, double, c10::Half or "
+                  "c10::BFloat16");
+    return T();
+}
+template <> inline bool Scalar::to<bool>() const noexcept { return toBool(); }
+template <> inline uint8_t Scalar::to<uint8_t>() const noexcept { return toByte(); }
+template <> inline int8_t Scalar::to<int8_t>() const noexcept { return toChar(); }
+template <> inline int16_t Scalar::to<int16_t>() const noexcept { return toShort(); }
+template <> inline int32_t Scalar::to<int32_t>() const noexcept { return toInt(); }
+template <> inline int64_t Scalar::to<int64_t>() const noexcept { return toLong(); }
+template <> inline float Scalar::to<float>() const noexcept { return toFloat(); }
+template <> inline double Scalar::to<double>() const noexcept { return toDouble(); }
+template <> inline c10::Half Scalar::to<c10::Half>() const noexcept { return toHalf(); }
+template <> inline c10::BFloat16 Scalar::to<c10::BFloat16>() const noexcept
+{
+    return toBFloat16();
+}
 
 /* A list of sizes: a tensor's sizes(), or a braced list given to a factory ({32, 4096}, or
  * {num_elem} of a size_t, as the published samples write it).  It holds its sizes (at most
