@@ -26,10 +26,11 @@ inline Tensor ones(IntArrayRef size, TensorOptions options) noexcept
 {
     return Tensor(nt_ones(size.nt_ndim(), size.data(), detail::to_nt(options.dtype())));
 }
+/* without a dtype, full's is its fill value's: int64 for a whole number (ATen) */
 inline Tensor full(IntArrayRef size, const Scalar &fill_value, TensorOptions options) noexcept
 {
-    return Tensor(nt_full(size.nt_ndim(), size.data(), fill_value.nt(),
-                          detail::to_nt(options.dtype())));
+    ScalarType d = options.has_dtype() || !fill_value.isIntegral() ? options.dtype() : kLong;
+    return Tensor(nt_full(size.nt_ndim(), size.data(), fill_value.nt(), detail::to_nt(d)));
 }
 inline Tensor eye(int64_t n, int64_t m, TensorOptions options) noexcept
 {

@@ -131,16 +131,19 @@ NT__TORCH_F16_LIMITS(BFloat16, false, 8, 2, 4, -125, -37, 128, 38, 0x0080, 0xFF7
 namespace c10 {
 
 /* Options of a factory function.  Only the dtype has an effect (as on the device); a default
- * TensorOptions() means float. */
+ * TensorOptions() has none, which means float, but to full(), which takes its fill value's
+ * (int64 for a whole number, as ATen's infer_full_options). */
 class TensorOptions {
 public:
-    TensorOptions() noexcept : dtype_(ScalarType::Float) {}
-    TensorOptions(ScalarType d) noexcept : dtype_(d) {}
+    TensorOptions() noexcept : dtype_(ScalarType::Float), has_dtype_(false) {}
+    TensorOptions(ScalarType d) noexcept : dtype_(d), has_dtype_(true) {}
     TensorOptions dtype(ScalarType d) const noexcept { return TensorOptions(d); }
     ScalarType dtype() const noexcept { return dtype_; }
+    bool has_dtype() const noexcept { return has_dtype_; }
 
 private:
     ScalarType dtype_;
+    bool has_dtype_;
 };
 
 } // namespace c10
