@@ -253,6 +253,12 @@ static nt_tensor *binary(nt_tensor *out, const nt_tensor *self, const nt_tensor 
                : "bitwise_or", nopi_torch_type_name(rd));
 
     nopi_tl_args x = { .op = tl_of[op], .ct = ct, .a = self, .b = other, .ai = 1, .af = 1 };
+    /* a C++ bool Scalar (no device tensor is bool): ATen's sub_check, then its alpha_check */
+    if (op == SUB && !other && s.is_bool)
+        refuse(c, &k, "Subtraction, the `-` operator, with a bool tensor is not supported. If "
+               "you are trying to invert a mask, use the `~` or `logical_not()` operator instead");
+    if (alpha && alpha->is_bool)
+        refuse(c, &k, "Boolean alpha only supported for Boolean results");
     if (alpha) {
         if (!nopi_dtype_is_float(ct) && !alpha->is_int)
             refuse(c, &k, "For integral input tensors, argument alpha must not be a floating "

@@ -159,6 +159,10 @@ bool nopi_scalar_checked(nt_scalar s, nt_dtype d, int64_t *i, float *f)
 
 void nopi_scalar_str(nt_scalar s, char *buf, size_t size)
 {
+    if (s.is_bool) {
+        snprintf(buf, size, "%s", s.i ? "true" : "false");
+        return;
+    }
     if (s.is_int) {
         snprintf(buf, size, "%lld", (long long)s.i);
         return;

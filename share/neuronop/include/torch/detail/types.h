@@ -237,16 +237,28 @@ inline bool scalar_fits(nt_scalar s, nt_dtype d) noexcept
 class Scalar {
 public:
     Scalar() noexcept : s_(nt_scalar_i(0)) {}
-    template <class T, typename std::enable_if<std::is_integral<T>::value, int>::type = 0>
+    template <class T, typename std::enable_if<std::is_integral<T>::value &&
+                                                   !std::is_same<T, bool>::value, int>::type = 0>
     Scalar(T v) noexcept : s_(nt_scalar_i(static_cast<int64_t>(v))) {}
+    /* a bool stays one, as c10's: not integral unless asked (isIntegral(true)), and refused
+     * as alpha and by sub */
+    template <class T, typename std::enable_if<std::is_same<T, bool>::value, int>::type = 0>
+    Scalar(T v) noexcept : s_(nt_scalar_i(v ? 1 : 0))
+    {
+        s_.is_bool = 1;
+    }
     template <class T, typename std::enable_if<std::is_floating_point<T>::value, int>::type = 0>
     Scalar(T v) noexcept : s_(nt_scalar_f(static_cast<double>(v))) {}
     Scalar(c10::BFloat16 v) noexcept : s_(nt_scalar_f(static_cast<float>(v))) {}
     Scalar(c10::Half v) noexcept : s_(nt_scalar_f(static_cast<float>(v))) {}
     explicit Scalar(nt_scalar s) noexcept : s_(s) {}
 
-    bool isIntegral(bool includeBool = false) const noexcept { (void)includeBool; return s_.is_int; }
+    bool isIntegral(bool includeBool = false) const noexcept
+    {
+        return s_.is_int && (!s_.is_bool || includeBool);
+    }
     bool isFloatingPoint() const noexcept { return !s_.is_int; }
+    bool isBoolean() const noexcept { return s_.is_bool; }
     double toDouble() const noexcept { return nt_scalar_to_f(s_); }
     float toFloat() const noexcept { return static_cast<float>(checked(NT_F32)); }
     c10::Half toHalf() const noexcept { return c10::Half(static_cast<float>(checked(NT_F16))); }
