@@ -42,7 +42,8 @@ struct BFloat16 {
     static constexpr from_bits_t from_bits() noexcept { return from_bits_t(); }
     BFloat16() = default;
     constexpr BFloat16(unsigned short bits, from_bits_t) noexcept : x(bits) {}
-    BFloat16(float v) noexcept : x(nt_f32_to_bf16(v)) {}
+    /* c10 makes every NaN 0x7fc0 (its sign and payload are dropped) */
+    BFloat16(float v) noexcept : x(v != v ? static_cast<uint16_t>(0x7fc0) : nt_f32_to_bf16(v)) {}
     operator float() const noexcept { return nt_bf16_to_f32(x); }
 };
 struct Half {
