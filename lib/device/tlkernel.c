@@ -199,8 +199,18 @@ void nopi_tl_run(const nopi_tl_args *xa, nt_tensor *r)
     }
     int64_t n = r->numel;
     const nt_tensor *a = x->a, *b = x->b;
+    /* float32 pow by a Scalar exponent of the general case: ATen's vectorised loop, which
+     * takes the elements 16 at a time (AVX2), raises to the exponent made a float, and only
+     * its scalar loop, which takes the rest, to the double */
+    double ed = x->ed;
+    int64_t vec = 0;
+    if (x->op == NOPI_TL_POW && x->pow_special && x->ct == NT_F32 && ed != 0 && ed != 1 &&
+        ed != 0.5 && ed != -0.5 && ed != -1 && ed != 2 && ed != 3 && ed != -2)
+        vec = n - n % 16;
     if (nopi_dtype_is_float(x->ct)) {
         for (int64_t i = 0; i < n; i++) {
+            if (vec)
+                x->ed = i < vec ? (double)(float)ed : ed;
             float va = x->a_scalar ? x->bf : ld_f(a, i);
             float vb = b ? ld_f(b, i) : x->bf;
             if (x->ct != NT_F32) {   /* operands in ct first (an integral one rounds) */

@@ -128,3 +128,9 @@ nt_tensor *add_scalar(const nt_tensor *x, nt_scalar s)
 {
     return nt_add_s_out(get_dst_tensor(), x, s, nt_scalar_i(1));
 }
+
+/* self ^ s, on tensors longer than the table's (t0220) */
+nt_tensor *pow_scalar(const nt_tensor *x, nt_scalar s)
+{
+    return nt_pow_out(get_dst_tensor(), x, s);
+}
