@@ -193,11 +193,17 @@ void nopi_tl_run(const nopi_tl_args *xa, nt_tensor *r)
     if (run_f32(xa, r))
         return;
     nopi_tl_args xs = *xa, *x = &xs;
+    int64_t n = r->numel;
+    /* bfloat16 add and sub: ATen's vectorised loop, which takes the elements 32 at a time
+     * (AVX2), computes self + alpha * other as one float multiply-add rounded once; its
+     * scalar loop, which takes the rest, rounds alpha * other to bfloat16 first (below).
+     * float16 has no vectorised loop there. */
+    int64_t fused = x->op == NOPI_TL_ADD && x->ct == NT_BF16 ? n - n % 32 : 0;
+    const float alpha = x->af, other = x->bf;
     if (x->op == NOPI_TL_ADD && !x->b && (x->ct == NT_BF16 || x->ct == NT_F16)) {
         x->bf = nopi_round_to(x->ct, x->af * x->bf);   /* a Scalar other times alpha, once */
         x->af = 1;
     }
-    int64_t n = r->numel;
     const nt_tensor *a = x->a, *b = x->b;
     /* float32 pow by a Scalar exponent of the general case: ATen's vectorised loop, which
      * takes the elements 16 at a time (AVX2), raises to the exponent made a float, and only
@@ -217,7 +223,10 @@ void nopi_tl_run(const nopi_tl_args *xa, nt_tensor *r)
                 va = nopi_round_to(x->ct, va);
                 vb = nopi_round_to(x->ct, vb);
             }
-            st_f(r, i, nopi_round_to(x->ct, fop(x, va, vb)));
+            if (i < fused)
+                st_f(r, i, nopi_round_to(x->ct, fmaf(alpha, b ? vb : other, va)));
+            else
+                st_f(r, i, nopi_round_to(x->ct, fop(x, va, vb)));
         }
         return;
     }

@@ -134,3 +134,9 @@ nt_tensor *pow_scalar(const nt_tensor *x, nt_scalar s)
 {
     return nt_pow_out(get_dst_tensor(), x, s);
 }
+
+/* self + alpha * other, on tensors longer than the table's (t0220) */
+nt_tensor *add_alpha(const nt_tensor *x, const nt_tensor *y, nt_scalar alpha)
+{
+    return nt_add_out(get_dst_tensor(), x, y, alpha);
+}

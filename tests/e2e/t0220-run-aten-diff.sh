@@ -3,6 +3,7 @@
 # form and special value, through the C and the C++ surface; where torch raises, the device
 # error and torch's reason), and Scalars on the command line that start with '-'.
 . ./lib.sh
+npy() { perl "$NEURONOP_SRC/tests/e2e/npy.pl" "$@"; }
 PY=/usr/bin/python3   # Debian's, with python3-torch (mk/deps.sh)
 # The libraries are built once per version of tests/diff, under out/ (g++ takes seconds).
 key=$(cd "$NEURONOP_SRC/tests/diff" && cat k.c s.c table.h neuronop.yaml cxx/* | cksum | cut -d' ' -f1)
@@ -74,6 +75,31 @@ for i in far:
     print(\"element %d: torch bits %d, neuronop %d\" % (i, want[i], got[i]))
 sys.exit(1 if len(far) or len(got) != 40 else 0)
 " "$want"'
+
+# bfloat16 add with an alpha: ATen's vectorised loop (32 elements at a time) computes
+# self + alpha * other as one float multiply-add, its scalar loop (the rest) rounds alpha *
+# other to bfloat16 first.  The inputs and torch 1.13's result, bit for bit, come from torch.
+sums=$(torch_says '
+import torch
+i = torch.arange(40, dtype=torch.float32)
+a = ((i * 0.731).sin() * 3).bfloat16()
+b = ((i * 1.37).cos() * 5).bfloat16()
+print(" ".join(repr(v) for v in a.float().tolist()))
+print(" ".join(repr(v) for v in b.float().tolist()))
+print(" ".join(str(v & 0xffff) for v in torch.add(a, b, alpha=1.7).view(torch.int16).tolist()))
+')
+test_expect "bfloat16 add with alpha 1.7 of 40 elements is torch's, bit for bit, both loops" '
+    [ -n "$sums" ]
+    npy write a.npy "<V2" 40 $(echo "$sums" | sed -n 1p)
+    npy write b.npy "<V2" 40 $(echo "$sums" | sed -n 2p)
+    run run tdiff add_alpha a.npy b.npy 1.7 -o sum.npy
+    expect_status 0
+    got=$("$PY" -c "
+import numpy as np
+print(\" \".join(str(v) for v in np.load(\"sum.npy\").view(np.uint16).tolist()))
+")
+    [ "$got" = "$(echo "$sums" | sed -n 3p)" ] || {
+        echo "torch:    $(echo "$sums" | sed -n 3p)"; echo "neuronop: $got"; false; }'
 
 why=$(torch_says '
 import torch
