@@ -161,8 +161,10 @@ enum {
     NT__CXX_TO_TCM,         /* tcm_accessor().tensor_to_tcm<T>(): b = T's dtype */
     NT__CXX_FROM_TCM,       /* tcm_accessor().tcm_to_tensor<T>(): b = T's dtype */
     NT__CXX_SIZES,          /* t.sizes()[a] (t may be NULL: a list of b sizes) */
-    NT__CXX_SCALAR          /* a Scalar to dtype b & 255 (an int64 a if b & 256, else a
+    NT__CXX_SCALAR,         /* a Scalar to dtype b & 255 (an int64 a if b & 256, else a
                              * double's bits): stops the core unless c10 allows it */
+    NT__CXX_BOOL_FULL       /* torch::full() of a bool without a dtype: a bool tensor in
+                             * torch, which the device does not have; always stops the core */
 };
 void nt__cxx_check(int what, const nt_tensor *t, int64_t a, int64_t b);
 

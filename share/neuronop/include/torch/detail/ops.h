@@ -26,9 +26,12 @@ inline Tensor ones(IntArrayRef size, TensorOptions options) noexcept
 {
     return Tensor(nt_ones(size.nt_ndim(), size.data(), detail::to_nt(options.dtype())));
 }
-/* without a dtype, full's is its fill value's: int64 for a whole number (ATen) */
+/* without a dtype, full's is its fill value's: int64 for a whole number, bool for a bool
+ * (ATen), which the device does not have */
 inline Tensor full(IntArrayRef size, const Scalar &fill_value, TensorOptions options) noexcept
 {
+    if (!options.has_dtype() && fill_value.isBoolean())
+        nt__cxx_check(NT__CXX_BOOL_FULL, nullptr, 0, 0);
     ScalarType d = options.has_dtype() || !fill_value.isIntegral() ? options.dtype() : kLong;
     return Tensor(nt_full(size.nt_ndim(), size.data(), fill_value.nt(), detail::to_nt(d)));
 }
