@@ -234,6 +234,7 @@ class Supervisor:
         self._arena = None
         self._arena_sent = False   # the current supervisor has mapped self._arena
         self._ids = {}          # library path -> its id in the current supervisor
+        self._opidx = {}        # library path -> {op name: its index} as that one read it
         self._plans = {}        # a call's key -> its plan (_plan)
         self._rbuf = None       # the reply buffer (MAX_REPLY bytes) and a view of it
         self._rview = None
@@ -260,6 +261,7 @@ class Supervisor:
             theirs.close()
         self._sock = ours
         self._ids = {}
+        self._opidx = {}
         self._plans = {}
         self._arena_sent = False
 
@@ -299,6 +301,7 @@ class Supervisor:
             self._arena = None
         self._arena_sent = False
         self._ids = {}
+        self._opidx = {}
 
     def pid(self):
         """The supervisor's process id (None before the first request)."""
@@ -418,6 +421,10 @@ class Supervisor:
         if reply.status != REP_OK:
             reply.raise_error()
         self._ids[path] = reply.fixed[0]
+        # a call names its op: this supervisor's index of it is in what it read just now,
+        # which a rebuild since Python registered the op may have reordered (a supervisor
+        # started again, or the second one, reads the file anew)
+        self._opidx[path] = {op["name"]: i for i, op in enumerate(reply.json.get("ops", []))}
         self._plans = {}   # they name libraries by their ids
         if self._inner is not None:   # its description may be older: it reads the file again
             self._inner._ids.pop(path, None)
@@ -444,7 +451,12 @@ class Supervisor:
         out_offset = end
         arena = self._ensure_arena(out_offset + largest)
         lib = self._lib_id(path)
-        parts = [CALL_REQ.pack(lib, op, len(args), CALL_PROFILE if profile else 0,
+        index = self._opidx[path].get(op)
+        if index is None:
+            raise errors.InputError(
+                "'%s' no longer has op '%s': it was rebuilt without it since it was loaded"
+                % (path, op))
+        parts = [CALL_REQ.pack(lib, index, len(args), CALL_PROFILE if profile else 0,
                                out_offset)]
         inputs = []
         for i, ((kind, value), offset) in enumerate(zip(args, layout)):
@@ -488,7 +500,7 @@ class Supervisor:
         return self._serving(self._load, path)[1]
 
     def call(self, path, op, args, profile=False):
-        """Runs op (an index) of the library at path with args, a list of (ARG_*, value):
+        """Runs op (its name) of the library at path with args, a list of (ARG_*, value):
         tensors must be CPU tensors of a device dtype.  Returns (Result, Reply): the
         Result's output is None when the op failed, and Reply.raise_error() raises why
         (after the caller has shown the run's warnings and printf text)."""

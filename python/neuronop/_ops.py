@@ -234,7 +234,8 @@ def _run(op, args):
             raise _argument_error(op, i, "is complex, which the device does not have")
         values.append((kind, value))
     t0 = time.perf_counter()
-    res, reply = supervisor().call(op.path, op.index, values, profile=_stats_on())
+    res, reply = supervisor().call(op.path, op.qualname.split("::", 1)[1], values,
+                                   profile=_stats_on())
     op.calls += 1
     op.host_seconds += time.perf_counter() - t0
     if res.device_seconds >= 0:

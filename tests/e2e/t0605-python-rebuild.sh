@@ -139,6 +139,15 @@ for sandbox in ("on", "off"):
             print("sandbox %s, %s, rebuilt as %s: neg ran %s; dbl ran %s"
                   % (sandbox, "loaded again" if again else "not loaded again", ops,
                      answers("neg"), answers("dbl")))
+    # a supervisor started after the rebuild (the last one ended, or died) reads the rebuilt
+    # file anew: a call still runs the op it names there, not the one at its old index
+    for ops in ("dbl_neg", "dbl"):
+        reorder("neg_dbl")
+        custom_op.load_library(order + "/build/liborder.so")
+        reorder(ops)
+        _client.supervisor().close()
+        print("sandbox %s, a new supervisor, rebuilt as %s: neg ran %s; dbl ran %s"
+              % (sandbox, ops, answers("neg"), answers("dbl")))
 print("done")
 EOT
 run python "$WORK/rebuild.py" "$NEURONOP" "$WORK/neg"
@@ -168,6 +177,9 @@ for sandbox in on off; do
         test_expect "sandbox $sandbox, $again: an op a rebuild left out raises InputError" "
             grep -q '^sandbox $sandbox, $again, rebuilt as dbl: $gone' out"
     done
+    test_expect "sandbox $sandbox: a supervisor started after a rebuild runs each op by name" "
+        expect_out 'sandbox $sandbox, a new supervisor, rebuilt as dbl_neg: neg ran neg; dbl ran dbl'
+        grep -q '^sandbox $sandbox, a new supervisor, rebuilt as dbl: $gone' out"
 done
 
 test_done
