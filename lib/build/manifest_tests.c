@@ -63,6 +63,21 @@ static int load_test_arg(loader *L, nopi_test *t, int i, const nopi_ynode *n)
 
 static int load_test_rest(loader *L, nopi_test *t, const nopi_ynode *n, const nopi_op *op);
 
+/* The length in bytes of the control character c starts with, or 0: C0 and DEL, and, UTF-8
+ * encoded (as YAML's "\x9b", "\N" and "\L" escapes give them), C1 (U+0080 to U+009F: U+009B
+ * is a terminal's CSI, as ESC [ is) and the line and paragraph separators U+2028, U+2029. */
+static size_t control_at(const char *c)
+{
+    const unsigned char *u = (const unsigned char *)c;
+    if (u[0] < 0x20 || u[0] == 0x7f)
+        return 1;
+    if (u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
+        return 2;
+    if (u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9))
+        return 3;
+    return 0;
+}
+
 static int load_test(loader *L, nopi_test *t, const nopi_ynode *n)
 {
     if (nopi_y_expect(L->doc, n, NOPI_Y_MAP, "tests[]", L->err) != 0 ||
@@ -81,14 +96,17 @@ static int load_test(loader *L, nopi_test *t, const nopi_ynode *n)
     /* a name is one line of the report, and [ ] mark a sub-case's values in it */
     bool plain = s[0] != '\0';
     for (const char *c = s; plain && *c; c++)
-        plain = (unsigned char)*c >= 0x20 && *c != 0x7f && *c != '[' && *c != ']';
+        plain = !control_at(c) && *c != '[' && *c != ']';
     if (!plain) {
         /* quoted with its control characters as '?': a message stays one line, and a
          * manifest cannot send escape sequences to the terminal */
         char shown[128];
         size_t k = 0;
-        for (const char *c = s; *c && k < sizeof shown - 1; c++)
-            shown[k++] = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c;
+        for (const char *c = s; *c && k < sizeof shown - 1; c++) {
+            size_t len = control_at(c);
+            shown[k++] = len ? '?' : *c;
+            c += len ? len - 1 : 0;
+        }
         shown[k] = '\0';
         return nopi_y_error(L->doc, v, L->err, "test name '%s' must be one non-empty line of "
                             "printable characters, without '[' or ']' (which mark a "
