@@ -23,9 +23,9 @@ const nop_library *served_runnable(served_lib *libs, int nlibs, int i, bool here
     if (sl->loaded && !nop_library_changed(sl->loaded))
         return sl->loaded;
     const char *path = nop_library_path(sl->described);
-    /* every copy of the path unloaded before it is loaded again: the loader hands back the
-     * library it already has for a path, whatever the file now holds (Python loads a
-     * rebuilt library again, which gives the same path a second slot) */
+    /* the path unloaded before it is loaded again: the loader hands back the library it
+     * already has for a path, whatever the file now holds (a path has one slot, which a
+     * load of a rebuilt library takes back; every slot is looked at all the same) */
     for (int k = 0; k < nlibs; k++)
         if (libs[k].loaded && strcmp(nop_library_path(libs[k].described), path) == 0) {
             nop_library_close(libs[k].loaded);

@@ -50,7 +50,8 @@ typedef struct nopi_stack {
     unsigned char *lo, *hi; /* the usable stack: [lo, hi) */
 } nopi_stack;
 
-/* Maps a stack of at least `usable` bytes above its guard into *s; 0, or -1 (s zeroed). */
+/* Maps a stack of at least `usable` bytes above its guard into *s; 0, or -1 (s then holds
+ * no stack: nopi_stack_free has nothing to unmap). */
 int nopi_stack_alloc(nopi_stack *s, size_t usable);
 /* Unmaps s's stack and zeroes s; a zeroed s (no stack) is left unwritten. */
 void nopi_stack_free(nopi_stack *s);
