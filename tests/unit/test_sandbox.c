@@ -325,36 +325,55 @@ static nop_device *kept_device(nop_profile **profile)
     return dev;
 }
 
+/* Builds in dir library `name` of one op `op`(tensor, int64), whose kernel is `op` in
+ * kernel_src and whose shape is the input's (same_shape); the caller closes it. */
+static nop_library *one_op_library(const char *dir, const char *name, const char *op,
+                                   const char *kernel_src)
+{
+    char manifest[256];
+    snprintf(manifest, sizeof manifest, "name: %s\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\n"
+             "ops:\n  %s: {args: [tensor, int64], shape: same, kernel: %s}\n", name, op, op);
+    nop_library *lib = unit_build(dir, manifest, kernel_src, same_shape, false);
+    assert_non_null(lib);
+    return lib;
+}
+
+/* Runs op 0 of lib on dev with the tensor generator spec gen makes and k, into *r (the
+ * caller clears it); fails the test, with the device's message, when the run fails. */
+static void run_tensor_int(nop_device *dev, const nop_library *lib, const char *gen, int64_t k,
+                           nop_run_result *r)
+{
+    nop_error err;
+    nop_tensor *t;
+    assert_int_equal(nop_tensor_generate(&t, gen, 0, &err), 0);
+    nop_value v[2] = { { .type = NOP_ARG_TENSOR, .tensor = t },
+                       { .type = NOP_ARG_INT64, .i = k } };
+    if (nop_device_run(dev, lib, 0, v, 2, r, &err) != 0)
+        fail_msg("%s: %s", err.diag.where, err.diag.msg);
+    nop_tensor_free(t);
+}
+
 /* Many runs with different inputs, one zygote (no fork of the caller per run), each run in a
  * child put back to the state it had when the library was loaded (or a fresh one), which
  * reads its inputs from a memfd. */
 static void a_kept_worker_serves_many_runs_with_different_inputs(void **state)
 {
     const char *dir = unit_tmpdir();
-    nop_library *lib = unit_build(dir, "name: kept\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\n"
-                                  "ops:\n  scale: {args: [tensor, int64], shape: same, "
-                                  "kernel: scale}\n", scale_kernel, same_shape, false);
-    assert_non_null(lib);
-    nop_error err;
+    nop_library *lib = one_op_library(dir, "kept", "scale", scale_kernel);
     nop_profile *profile;
     nop_device *dev = kept_device(&profile);
     double t0 = 0;
     for (int i = 0; i < 20; i++) {
         if (i == 1)
             t0 = nopi_now();   /* the first run forks the zygote */
-        nop_tensor *t;
         char gen[32];
         snprintf(gen, sizeof gen, "full:%d:%d", 3 + i, i);   /* different each time */
-        assert_int_equal(nop_tensor_generate(&t, gen, 0, &err), 0);
-        nop_value v[2] = { { .type = NOP_ARG_TENSOR, .tensor = t },
-                           { .type = NOP_ARG_INT64, .i = 3 } };
         nop_run_result r;
-        assert_int_equal(nop_device_run(dev, lib, 0, v, 2, &r, &err), 0);
+        run_tensor_int(dev, lib, gen, 3, &r);
         assert_int_equal(nop_tensor_numel(r.output), 3 + i);
         for (int e = 0; e < 3 + i; e++)
             assert_true(nop_tensor_get(r.output, e) == 3.0 * i);
         nop_run_result_clear(&r);
-        nop_tensor_free(t);
     }
     print_message("kept worker: %.0f us per run\n", (nopi_now() - t0) / 19 * 1e6);
     nop_device_free(dev);
@@ -383,24 +402,14 @@ static const char *const dirty_kernel =
 static void a_kept_worker_puts_back_every_page_a_run_wrote(void **state)
 {
     const char *dir = unit_tmpdir();
-    nop_library *lib = unit_build(dir, "name: dirty\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\n"
-                                  "ops:\n  dirty: {args: [tensor, int64], shape: same, "
-                                  "kernel: dirty}\n", dirty_kernel, same_shape, false);
-    assert_non_null(lib);
-    nop_error err;
+    nop_library *lib = one_op_library(dir, "dirty", "dirty", dirty_kernel);
     nop_profile *profile;
     nop_device *dev = kept_device(&profile);
     for (int i = 0; i < 4; i++) {
-        nop_tensor *t;
-        assert_int_equal(nop_tensor_generate(&t, "full:2:0:i64", 0, &err), 0);
-        nop_value v[2] = { { .type = NOP_ARG_TENSOR, .tensor = t },
-                           { .type = NOP_ARG_INT64, .i = 4095 } };
         nop_run_result r;
-        if (nop_device_run(dev, lib, 0, v, 2, &r, &err) != 0)
-            fail_msg("%s: %s", err.diag.where, err.diag.msg);
+        run_tensor_int(dev, lib, "full:2:0:i64", 4095, &r);
         assert_true(nop_tensor_get(r.output, 0) == 0);   /* none of the last run's writes */
         nop_run_result_clear(&r);
-        nop_tensor_free(t);
     }
     nop_device_free(dev);
     nop_profile_free(profile);
