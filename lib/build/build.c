@@ -50,16 +50,8 @@ static int compile_all(builder *b)
         rc = nopi_check_references(b, objs, nobjs);
     if (rc == 0)
         rc = nopi_build_link(b, objs, nobjs);
-    if (rc == 0) {
-        char libhash[33], stamp[256];
-        rc = nopi_hash_file(b->lib_path, libhash);
-        if (rc != 0)
-            nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read back '%s'",
-                      b->lib_path);
-        snprintf(stamp, sizeof stamp, STAMP_MAGIC "\nkey %s\nlibrary %s\n", b->key, libhash);
-        if (rc == 0)
-            rc = nopi_build_write_atomically(b, b->stamp_path, stamp);
-    }
+    if (rc == 0)
+        rc = nopi_build_record(b);
     for (int i = 0; i < nobjs; i++) {
         free(objs[i].path);
         nopi_elfsyms_free(objs[i].syms, objs[i].nsyms);

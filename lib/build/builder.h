@@ -24,7 +24,7 @@
 #include "confine.h"
 #include "gen.h"
 
-#define STAMP_MAGIC "neuronop-build-stamp 1"
+#define STAMP_MAGIC "neuronop-build-stamp 2"
 
 /* How a source is compiled. */
 typedef enum nopi_lang {
@@ -73,9 +73,13 @@ typedef struct builder {
 /* buildkey.c: computes b->key, the hash of everything the build depends on (0, or -1 with
  * b->err filled when an input cannot be read). */
 int nopi_build_key(builder *b);
-/* buildkey.c: true when the stamp records b->key and the library is the one it was made
- * for. */
+/* buildkey.c: true when the stamp records b->key and the library is the very file that
+ * build made, unchanged (same content, and the same device, inode and change time, which
+ * a file's author cannot set: a library that came with the sources is rebuilt). */
 bool nopi_build_up_to_date(builder *b);
+/* buildkey.c: writes the stamp of the library just built: b->key, the library's hash and its
+ * identity on this machine.  0, or -1 with b->err filled. */
+int nopi_build_record(builder *b);
 /* buildfs.c: takes the build folder's flock into *fd, waiting up to the lock timeout; 0, or
  * -1 with b->err filled (*fd is then -1). */
 int nopi_build_lock(builder *b, int *fd);

@@ -1,12 +1,13 @@
 /*
  * buildkey.c - whether a build has anything to do: the build key (a hash of neuronop itself,
  * the manifest, every source, every header the build can see, the flags and the options) and
- * the stamp beside the library that records the key it was made from.
+ * the stamp beside the library that records the key it was made from and which file it made.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <elf.h>
 #include <link.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,15 +229,43 @@ int nopi_build_key(builder *b)
     return rc;
 }
 
-/* True when the stamp records this key and the library on disk is the one it was made for. */
+/* The library file's identity on this machine: its device, inode and change time.  None of
+ * them can be set by the file's author: a checkout, a copy or an unpacked archive gets its
+ * own, so a library and stamp that came from elsewhere (committed to a repository beside
+ * wrong sources, say) never pass for this build's.  0, or -1 when the file is missing. */
+static int lib_identity(const char *path, char *out, size_t cap)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -1;
+    snprintf(out, cap, "%ju:%ju:%lld.%09ld", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino,
+             (long long)st.st_ctim.tv_sec, (long)st.st_ctim.tv_nsec);
+    return 0;
+}
+
+int nopi_build_record(builder *b)
+{
+    char libhash[33], file[96], stamp[256];
+    if (nopi_hash_file(b->lib_path, libhash) != 0 ||
+        lib_identity(b->lib_path, file, sizeof file) != 0)
+        return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read back '%s'",
+                         b->lib_path);
+    snprintf(stamp, sizeof stamp, STAMP_MAGIC "\nkey %s\nlibrary %s\nfile %s\n", b->key,
+             libhash, file);
+    return nopi_build_write_atomically(b, b->stamp_path, stamp);
+}
+
 bool nopi_build_up_to_date(builder *b)
 {
     char *stamp;
     if (nopi_read_file(b->stamp_path, &stamp, NULL) != 0)
         return false;
-    char magic[64] = "", key[64] = "", libhash[64] = "", actual[33];
-    bool ok = sscanf(stamp, "%63[^\n]\nkey %63s\nlibrary %63s", magic, key, libhash) == 3 &&
+    char magic[64] = "", key[64] = "", libhash[64] = "", file[96] = "", actual[96];
+    bool ok = sscanf(stamp, "%63[^\n]\nkey %63s\nlibrary %63s\nfile %95s", magic, key,
+                     libhash, file) == 4 &&
               strcmp(magic, STAMP_MAGIC) == 0 && strcmp(key, b->key) == 0 &&
+              lib_identity(b->lib_path, actual, sizeof actual) == 0 &&
+              strcmp(actual, file) == 0 &&
               nopi_hash_file(b->lib_path, actual) == 0 && strcmp(actual, libhash) == 0;
     free(stamp);
     return ok;

@@ -5,7 +5,8 @@
 # which runs in another worker; records a case sends after a forged end of its answer never
 # answer the next case (each request has a record pipe of its own); and no state a case
 # leaves in the library (a global) reaches the next case, whose worker was put back to the
-# library's loaded state.
+# library's loaded state; a library committed beside its sources is never taken as built
+# from them.
 . ./lib.sh
 . ./hostile_parent.sh
 
@@ -40,5 +41,27 @@ test_expect "in neuronop itself a case'\''s global reaches the next (what the wo
     NEURONOP_SANDBOX=off "$NEURONOP" test hp -k state_ --schedules 0 >out 2>err || true
     grep -q "ok    state_poisoner" out
     grep -q "FAIL  state_innocent" out'
+
+# A hostile pull request can commit build/ too: a library built from right sources, beside
+# wrong ones, with a stamp carrying the key neuronop computes for the wrong ones (the key
+# hashes inputs anyone can read).  The stamp also names the file it was made for by device,
+# inode and change time, which no author sets, so the library is rebuilt from the sources.
+test_expect "a library and stamp that came with wrong sources are rebuilt, not trusted" '
+    copy_example relu lib
+    "$NEURONOP" build lib >/dev/null
+    cp lib/build/librelu.so right.so
+    cp lib/build/librelu.so.stamp right.stamp
+    sed "s/v > 0.0f ? v : 0.0f/v/" lib/relu.c >relu.c.wrong
+    mv relu.c.wrong lib/relu.c
+    "$NEURONOP" build lib >/dev/null
+    key=$(sed -n "s/^key //p" lib/build/librelu.so.stamp)
+    cp -p right.so lib/build/librelu.so
+    sed "s/^key .*/key $key/" right.stamp >lib/build/librelu.so.stamp
+    run test lib -k forward
+    expect_status 1
+    expect_err "built '\''relu'\''"
+    expect_out "FAIL  forward_"
+    run build lib
+    expect_out "relu: up to date"'
 
 test_done
