@@ -4,9 +4,9 @@
 # before its wrong kernel runs, fails its case; a wrong kernel fails against its reference,
 # which runs in another worker; records a case sends after a forged end of its answer never
 # answer the next case (each request has a record pipe of its own); and no state a case
-# leaves in the library (a global) reaches the next case, whose worker was put back to the
-# library's loaded state; a library committed beside its sources is never taken as built
-# from them.
+# leaves in the library (a global) reaches the next case, which gets fresh workers from
+# zygotes that ran no user code; and a library committed beside its sources is never taken
+# as built from them.
 . ./lib.sh
 . ./hostile_parent.sh
 
