@@ -6,6 +6,7 @@
  * one STACK_SIZE.  Each error points at the offending node and says what to write instead.
  */
 #include <errno.h>
+#include <regex.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -367,6 +368,23 @@ static bool has_cxx_shape(const nop_manifest *m)
     return false;
 }
 
+/* Whether a manifest's cxx: names a C++ compiler to look up on PATH: g++, c++ or clang++,
+ * with a target prefix or a version suffix (x86_64-linux-gnu-g++-12, clang++-16).  The
+ * manifest comes with the sources, which may be hostile: a path would let it run a script
+ * of its own as the compiler (Landlock refuses to execute it, but not every kernel has
+ * Landlock), and any other program would run with arguments meant for a compiler.  The
+ * environment's CXX, which the user sets, may name anything. */
+static bool is_cxx_compiler_name(const char *s)
+{
+    regex_t re;
+    if (regcomp(&re, "^([A-Za-z0-9_.]+-)*(g|c|clang)\\+\\+(-[0-9]+(\\.[0-9]+)*)?$",
+                REG_EXTENDED | REG_NOSUB) != 0)
+        return false;
+    bool ok = regexec(&re, s, 0, NULL, 0) == 0;
+    regfree(&re);
+    return ok;
+}
+
 /* compiler: tcc | cc, and cxx: PROGRAM. */
 static int load_compiler(loader *L, const nopi_ynode *root)
 {
@@ -384,9 +402,13 @@ static int load_compiler(loader *L, const nopi_ynode *root)
     if ((n = nopi_y_lookup(root, "cxx"))) {
         if (nopi_y_string(L->doc, n, "cxx", &s, L->err) != 0)
             return -1;
-        if (!s[0] || strpbrk(s, " \t"))
-            return nopi_y_error(L->doc, n, L->err, "'cxx' names one program (such as g++ or "
-                                "clang++), not '%s'", s);
+        if (!is_cxx_compiler_name(s)) {
+            nopi_y_error(L->doc, n, L->err, "'cxx' names a C++ compiler on PATH (g++, c++ or "
+                         "clang++, such as clang++-16), not '%s'", s);
+            nopi_detail(L->err, "to build with another program, set CXX in the environment "
+                        "instead");
+            return -1;
+        }
         if (!(L->m->cxx = strdup(s)))
             return oom(L);
     }

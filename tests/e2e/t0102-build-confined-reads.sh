@@ -105,13 +105,30 @@ test_expect "extra_include_paths and -I outside the folder are refused; /usr/inc
     run build inc
     expect_status 0'
 
-test_landlock "with Landlock, a cxx: program inside the library folder is not run" '
+# The manifest comes with the sources: its cxx: may only name a C++ compiler on PATH, so a
+# script of the pull request's own never runs as the compiler, with Landlock (which would
+# refuse to execute it) or without.
+test_expect "a cxx: program of the library folder is refused, with Landlock or without" '
     copy_example negate_cxx evil
     printf "#!/bin/sh\necho ran >\"%s\"\n" "$WORK/outside/ran" >evil/evil
     chmod +x evil/evil
-    echo "cxx: ./evil" >>evil/neuronop.yaml
+    for prog in ./evil "$WORK/evil/evil" evil; do
+        sed -i "/^cxx:/d" evil/neuronop.yaml
+        echo "cxx: $prog" >>evil/neuronop.yaml
+        PATH="$WORK/evil:$PATH" NEURONOP_LANDLOCK=off run build evil
+        expect_status 2
+        expect_err "'"'"'cxx'"'"' names a C++ compiler on PATH"
+        PATH="$WORK/evil:$PATH" run build evil
+        expect_status 2
+    done
+    test ! -e "$WORK/outside/ran"'
+
+test_landlock "with Landlock, CXX naming a program inside the library folder is not run" '
+    copy_example negate_cxx evil
+    printf "#!/bin/sh\necho ran >\"%s\"\n" "$WORK/outside/ran" >evil/evil
+    chmod +x evil/evil
     cd evil
-    run build .
+    CXX=./evil run build .
     cd ..
     expect_status 2
     expect_err "cannot run '"'"'./evil'"'"': Permission denied"

@@ -187,10 +187,10 @@ test_expect "a missing C++ compiler (CXX, or cxx:) is a clear error" '
     expect_status 2
     expect_err "neuronop: error: cannot run '\''no-such-g++'\'': No such file or directory"
     expect_err "apt-get install g++"
-    echo "cxx: also-missing++" >> nocxx/neuronop.yaml
+    echo "cxx: clang++-99" >> nocxx/neuronop.yaml
     run build nocxx
     expect_status 2
-    expect_err "cannot run '\''also-missing++'\''"'
+    expect_err "cannot run '\''clang++-99'\''"'
 
 test_expect "a C++ library may declare ops: without a registration; C++ names resolve" '
     mkdir plain
