@@ -19,7 +19,15 @@
 
 int nopi_build_lock(builder *b, int *fd)
 {
-    *fd = open(b->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    /* never through a symbolic link: a build folder that came with the sources could point
+     * it anywhere, and O_CREAT would make a file there */
+    *fd = open(b->lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (*fd < 0 && errno == ELOOP) {
+        nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' is a symbolic link, not a "
+                  "build's lock", b->lock_path);
+        nopi_detail(b->err, "remove it: neuronop makes its own");
+        return -1;
+    }
     if (*fd < 0)
         return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot create '%s': %s",
                          b->lock_path, strerror(errno));
@@ -102,7 +110,7 @@ void nopi_build_clean_if_idle(builder *b)
     closedir(d);
     if (!any)
         return;   /* the usual case: one readdir, no lock */
-    int fd = open(b->lock_path, O_RDWR | O_CLOEXEC);
+    int fd = open(b->lock_path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return;
     if (flock(fd, LOCK_EX | LOCK_NB) == 0)   /* nobody is building: they are leftovers */

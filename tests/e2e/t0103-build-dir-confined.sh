@@ -67,4 +67,16 @@ test_expect "--build-dir builds where the user says, the manifest unchanged" '
     run build --build-dir "$WORK/cli-out" cli
     expect_status 0
     expect_out "up to date"'
+# A build folder that came with the sources may hold anything, a symbolic link where the
+# lock goes too: the lock is never opened through one, which would create a file wherever
+# it points.
+test_expect "a lock that is a symbolic link is refused; nothing is made where it points" '
+    copy_example negate lk
+    mkdir lk/build
+    ln -s ../../lock-target lk/build/.neuronop.lock
+    run build lk
+    expect_status 2
+    expect_err "is a symbolic link, not a build'"'"'s lock"
+    test ! -e "$WORK/lock-target"
+    test ! -e lk/build/libnegate.so'
 test_done
