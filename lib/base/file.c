@@ -15,10 +15,15 @@
 
 #include "internal.h"
 
-int nopi_read_input(const char *path, const char *what, size_t cap, char **data, size_t *len,
-                    nop_error *err)
+/* Reads the regular file at path, of at most cap bytes, into a malloc'd NUL-terminated
+ * buffer.  0; or -1 with errno set and, when the file itself is refused, *why saying what it
+ * is ("is a directory", "is not a regular file": a FIFO, /dev/zero) or that it is too big
+ * (EFBIG): nothing is read from such a file, which could block or never end. */
+static int read_regular(const char *path, size_t cap, char **data, size_t *len,
+                        const char **why)
 {
     *data = NULL;
+    *why = NULL;
     /* O_NONBLOCK: opening a FIFO must not wait for a writer before fstat can refuse it */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
@@ -26,42 +31,31 @@ int nopi_read_input(const char *path, const char *what, size_t cap, char **data,
         int e = errno;
         if (fd >= 0)
             close(fd);
-        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read %s '%s': %s", what, path,
-                         strerror(e));
+        errno = e;
+        return -1;
     }
-    const char *why = S_ISDIR(st.st_mode) ? "is a directory"
-                    : !S_ISREG(st.st_mode) ? "is not a regular file" : NULL;
-    if (!why && (uint64_t)st.st_size > cap) {
-        close(fd);
-        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "%s '%s' is %lld bytes, more than the "
-                         "%zu a %s may have", what, path, (long long)st.st_size, cap, what);
-    }
-    if (why) {
-        close(fd);
-        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "%s '%s' %s", what, path, why);
-    }
-    size_t size = (size_t)st.st_size, got = 0;
-    char *buf = malloc(size + 1);
-    if (!buf) {
-        close(fd);
-        return nopi_nomem(err);
-    }
-    while (got < size) {   /* a file that shrinks while read ends early: what was there */
+    int e = S_ISDIR(st.st_mode) ? EISDIR : !S_ISREG(st.st_mode) ? EINVAL
+          : (uint64_t)st.st_size > cap ? EFBIG : 0;
+    *why = e == EISDIR ? "is a directory" : e == EINVAL ? "is not a regular file" : NULL;
+    size_t size = e ? 0 : (size_t)st.st_size, got = 0;
+    char *buf = e ? NULL : malloc(size + 1);
+    if (!e && !buf)
+        e = ENOMEM;
+    while (!e && got < size) {   /* a file that shrinks while read ends early: what was there */
         ssize_t n = read(fd, buf + got, size - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            int e = errno;
-            close(fd);
-            free(buf);
-            return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read %s '%s': %s", what,
-                             path, strerror(e));
-        }
+        if (n < 0 && errno != EINTR)
+            e = errno;
         if (n == 0)
             break;
-        got += (size_t)n;
+        if (n > 0)
+            got += (size_t)n;
     }
     close(fd);
+    if (e) {
+        free(buf);
+        errno = e;
+        return -1;
+    }
     buf[got] = '\0';
     *data = buf;
     if (len)
@@ -69,32 +63,30 @@ int nopi_read_input(const char *path, const char *what, size_t cap, char **data,
     return 0;
 }
 
+int nopi_read_input(const char *path, const char *what, size_t cap, char **data, size_t *len,
+                    nop_error *err)
+{
+    const char *why;
+    if (read_regular(path, cap, data, len, &why) == 0)
+        return 0;
+    if (errno == ENOMEM)
+        return nopi_nomem(err);
+    if (why)
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "%s '%s' %s", what, path, why);
+    if (errno == EFBIG) {
+        struct stat st;
+        long long size = stat(path, &st) == 0 ? (long long)st.st_size : 0;
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "%s '%s' is %lld bytes, more than the "
+                         "%zu a %s may have", what, path, size, cap, what);
+    }
+    return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read %s '%s': %s", what, path,
+                     strerror(errno));
+}
+
 int nopi_read_file(const char *path, char **data, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    nopi_strbuf sb = NOPI_STRBUF_INIT;
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        nopi_sb_add(&sb, chunk, n);
-    int failed = ferror(f);
-    fclose(f);
-    if (failed || sb.oom) {
-        nopi_sb_free(&sb);
-        errno = failed ? EIO : ENOMEM;
-        return -1;
-    }
-    size_t length = sb.len;
-    *data = nopi_sb_take(&sb);
-    if (!*data) {
-        errno = ENOMEM;
-        return -1;
-    }
-    if (len)
-        *len = length;
-    return 0;
+    const char *why;
+    return read_regular(path, SIZE_MAX - 1, data, len, &why);
 }
 
 int nopi_read_line(const char *path, int line, char *buf, size_t size)

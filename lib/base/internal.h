@@ -80,7 +80,10 @@ char *nopi_sb_take(nopi_strbuf *sb);   /* caller owns the result; sb is reset; N
 void nopi_sb_free(nopi_strbuf *sb);
 
 /* ---- files and paths (file.c) ---- */
-/* Reads a whole file into a malloc'd NUL-terminated buffer.  -1 with errno set on failure. */
+/* Reads a whole regular file into a malloc'd NUL-terminated buffer.  -1 with errno set on
+ * failure: EISDIR or EINVAL, before reading a byte, for a folder or anything but a regular
+ * file (a FIFO would block, /dev/zero never end: a symbolic link in a folder that came with
+ * the sources can name either). */
 int nopi_read_file(const char *path, char **data, size_t *len);
 /* Reads an input file the user named (what: "manifest", ".npy file") into a malloc'd,
  * NUL-terminated buffer: only a regular file of at most cap bytes, so a directory, a FIFO or

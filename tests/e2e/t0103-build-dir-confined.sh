@@ -79,4 +79,22 @@ test_expect "a lock that is a symbolic link is refused; nothing is made where it
     expect_err "is a symbolic link, not a build'"'"'s lock"
     test ! -e "$WORK/lock-target"
     test ! -e lk/build/libnegate.so'
+# ... and a stamp or a library there may be a link to a FIFO (whose open waits for a writer
+# that never comes) or to /dev/zero (which never ends): neither is read, the build makes its
+# own over them.  (timeout: without that, the build would wait for ever.)
+test_expect "a stamp or library that is a FIFO or /dev/zero is built over, never read" '
+    copy_example negate ff
+    mkdir ff/build
+    mkfifo fifo
+    ln -s ../../fifo ff/build/libnegate.so.stamp
+    ln -s /dev/zero ff/build/libnegate.so
+    status=0
+    timeout 20 "$NEURONOP" build ff >out 2>err || status=$?
+    expect_status 0
+    test -f ff/build/libnegate.so.stamp
+    test ! -L ff/build/libnegate.so
+    ln -sf ../../fifo ff/build/libnegate.so
+    timeout 20 "$NEURONOP" test ff >out 2>err || status=$?
+    expect_status 0
+    expect_out "2 passed, 0 failed"'
 test_done

@@ -4,7 +4,9 @@
  * to a regular file or to nothing, but a FIFO or device, or a link to one or to the
  * caller's own descriptor (/dev/stdout), is written in place and left as it was (before,
  * -o /dev/null as root replaced the device with a regular file; the tests use a FIFO,
- * which a regression breaks without harm to the machine). */
+ * which a regression breaks without harm to the machine); and neuronop reads a file of its
+ * own only when it is regular. */
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -176,6 +178,37 @@ static void a_folder_is_an_error_naming_it(void **state)
     unit_cleanup(dir);
 }
 
+/* Reading: a file of neuronop's own (a stamp, a library) is read only when it is regular.  A
+ * folder that came with the sources can make it a link to a FIFO, whose open would wait for
+ * a writer for ever, or to /dev/zero, which never ends: both are refused before a byte is
+ * read (the test would hang on the FIFO if they were not). */
+static void reading_takes_only_a_regular_file(void **state)
+{
+    const char *dir = unit_tmpdir();
+    char *fifo = join(dir, "fifo"), *link = join(dir, "link"), *file = join(dir, "file");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(symlink("/dev/zero", link), 0);
+    char *data = NULL;
+    size_t len = 0;
+    errno = 0;
+    assert_int_equal(nopi_read_file(fifo, &data, &len), -1);
+    assert_int_equal(errno, EINVAL);
+    assert_int_equal(nopi_read_file(link, &data, &len), -1);
+    assert_int_equal(errno, EINVAL);
+    assert_int_equal(nopi_read_file(dir, &data, &len), -1);
+    assert_int_equal(errno, EISDIR);
+    assert_null(data);
+    assert_int_equal(write_one(nopi_write_whole, file, "stamp\n"), 0);
+    assert_int_equal(nopi_read_file(file, &data, &len), 0);
+    assert_int_equal(len, 6);
+    assert_string_equal(data, "stamp\n");
+    free(data);
+    free(fifo);
+    free(link);
+    free(file);
+    unit_cleanup(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +219,7 @@ int main(void)
         cmocka_unit_test(outputs_replace_a_regular_file_whole),
         cmocka_unit_test(outputs_write_into_a_fifo_in_place),
         cmocka_unit_test(a_folder_is_an_error_naming_it),
+        cmocka_unit_test(reading_takes_only_a_regular_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
