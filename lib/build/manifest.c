@@ -560,7 +560,9 @@ int nop_manifest_load(nop_manifest **out, const char *path, nop_error *err)
         nop_manifest_free(m);
         return -1;
     }
-    const char *other = S_ISDIR(st.st_mode) ? NULL : not_a_manifest(path);
+    /* only a regular file is opened to look: a FIFO would wait for a writer (the YAML
+     * reader refuses anything else by what it is) */
+    const char *other = S_ISREG(st.st_mode) ? not_a_manifest(path) : NULL;
     if (other) {
         nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' is %s, not a manifest", path, other);
         nopi_detail(err, "give the library's folder or its neuronop.yaml");

@@ -97,4 +97,14 @@ test_expect "a stamp or library that is a FIFO or /dev/zero is built over, never
     timeout 20 "$NEURONOP" test ff >out 2>err || status=$?
     expect_status 0
     expect_out "2 passed, 0 failed"'
+test_expect "a manifest that is a FIFO is refused at once, named or in its folder" '
+    mkdir mf
+    mkfifo mf/neuronop.yaml
+    status=0
+    timeout 10 "$NEURONOP" build mf/neuronop.yaml >out 2>err || status=$?
+    expect_status 2
+    expect_err "YAML file '"'"'mf/neuronop.yaml'"'"' is not a regular file"
+    timeout 10 "$NEURONOP" build mf >out 2>err || status=$?
+    expect_status 2
+    expect_err "is not a regular file"'
 test_done
