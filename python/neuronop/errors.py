@@ -6,9 +6,19 @@ message is neuronop's diagnostic as the command line prints it (``neuronop: OP: 
 error: ...`` and its detail lines), and the parts are attributes: ``where`` (the op and core),
 ``message``, ``detail``, ``file``, ``line``, ``col``; ``kind`` names the class's kind.
 
+In a DataLoader worker, each error also carries its parts as a note (a last line of its
+traceback, ``neuronop error parts: [...]``): torch sends a worker's exception to the
+training loop as its class and its traceback's text only, and makes it again by calling the
+class with that text (torch/_utils.py, ExceptionWrapper.reraise); the class reads its parts
+back from the note, so the loop's exception has the worker's ``where``, ``detail`` and the
+rest, and its message is torch's (the worker's traceback) without the note.
+
 The supervisor says what failed as numbers (the error's kind and, for the device, its fault:
 cmd/neuronop/serve.h), never as words to match; ``for_kind`` picks the class from them.
 """
+
+import json
+import sys
 
 __all__ = [
     "Error", "InputError", "BuildError", "DeviceError", "CrashError", "StackOverflowError",
@@ -17,12 +27,28 @@ __all__ = [
 ]
 
 
+# the note that carries an error's parts out of a DataLoader worker (see the top)
+_PARTS_NOTE = "neuronop error parts: "
+
+
+def _in_dataloader_worker():
+    """Whether this process is a DataLoader worker (whose errors torch rebuilds from text),
+    without importing torch here."""
+    worker = sys.modules.get("torch.utils.data._utils.worker")
+    return worker is not None and getattr(worker, "_worker_info", None) is not None
+
+
 class Error(RuntimeError):
     """Any failure neuronop reports."""
 
     kind = "error"
 
     def __init__(self, message, where="", detail="", file="", line=0, col=0, text=None):
+        if (text is None and not (where or detail or file or line or col) and
+                isinstance(message, str) and _PARTS_NOTE in message):
+            parts = self._parts_from_worker(message)
+            if parts is not None:   # made again from a DataLoader worker's traceback
+                message, where, detail, file, line, col, text = parts
         self.message = message
         self.where = where
         self.detail = detail
@@ -31,6 +57,29 @@ class Error(RuntimeError):
         self.col = col
         super().__init__(text if text is not None else
                          format_diag("error", message, where, detail, file, line, col))
+        if _in_dataloader_worker() and hasattr(self, "add_note"):   # (Python 3.11 on)
+            self.add_note(_PARTS_NOTE + json.dumps(
+                [self.kind, message, where, detail, file, line, col]))
+
+    @classmethod
+    def _parts_from_worker(cls, text):
+        """The parts (message, where, detail, file, line, col, text) of an error of this
+        class that text, torch's message for it ("Caught ... Original Traceback ..."),
+        carries in its last parts note; None when it carries none of this class.  The text
+        is torch's without the note."""
+        at = text.rfind("\n" + _PARTS_NOTE)
+        if at < 0:
+            return None
+        start = at + 1 + len(_PARTS_NOTE)
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        try:
+            kind, message, where, detail, file, line, col = json.loads(text[start:end])
+        except ValueError:
+            return None
+        if kind != cls.kind:
+            return None
+        return message, where, detail, file, line, col, text[:at] + text[end:]
 
     def __reduce__(self):
         # pickled whole (multiprocessing, a DataLoader worker's error re-raised in its
