@@ -566,6 +566,10 @@ def _scalar_key(value):
 
 _supervisor = None
 _supervisor_lock = threading.Lock()
+# (held across a fork, as _ops' lock is: a child must not start with it held by another thread)
+os.register_at_fork(before=_supervisor_lock.acquire,
+                    after_in_parent=_supervisor_lock.release,
+                    after_in_child=_supervisor_lock.release)
 
 
 def supervisor():

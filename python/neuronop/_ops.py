@@ -32,6 +32,13 @@ _namespaces = {}   # namespace -> torch.library.Library(namespace, "DEF")
 _ops = {}          # "ns::op" -> Op
 _libraries = {}    # real path -> Library
 
+# A fork (a DataLoader worker) waits for a library's registration under way in another
+# thread: the child would have the lock held by a thread it does not have, and its own first
+# load would wait for it for ever, with the registry half written.  The forking thread holds
+# the lock across the fork and lets go of it on both sides.
+os.register_at_fork(before=_lock.acquire, after_in_parent=_lock.release,
+                    after_in_child=_lock.release)
+
 
 class Op:
     """One registered op: where it comes from and how it is called."""

@@ -595,6 +595,43 @@ def _():
     assert statuses == [0, 0], statuses
 
 
+@check("a child forked while another thread loads a library loads its own")
+def _():
+    # the thread holds the registry's lock while the supervisor reads the library: a fork
+    # then gave the child a lock held by a thread it does not have, and the child's own
+    # load waited for ever (its alarm ends it)
+    path = os.path.join(MLP, "librelu.so")
+    stop = threading.Event()
+
+    def loading():
+        while not stop.is_set():
+            custom_op.load_library(path)
+    thread = threading.Thread(target=loading)
+    thread.start()
+    statuses = []
+    try:
+        for _ in range(8):
+            time.sleep(0.01)
+            pid = os.fork()
+            if pid == 0:
+                status = 1
+                try:
+                    signal.alarm(3)
+                    custom_op.load_library(path)
+                    status = 0 if torch.equal(torch.ops.my_ops.relu_forward(x),
+                                              torch.relu(x)) else 3
+                    neuronop._client.supervisor().close()
+                finally:
+                    os._exit(status)
+            statuses.append(os.waitpid(pid, 0)[1])
+            if statuses[-1]:
+                break
+    finally:
+        stop.set()
+        thread.join()
+    assert statuses == [0] * 8, statuses
+
+
 class Batches(torch.utils.data.Dataset):
     """Items made by the op in DataLoader workers; item `bad` by a crashing kernel."""
 
