@@ -310,15 +310,24 @@ class Supervisor:
     def close(self):
         """Ends the supervisor and frees the arena (the next call starts another)."""
         with self._lock:
-            if self._inner is not None:
-                self._inner.close()
             if self._busy:   # from a signal handler, in a request of this thread's
+                if self._inner is not None:
+                    self._inner.close()
                 return
-            self._stop(grace=2.0)
-            self._plans = {}   # they hold views of the arena
-            if self._arena is not None:
-                self._arena.close()
-                self._arena = None
+            # a signal handler's call while this waits for the supervisor to end goes to the
+            # second one (_serving), as during a request: it used to start a new first one
+            # here, which this close then dropped unwaited (a process left running)
+            self._busy = True
+            try:
+                self._stop(grace=2.0)
+                self._plans = {}   # they hold views of the arena
+                if self._arena is not None:
+                    self._arena.close()
+                    self._arena = None
+            finally:
+                self._busy = False
+            if self._inner is not None:   # last: such a call may have started it just now
+                self._inner.close()
 
     def _ensure_running(self):
         """Starts the supervisor when there is none (the first request, or after one ended).

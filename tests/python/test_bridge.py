@@ -555,6 +555,45 @@ def _():
         out + err
 
 
+CLOSER = """
+import os, signal, sys, torch
+from neuronop import _client, custom_op
+custom_op.load_library(sys.argv[1])
+x = torch.randn(64, 120)
+got = []
+def handler(sig, frame):
+    got.append(torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x)))
+torch.ops.my_ops.relu_forward(x)
+sup = _client.supervisor()
+os.kill(sup.pid(), signal.SIGSTOP)   # slow to end: close waits for it (then kills it)
+signal.signal(signal.SIGALRM, handler)
+signal.setitimer(signal.ITIMER_REAL, 0.3)
+sup.close()
+me = str(os.getpid())
+left = []
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        with open("/proc/%s/stat" % pid) as f:
+            if f.read().rsplit(")", 1)[1].split()[1] == me:
+                left.append(pid)
+    except OSError:
+        pass
+print("handler:", got)
+print("left:", left)
+"""
+
+
+@check("a signal handler's call during close() leaves no supervisor behind it")
+def _():
+    # the handler's call started a new supervisor while close waited for the old one to
+    # end, and close then dropped it, running and never waited for
+    done = subprocess.run([sys.executable, "-c", CLOSER, os.path.join(MLP, "librelu.so")],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          timeout=60)
+    assert done.stdout.splitlines()[-2:] == ["handler: [True]", "left: []"], \
+        done.stdout + done.stderr
+
+
 @check("a supervisor that dies during a call raises SupervisorError; the next call works")
 def _():
     from neuronop import _client
