@@ -223,6 +223,8 @@ typedef struct kept {
     int fd;
     unsigned char *map;
     size_t cap;
+    unsigned small_runs;   /* runs in a row whose inputs took at most a quarter of it */
+    size_t small_need;     /* the most one of them took */
 } kept;
 
 static void free_kept(void *p)
@@ -281,16 +283,47 @@ static kept_lib *kept_for(nop_device *dev, kept *k, const char *path, nop_error 
     return kl;
 }
 
+/* The arena grows for a run's inputs, and would keep a very large call's size for the
+ * session: one above ARENA_SHRINK_ABOVE bytes is made smaller, after ARENA_SHRINK_RUNS runs
+ * in a row whose inputs each took at most a quarter of it, twice the most they took (at least
+ * ARENA_MIN), its pages going back to the host (the Python package's own arena does the same,
+ * python/neuronop/_client.py).  A loop that makes one large call among fewer small ones keeps
+ * it. */
+#define ARENA_SHRINK_ABOVE ((size_t)8 << 20)
+#define ARENA_SHRINK_RUNS 64
+#define ARENA_MIN ((size_t)1 << 20)
+
+static int map_arena(kept *k, size_t cap, nop_error *err);
+
 /* Makes k's arena hold at least bytes; 0, or -1 with err filled. */
 static int arena(kept *k, size_t bytes, nop_error *err)
 {
-    if (bytes <= k->cap)
-        return 0;
-    size_t cap = bytes > 2 * k->cap ? bytes : 2 * k->cap;
+    if (bytes <= k->cap) {
+        if (k->cap <= ARENA_SHRINK_ABOVE || bytes > k->cap / 4) {
+            k->small_runs = 0;
+            k->small_need = 0;
+            return 0;
+        }
+        if (bytes > k->small_need)
+            k->small_need = bytes;
+        if (++k->small_runs < ARENA_SHRINK_RUNS)
+            return 0;
+        size_t cap = 2 * k->small_need > ARENA_MIN ? 2 * k->small_need : ARENA_MIN;
+        return map_arena(k, cap, err);   /* ftruncate gives the pages past cap back */
+    }
+    return map_arena(k, bytes > 2 * k->cap ? bytes : 2 * k->cap, err);
+}
+
+/* Maps k's arena (made now, or the one it has, resized) with cap bytes; 0, or -1 with err
+ * filled.  Only the last run's child ever mapped it, and has let go of it since. */
+static int map_arena(kept *k, size_t cap, nop_error *err)
+{
     if (k->map)
         munmap(k->map, k->cap);
     k->map = NULL;
     k->cap = 0;
+    k->small_runs = 0;
+    k->small_need = 0;
     if ((k->fd < 0 && (k->fd = memfd_create("neuronop-inputs", MFD_CLOEXEC)) < 0) ||
         ftruncate(k->fd, (off_t)cap) != 0 ||
         (k->map = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, k->fd, 0)) ==

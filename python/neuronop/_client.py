@@ -49,6 +49,12 @@ ARG_TENSOR, ARG_SCALAR, ARG_DOUBLE, ARG_INT64 = 0, 1, 2, 3
 ALIGN = 64
 MAX_REPLY = 1 << 20
 MAX_PLANS = 256     # calls' plans kept (Supervisor._plan); all dropped when there are more
+# The arena grows for a large call and would stay that large for the session: one above
+# SHRINK_ABOVE bytes is replaced, after SHRINK_CALLS calls in a row that each needed at most
+# a quarter of it, by one twice the largest of those calls' needs (Supervisor._note_need).
+# A loop whose every step makes one large call among fewer small ones keeps its arena.
+SHRINK_ABOVE = 8 << 20
+SHRINK_CALLS = 64
 
 # The device's dtypes (enum nop_dtype), by torch dtype.
 DTYPES = {
@@ -238,6 +244,8 @@ class Supervisor:
         self._plans = {}        # a call's key -> its plan (_plan)
         self._rbuf = None       # the reply buffer (MAX_REPLY bytes) and a view of it
         self._rview = None
+        self._small_calls = 0   # calls in a row that needed at most a quarter of the arena
+        self._small_need = 0    # the most one of them needed (_note_need)
 
     # ---- the process ----------------------------------------------------------------------
 
@@ -407,6 +415,7 @@ class Supervisor:
             new = (new + (1 << 20) - 1) & ~((1 << 20) - 1)
             arena = Arena(new)
             self._plans = {}   # they lay calls out in the old arena, and hold views of it
+            self._small_calls = self._small_need = 0
             if self._arena is not None:
                 self._arena.close()
             self._arena = arena
@@ -485,7 +494,7 @@ class Supervisor:
                 parts.append(CALL_ARG.pack(kind, 0, 0, 1 if is_int else 0, *([0] * 8), 0,
                                            0.0 if is_int else float(value),
                                            value if is_int else 0))
-        return b"".join(parts), inputs, out_offset
+        return b"".join(parts), inputs, out_offset, out_offset + largest
 
     def _serving(self, fn, *args):
         """fn(*args) with a running supervisor, holding the lock.  A signal handler runs in
@@ -531,7 +540,7 @@ class Supervisor:
             if len(self._plans) >= MAX_PLANS:
                 self._plans.clear()
             self._plans[key] = plan
-        request, inputs, out_offset = plan
+        request, inputs, out_offset, need = plan
         for i, view in inputs:   # the one copy in, which also makes the input contiguous
             view.copy_(args[i][1])
         reply = self._request(REQ_CALL, request, fixed=CALL_REP)
@@ -545,10 +554,14 @@ class Supervisor:
             res.host_seconds, res.device_seconds = 0.0, -1.0
         if reply.status == REP_ROOM:   # the output did not fit: it waits for a larger arena
             nbytes = reply.fixed[11]
-            self._ensure_arena(out_offset + nbytes)   # the inputs are no longer needed
+            need = out_offset + nbytes
+            plan = inputs = None   # views of the arena, which this replaces
+            self._ensure_arena(need)   # the inputs are no longer needed
             reply = self._request(REQ_FETCH, struct.pack("<Q", out_offset), fixed=CALL_REP)
+        plan = inputs = None   # views of the arena, which _note_need may replace
         if reply.status != REP_OK:
             res.error = reply.error
+            self._note_need(need)
             return res, reply
         dtype_code, ndim = reply.fixed[0], reply.fixed[1]
         shape = tuple(reply.fixed[2:2 + ndim])
@@ -558,7 +571,35 @@ class Supervisor:
             res.output = self._arena.view(offset, dtype, shape).clone()
         else:
             res.output = self._arena.view(offset, dtype, (1,)).clone().reshape(())
+        self._note_need(need)
         return res, reply
+
+    def _note_need(self, need):
+        """Counts a call that needed need bytes of the arena, and replaces an arena larger
+        than SHRINK_ABOVE by a smaller one after SHRINK_CALLS calls in a row that each needed
+        at most a quarter of it: the large call that grew it is over, and its memory (mapped
+        here and in the supervisor) goes back to the host.  The new arena is sent at once, so
+        the supervisor lets go of the old one now, not at the next call."""
+        arena = self._arena
+        if arena is None or arena.size <= SHRINK_ABOVE or 4 * need > arena.size:
+            self._small_calls = self._small_need = 0
+            return
+        self._small_calls += 1
+        self._small_need = max(self._small_need, need)
+        if self._small_calls < SHRINK_CALLS:
+            return
+        size = 2 * self._small_need
+        self._plans = {}   # they hold views of the arena
+        try:
+            arena.close()
+        except BufferError:   # a view of it is still alive somewhere: keep it for now
+            self._small_calls = self._small_need = 0
+            return
+        self._arena = None
+        try:
+            self._ensure_arena(size)
+        except (_Gone, errors.Error):   # the call is answered: the next one sends an arena
+            pass
 
 
 _DOUBLE = struct.Struct("<d")
