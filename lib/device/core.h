@@ -212,6 +212,8 @@ struct nopi_run {
     size_t ring_size, ring_head;
     uint64_t ring_total;        /* bytes ever written; > ring_size: the oldest were lost */
     pthread_mutex_t ring_lock;
+    void (*printf_sink)(void *, const char *, size_t);   /* the device's, or NULL */
+    void *printf_ctx;
     bool warned_printf;
     nop_diag_fn *diag;
     void *diag_ctx;

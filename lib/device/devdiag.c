@@ -113,6 +113,8 @@ void nopi_ring_write(nopi_run *run, const char *s, size_t n)
         run->ring[(run->ring_head + i) & (run->ring_size - 1)] = s[i];
     run->ring_head = (run->ring_head + n) & (run->ring_size - 1);
     run->ring_total += n;
+    if (run->printf_sink)
+        run->printf_sink(run->printf_ctx, s, n);
     pthread_mutex_unlock(&run->ring_lock);
 }
 

@@ -56,6 +56,8 @@ struct nop_device {
     char *ring;
     nopi_phase_fn *phase;       /* a worker's device: where its phases go */
     void *phase_ctx;
+    nopi_printf_fn *printf_sink;   /* nopi_device_set_printf_sink's */
+    void *printf_ctx;
     void *ext;                  /* what a layer above keeps with the device (a zygote) */
     void (*ext_free)(void *);
     pid_t worker;               /* an isolated device's last worker, killed, not yet reaped */
@@ -158,6 +160,12 @@ void nopi_device_set_sink(nop_device *dev, void (*diag)(void *, const nop_diag *
     dev->opts.diag_ctx = diag_ctx;
     dev->phase = phase;
     dev->phase_ctx = phase_ctx;
+}
+
+void nopi_device_set_printf_sink(nop_device *dev, nopi_printf_fn *fn, void *ctx)
+{
+    dev->printf_sink = fn;
+    dev->printf_ctx = ctx;
 }
 
 void nopi_device_reap(nop_device *dev, pid_t pid)
@@ -571,6 +579,10 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     run.profiled = dev->opts.profile || run.traced;
     run.t0 = t0;
     run.ring_size = (size_t)dev->profile->printf_buffer;
+    run.printf_sink = dev->printf_sink;
+    run.printf_ctx = dev->printf_ctx;
+    if (run.printf_sink)
+        run.printf_sink(run.printf_ctx, NULL, 0);
     run.diag = dev->opts.diag;
     run.diag_ctx = dev->opts.diag_ctx;
     pthread_mutex_init(&run.ring_lock, NULL);

@@ -18,6 +18,10 @@ enum nopi_phase_kind {
 /* Receives a phase: kind, the cores of a NOPI_PHASE_CORES one, and where it is in words. */
 typedef void nopi_phase_fn(void *ctx, int kind, int ncores, const char *what);
 
+/* Receives a run's kernel printf text as it is written, n bytes at s; s NULL when a run
+ * begins (the text before is an earlier run's). */
+typedef void nopi_printf_fn(void *ctx, const char *s, size_t n);
+
 /* The options dev was made with (timeout and threads resolved). */
 nop_device_opts nopi_device_opts(const nop_device *dev);
 /* The profile dev was made for. */
@@ -30,6 +34,9 @@ int nopi_device_max_cores(const nop_device *dev);
  * phases to phase(phase_ctx, ..) (NULL: none). */
 void nopi_device_set_sink(nop_device *dev, void (*diag)(void *, const nop_diag *),
                           void *diag_ctx, nopi_phase_fn *phase, void *phase_ctx);
+/* Sends dev's printf text, as its kernels write it, to fn(ctx, ..) too (NULL: nowhere): what
+ * a worker's parent reads when the worker dies before it sends its run's text. */
+void nopi_device_set_printf_sink(nop_device *dev, nopi_printf_fn *fn, void *ctx);
 /* Makes dev's later runs those of a new device made with o, without making one (its host
  * threads, stacks and buffers are kept): o's cores, schedule, seed and disabled checks, which
  * every run reads afresh, and each core's TCM zeroed, as a new device's is.  o's threads,

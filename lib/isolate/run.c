@@ -29,6 +29,7 @@ void nopi_device_attach(nop_device *dev, nopi_wire *w)
 {
     nopi_device_set_sink(dev, nopi_wire_diag, w, wire_phase, w);   /* to the parent, as
                                                                      * they happen */
+    nopi_device_set_printf_sink(dev, nopi_wire_printf, w);
 }
 
 nop_device *nopi_device_for_worker(const nop_device *dev, nopi_wire *w)

@@ -435,6 +435,33 @@ static int exchange(nopi_server *s, nopi_watch *wt, const void *req, size_t len,
     return in_time;
 }
 
+_Static_assert(sizeof(struct nopi_phase_page) == 33 * 4096, "the hostile fixture's size");
+
+/* The printf text of the run a worker was in when it died (or was stopped), from its phase
+ * page, taken as its records would have brought it: the last of it, as much as the device's
+ * ring holds, and whether older text was lost.  The page is the worker's to write: every
+ * index is bounded here, whatever it says. */
+static void take_last_printf(const nopi_server *s, const struct nopi_phase_page *p,
+                             nopi_take_fn *take, void *ctx)
+{
+    if (!p || !take)
+        return;
+    uint64_t total = atomic_load_explicit(&p->printf_total, memory_order_acquire);
+    size_t ring = (size_t)nopi_device_profile(s->dev)->printf_buffer;
+    size_t n = ring < NOPI_PHASE_PRINTF ? ring : NOPI_PHASE_PRINTF;
+    if (total < n)
+        n = (size_t)total;
+    char *text = n ? malloc(n) : NULL;
+    if (!text)
+        return;
+    for (size_t i = 0; i < n; i++)
+        text[i] = p->printf_ring[(total - n + i) % NOPI_PHASE_PRINTF];
+    take(ctx, NOPI_REC_PRINTF, text, n, NULL);   /* refused when its records had it */
+    if (total > n)
+        take(ctx, NOPI_REC_PRINTF_LOST, NULL, 0, NULL);
+    free(text);
+}
+
 int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int runs,
                         const void *req, size_t len, int pass, size_t pass_bytes,
                         nopi_take_fn *take, void *take_ctx, nop_error *err)
@@ -493,6 +520,8 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
     }
     if (err && !err->diag.where[0])
         snprintf(err->diag.where, sizeof err->diag.where, "%s", wt.where);
+    if (!who.none)
+        take_last_printf(s, wt.phase, take, take_ctx);
     return -1;
 }
 

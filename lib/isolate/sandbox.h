@@ -30,8 +30,14 @@ enum nopi_rec {
     NOPI_REC_CORES,         /* a run's nop_core_report array */
     NOPI_REC_RUN,           /* struct nopi_run_hdr: a run's scalars */
     NOPI_REC_TRACE,         /* struct nopi_trace_hdr + spans: one core's trace, in core order */
-    NOPI_REC_USER,          /* first type a caller of nopi_sandbox_call may use */
+    NOPI_REC_USER,          /* first type a caller of nopi_sandbox_call may use (9: the
+                             * hostile fixtures forge records by number) */
+    NOPI_REC_PRINTF_LOST = 1 << 30,   /* no payload: the run's oldest printf text was lost
+                                       * (the parent says so of a worker that died, to its
+                                       * take: sandbox.c; never a caller's) */
 };
+
+#define NOPI_PHASE_PRINTF (128 << 10)   /* profile.c's bound on printf_buffer */
 
 /* The phase a worker is in, on a page it shares with its parent (a zygote's child, a page of
  * its own) rather than as a record, so that entering a phase (three per run) does not wake
@@ -44,6 +50,13 @@ struct nopi_phase_page {
     int32_t ncores;         /* NOPI_PHASE_CORES: cores to run */
     double start;           /* nopi_now() when it began */
     char what[256];         /* "relu: shape function 'relu_shape'" */
+    /* The current run's kernel printf text as it is written (nopi_wire_printf), which the
+     * run's records carry too: what the parent shows when the worker dies before it sends
+     * them.  A ring of the last NOPI_PHASE_PRINTF bytes (the most a device's printf ring
+     * holds), on pages of its own after the first; printf_total counts the run's bytes.  (A
+     * page of 33 pages: tests/fixtures/hostile finds it in /proc/self/maps by that size.) */
+    _Atomic uint64_t printf_total;
+    _Alignas(4096) char printf_ring[NOPI_PHASE_PRINTF];
 };
 
 /* How a trapped system call came (seccomp.c). */
@@ -88,6 +101,8 @@ static inline bool nopi_wire_copies(const nopi_wire *w)
 void nopi_wire_phase(nopi_wire *w, int kind, int ncores, const char *what);
 /* A diagnostics sink (nop_device_opts.diag) for the worker: ctx is the wire. */
 void nopi_wire_diag(void *w, const nop_diag *d);
+/* Writes n bytes of a run's printf text at s into w's phase page (s NULL: a run begins). */
+void nopi_wire_printf(void *w, const char *s, size_t n);
 /* Asks (from the worker, during a request) that the worker end once the request is answered:
  * work that failed may have left it broken, and the next request gets a fresh one. */
 void nopi_wire_retire(nopi_wire *w);

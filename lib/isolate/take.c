@@ -103,6 +103,9 @@ int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len
         memcpy(r->printf_text, data, len);
         r->printf_text[len] = '\0';
         return 0;
+    case NOPI_REC_PRINTF_LOST:
+        r->printf_lost = true;
+        return 0;
     case NOPI_REC_CORES: {
         size_t n = len / sizeof *r->cores;
         if (r->cores || len % sizeof *r->cores || n == 0 || n > NOPI_MAX_CORES ||

@@ -118,6 +118,15 @@ void nopi_wire_diag(void *w, const nop_diag *d)
     nopi_wire_put(w, NOPI_REC_DIAG, d, sizeof *d);
 }
 
+void nopi_wire_printf(void *w, const char *s, size_t n)
+{
+    struct nopi_phase_page *p = ((nopi_wire *)w)->phase;
+    uint64_t total = s ? atomic_load_explicit(&p->printf_total, memory_order_relaxed) : 0;
+    for (size_t i = 0; i < n; i++)
+        p->printf_ring[(total + i) % NOPI_PHASE_PRINTF] = s[i];
+    atomic_store_explicit(&p->printf_total, total + n, memory_order_release);
+}
+
 void nopi_wire_retire(nopi_wire *w)
 {
     w->retire = true;

@@ -70,7 +70,8 @@ printf 'name: grow\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\nops:\n  grow: {args:
 built grow "$WORK/grow" "$WORK/grow/build/libgrow.so"
 
 # x / s for a Scalar s, whose sign and NaN a call must get as given; and an op that prints,
-# then fails as its second argument says (1: abort, a rule; 2: a crash; 3: a bad index)
+# then fails as its second argument says (1: abort, a rule; 2: a crash; 3: a bad index; 4:
+# it ends the worker process, exit_group(3); 5: it kills it, tgkill(getpid(), gettid(), 9))
 mkdir -p "$WORK/edge"
 cat >"$WORK/edge/k.c" <<'K'
 #include <neuronop.h>
@@ -90,6 +91,14 @@ nt_tensor *says(const nt_tensor *x, int64_t how)
         nt_accessor a = nt_accessor_of(x);
         nt_get_f32(&a, nt_numel(x));
     }
+    if (how == 4)
+        __asm__ volatile("mov $231, %%eax\n\tmov $3, %%edi\n\tsyscall" ::: "rax", "rdi", "rcx",
+                         "r11", "memory");
+    if (how == 5)
+        __asm__ volatile("mov $39, %%eax\n\tsyscall\n\tmov %%eax, %%edi\n\t"
+                         "mov $186, %%eax\n\tsyscall\n\tmov %%eax, %%esi\n\t"
+                         "mov $9, %%edx\n\tmov $234, %%eax\n\tsyscall"
+                         ::: "rax", "rdi", "rsi", "rdx", "rcx", "r11", "memory");
     return nt_zeros(nt_dim(x), nt_sizes(x), NT_F32);
 }
 K

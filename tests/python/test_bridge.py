@@ -808,6 +808,24 @@ def _():
     assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
 
 
+@check("a kernel's printf output survives its worker's death, here as in neuronop run")
+def _():
+    # the text came with the run's records, which a worker that dies never sends: the
+    # command line lost it too
+    for how in (4, 5):   # exit_group(3), then SIGKILL: the worker dies right after printf
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            raises(neuronop.WorkerError, torch.ops.edge.says, torch.ones(4), how)
+        assert out.getvalue() == "says: before failing %d\n" % how, (how, out.getvalue())
+        cli = subprocess.run([neuronop._client.neuronop_binary(), "run",
+                              lib("edge/libedge.so"), "says", "ones:4", str(how)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert cli.returncode == 1, (cli.returncode, cli.stderr)
+        assert "kernel printf output:\nsays: before failing %d\n" % how in cli.stdout, \
+            cli.stdout + cli.stderr
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+
+
 @check("an output larger than the room set aside for it arrives whole, as do numbers")
 def _():
     custom_op.load_library(lib("grow/libgrow.so"))
