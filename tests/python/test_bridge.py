@@ -823,6 +823,15 @@ def _():
         assert cli.returncode == 1, (cli.returncode, cli.stderr)
         assert "kernel printf output:\nsays: before failing %d\n" % how in cli.stdout, \
             cli.stdout + cli.stderr
+    # more than the device's buffer: its last 32 KB, and a warning that older text was lost
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        raises(neuronop.WorkerError, torch.ops.edge.says, torch.ones(4), 6)
+    text = "says: before failing 6\n" + "".join("line %04d of a long story\n" % i
+                                                for i in range(2000))
+    assert out.getvalue() == text[-32768:], out.getvalue()[:100]
+    assert any("overflowed" in str(w.message) for w in caught), [str(w.message) for w in caught]
     assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
 
 
