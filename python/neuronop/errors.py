@@ -75,7 +75,7 @@ class Error(RuntimeError):
         end = len(text) if end < 0 else end
         try:
             kind, message, where, detail, file, line, col = json.loads(text[start:end])
-        except ValueError:
+        except (ValueError, TypeError):   # not a note of ours after all
             return None
         if kind != cls.kind:
             return None
