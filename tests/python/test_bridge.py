@@ -671,6 +671,33 @@ def _():
     assert statuses == [0] * 8, statuses
 
 
+@check("a child forked during another thread's call has a supervisor of its own")
+def _():
+    # the parent's socket has a request in flight at the fork: the child's calls must not
+    # go on it (they would read the spinning call's reply, or it theirs)
+    custom_op.load_library(lib("crash/librules_crash.so"))
+    got = []
+
+    def spinning():
+        got.append(raises(neuronop.TimeoutError, torch.ops.rules_crash.spin, torch.ones(4)))
+    thread = threading.Thread(target=spinning)
+    thread.start()
+    time.sleep(0.3)   # the kernel spins now (for --timeout 1)
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            signal.alarm(5)
+            status = 0 if torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x)) else 3
+            neuronop._client.supervisor().close()
+        finally:
+            os._exit(status)
+    status = os.waitpid(pid, 0)[1]
+    thread.join()
+    assert status == 0 and len(got) == 1, (status, got)
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+
+
 class Batches(torch.utils.data.Dataset):
     """Items made by the op in DataLoader workers; item `bad` by a crashing kernel."""
 
