@@ -17,6 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,39 +68,82 @@ static void on_def(nt__registrar *r, const nt__reg_def *d)
     fputc('\n', f);
 }
 
-/* The registration child's confinement, before the probe is loaded: registering ops needs no
- * processes, programs, network, signals to others or files to write, so each ends the child
- * (SIGSYS), which the parent reports.  -1 when the filter cannot be set up. */
+/* The registration child's confinement, before the probe is loaded: an allow-list, as a
+ * worker's (isolate/seccomp.c), of what loading a library and calling m.def need (reading
+ * files, memory, its pipe, time, signals to itself); every other call ends the child
+ * (SIGSYS), which the parent reports.  A deny-list let registration code through what it did
+ * not name: openat2 opened files for writing outside the library (and, as root,
+ * /proc/PID/mem of neuronop read-write), tgkill killed neuronop, prlimit64 set its limits.
+ * -1 when the filter cannot be set up. */
 static int confine(void)
 {
-    static const char *const denied[] = {
-        "fork", "vfork", "clone", "clone3", "execve", "execveat", "socket", "connect",
-        "ptrace", "kill", "tkill", "creat", "unlink", "unlinkat", "rename", "renameat",
-        "renameat2", "mkdir", "mkdirat", "rmdir", "truncate", "ftruncate",
+    static const char *const always[] = {
+        "read", "pread64", "readv", "write", "writev", "close", "lseek", "fstat", "newfstatat",
+        "statx", "stat", "lstat", "access", "faccessat", "faccessat2", "getcwd", "readlink",
+        "readlinkat", "mmap", "munmap", "mremap", "mprotect", "madvise", "brk", "futex",
+        "sched_yield", "sched_getaffinity", "set_robust_list", "rseq", "set_tid_address",
+        "exit", "exit_group", "restart_syscall", "clock_gettime", "clock_getres",
+        "gettimeofday", "clock_nanosleep", "nanosleep", "getpid", "gettid", "getuid",
+        "geteuid", "getgid", "getegid", "getrandom", "sysinfo", "rt_sigaction",
+        "rt_sigprocmask", "rt_sigreturn", "sigaltstack",
     };
-    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
     if (!ctx)
         return -1;
-    int rc = 0;
-    for (size_t i = 0; i < NOPI_ARRAY_LEN(denied) && rc == 0; i++) {
-        int nr = seccomp_syscall_resolve_name(denied[i]);
+    int rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(always) && rc == 0; i++) {
+        int nr = seccomp_syscall_resolve_name(always[i]);
         if (nr != __NR_SCMP_ERROR)
-            rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, nr, 0);
+            rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
     }
-    /* open and openat for writing or creating */
-    static const int write_flags[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC };
-    for (size_t i = 0; i < NOPI_ARRAY_LEN(write_flags) && rc == 0; i++) {
-        scmp_datum_t f = (scmp_datum_t)write_flags[i];
-        rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(open), 1,
-                              SCMP_A1(SCMP_CMP_MASKED_EQ, f, f));
-        if (rc == 0)
-            rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(openat), 1,
-                                  SCMP_A2(SCMP_CMP_MASKED_EQ, f, f));
-    }
+    /* files opened for reading only */
+    const scmp_datum_t writes = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND;
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1,
+                              SCMP_A2(SCMP_CMP_MASKED_EQ, writes, 0));
+    if (rc == 0 && seccomp_syscall_resolve_name("open") != __NR_SCMP_ERROR)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(open), 1,
+                              SCMP_A1(SCMP_CMP_MASKED_EQ, writes, 0));
+    /* stdio's terminal query; descriptors' flags (no F_SETOWN, F_SETSIG, O_ASYNC: signals
+     * to a process of the caller's choosing) */
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
+                              SCMP_A1(SCMP_CMP_EQ, TCGETS, 0));
+    static const int fd_cmds[] = { F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL };
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(fd_cmds) && rc == 0; i++)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(fcntl), 1,
+                              SCMP_A1(SCMP_CMP_EQ, (scmp_datum_t)fd_cmds[i], 0));
+    /* abort() and raise() signal the child itself; glibc reads its own limits, sets none */
+    scmp_datum_t self = (scmp_datum_t)getpid();
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(kill), 1,
+                              SCMP_A0(SCMP_CMP_EQ, self, 0));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1,
+                              SCMP_A0(SCMP_CMP_EQ, self, 0));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 2,
+                              SCMP_A0(SCMP_CMP_EQ, 0, 0), SCMP_A2(SCMP_CMP_EQ, 0, 0));
     if (rc == 0)
         rc = seccomp_load(ctx);
     seccomp_release(ctx);
     return rc == 0 ? 0 : -1;
+}
+
+/* Makes the registration child die with neuronop (SIGKILL when it ends, however it ends: a
+ * child that killed or outlived it would run on unbounded), and read or trace no other
+ * process: not dumpable, and with no capabilities (root's CAP_SYS_PTRACE opens every
+ * process's memory, neuronop's included).  Before the filter, which forbids prctl and
+ * capset.  false when neuronop has already ended. */
+static bool give_up_powers(pid_t parent)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    prctl(PR_SET_DUMPABLE, 0);
+    struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+    memset(d, 0, sizeof d);
+    syscall(SYS_capset, &h, d);
+    return getppid() == parent;
 }
 
 /*
@@ -111,6 +158,7 @@ static int run_registration(const char *probe, char **out, nop_error *err)
     if (pipe(fds) != 0)
         return nopi_fail(err, NOP_ERR_NOMEM, NULL, 0, 0, "cannot create a pipe: %s",
                          strerror(errno));
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
@@ -130,15 +178,17 @@ static int run_registration(const char *probe, char **out, nop_error *err)
         if (!f)
             _exit(3);
         /* before the load: loading runs the probe's load-time code, if it has any (the
-         * check that refuses it comes after the registration, which says the ops) */
-        if (confine() != 0) {
-            fputs("E\tcannot confine the registration (seccomp)\n", f);
+         * check that refuses it comes after the registration, which says the ops); it may
+         * read only what a kernel may, nor its environment (usercode.h): what it prints
+         * reaches the user's log in an error.  Landlock first: the filter forbids its calls */
+        if (!give_up_powers(parent))
             _exit(3);
-        }
-        /* nor may it read what a kernel may not, nor its environment (usercode.h): what it
-         * prints reaches the user's log in an error */
         if (nopi_usercode_confine(probe) != 0) {
             fputs("E\tcannot confine the registration (Landlock)\n", f);
+            _exit(3);
+        }
+        if (confine() != 0) {
+            fputs("E\tcannot confine the registration (seccomp)\n", f);
             _exit(3);
         }
         void *h = dlopen(probe, RTLD_NOW | RTLD_LOCAL);
