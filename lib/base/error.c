@@ -20,6 +20,39 @@ void nopi_strlcpy(char *dst, const char *src, size_t size)
     dst[n] = '\0';
 }
 
+/* The length of the UTF-8 character at s that is plain text (1 to 4), or 0: a byte that
+ * starts no character, a truncated or overlong one, a surrogate, past U+10FFFF, a control
+ * character but newline and tab, or U+FFFE or U+FFFF. */
+static size_t text_char(const unsigned char *s)
+{
+    unsigned c = s[0];
+    if (c < 0x80)
+        return (c >= 0x20 && c != 0x7f) || c == '\n' || c == '\t' ? 1 : 0;
+    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+             : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    unsigned cp = n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3fu);
+    }
+    if (n == 0 || (n == 2 && cp < 0xa0) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+        (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff || cp == 0xfffe || cp == 0xffff)
+        return 0;
+    return n;
+}
+
+void nopi_text_clean(char *s)
+{
+    while (*s) {
+        size_t n = text_char((const unsigned char *)s);
+        if (n == 0)
+            *s++ = '?';
+        else
+            s += n;
+    }
+}
+
 static void fill_diag(nop_diag *d, enum nop_severity sev, const char *file, int line, int col,
                       const char *fmt, va_list ap)
 {

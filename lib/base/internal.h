@@ -40,6 +40,12 @@ void nopi_emit(nop_diag_fn *fn, void *ctx, enum nop_severity sev, const char *fi
                int col, const char *fmt, ...) NOPI_PRINTF(7, 8);
 /* Bounded copy that always terminates. */
 void nopi_strlcpy(char *dst, const char *src, size_t size);
+/* Makes s text that any reader shows as it is, in place: every byte of what is not a UTF-8
+ * character, and of a control character but newline and tab (C0, DEL, C1), or a
+ * noncharacter U+FFFE or U+FFFF (which XML forbids), becomes '?'.  For what a worker sends:
+ * its messages reach the terminal, the JUnit file and the JSON report, where an escape
+ * sequence or a byte that is not UTF-8 would hide lines or break the file. */
+void nopi_text_clean(char *s);
 
 /* tensor_host.c: the generator a spec that is not one (nor a file) was probably meant to
  * be: "zeroes:4x4" -> "zeros", "ful:4x4:2.5" -> "full"; NULL when what comes before its first

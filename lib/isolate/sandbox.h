@@ -212,8 +212,8 @@ typedef struct nopi_watch {
     bool done, malformed;           /* DONE came; something was not as it must be */
     struct nopi_done result;        /* with done */
 } nopi_watch;
-/* Makes every string of d end inside its array and its severity one there is (a worker may
- * have sent anything). */
+/* Makes every string of d end inside its array, and plain text (nopi_text_clean), and its
+ * severity one there is (a worker may have sent anything). */
 void nopi_diag_terminate(nop_diag *d);
 /* The most bytes one record may hold on this machine: MAX_RECORD, or half its memory if
  * less.  It asks the kernel (sysinfo), so a server works it out once, not per request. */

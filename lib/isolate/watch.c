@@ -42,6 +42,11 @@ void nopi_diag_terminate(nop_diag *d)
 {
     d->file[sizeof d->file - 1] = d->where[sizeof d->where - 1] = '\0';
     d->msg[sizeof d->msg - 1] = d->detail[sizeof d->detail - 1] = '\0';
+    /* shown on the terminal and written into JUnit and JSON: no escape sequence, carriage
+     * return or byte that is not UTF-8 of a worker's choosing */
+    char *text[] = { d->file, d->where, d->msg, d->detail };
+    for (size_t i = 0; i < sizeof text / sizeof text[0]; i++)
+        nopi_text_clean(text[i]);
     if ((unsigned)d->severity > NOP_SEV_NOTE)
         d->severity = NOP_SEV_ERROR;
 }

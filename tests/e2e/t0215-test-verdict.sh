@@ -64,4 +64,21 @@ test_expect "a library and stamp that came with wrong sources are rebuilt, not t
     run build lib
     expect_out "relu: up to date"'
 
+# A failing kernel's assertion text carries an escape sequence (ESC[8m hides what follows on a
+# terminal), a carriage return, a byte that is not UTF-8 and U+FFFE: in a worker's message
+# they reached the FAIL line, made the JUnit file XML no reader parses and the JSON report
+# text no UTF-8 decoder reads.  Now each such byte is a "?".
+test_expect "a kernel'\''s message cannot hide lines or break the JUnit and JSON reports" '
+    copy_example negate ctl
+    printf "#include <neuronop.h>\n#include <assert.h>\n\nnt_tensor *negate(const nt_tensor *t_in)\n{\n    assert(nt_size(t_in, 0) < 0 && \"\033[8m\377\357\277\276\r\");\n    return get_dst_tensor();\n}\n" >ctl/negate.c
+    run test ctl -k shapes --junit ctl.xml
+    expect_status 1
+    expect_out "0 passed, 2 failed"
+    expect_out "assertion failed: nt_size(t_in, 0) < 0 && \"?[8m?????\""
+    if LC_ALL=C grep -q "$(printf "[\033\r]")" out err; then exit 1; fi
+    python3 -c "import sys, xml.dom.minidom as m; m.parse(sys.argv[1])" ctl.xml
+    run test ctl -k shapes --json
+    expect_status 1
+    python3 -c "import json, sys; json.loads(open(sys.argv[1], \"rb\").read().decode(\"utf-8\"))" out'
+
 test_done
