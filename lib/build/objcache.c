@@ -100,7 +100,7 @@ int nopi_objcache_key(const nopi_argv *compile, const char *preprocessed, char k
     bool debug = false;
     for (int i = 0; i < compile->n; i++) {
         const char *a = compile->v[i];
-        if (strcmp(a, "-o") == 0 || strcmp(a, "-MF") == 0) {
+        if (strcmp(a, "-o") == 0 || strcmp(a, "-MF") == 0 || strcmp(a, "-Xassembler") == 0) {
             i++;   /* output files: in the build's temporary folder, a new name each time */
             continue;
         }

@@ -276,6 +276,18 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
         nopi_argv_add(a, "-MD");
         nopi_argv_add(a, "-MF");
         nopi_argv_add(a, job->deps);
+        /* the files the assembler reads: a top-level asm's .incbin embedded a file from
+         * outside the library, which -MF does not list (clang assembles without gas: that
+         * route stays open without Landlock) */
+        if (!is_clang(a->v[0])) {
+            snprintf(log, sizeof log, "%s%d.as.d", role_names[role], index);
+            if (!(job->asdeps = nopi_path_join(b->tmpdir, log)))
+                return nopi_nomem(b->err);
+            nopi_argv_add(a, "-Xassembler");
+            nopi_argv_add(a, "--MD");
+            nopi_argv_add(a, "-Xassembler");
+            nopi_argv_add(a, job->asdeps);
+        }
     }
     nopi_argv_add(a, "-c");
     nopi_argv_add(a, "-o");
@@ -366,8 +378,10 @@ static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what, bo
         if (jobs[i].limit != NOPI_LIMIT_NONE) {
             nopi_confine_past(&b->confine, &e, jobs[i].name ? jobs[i].name : "the library",
                               jobs[i].limit == NOPI_LIMIT_TIME);
-        } else if (jobs[i].deps &&
-                   nopi_confine_deps(&b->confine, jobs[i].deps, outside, sizeof outside)) {
+        } else if ((jobs[i].deps &&
+                    nopi_confine_deps(&b->confine, jobs[i].deps, outside, sizeof outside)) ||
+                   (jobs[i].asdeps && nopi_confine_deps(&b->confine, jobs[i].asdeps, outside,
+                                                        sizeof outside))) {
             /* without Landlock it could read the file: refused all the same, unquoted */
             nopi_fail(&e, NOP_ERR_COMPILE, jobs[i].source, 0, 0, "refused");
             nopi_confine_refuse(&e.diag, outside);
@@ -400,6 +414,7 @@ static void free_jobs(nopi_tool_job *jobs, int n)
         nopi_argv_free(&jobs[i].argv);
         free(jobs[i].log);
         free(jobs[i].deps);
+        free(jobs[i].asdeps);
     }
     free(jobs);
 }
@@ -441,6 +456,10 @@ static void preprocess_argv(const nopi_argv *compile, nopi_argv *a, const char *
         }
         if (strcmp(s, "-MD") == 0)
             continue;
+        if (strcmp(s, "-Xassembler") == 0) {   /* the assembler's dependency file */
+            i++;
+            continue;
+        }
         nopi_argv_add(a, strcmp(s, "-c") == 0 ? "-E" : s);
     }
     /* with -g, g++ writes the current folder into its output: the key has it when it

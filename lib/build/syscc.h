@@ -34,6 +34,8 @@ typedef struct nopi_tool_job {
     const char *name;     /* what it compiles, as the user wrote it, for a limit's message */
     const char *source;   /* and its path, where a refused read is reported; may be NULL */
     char *deps;           /* its -MF file, checked when Landlock is absent; NULL (caller owns) */
+    char *asdeps;         /* and its assembler's (gas --MD: what .incbin and .include read,
+                           * which -MF does not list); NULL (caller owns) */
     int status;           /* exit status; 128 + N when killed by signal N; -1 not run */
     nopi_limit limit;     /* a failed job that went past a limit of its confine */
     bool done;            /* has its result already, not run: the compile cache had its

@@ -17,6 +17,12 @@ not_quoted() {
     fi
 }
 
+# add_incbin FILE: a top-level asm in FILE that embeds the secret (the assembler's .incbin,
+# which the compiler's -MD list does not name)
+add_incbin() {
+    printf 'asm(".section .rodata\\n.incbin \\"%s\\"\\n.text");\n' "$secret" >>"$1"
+}
+
 for mode in landlock off; do
     case $mode in off) env=NEURONOP_LANDLOCK=off ;; *) env= ;; esac
 
@@ -56,6 +62,17 @@ for mode in landlock off; do
         $env run build x-abs-$mode
         expect_status 3
         expect_err \"'$secret' is outside the library folder\"
+        not_quoted"
+
+    # without Landlock, an adversarial review's .incbin embedded the file in the library, for a
+    # kernel to print: refused now as an #include is, from the assembler's own list
+    test_expect "g++ ($mode): an asm .incbin of a file outside is refused" "
+        copy_example negate_cxx x-bin-$mode
+        add_incbin x-bin-$mode/negate.cpp
+        $env run build x-bin-$mode
+        expect_status 3
+        if [ $mode = off ]; then expect_err \"'$secret' is outside the library folder\"; fi
+        test ! -e x-bin-$mode/build/libnegate_cxx.so
         not_quoted"
 done
 
