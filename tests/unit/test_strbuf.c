@@ -1,4 +1,5 @@
-/* Unit tests of the string buffer and its C and JSON quoting (lib/base/strbuf.c). */
+/* Unit tests of the string buffer and its C and JSON quoting (lib/base/strbuf.c), and of
+ * making a worker's text plain (nopi_text_clean, lib/base/error.c). */
 #include "unit.h"
 #include "base/internal.h"
 
@@ -23,6 +24,22 @@ static void quotes_c_strings(void **state)
     nopi_sb_c_string(&sb, "a\"b\\c\nd?\?=e\x01");
     assert_string_equal(sb.s, "\"a\\\"b\\\\c\\nd?\"\"?=e\\001\"");
     nopi_sb_free(&sb);
+}
+
+static void cleans_text(void **state)
+{
+    /* UTF-8 of one to four bytes, newline and tab stay */
+    char ok[] = "a\tb\n\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xef\xbf\xbd";
+    char want_ok[sizeof ok];
+    memcpy(want_ok, ok, sizeof ok);
+    nopi_text_clean(ok);
+    assert_string_equal(ok, want_ok);
+    /* ESC, CR, DEL, a C1 control (U+009B, CSI), a stray continuation byte, 0xff, an overlong
+     * '/', a surrogate, U+FFFE, past U+10FFFF and a character cut short: each byte a '?' */
+    char bad[] = "\x1b[8m\r\x7f\xc2\x9b\x80\xff\xc0\xaf\xed\xa0\x80\xef\xbf\xbe"
+                 "\xf4\x90\x80\x80\xe2\x82";
+    nopi_text_clean(bad);
+    assert_string_equal(bad, "?[8m????????????????????");
 }
 
 static void quotes_json_strings(void **state)
@@ -63,6 +80,7 @@ int main(void)
         cmocka_unit_test(appends_and_formats),
         cmocka_unit_test(quotes_c_strings),
         cmocka_unit_test(quotes_json_strings),
+        cmocka_unit_test(cleans_text),
         cmocka_unit_test(take_of_empty_is_empty_string),
         cmocka_unit_test(hashes_are_stable),
     };
