@@ -216,6 +216,34 @@ static bool has_ifunc(const char *data, size_t len, const Elf64_Ehdr *eh)
     return false;
 }
 
+/* Whether a non-empty section of the object is of type `type` (when not SHT_NULL), or has a
+ * name that starts with one of the n prefixes, or is called `exact` (when not NULL). */
+static bool has_section(const char *data, size_t len, const Elf64_Ehdr *eh, uint32_t type,
+                        const char *const *prefixes, size_t n, const char *exact)
+{
+    Elf64_Shdr names;
+    get_shdr(data, eh, eh->e_shstrndx, &names);
+    for (unsigned i = 0; i < eh->e_shnum; i++) {
+        Elf64_Shdr sh;
+        get_shdr(data, eh, i, &sh);
+        if (sh.sh_size == 0)
+            continue;
+        if (type != SHT_NULL && sh.sh_type == type)
+            return true;
+        if (!in_file(len, names.sh_offset, names.sh_size) || sh.sh_name >= names.sh_size)
+            continue;
+        /* the name, bounded by the string table's end */
+        const char *name = data + names.sh_offset + sh.sh_name;
+        size_t room = (size_t)(names.sh_size - sh.sh_name);
+        for (size_t k = 0; k < n; k++)
+            if (room > strlen(prefixes[k]) && strncmp(name, prefixes[k], strlen(prefixes[k])) == 0)
+                return true;
+        if (exact && room > strlen(exact) && memcmp(name, exact, strlen(exact) + 1) == 0)
+            return true;
+    }
+    return false;
+}
+
 bool nopi_elf_runs_at_load(const char *data, size_t len)
 {
     Elf64_Ehdr eh;
@@ -223,28 +251,17 @@ bool nopi_elf_runs_at_load(const char *data, size_t len)
         return false;
     if (has_ifunc(data, len, &eh))
         return true;
-    Elf64_Shdr names;
-    get_shdr(data, &eh, eh.e_shstrndx, &names);
-    for (unsigned i = 0; i < eh.e_shnum; i++) {
-        Elf64_Shdr sh;
-        get_shdr(data, &eh, i, &sh);
-        if (sh.sh_size == 0)
-            continue;
-        if (sh.sh_type == SHT_INIT_ARRAY || sh.sh_type == SHT_PREINIT_ARRAY)
-            return true;
-        if (!in_file(len, names.sh_offset, names.sh_size) || sh.sh_name >= names.sh_size)
-            continue;
-        /* the name, bounded by the string table's end */
-        const char *n = data + names.sh_offset + sh.sh_name;
-        size_t room = (size_t)(names.sh_size - sh.sh_name);
-        static const char *const prefixes[] = { ".init_array", ".preinit_array", ".ctors" };
-        for (size_t k = 0; k < sizeof prefixes / sizeof prefixes[0]; k++)
-            if (room > strlen(prefixes[k]) && strncmp(n, prefixes[k], strlen(prefixes[k])) == 0)
-                return true;
-        if (room > 5 && memcmp(n, ".init", 6) == 0)
-            return true;
-    }
-    return false;
+    static const char *const prefixes[] = { ".init_array", ".preinit_array", ".ctors" };
+    return has_section(data, len, &eh, SHT_INIT_ARRAY, NULL, 0, NULL) ||
+           has_section(data, len, &eh, SHT_PREINIT_ARRAY, prefixes, 3, ".init");
+}
+
+bool nopi_elf_has_lto(const char *data, size_t len)
+{
+    Elf64_Ehdr eh;
+    static const char *const prefixes[] = { ".gnu.lto_", ".gnu.offload_lto_" };
+    return header_of(data, len, true, &eh) &&
+           has_section(data, len, &eh, SHT_NULL, prefixes, 2, NULL);
 }
 
 /* Writes header sh back as section i of the image. */

@@ -29,6 +29,10 @@ void nopi_elfsyms_free(nopi_elfsym *syms, size_t n);
  * PREINIT_ARRAY, or named .init_array*,
  * .preinit_array*, .ctors* or .init (constructor priorities make .init_array.00101). */
 bool nopi_elf_runs_at_load(const char *data, size_t len);
+/* Whether the ELF64 object image data[0, len) holds GCC's LTO bytecode (a .gnu.lto_*
+ * section): code that a linker with the LTO plugin compiles and links, whose symbols and
+ * sections no reading of the object shows. */
+bool nopi_elf_has_lto(const char *data, size_t len);
 /* Renames section `name` of the object image data[0, len) to `inert` (of the same length)
  * and makes it plain data, so that a linker treats it as nothing it runs.  False when there
  * is no such section. */

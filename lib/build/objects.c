@@ -124,6 +124,20 @@ static int read_object(builder *b, object *obj)
                 return -1;
             }
         }
+        /* LTO bytecode (gcc -flto, or its sections put together in an asm): the linker's
+         * plugin would compile it into the library, definitions and constructors no check
+         * here sees (a review defined a reference's expf so, from a shape source) */
+        if (nopi_elf_has_lto(data, len)) {
+            free(data);
+            static const char *const whose[] = { "kernel code", "shape function code",
+                                                 "reference code" };
+            nopi_fail(b->err, NOP_ERR_COMPILE, obj->source, 0, 0, "%s has LTO bytecode (a "
+                      "'.gnu.lto_' section), which the linker would compile into the library "
+                      "unchecked", whose[obj->role]);
+            nopi_detail(b->err, "an op library is linked by neuronop, without link-time "
+                        "optimisation; remove the section");
+            return -1;
+        }
         obj->static_init = nopi_elf_runs_at_load(data, len);
         if (obj->static_init && obj->lang == NOPI_LANG_CXX)   /* C's: a constructor */
             nopi_elf_startup_object(data, len, obj->init_var, sizeof obj->init_var);
@@ -738,6 +752,10 @@ static int link_system(builder *b, const char *glue, const object *objs, int nob
     /* as for libtcc's link: the library's own trampolines bind first (objects.c, new_cc) */
     nopi_argv_add(a, "-Wl,-Bsymbolic");
     nopi_argv_add(a, "-Wl,-z,noexecstack");
+    /* no LTO plugin: it would compile bytecode into the library that no check saw (objects
+     * with it are refused already: read_object) */
+    if (!is_clang(a->v[0]))
+        nopi_argv_add(a, "-fno-use-linker-plugin");
     if (all) {
         nopi_argv_add(a, "-Wl,--no-undefined");
         /* -Xlinker, not -Wl,: a comma in the build folder's path would split the name */
