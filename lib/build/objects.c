@@ -126,7 +126,9 @@ static int read_object(builder *b, object *obj)
         }
         /* LTO bytecode (gcc -flto, or its sections put together in an asm): the linker's
          * plugin would compile it into the library, definitions and constructors no check
-         * here sees (a review defined a reference's expf so, from a shape source) */
+         * here sees (a review defined a reference's expf so, from a shape source).  Refused
+         * here: -fno-use-linker-plugin does not keep it out, ld loads the plugins in
+         * /usr/lib/bfd-plugins by itself */
         if (nopi_elf_has_lto(data, len)) {
             free(data);
             static const char *const whose[] = { "kernel code", "shape function code",
@@ -752,10 +754,6 @@ static int link_system(builder *b, const char *glue, const object *objs, int nob
     /* as for libtcc's link: the library's own trampolines bind first (objects.c, new_cc) */
     nopi_argv_add(a, "-Wl,-Bsymbolic");
     nopi_argv_add(a, "-Wl,-z,noexecstack");
-    /* no LTO plugin: it would compile bytecode into the library that no check saw (objects
-     * with it are refused already: read_object) */
-    if (!is_clang(a->v[0]))
-        nopi_argv_add(a, "-fno-use-linker-plugin");
     if (all) {
         nopi_argv_add(a, "-Wl,--no-undefined");
         /* -Xlinker, not -Wl,: a comma in the build folder's path would split the name */
