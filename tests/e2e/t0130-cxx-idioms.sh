@@ -2,8 +2,9 @@
 # The idiom suite: torch C++ idioms on accessor elements (auto copies, T & bindings, integer
 # compound operators, ?:, std::max, std::swap, template deduction, lambdas, const T & seeing
 # later writes, c10's 16-bit float rounding, 4-D kernels in the style of the public RWKV
-# wkv op - our own code, not a copy) compute bit for bit what libtorch 1.13 computes, and
-# torch::Scalar's conversions give its values and refuse what it refuses.
+# wkv op - our own code, not a copy; c10's dtype numbers, BFloat16's bitwise operators,
+# 16-bit NaNs widened and narrowed, clamp's promotion) compute bit for bit what libtorch
+# 1.13 computes, and torch::Scalar's conversions give its values and refuse what it refuses.
 # tests/fixtures/cxx/idioms/k.cpp is compiled unmodified twice: by neuronop build, and into
 # driver.cpp against the real libtorch, whose outputs are the expectations.
 # One translation unit against libtorch takes 6-40 s, so the driver's outputs are cached
@@ -17,19 +18,21 @@ test_expect "libtorch 1.13 computes the expectations (oracle.sh, cached by sourc
     test -s "$cache/cases"'
 
 cp -R "$fix" "$WORK/idioms"
-rm -rf "$WORK/idioms/build"
+rm -rf "$WORK/idioms/build" "$WORK/idioms/c10/build" "$WORK/idioms/scalars/build"
 test_expect "the same kernels build unmodified with neuronop" '
     run build idioms
+    expect_status 0
+    run build idioms/c10
     expect_status 0'
 
 # Each case: the inputs the driver gave torch, neuronop runs the op on them, and the output's
 # elements (the .npy file's last bytes) must equal torch's exactly.
-while read -r name op nin; do
+while read -r name op nin lib; do
     test_expect "idiom $name computes what libtorch computes, bit for bit" '
         set -- "$cache/$name.npy"
         [ "$nin" -lt 2 ] || set -- "$@" "$cache/$name.1.npy"
         [ "$nin" -lt 3 ] || set -- "$@" "$cache/$name.2.npy"
-        run run idioms "$op" "$@" -o "$name.out.npy"
+        run run "idioms/$lib" "$op" "$@" -o "$name.out.npy"
         expect_status 0
         expect_err "0 errors, 0 warnings"
         n=$(stat -c %s "$cache/$name.bin")

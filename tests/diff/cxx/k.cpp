@@ -12,9 +12,19 @@ static int elem_size(nt_dtype d)
     return d == NT_I64 ? 8 : d == NT_F32 || d == NT_I32 ? 4 : d == NT_I8 || d == NT_U8 ? 1 : 2;
 }
 
+/* the table's dtypes are the C API's nt_dtype (or -1: none); torch's ScalarType numbers them
+ * as c10 does */
+static torch::ScalarType scalar_type(int64_t d)
+{
+    static_assert(NT_U8 == 7, "nt_dtype has eight dtypes");
+    const torch::ScalarType of[] = { torch::kFloat, torch::kBFloat16, torch::kHalf, torch::kInt,
+                                     torch::kChar, torch::kLong, torch::kShort, torch::kByte };
+    return d >= 0 && d <= NT_U8 ? of[d] : torch::kFloat;
+}
+
 static torch::Tensor make(nt_tcm_accessor *data, int64_t at, int64_t n, nt_dtype d)
 {
-    torch::Tensor t = torch::empty({ n }, static_cast<torch::ScalarType>(d));
+    torch::Tensor t = torch::empty({ n }, scalar_type(d));
     int64_t *v = static_cast<int64_t *>(tcm_malloc(MAXN * 8));
     unsigned char *raw = static_cast<unsigned char *>(tcm_malloc(MAXN * 8));
     nt_tensor_to_tcm(data, v, at, n);
@@ -91,7 +101,7 @@ torch::Tensor cases(const torch::Tensor &spec, const torch::Tensor &data)
         int op = static_cast<int>(f[F_OP]), form = static_cast<int>(f[F_FORM]);
         int64_t n = f[F_N];
         torch::Scalar s1 = scalar(f[F_S1_KIND], f[F_S1]), s2 = scalar(f[F_S2_KIND], f[F_S2]);
-        torch::ScalarType outd = static_cast<torch::ScalarType>(f[F_OUT]);
+        torch::ScalarType outd = scalar_type(f[F_OUT]);
         torch::Tensor r;
         if (op == FULL) {
             r = torch::full({ n }, s1, outd);
@@ -109,7 +119,7 @@ torch::Tensor cases(const torch::Tensor &spec, const torch::Tensor &data)
             else
                 r = binary(op, out, a, b.defined() ? &b : nullptr, s1, s2);
         }
-        nt_dtype d = static_cast<nt_dtype>(r.scalar_type());
+        nt_dtype d = nt_dtype_of(r.nt());
         memset(row, 0, (2 + MAXN) * 8);
         row[0] = d;
         row[1] = r.numel();

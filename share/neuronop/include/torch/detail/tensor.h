@@ -48,7 +48,7 @@ public:
     /* dim < 0 counts from the end */
     int64_t size(int64_t dim) const noexcept { return nt_size(t_, static_cast<int>(dim)); }
     IntArrayRef sizes() const noexcept { return IntArrayRef(t_); }
-    ScalarType scalar_type() const noexcept { return static_cast<ScalarType>(nt_dtype_of(t_)); }
+    ScalarType scalar_type() const noexcept { return detail::from_nt(nt_dtype_of(t_)); }
     ScalarType dtype() const noexcept { return scalar_type(); }
 
     template <class T, size_t N> TensorAccessor<T, N, true> accessor() const & noexcept

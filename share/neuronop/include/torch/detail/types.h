@@ -3,9 +3,10 @@
  * (c10::ScalarType, torch::kFloat ...), c10::TensorOptions, c10::BFloat16 and c10::Half,
  * torch::Scalar and torch::IntArrayRef.  Included by <torch/torch.h>; not on its own.
  *
- * Each is a small value over the C API of <neuronop.h>: a ScalarType is an nt_dtype, a Scalar
- * is an nt_scalar (same layout: the generated glue passes one for the other), an IntArrayRef
- * holds up to 8 sizes, the device's limit.
+ * Each is a small value over the C API of <neuronop.h>: a ScalarType names an nt_dtype (with
+ * c10's numbers, converted by to_nt and from_nt), a Scalar is an nt_scalar (same layout: the
+ * generated glue passes one for the other), an IntArrayRef holds up to 8 sizes, the device's
+ * limit.
  */
 #ifndef NEURONOP_TORCH_DETAIL_TYPES_H
 #define NEURONOP_TORCH_DETAIL_TYPES_H
@@ -19,10 +20,13 @@ template <class...> struct never { static constexpr bool value = false; };
 
 namespace c10 {
 
-/* The device's element types, with torch's names; the values are neuronop.h's nt_dtype. */
+/* The device's element types, with torch's names and c10's values (c10/core/ScalarType.h),
+ * so static_cast<int>(t.scalar_type()) is what torch gives: Byte 0, Char 1, Short 2, Int 3,
+ * Long 4, Half 5, Float 6, BFloat16 15.  c10's others (Double 7, Bool 11 ...) are not
+ * there: the device has no such tensors.  neuronop.h's nt_dtype numbers them differently:
+ * torch::detail::to_nt and from_nt convert. */
 enum class ScalarType : int8_t {
-    Float = NT_F32, BFloat16 = NT_BF16, Half = NT_F16, Int = NT_I32,
-    Char = NT_I8, Long = NT_I64, Short = NT_I16, Byte = NT_U8,
+    Byte = 0, Char = 1, Short = 2, Int = 3, Long = 4, Half = 5, Float = 6, BFloat16 = 15,
 };
 
 /* 16-bit floats as stored in tensors and TCM buffers: two bytes, converted to and from float
@@ -174,7 +178,38 @@ constexpr ScalarType kUInt8 = ScalarType::Byte;
 inline TensorOptions dtype(ScalarType d) noexcept { return TensorOptions(d); }
 
 namespace detail {
-inline nt_dtype to_nt(ScalarType d) noexcept { return static_cast<nt_dtype>(d); }
+/* a ScalarType as the C API's nt_dtype; one that is no device dtype (a value cast from an
+ * int) keeps its number, which is none of nt_dtype's (c10's Double, 7, becomes 107), and the
+ * runtime refuses it where the call names it */
+inline nt_dtype to_nt(ScalarType d) noexcept
+{
+    switch (d) {
+    case ScalarType::Float: return NT_F32;
+    case ScalarType::BFloat16: return NT_BF16;
+    case ScalarType::Half: return NT_F16;
+    case ScalarType::Int: return NT_I32;
+    case ScalarType::Char: return NT_I8;
+    case ScalarType::Long: return NT_I64;
+    case ScalarType::Short: return NT_I16;
+    case ScalarType::Byte: return NT_U8;
+    }
+    const int v = static_cast<int>(d);
+    return static_cast<nt_dtype>(v >= 0 && v <= NT_U8 ? 100 + v : v);
+}
+inline ScalarType from_nt(nt_dtype d) noexcept
+{
+    switch (d) {
+    case NT_F32: break;
+    case NT_BF16: return ScalarType::BFloat16;
+    case NT_F16: return ScalarType::Half;
+    case NT_I32: return ScalarType::Int;
+    case NT_I8: return ScalarType::Char;
+    case NT_I64: return ScalarType::Long;
+    case NT_I16: return ScalarType::Short;
+    case NT_U8: return ScalarType::Byte;
+    }
+    return ScalarType::Float;
+}
 
 /* What each element type is on the device: its dtype, and its stream calls.  Only these
  * eight types have an entry; any other is refused where it is used (elem_ok). */
