@@ -83,6 +83,18 @@ NT__TORCH_F16_OPS(Half)
 #undef NT__TORCH_F16_OPS
 #undef NT__TORCH_F16_OP
 
+/* c10's bitwise operators of BFloat16 (BFloat16-inl.h; Half has none): on the bits, and, as
+ * c10 writes them, they change their left operand (a non-const BFloat16) and return it, so
+ * a | b sets a to a | b. */
+#define NT__TORCH_BF16_BITWISE(op)                                                            \
+    inline BFloat16 &operator op(BFloat16 &a, const BFloat16 &b) noexcept                     \
+    {                                                                                         \
+        a.x = static_cast<uint16_t>(a.x op b.x);                                              \
+        return a;                                                                             \
+    }
+NT__TORCH_BF16_BITWISE(|) NT__TORCH_BF16_BITWISE(^) NT__TORCH_BF16_BITWISE(&)
+#undef NT__TORCH_BF16_BITWISE
+
 } // namespace c10
 
 /* std::numeric_limits of the 16-bit floats, c10's (Half-inl.h, BFloat16-inl.h) member for
