@@ -57,7 +57,19 @@ struct Half {
     Half() = default;
     constexpr Half(unsigned short bits, from_bits_t) noexcept : x(bits) {}
     Half(float v) noexcept : x(nt_f32_to_f16(v)) {}
-    operator float() const noexcept { return nt_f16_to_f32(x); }
+    /* c10 widens with float arithmetic (fp16_ieee_to_fp32_value), which quiets a signalling
+     * NaN: 0x7d00 is 0x7fe00000, not 0x7fa00000 (its payload kept) */
+    operator float() const noexcept
+    {
+        float f = nt_f16_to_f32(x);
+        if ((x & 0x7c00u) == 0x7c00u && (x & 0x3ffu)) {
+            uint32_t u;
+            memcpy(&u, &f, sizeof u);
+            u |= 0x400000u;
+            memcpy(&f, &u, sizeof f);
+        }
+        return f;
+    }
 };
 
 #define NT__TORCH_F16_OP(H, op)                                                               \
