@@ -10,6 +10,22 @@
 #ifndef NEURONOP_TORCH_DETAIL_OPS_H
 #define NEURONOP_TORCH_DETAIL_OPS_H
 
+namespace c10 {
+/* c10's empty optional, only for what the device's calls refuse (a missing clamp bound) */
+struct nullopt_t {
+    constexpr explicit nullopt_t(int) noexcept {}
+};
+constexpr nullopt_t nullopt{0};
+} // namespace c10
+
+#define NT__TORCH_CLAMP_ONE                                                                   \
+    "torch::clamp with one bound is not in the device's torch subset: its clamp takes "       \
+    "both, clamp(t, min, max) (for a float tensor and min alone, max "                        \
+    "std::numeric_limits<float>::infinity())"
+#define NT__TORCH_CLAMP_NONE                                                                  \
+    "a missing bound of torch::clamp ({} or c10::nullopt, which torch takes as no bound) is " \
+    "not in the device's torch subset: its clamp takes both bounds, as Scalars"
+
 namespace torch {
 
 /* ---- factories: each tensor is the device's for the rest of the op -------------------- */
@@ -82,16 +98,55 @@ inline Tensor pow(const Tensor &self, const Tensor &exponent) noexcept
     return Tensor(nt_pow_t(self.nt(), exponent.nt()));
 }
 
-inline Tensor &clamp_out(Tensor &result, const Tensor &self, const Scalar &minval,
-                         const Scalar &maxval) noexcept
+/* The device's clamp takes both bounds, as Scalars (torch's takes c10::optional<Scalar>s, or
+ * tensors).  A bound is a ClampBound so that what torch takes as no bound - {} and
+ * c10::nullopt - is refused, not taken as the Scalar 0, and tensor bounds are refused by
+ * name; a single bound by the overloads after these. */
+namespace detail {
+struct ClampBound {
+    Scalar s;
+    template <class T, typename std::enable_if<std::is_convertible<const T &, Scalar>::value,
+                                               int>::type = 0>
+    ClampBound(const T &v) noexcept : s(v) {}
+    template <class D = void> ClampBound() noexcept : s()
+    {
+        static_assert(never<D>::value, NT__TORCH_CLAMP_NONE);
+    }
+    template <class D = void> ClampBound(c10::nullopt_t) noexcept : s()
+    {
+        static_assert(never<D>::value, NT__TORCH_CLAMP_NONE);
+    }
+    template <class D = void> ClampBound(const Tensor &) noexcept : s()
+    {
+        static_assert(never<D>::value, "torch::clamp with tensor bounds is not in the "
+                      "device's torch subset: its bounds are Scalars");
+    }
+};
+} // namespace detail
+
+inline Tensor &clamp_out(Tensor &result, const Tensor &self, const detail::ClampBound &minval,
+                         const detail::ClampBound &maxval) noexcept
 {
-    nt_clamp_out(result.nt(), self.nt(), minval.nt(), maxval.nt());
+    nt_clamp_out(result.nt(), self.nt(), minval.s.nt(), maxval.s.nt());
     return result;
 }
-inline Tensor clamp(const Tensor &self, const Scalar &minval, const Scalar &maxval) noexcept
+inline Tensor clamp(const Tensor &self, const detail::ClampBound &minval,
+                    const detail::ClampBound &maxval) noexcept
 {
-    return Tensor(nt_clamp(self.nt(), minval.nt(), maxval.nt()));
+    return Tensor(nt_clamp(self.nt(), minval.s.nt(), maxval.s.nt()));
 }
+template <class M> inline Tensor &clamp_out(Tensor &result, const Tensor &, const M &) noexcept
+{
+    static_assert(detail::never<M>::value, NT__TORCH_CLAMP_ONE);
+    return result;
+}
+template <class M> inline Tensor clamp(const Tensor &, const M &) noexcept
+{
+    static_assert(detail::never<M>::value, NT__TORCH_CLAMP_ONE);
+    return Tensor();
+}
+#undef NT__TORCH_CLAMP_ONE
+#undef NT__TORCH_CLAMP_NONE
 
 /* add and sub: self +- alpha * other, other a tensor or a scalar */
 #define NT__TORCH_ALPHA(name)                                                                 \
