@@ -288,6 +288,26 @@ inline bool scalar_fits(nt_scalar s, nt_dtype d) noexcept
         return s.i <= hi && (d == NT_U8 ? s.i >= -255 : s.i >= lo);
     return s.f >= static_cast<double>(lo) && s.f <= static_cast<double>(hi);
 }
+
+/* How c10::Scalar takes a value of type T (bool aside): 1 as an integer (int64_t and the
+ * types its constructors take exactly or by promotion to int, unscoped enums too), 2 as a
+ * double (float, double), 3 not at all, as ambiguous (unsigned int, long long, unsigned long,
+ * char32_t, long double: none of its constructors is better than another), 0 not a number
+ * (a scoped enum such as ScalarType among them: so no overload taking a Scalar is viable). */
+template <class T, class = void> struct scalar_kind {
+    static constexpr int value = std::is_same<T, long double>::value ? 3
+                               : std::is_floating_point<T>::value ? 2 : 0;
+};
+template <class T>
+struct scalar_kind<T, typename std::enable_if<(std::is_integral<T>::value ||
+                                               (std::is_enum<T>::value &&
+                                                std::is_convertible<T, int>::value)) &&
+                                              !std::is_same<T, bool>::value>::type> {
+    typedef typename std::decay<decltype(+std::declval<T>())>::type promoted;
+    static constexpr int value = std::is_same<T, int64_t>::value ||
+                                 std::is_same<promoted, int>::value ? 1
+                               : std::is_integral<T>::value ? 3 : 0;
+};
 } // namespace detail
 
 /* A number passed to an op or a tensor operation: a double or an int64, as torch's.  Its
@@ -297,9 +317,21 @@ inline bool scalar_fits(nt_scalar s, nt_dtype d) noexcept
 class Scalar {
 public:
     Scalar() noexcept : s_(nt_scalar_i(0)) {}
-    template <class T, typename std::enable_if<std::is_integral<T>::value &&
-                                                   !std::is_same<T, bool>::value, int>::type = 0>
+    template <class T, typename std::enable_if<detail::scalar_kind<T>::value == 1, int>::type = 0>
     Scalar(T v) noexcept : s_(nt_scalar_i(static_cast<int64_t>(v))) {}
+    /* c10::Scalar has constructors for uint8_t, int8_t, int16_t, int, int64_t, float and
+     * double (and bool, Half, BFloat16), so from a type that is none of them and does not
+     * promote to int, g++ calls it ambiguous: refused here too, with what to write */
+    template <class T, typename std::enable_if<detail::scalar_kind<T>::value == 3, int>::type = 0>
+    Scalar(T v) noexcept : s_(nt_scalar_i(0))
+    {
+        static_assert(detail::never<T>::value, "torch::Scalar from an unsigned int, long long, "
+                      "unsigned long (size_t, uint64_t), char32_t or long double is ambiguous "
+                      "in torch (c10::Scalar takes bool, uint8_t, int8_t, int16_t, int, "
+                      "int64_t, float, double, c10::Half, c10::BFloat16): convert it first, "
+                      "static_cast<int64_t>(n) or static_cast<double>(x)");
+        (void)v;
+    }
     /* a bool stays one, as c10's: not integral unless asked (isIntegral(true)), and refused
      * as alpha and by sub */
     template <class T, typename std::enable_if<std::is_same<T, bool>::value, int>::type = 0>
@@ -307,7 +339,7 @@ public:
     {
         s_.is_bool = 1;
     }
-    template <class T, typename std::enable_if<std::is_floating_point<T>::value, int>::type = 0>
+    template <class T, typename std::enable_if<detail::scalar_kind<T>::value == 2, int>::type = 0>
     Scalar(T v) noexcept : s_(nt_scalar_f(static_cast<double>(v))) {}
     Scalar(c10::BFloat16 v) noexcept : s_(nt_scalar_f(static_cast<float>(v))) {}
     Scalar(c10::Half v) noexcept : s_(nt_scalar_f(static_cast<float>(v))) {}
