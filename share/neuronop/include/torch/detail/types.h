@@ -352,12 +352,9 @@ public:
     bool isFloatingPoint() const noexcept { return !s_.is_int; }
     bool isBoolean() const noexcept { return s_.is_bool; }
     double toDouble() const noexcept { return nt_scalar_to_f(s_); }
-    float toFloat() const noexcept { return static_cast<float>(checked(NT_F32)); }
-    c10::Half toHalf() const noexcept { return c10::Half(static_cast<float>(checked(NT_F16))); }
-    c10::BFloat16 toBFloat16() const noexcept
-    {
-        return c10::BFloat16(static_cast<float>(checked(NT_BF16)));
-    }
+    float toFloat() const noexcept { return single(NT_F32); }
+    c10::Half toHalf() const noexcept { return c10::Half(single(NT_F16)); }
+    c10::BFloat16 toBFloat16() const noexcept { return c10::BFloat16(single(NT_BF16)); }
     int64_t toLong() const noexcept { return whole(NT_I64); }
     int32_t toInt() const noexcept { return static_cast<int32_t>(whole(NT_I32)); }
     int16_t toShort() const noexcept { return static_cast<int16_t>(whole(NT_I16)); }
@@ -376,6 +373,14 @@ private:
         if (!detail::scalar_fits(s_, d))
             refuse(d);
         return nt_scalar_to_f(s_);
+    }
+    /* the value as a float for floating dtype d, once c10's check passes: an int64 converted
+     * straight to float, as c10's static_cast<float>(int64_t) (through a double it would
+     * round twice: 2^60 + 2^36 + 1 is 2^60 + 2^37 in torch, not 2^60) */
+    float single(nt_dtype d) const noexcept
+    {
+        const double v = checked(d);
+        return s_.is_int ? static_cast<float>(s_.i) : static_cast<float>(v);
     }
     /* the value as an int64 for integral dtype d: a double truncated toward zero */
     int64_t whole(nt_dtype d) const noexcept
