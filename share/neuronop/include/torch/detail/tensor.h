@@ -119,6 +119,43 @@ private:
 
 #undef NT__TORCH_NOT_A_MEMBER
 
+/* torch's Tensor operators (t * 2, a + b, -t, t += x ...) are not in the device's subset,
+ * which has the functions: each is a compile error that names the function to call. */
+namespace detail {
+template <class A, class B = Tensor> struct any_tensor {
+    static constexpr bool value = std::is_same<typename std::decay<A>::type, Tensor>::value ||
+                                  std::is_same<typename std::decay<B>::type, Tensor>::value;
+};
+} // namespace detail
+#define NT__TORCH_TENSOR_OP(op, fn)                                                           \
+    template <class A, class B,                                                               \
+              typename std::enable_if<detail::any_tensor<A, B>::value, int>::type = 0>        \
+    Tensor operator op(A &&, B &&)                                                            \
+    {                                                                                         \
+        static_assert(detail::never<A, B>::value, "torch::Tensor's operator" #op " is not "   \
+                      "in the device's torch subset: call " fn " (neuronop-cxx(3))");         \
+        return Tensor();                                                                      \
+    }
+NT__TORCH_TENSOR_OP(+, "torch::add") NT__TORCH_TENSOR_OP(-, "torch::sub")
+NT__TORCH_TENSOR_OP(*, "torch::mul") NT__TORCH_TENSOR_OP(/, "torch::div")
+NT__TORCH_TENSOR_OP(&, "torch::bitwise_and") NT__TORCH_TENSOR_OP(|, "torch::bitwise_or")
+NT__TORCH_TENSOR_OP(+=, "torch::add_out") NT__TORCH_TENSOR_OP(-=, "torch::sub_out")
+NT__TORCH_TENSOR_OP(*=, "torch::mul_out") NT__TORCH_TENSOR_OP(/=, "torch::div_out")
+NT__TORCH_TENSOR_OP(&=, "torch::bitwise_and_out") NT__TORCH_TENSOR_OP(|=, "torch::bitwise_or_out")
+#undef NT__TORCH_TENSOR_OP
+#define NT__TORCH_TENSOR_UNARY(op, fn)                                                        \
+    template <class A, typename std::enable_if<detail::any_tensor<A>::value &&                \
+                                               std::is_same<typename std::decay<A>::type,     \
+                                                            Tensor>::value, int>::type = 0>   \
+    Tensor operator op(A &&)                                                                  \
+    {                                                                                         \
+        static_assert(detail::never<A>::value, "torch::Tensor's operator" #op " is not in "   \
+                      "the device's torch subset: call " fn " (neuronop-cxx(3))");            \
+        return Tensor();                                                                      \
+    }
+NT__TORCH_TENSOR_UNARY(-, "torch::mul(t, -1)") NT__TORCH_TENSOR_UNARY(~, "torch::bitwise_not")
+#undef NT__TORCH_TENSOR_UNARY
+
 } // namespace torch
 
 #endif /* NEURONOP_TORCH_DETAIL_TENSOR_H */
