@@ -462,9 +462,24 @@ static int64_t step(nopi_core *c, nt_stream *s, bool write, nt_dtype want, const
         int64_t i = step(c, s, true, dt, "nt_stream_write_" #sfx); \
         set((nt_tensor *)s->t_, i, (via)v); \
     }
+/* A 16-bit element read as a float without a trip through double, which would quiet a
+ * signalling NaN: the float holds the element's bits, as nt_get_bf16's does, so the C++
+ * layer gives the element back exactly. */
+static float get_bf16(const nt_tensor *t, int64_t i)
+{
+    uint16_t v;
+    memcpy(&v, t->data + (size_t)i * 2, 2);
+    return nopi_bf16_to_f32(v);
+}
+static float get_f16(const nt_tensor *t, int64_t i)
+{
+    uint16_t v;
+    memcpy(&v, t->data + (size_t)i * 2, 2);
+    return nopi_f16_to_f32(v);
+}
 STREAM_RW(f32, float, NT_F32, nopi_get_f, nopi_set_f, double)
-STREAM_RW(bf16, float, NT_BF16, nopi_get_f, nopi_set_f, double)
-STREAM_RW(f16, float, NT_F16, nopi_get_f, nopi_set_f, double)
+STREAM_RW(bf16, float, NT_BF16, get_bf16, nopi_set_f, double)
+STREAM_RW(f16, float, NT_F16, get_f16, nopi_set_f, double)
 STREAM_RW(i32, int32_t, NT_I32, nopi_get_i, nopi_set_i, int64_t)
 STREAM_RW(i8, int8_t, NT_I8, nopi_get_i, nopi_set_i, int64_t)
 STREAM_RW(i64, int64_t, NT_I64, nopi_get_i, nopi_set_i, int64_t)

@@ -59,6 +59,13 @@ test_expect "elements: a temporary accessor'\''s row, int *= 0.5 as torch comput
     expect_status 0
     expect_out "values: 3 3 4 4.5 42 42"'
 
+# The stored bits, as int16: bfloat16 0xffc0 0x7f81 0xff81 0x3f80, float16 0xfd00 0x7c01
+# 0xfe00 0x3c00 (c10's BFloat16 and Half are their bits: a copy of one keeps them)
+test_expect "a read stream gives 16-bit elements bit for bit: NaNs keep sign, payload, signalling" '
+    run run api stream_nan_bits zeros:8:i16
+    expect_status 0
+    expect_out "values: -64 32641 -127 16256 -768 31745 -512 15360"'
+
 # (Under the sanitizers the runtime's own frames are larger, and the figure means nothing.)
 [ -n "${NEURONOP_SANITIZED:-}" ] && limit=100000 || limit=1500
 test_expect "the C++ layer keeps the kernel stack small: no formatting on a passing check" '

@@ -238,22 +238,42 @@ inline ScalarType from_nt(nt_dtype d) noexcept
 /* What each element type is on the device: its dtype, and its stream calls.  Only these
  * eight types have an entry; any other is refused where it is used (elem_ok). */
 template <class T> struct elem { static constexpr bool ok = false; };
-#define NT__TORCH_ELEM(T, sfx, dt, ctype)                                                     \
+/* A 16-bit element read from a stream arrives as the float the runtime widened it to, which
+ * holds its bits exactly (a NaN's sign and payload too: the runtime does not quiet it).
+ * These give the element back bit for bit, as reading it through an accessor does, where
+ * converting the float (c10's rounding) would make every NaN one NaN. */
+inline c10::BFloat16 bf16_of_stream(float v) noexcept
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return c10::BFloat16(static_cast<unsigned short>(u >> 16), c10::BFloat16::from_bits());
+}
+inline c10::Half f16_of_stream(float v) noexcept
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    if ((u & 0x7f800000u) != 0x7f800000u || !(u & 0x7fffffu))
+        return c10::Half(v);   /* a number or an infinity: exact */
+    return c10::Half(static_cast<unsigned short>((u >> 16 & 0x8000u) | 0x7c00u |
+                                                 (u >> 13 & 0x3ffu)),
+                     c10::Half::from_bits());
+}
+#define NT__TORCH_ELEM(T, sfx, dt, ctype, of)                                                 \
     template <> struct elem<T> {                                                              \
         static constexpr bool ok = true;                                                      \
         static constexpr nt_dtype dtype = dt;                                                 \
-        static T read(nt_read_stream *s) noexcept { return T(nt_stream_read_##sfx(s)); }      \
+        static T read(nt_read_stream *s) noexcept { return of(nt_stream_read_##sfx(s)); }     \
         static void write(nt_write_stream *s, T v) noexcept                                   \
         { nt_stream_write_##sfx(s, static_cast<ctype>(v)); }                                  \
     };
-NT__TORCH_ELEM(float, f32, NT_F32, float)
-NT__TORCH_ELEM(c10::BFloat16, bf16, NT_BF16, float)
-NT__TORCH_ELEM(c10::Half, f16, NT_F16, float)
-NT__TORCH_ELEM(int32_t, i32, NT_I32, int32_t)
-NT__TORCH_ELEM(int8_t, i8, NT_I8, int8_t)
-NT__TORCH_ELEM(int64_t, i64, NT_I64, int64_t)
-NT__TORCH_ELEM(int16_t, i16, NT_I16, int16_t)
-NT__TORCH_ELEM(uint8_t, u8, NT_U8, uint8_t)
+NT__TORCH_ELEM(float, f32, NT_F32, float, float)
+NT__TORCH_ELEM(c10::BFloat16, bf16, NT_BF16, float, bf16_of_stream)
+NT__TORCH_ELEM(c10::Half, f16, NT_F16, float, f16_of_stream)
+NT__TORCH_ELEM(int32_t, i32, NT_I32, int32_t, int32_t)
+NT__TORCH_ELEM(int8_t, i8, NT_I8, int8_t, int8_t)
+NT__TORCH_ELEM(int64_t, i64, NT_I64, int64_t, int64_t)
+NT__TORCH_ELEM(int16_t, i16, NT_I16, int16_t, int16_t)
+NT__TORCH_ELEM(uint8_t, u8, NT_U8, uint8_t, uint8_t)
 #undef NT__TORCH_ELEM
 
 #define NT__TORCH_ELEM_TYPES                                                                  \
