@@ -464,7 +464,7 @@ static int64_t step(nopi_core *c, nt_stream *s, bool write, nt_dtype want, const
     }
 /* A 16-bit element read as a float without a trip through double, which would quiet a
  * signalling NaN: the float holds the element's bits, as nt_get_bf16's does, so the C++
- * layer gives the element back exactly. */
+ * layer gives the element back exactly... */
 static float get_bf16(const nt_tensor *t, int64_t i)
 {
     uint16_t v;
@@ -477,9 +477,28 @@ static float get_f16(const nt_tensor *t, int64_t i)
     memcpy(&v, t->data + (size_t)i * 2, 2);
     return nopi_f16_to_f32(v);
 }
+/* ... and written from a float that holds a 16-bit value exactly (a NaN's sign, payload and
+ * signalling bit too, as the C++ layer passes an element) as that value; any other float is
+ * rounded as nt_set_bf16 and nt_set_f16 round it. */
+static void set_bf16(nt_tensor *t, int64_t i, float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    uint16_t h = (u & 0xffffu) == 0 ? (uint16_t)(u >> 16) : nopi_f32_to_bf16(v);
+    memcpy(t->data + (size_t)i * 2, &h, 2);
+}
+static void set_f16(nt_tensor *t, int64_t i, float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    uint16_t h = nopi_f32_to_f16(v);
+    if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x7fe000u) && !(u & 0x1fffu))
+        h = (uint16_t)((u >> 16 & 0x8000u) | 0x7c00u | (u >> 13 & 0x3ffu));
+    memcpy(t->data + (size_t)i * 2, &h, 2);
+}
 STREAM_RW(f32, float, NT_F32, nopi_get_f, nopi_set_f, double)
-STREAM_RW(bf16, float, NT_BF16, get_bf16, nopi_set_f, double)
-STREAM_RW(f16, float, NT_F16, get_f16, nopi_set_f, double)
+STREAM_RW(bf16, float, NT_BF16, get_bf16, set_bf16, float)
+STREAM_RW(f16, float, NT_F16, get_f16, set_f16, float)
 STREAM_RW(i32, int32_t, NT_I32, nopi_get_i, nopi_set_i, int64_t)
 STREAM_RW(i8, int8_t, NT_I8, nopi_get_i, nopi_set_i, int64_t)
 STREAM_RW(i64, int64_t, NT_I64, nopi_get_i, nopi_set_i, int64_t)

@@ -66,6 +66,11 @@ test_expect "a read stream gives 16-bit elements bit for bit: NaNs keep sign, pa
     expect_status 0
     expect_out "values: -64 32641 -127 16256 -768 31745 -512 15360"'
 
+test_expect "a write stream stores 16-bit elements bit for bit, NaNs too" '
+    run run api stream_nan_write zeros:8:i16
+    expect_status 0
+    expect_out "values: -64 32641 -127 16256 -768 31745 -512 15360"'
+
 # (Under the sanitizers the runtime's own frames are larger, and the figure means nothing.)
 [ -n "${NEURONOP_SANITIZED:-}" ] && limit=100000 || limit=1500
 test_expect "the C++ layer keeps the kernel stack small: no formatting on a passing check" '

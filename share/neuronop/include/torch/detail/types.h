@@ -258,22 +258,27 @@ inline c10::Half f16_of_stream(float v) noexcept
                                                  (u >> 13 & 0x3ffu)),
                      c10::Half::from_bits());
 }
-#define NT__TORCH_ELEM(T, sfx, dt, ctype, of)                                                 \
+/* ... and a 16-bit element written is passed as the float that holds its bits (not c10's
+ * conversion, which quiets a float16 NaN), which the runtime stores back exactly. */
+inline float stream_of(c10::BFloat16 v) noexcept { return nt_bf16_to_f32(v.x); }
+inline float stream_of(c10::Half v) noexcept { return nt_f16_to_f32(v.x); }
+template <class T> inline T stream_of(T v) noexcept { return v; }
+#define NT__TORCH_ELEM(T, sfx, dt, of)                                                        \
     template <> struct elem<T> {                                                              \
         static constexpr bool ok = true;                                                      \
         static constexpr nt_dtype dtype = dt;                                                 \
         static T read(nt_read_stream *s) noexcept { return of(nt_stream_read_##sfx(s)); }     \
         static void write(nt_write_stream *s, T v) noexcept                                   \
-        { nt_stream_write_##sfx(s, static_cast<ctype>(v)); }                                  \
+        { nt_stream_write_##sfx(s, stream_of(v)); }                                           \
     };
-NT__TORCH_ELEM(float, f32, NT_F32, float, float)
-NT__TORCH_ELEM(c10::BFloat16, bf16, NT_BF16, float, bf16_of_stream)
-NT__TORCH_ELEM(c10::Half, f16, NT_F16, float, f16_of_stream)
-NT__TORCH_ELEM(int32_t, i32, NT_I32, int32_t, int32_t)
-NT__TORCH_ELEM(int8_t, i8, NT_I8, int8_t, int8_t)
-NT__TORCH_ELEM(int64_t, i64, NT_I64, int64_t, int64_t)
-NT__TORCH_ELEM(int16_t, i16, NT_I16, int16_t, int16_t)
-NT__TORCH_ELEM(uint8_t, u8, NT_U8, uint8_t, uint8_t)
+NT__TORCH_ELEM(float, f32, NT_F32, float)
+NT__TORCH_ELEM(c10::BFloat16, bf16, NT_BF16, bf16_of_stream)
+NT__TORCH_ELEM(c10::Half, f16, NT_F16, f16_of_stream)
+NT__TORCH_ELEM(int32_t, i32, NT_I32, int32_t)
+NT__TORCH_ELEM(int8_t, i8, NT_I8, int8_t)
+NT__TORCH_ELEM(int64_t, i64, NT_I64, int64_t)
+NT__TORCH_ELEM(int16_t, i16, NT_I16, int16_t)
+NT__TORCH_ELEM(uint8_t, u8, NT_U8, uint8_t)
 #undef NT__TORCH_ELEM
 
 #define NT__TORCH_ELEM_TYPES                                                                  \
