@@ -168,13 +168,23 @@ static int run_registration(const char *probe, char **out, nop_error *err)
     }
     if (pid == 0) {
         close(fds[0]);
-        /* what the user's code prints is not neuronop's output */
-        int null = open("/dev/null", O_WRONLY);
-        if (null >= 0) {
-            dup2(null, 1);
-            dup2(null, 2);
-        }
-        FILE *f = fdopen(fds[1], "w");
+        /* what the user's code prints is not neuronop's output, nor is what it reads the
+         * user's input */
+        int null = open("/dev/null", O_RDWR);
+        if (null < 0)
+            _exit(3);
+        dup2(null, 0);
+        dup2(null, 1);
+        dup2(null, 2);
+        /* its pipe as descriptor 3 and nothing else: the filter lets it write to and map
+         * any descriptor it holds, and neuronop's (the build's lock, a server's socket or
+         * memfd when a program builds from libneuronop) are none of its business */
+        if (fds[1] != 3 && (dup2(fds[1], 3) != 3 || close(fds[1]) != 0))
+            _exit(3);
+        if (syscall(SYS_close_range, 4u, ~0u, 0u) != 0)
+            for (int fd = 4; fd < 1024; fd++)
+                close(fd);
+        FILE *f = fdopen(3, "w");
         if (!f)
             _exit(3);
         /* before the load: loading runs the probe's load-time code, if it has any (the
