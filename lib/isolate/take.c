@@ -102,6 +102,10 @@ int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len
             return -1;
         memcpy(r->printf_text, data, len);
         r->printf_text[len] = '\0';
+        /* a kernel's text reaches the terminal and the JSON report as the worker's messages
+         * do: plain (an escape sequence could hide lines, a byte that is not UTF-8 breaks
+         * JSON; and a dead worker's text, cut from its ring, may start mid-character) */
+        nopi_text_clean(r->printf_text);
         return 0;
     case NOPI_REC_PRINTF_LOST:
         r->printf_lost = true;

@@ -81,4 +81,15 @@ test_expect "a kernel'\''s message cannot hide lines or break the JUnit and JSON
     expect_status 1
     python3 -c "import json, sys; json.loads(open(sys.argv[1], \"rb\").read().decode(\"utf-8\"))" out'
 
+# The same of a kernel's printf text, which neuronop run shows after the op and puts in its
+# JSON report: an escape sequence, a carriage return and a byte that is not UTF-8 are "?".
+test_expect "printf text of a kernel cannot hide lines or break the JSON of neuronop run" '
+    copy_example negate pf
+    printf "#include <neuronop.h>\n\nnt_tensor *negate(const nt_tensor *t_in)\n{\n    printf(\"caf\\303\\251 \\033[8mhidden\\r\\377\\n\");\n    return get_dst_tensor();\n}\n" >pf/negate.c
+    run run pf negate ones:2x2
+    expect_out "café ?[8mhidden??"
+    if LC_ALL=C grep -q "$(printf "[\033\r]")" out; then exit 1; fi
+    run run pf negate ones:2x2 --json
+    python3 -c "import json, sys; d = json.loads(open(sys.argv[1], \"rb\").read().decode(\"utf-8\")); assert \"caf\\u00e9 ?[8mhidden??\" in d[\"printf\"], d[\"printf\"]" out'
+
 test_done
