@@ -77,6 +77,8 @@ static int handle(nopi_watch *wt, uint32_t type, const char *data, size_t len, v
             nopi_done_trapped(&wt->result);
         wt->done = true;
         return 0;
+    case NOPI_REC_PRINTF_LOST:   /* the parent's own word, after a worker died */
+        return -1;
     default:
         return wt->take(wt->ctx, type, data, len, own) == 0 ? 0 : -1;
     }

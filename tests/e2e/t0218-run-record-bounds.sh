@@ -23,4 +23,9 @@ test_expect "a forged phase page does not postpone run --timeout 1 past its limi
     expect_err "neuronop: shape_forges: shape function '\''shape_forges'\'': error: "
     test $(($(date +%s) - start)) -lt 20'
 
+test_expect "a worker cannot send the record only neuronop makes (printf text lost)" '
+    run run hp attack zeros:30
+    expect_status 1
+    if grep -q overflowed err; then exit 1; fi'
+
 test_done
