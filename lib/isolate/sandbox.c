@@ -318,6 +318,10 @@ static int lane_send(nopi_server *s, const void *req, size_t len, int pass, size
  * 0, or -1 with err filled. */
 static int send_request(nopi_server *s, const void *req, size_t len, int pass, nop_error *err)
 {
+    /* a worker that dies before it takes the request must not show an earlier one's printf
+     * text as this one's (a zygote's children have pages of their own, which they clear) */
+    if (!s->zygote)
+        atomic_store_explicit(&s->phase->printf_total, 0, memory_order_relaxed);
     for (int tries = 0; s->pid == 0 || nopi_send_request(s->req_fd, req, len, &pass,
                                                          pass >= 0) != 0; tries++) {
         if (s->pid)

@@ -121,6 +121,8 @@ void nopi_wire_diag(void *w, const nop_diag *d)
 void nopi_wire_printf(void *w, const char *s, size_t n)
 {
     struct nopi_phase_page *p = ((nopi_wire *)w)->phase;
+    if (!p)
+        return;
     uint64_t total = s ? atomic_load_explicit(&p->printf_total, memory_order_relaxed) : 0;
     for (size_t i = 0; i < n; i++)
         p->printf_ring[(total + i) % NOPI_PHASE_PRINTF] = s[i];

@@ -138,6 +138,9 @@ static int set_up(nopi_server *s, nopi_wire *w, nop_device **cdev, struct nopi_d
 static bool serve_one(nopi_server *s, nop_device *cdev, nopi_wire *w, struct nopi_done *done,
                   const char *req, uint64_t len)
 {
+    /* the printf text the parent shows if this request's worker dies is this request's:
+     * none yet, whatever an earlier request on this page wrote */
+    nopi_wire_printf(w, NULL, 0);
     if (done->rc == 0)   /* else: the set-up failed, and this answer says why */
         done->rc = s->serve(cdev, s->ctx, req, (size_t)len, w, &done->err);
     done->retire = done->rc != 0 || w->retire;
