@@ -24,9 +24,17 @@ static int read_regular(const char *path, size_t cap, char **data, size_t *len,
 {
     *data = NULL;
     *why = NULL;
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer before fstat can refuse it */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    /* Not even opened unless it is a regular file: opening a device can act (a terminal
+     * becomes the controlling one, /dev/watchdog is armed), and a symbolic link in a folder
+     * that came with the sources can name any.  Then fstat again, of what was opened, and
+     * O_NONBLOCK and O_NOCTTY should it have changed meanwhile (a FIFO's open would wait). */
     struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        *why = S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file";
+        errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+        return -1;
+    }
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0 || fstat(fd, &st) != 0) {
         int e = errno;
         if (fd >= 0)
