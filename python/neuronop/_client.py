@@ -598,8 +598,8 @@ class Supervisor:
         self._arena = None
         try:
             self._ensure_arena(size)
-        except (_Gone, errors.Error):   # the call is answered: the next one sends an arena
-            pass
+        except (_Gone, errors.Error, OSError):   # the call is answered: the next one makes
+            pass                                  # and sends an arena (or says why it cannot)
 
 
 _DOUBLE = struct.Struct("<d")

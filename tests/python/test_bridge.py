@@ -11,6 +11,7 @@ autograd, computed here, and torch's own argument checking.
 """
 
 import contextlib
+import errno
 import io
 import os
 import pickle
@@ -911,6 +912,25 @@ def _():
                 assert (m >= 24 << 20) if n > 1 else (m <= 2 << 20), (name, p, m, n)
     assert sup.pid() == pid
     assert torch.equal(torch.ops.my_ops.relu_forward(big), torch.relu(big))
+
+
+@check("an answered call is not failed by a smaller arena that cannot be made")
+def _():
+    from neuronop import _client
+    big, small = torch.randn(6 << 20), torch.randn(64, 120)
+    assert torch.equal(torch.ops.my_ops.relu_forward(big), torch.relu(big))
+    for _ in range(63):
+        torch.ops.my_ops.relu_forward(small)
+    real = _client.Arena
+
+    def no_memory(size):
+        raise OSError(errno.ENOMEM, "no memory for the arena")
+    _client.Arena = no_memory
+    try:   # the 64th small call shrinks the arena, whose new one fails: after the answer
+        assert torch.equal(torch.ops.my_ops.relu_forward(small), torch.relu(small))
+    finally:
+        _client.Arena = real
+    assert torch.equal(torch.ops.my_ops.relu_forward(small), torch.relu(small))
 
 
 @check("neuronop.stats() counts each op's calls and times")
