@@ -1,16 +1,20 @@
 /*
  * usercode.c - confining a process before it runs user code (see usercode.h): the Landlock
- * rules of what it may read, and an empty environment.
+ * rules of what it may read, an empty environment, the descriptors it keeps, and dying with
+ * its parent and giving up its powers.
  */
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #include "internal.h"
 #include "landlock.h"
@@ -216,4 +220,39 @@ int nopi_usercode_confine(const char *library)
         return -1;
     empty_environment();
     return 0;
+}
+
+int nopi_usercode_keep_fds(int *fds, int n)
+{
+    /* first above any target, so that moving one never closes another still to be moved */
+    int high[2];
+    if (n < 0 || n > 2)
+        return -1;
+    for (int i = 0; i < n; i++)
+        if ((high[i] = fcntl(fds[i], F_DUPFD, 16)) < 0)
+            return -1;
+    for (int i = 0; i < n; i++) {
+        if (dup2(high[i], 3 + i) != 3 + i)
+            return -1;
+        fds[i] = 3 + i;
+    }
+    if (syscall(SYS_close_range, (unsigned)(3 + n), ~0u, 0u) != 0)
+        for (int fd = 3 + n; fd < 1024; fd++)
+            close(fd);
+    return 0;
+}
+
+bool nopi_usercode_die_with(pid_t parent)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    return getppid() == parent;   /* else the parent died before the line above */
+}
+
+void nopi_usercode_drop_powers(void)
+{
+    prctl(PR_SET_DUMPABLE, 0);
+    struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+    memset(d, 0, sizeof d);
+    syscall(SYS_capset, &h, d);
 }

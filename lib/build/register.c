@@ -17,10 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/capability.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -130,22 +127,6 @@ static int confine(void)
     return rc == 0 ? 0 : -1;
 }
 
-/* Makes the registration child die with neuronop (SIGKILL when it ends, however it ends: a
- * child that killed or outlived it would run on unbounded), and read or trace no other
- * process: not dumpable, and with no capabilities (root's CAP_SYS_PTRACE opens every
- * process's memory, neuronop's included).  Before the filter, which forbids prctl and
- * capset.  false when neuronop has already ended. */
-static bool give_up_powers(pid_t parent)
-{
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    prctl(PR_SET_DUMPABLE, 0);
-    struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-    struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
-    memset(d, 0, sizeof d);
-    syscall(SYS_capset, &h, d);
-    return getppid() == parent;
-}
-
 /*
  * Runs the registration function of the probe library `probe` in a child process and
  * returns what it printed (malloc'd) in *out.  The one place where build-time user code
@@ -168,31 +149,28 @@ static int run_registration(const char *probe, char **out, nop_error *err)
     }
     if (pid == 0) {
         close(fds[0]);
-        /* what the user's code prints is not neuronop's output, nor is what it reads the
-         * user's input */
-        int null = open("/dev/null", O_RDWR);
+        /* its pipe as descriptor 3 and nothing else of neuronop's (the build's lock, the
+         * compile child's socket); what the user's code prints is not neuronop's output, nor
+         * is what it reads the user's input */
+        int keep[1] = { fds[1] };
+        int null = nopi_usercode_keep_fds(keep, 1) == 0 ? open("/dev/null", O_RDWR) : -1;
         if (null < 0)
             _exit(3);
-        dup2(null, 0);
-        dup2(null, 1);
-        dup2(null, 2);
-        /* its pipe as descriptor 3 and nothing else: the filter lets it write to and map
-         * any descriptor it holds, and neuronop's (the build's lock, a server's socket or
-         * memfd when a program builds from libneuronop) are none of its business */
-        if (fds[1] != 3 && (dup2(fds[1], 3) != 3 || close(fds[1]) != 0))
-            _exit(3);
-        if (syscall(SYS_close_range, 4u, ~0u, 0u) != 0)
-            for (int fd = 4; fd < 1024; fd++)
-                close(fd);
-        FILE *f = fdopen(3, "w");
+        for (int fd = 0; fd <= 2; fd++)
+            if (dup2(null, fd) != fd)
+                _exit(3);
+        if (null > 2)
+            close(null);
+        FILE *f = fdopen(keep[0], "w");
         if (!f)
             _exit(3);
         /* before the load: loading runs the probe's load-time code, if it has any (the
          * check that refuses it comes after the registration, which says the ops); it may
          * read only what a kernel may, nor its environment (usercode.h): what it prints
          * reaches the user's log in an error.  Landlock first: the filter forbids its calls */
-        if (!give_up_powers(parent))
+        if (!nopi_usercode_die_with(parent))
             _exit(3);
+        nopi_usercode_drop_powers();
         if (nopi_usercode_confine(probe) != 0) {
             fputs("E\tcannot confine the registration (Landlock)\n", f);
             _exit(3);

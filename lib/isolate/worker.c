@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +22,6 @@
 #include <stdatomic.h>
 #include <poll.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -34,18 +32,14 @@
 #include "server.h"
 #include "snapshot.h"
 
-/* Moves the two descriptors a process keeps to 3 and 4 and closes every other from 5 up
- * (another device's channels, a sibling's pidfd); 0, or -1. */
+/* Keeps the two descriptors a process of the worker's holds, as 3 and 4 (usercode.h). */
 static int keep_fds(int *a, int *b)
 {
-    int x = fcntl(*a, F_DUPFD, 16), y = fcntl(*b, F_DUPFD, 16);
-    if (x < 0 || y < 0 || dup2(x, 3) != 3 || dup2(y, 4) != 4)
+    int fds[2] = { *a, *b };
+    if (nopi_usercode_keep_fds(fds, 2) != 0)
         return -1;
-    *a = 3;
-    *b = 4;
-    if (syscall(SYS_close_range, 5u, ~0u, 0u) != 0)
-        for (int fd = 5; fd < 1024; fd++)
-            close(fd);
+    *a = fds[0];
+    *b = fds[1];
     return 0;
 }
 
@@ -72,21 +66,6 @@ static int settle_fds(int *req, int *rec)
     return 0;
 }
 
-/* Makes this process one that no other can read or trace, and that can read or trace no
- * other: not dumpable (its /proc/PID/mem, maps and environ closed to any process without
- * CAP_SYS_PTRACE) and with no capabilities at all (root's CAP_SYS_PTRACE would open every
- * process's memory to it: neuronop's, holding the references' answers, and a sibling
- * worker's, which may be running the reference a kernel is judged against).  Before any user
- * code, and before the filter (which forbids prctl and capset). */
-static void drop_powers(void)
-{
-    prctl(PR_SET_DUMPABLE, 0);
-    struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-    struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
-    memset(d, 0, sizeof d);
-    syscall(SYS_capset, &h, d);
-}
-
 /* Gives every signal the default disposition (but those the caller ignores) and an empty
  * mask, then the runtime's fault handlers: the caller's handlers are its own, not the
  * device's.  A host program's SIGSEGV handler (a test framework's, say) would otherwise run in
@@ -104,13 +83,6 @@ static void own_signals(void)
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     nopi_fiber_own_process();
-}
-
-/* Dies with parent: SIGKILL when it ends, however it ends.  false when it has already. */
-static bool die_with(pid_t parent)
-{
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    return getppid() == parent;   /* else the parent died before the line above */
 }
 
 /* Makes the serving process's device (a zygote's child: takes the one it inherited) and
@@ -209,7 +181,7 @@ static bool next_request(int own_fd, bool again, nopi_wire *w, char **req, uint6
 static _Noreturn void child(nopi_server *s, pid_t zygote, int own_fd, int rec_fd,
                             struct nopi_phase_page *page)
 {
-    if (!die_with(zygote))
+    if (!nopi_usercode_die_with(zygote))
         _exit(0);
     /* its own two channels only: not the zygote's socket to the parent (the zygote's words
      * cannot be forged), nor a sibling's pidfd or page */
@@ -441,9 +413,9 @@ static _Noreturn void zygote(nopi_server *s, int req_fd)
 _Noreturn void nopi_worker_main(nopi_server *s, pid_t parent, int req_fd, int rec_fd)
 {
     setpgid(0, 0);
-    if (!die_with(parent))
+    if (!nopi_usercode_die_with(parent))
         _exit(0);
-    drop_powers();   /* the zygote's children inherit it */
+    nopi_usercode_drop_powers();   /* the zygote's children inherit it */
     own_signals();
     nopi_wire w = { rec_fd, PTHREAD_MUTEX_INITIALIZER, false, s->phase, -1, false };
     struct nopi_done done;
