@@ -216,10 +216,12 @@ static bool has_ifunc(const char *data, size_t len, const Elf64_Ehdr *eh)
     return false;
 }
 
-/* Whether a non-empty section of the object is of type `type` (when not SHT_NULL), or has a
- * name that starts with one of the n prefixes, or is called `exact` (when not NULL). */
-static bool has_section(const char *data, size_t len, const Elf64_Ehdr *eh, uint32_t type,
-                        const char *const *prefixes, size_t n, const char *exact)
+/* Whether a non-empty section of the object is of one of the ntypes types, or has a name that
+ * starts with one of the n prefixes, or is called `exact` (when not NULL): one pass over the
+ * section headers. */
+static bool has_section(const char *data, size_t len, const Elf64_Ehdr *eh,
+                        const uint32_t *types, size_t ntypes, const char *const *prefixes,
+                        size_t n, const char *exact)
 {
     Elf64_Shdr names;
     get_shdr(data, eh, eh->e_shstrndx, &names);
@@ -228,8 +230,9 @@ static bool has_section(const char *data, size_t len, const Elf64_Ehdr *eh, uint
         get_shdr(data, eh, i, &sh);
         if (sh.sh_size == 0)
             continue;
-        if (type != SHT_NULL && sh.sh_type == type)
-            return true;
+        for (size_t k = 0; k < ntypes; k++)
+            if (sh.sh_type == types[k])
+                return true;
         if (!in_file(len, names.sh_offset, names.sh_size) || sh.sh_name >= names.sh_size)
             continue;
         /* the name, bounded by the string table's end */
@@ -251,9 +254,9 @@ bool nopi_elf_runs_at_load(const char *data, size_t len)
         return false;
     if (has_ifunc(data, len, &eh))
         return true;
+    static const uint32_t types[] = { SHT_INIT_ARRAY, SHT_PREINIT_ARRAY };
     static const char *const prefixes[] = { ".init_array", ".preinit_array", ".ctors" };
-    return has_section(data, len, &eh, SHT_INIT_ARRAY, NULL, 0, NULL) ||
-           has_section(data, len, &eh, SHT_PREINIT_ARRAY, prefixes, 3, ".init");
+    return has_section(data, len, &eh, types, 2, prefixes, 3, ".init");
 }
 
 bool nopi_elf_has_lto(const char *data, size_t len)
@@ -261,7 +264,7 @@ bool nopi_elf_has_lto(const char *data, size_t len)
     Elf64_Ehdr eh;
     static const char *const prefixes[] = { ".gnu.lto_", ".gnu.offload_lto_" };
     return header_of(data, len, true, &eh) &&
-           has_section(data, len, &eh, SHT_NULL, prefixes, 2, NULL);
+           has_section(data, len, &eh, NULL, 0, prefixes, 2, NULL);
 }
 
 /* Writes header sh back as section i of the image. */
