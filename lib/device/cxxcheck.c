@@ -72,6 +72,8 @@ void nopi_api_cxx_check(int what, const nt_tensor *t, int64_t a, int64_t b)
         nopi_core_fail(c, "torch::full() of a bool without a dtype makes a bool tensor, which "
                        "the device does not have: give the dtype, as in torch::full(size, "
                        "value, torch::kFloat)");
+    if (what == NT__CXX_BOOL_NEG)   /* c10's words (Scalar.cpp), without the full stop */
+        nopi_core_fail(c, "torch boolean negative, the `-` operator, is not supported");
     if (what < NT__CXX_ACCESSOR || what > NT__CXX_FROM_TCM || b < 0 || b > NT_U8)
         nopi_core_fail(c, "nt__cxx_check(%d): not a check torch/torch.h makes", what);
     static const char *const call[] = {

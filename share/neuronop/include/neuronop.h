@@ -163,8 +163,10 @@ enum {
     NT__CXX_SIZES,          /* t.sizes()[a] (t may be NULL: a list of b sizes) */
     NT__CXX_SCALAR,         /* a Scalar to dtype b & 255 (an int64 a if b & 256, else a
                              * double's bits): stops the core unless c10 allows it */
-    NT__CXX_BOOL_FULL       /* torch::full() of a bool without a dtype: a bool tensor in
+    NT__CXX_BOOL_FULL,      /* torch::full() of a bool without a dtype: a bool tensor in
                              * torch, which the device does not have; always stops the core */
+    NT__CXX_BOOL_NEG        /* -s of a bool torch::Scalar: refused by c10; always stops the
+                             * core */
 };
 void nt__cxx_check(int what, const nt_tensor *t, int64_t a, int64_t b);
 

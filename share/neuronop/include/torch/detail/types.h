@@ -22,11 +22,14 @@ namespace c10 {
 
 /* The device's element types, with torch's names and c10's values (c10/core/ScalarType.h),
  * so static_cast<int>(t.scalar_type()) is what torch gives: Byte 0, Char 1, Short 2, Int 3,
- * Long 4, Half 5, Float 6, BFloat16 15.  c10's others (Double 7, Bool 11 ...) are not
- * there: the device has no such tensors.  neuronop.h's nt_dtype numbers them differently:
+ * Long 4, Half 5, Float 6, BFloat16 15.  Double 7 and Bool 11 are there only because
+ * Scalar::type() answers them, as c10's does: the device has no such tensors, so there is
+ * no torch::kDouble or kBool, and a factory given one is refused.  c10's others (complex,
+ * quantized ...) are not there.  neuronop.h's nt_dtype numbers them differently:
  * torch::detail::to_nt and from_nt convert. */
 enum class ScalarType : int8_t {
-    Byte = 0, Char = 1, Short = 2, Int = 3, Long = 4, Half = 5, Float = 6, BFloat16 = 15,
+    Byte = 0, Char = 1, Short = 2, Int = 3, Long = 4, Half = 5, Float = 6, Double = 7,
+    Bool = 11, BFloat16 = 15,
 };
 
 /* 16-bit floats as stored in tensors and TCM buffers: two bytes, converted to and from float
@@ -216,6 +219,8 @@ inline nt_dtype to_nt(ScalarType d) noexcept
     case ScalarType::Long: return NT_I64;
     case ScalarType::Short: return NT_I16;
     case ScalarType::Byte: return NT_U8;
+    case ScalarType::Double:   /* no device dtype: refused where the call names it */
+    case ScalarType::Bool: break;
     }
     const int v = static_cast<int>(d);
     return static_cast<nt_dtype>(v >= 0 && v <= NT_U8 ? 100 + v : v);
@@ -333,6 +338,22 @@ struct scalar_kind<T, typename std::enable_if<(std::is_integral<T>::value ||
                                  std::is_same<promoted, int>::value ? 1
                                : std::is_integral<T>::value ? 3 : 0;
 };
+/* a == b for Scalar::equal, as c10 writes it; between arithmetic types with C++'s usual
+ * conversions made explicit, so that an int64 against an unsigned number compares as c10's
+ * does without a -Wsign-compare warning in the kernel's build */
+template <class A, class B,
+          typename std::enable_if<std::is_arithmetic<B>::value, int>::type = 0>
+inline bool same_value(A a, B b) noexcept
+{
+    typedef typename std::common_type<A, B>::type C;
+    return static_cast<C>(a) == static_cast<C>(b);
+}
+template <class A, class B,
+          typename std::enable_if<!std::is_arithmetic<B>::value, int>::type = 0>
+inline bool same_value(A a, B b) noexcept
+{
+    return a == b;   /* c10::Half, c10::BFloat16: through float, as in c10 */
+}
 } // namespace detail
 
 /* A number passed to an op or a tensor operation: a double or an int64, as torch's.  Its
@@ -376,6 +397,34 @@ public:
     }
     bool isFloatingPoint() const noexcept { return !s_.is_int; }
     bool isBoolean() const noexcept { return s_.is_bool; }
+    /* c10's: the type the value is held as, Long, Double or Bool (never a device dtype but
+     * Long), whatever it was made from: Scalar(1.5f).type() is Double */
+    ScalarType type() const noexcept
+    {
+        return s_.is_bool ? ScalarType::Bool : s_.is_int ? ScalarType::Long : ScalarType::Double;
+    }
+    /* c10's unary minus: the same kind of Scalar, negated.  An int64 wraps (-INT64_MIN is
+     * INT64_MIN, as torch's build computes it), a double's sign flips (a NaN's too), and a
+     * bool is refused as c10 refuses it (torch throws; here the core stops) */
+    Scalar operator-() const noexcept
+    {
+        if (s_.is_bool)
+            nt__cxx_check(NT__CXX_BOOL_NEG, nullptr, 0, 0);
+        if (s_.is_int)
+            return Scalar(nt_scalar_i(static_cast<int64_t>(0u - static_cast<uint64_t>(s_.i))));
+        return Scalar(nt_scalar_f(-s_.f));
+    }
+    /* c10's equal(num): the held value compared with num by C++'s == (so an int64 Scalar
+     * equals 2.0, -1 equals UINT64_MAX but not 4294967295u, NaN equals nothing), and a bool
+     * Scalar equals only a bool, as a bool equals only a bool Scalar */
+    template <class T, typename std::enable_if<!std::is_same<T, bool>::value, int>::type = 0>
+    bool equal(T num) const noexcept
+    {
+        if (s_.is_bool)
+            return false;
+        return s_.is_int ? detail::same_value(s_.i, num) : detail::same_value(s_.f, num);
+    }
+    bool equal(bool num) const noexcept { return s_.is_bool && (s_.i != 0) == num; }
     double toDouble() const noexcept { return nt_scalar_to_f(s_); }
     float toFloat() const noexcept { return single(NT_F32); }
     c10::Half toHalf() const noexcept { return c10::Half(single(NT_F16)); }
