@@ -445,6 +445,8 @@ static nt_tensor *fill(nopi_core *c, nt_tensor *t, nt_scalar v, const char *fn)
     if (t == c->run->dst)
         nopi_out_write(c, 0, t->numel);
     bool fl = nopi_dtype_is_float(t->dtype);
+    if (t->dtype == NT_BF16 && f != f)
+        f = NAN;   /* c10's BFloat16 of any NaN (-nan too) is 0x7fc0 */
     for (int64_t e = 0; e < t->numel; e++) {
         if (fl)
             nopi_set_f(t, e, f);   /* f is already t's value: it stays exact */

@@ -149,6 +149,72 @@ static float fop(const nopi_tl_args *x, float a, float b)
     }
 }
 
+/* ---- NaNs of bfloat16 results ------------------------------------------------------------ */
+
+/* ATen computes a bfloat16 op in float and makes each result a bfloat16 again: in its scalar
+ * loop by c10's conversion, which makes every NaN 0x7fc0, in its vectorised loop (AVX2) by
+ * one that makes every NaN 0xffff.  So a NaN's bits say which loop computed the element, and
+ * torch 1.13 on x86 gives (t0220 checks each against it):
+ *   - ceil, floor, sin ... exp and pow by 0.5 (sqrt): vectorised to the last element, 0xffff;
+ *   - clamp: 0xffff from the vectorised loop, and from the scalar one the NaN element itself
+ *     (std::min and std::max return it, bits and all); a NaN bound fills 0x7fc0;
+ *   - pow by 1: a copy, the element itself;
+ *   - the rest (abs, add, sub, mul, div, pow): 0xffff from the vectorised loop, which takes
+ *     the elements 32 at a time, 0x7fc0 from the scalar one, which takes the rest;
+ *   - a float32 result cast to a bfloat16 _out: 0xffff (ATen's vectorised copy), a float16
+ *     one 0x7fc0 (its copy converts one element at a time).
+ * (ATen splits a tensor of more than 32768 elements among its threads, each with a scalar
+ * tail of its own, so past that size its bits depend on the thread count: not followed.) */
+enum { BF16_NAN_SCALAR, BF16_NAN_VECTOR, BF16_NAN_ELEMENT };
+
+static int bf16_nan(const nopi_tl_args *x, int64_t i, int64_t vec)
+{
+    if (x->ct != NT_BF16)
+        return x->ct == NT_F32 ? BF16_NAN_VECTOR : BF16_NAN_SCALAR;
+    switch (x->op) {
+    case NOPI_TL_CEIL: case NOPI_TL_FLOOR: case NOPI_TL_SIN: case NOPI_TL_COS:
+    case NOPI_TL_TAN: case NOPI_TL_LOG: case NOPI_TL_LOG2: case NOPI_TL_LOG10:
+    case NOPI_TL_EXP:
+        return BF16_NAN_VECTOR;
+    case NOPI_TL_CLAMP:
+        if (x->clamp_nan)
+            return BF16_NAN_SCALAR;
+        return i < vec ? BF16_NAN_VECTOR : BF16_NAN_ELEMENT;
+    case NOPI_TL_POW:
+        if (x->pow_special && x->ed == 0.5)
+            return BF16_NAN_VECTOR;
+        if (x->pow_special && x->ed == 1)
+            return BF16_NAN_ELEMENT;
+        break;
+    default:
+        break;
+    }
+    return i < vec ? BF16_NAN_VECTOR : BF16_NAN_SCALAR;
+}
+
+/* Stores element i, a NaN, as ATen's loop would (above); the element itself is self's, a
+ * bfloat16 tensor (clamp and pow keep self's dtype), copied without quieting it. */
+static void st_bf16_nan(const nopi_tl_args *x, nt_tensor *r, int64_t i, int64_t vec)
+{
+    uint32_t u;
+    switch (bf16_nan(x, i, vec)) {
+    case BF16_NAN_VECTOR: u = 0xffff0000u; break;
+    case BF16_NAN_SCALAR: u = 0x7fc00000u; break;
+    default: {
+        float e = ld_f(x->a, i);   /* exact: a bfloat16 widens by a shift */
+        memcpy(&u, &e, 4);
+    }
+    }
+    if (r->dtype == NT_BF16) {
+        uint16_t h = (uint16_t)(u >> 16);
+        memcpy(r->data + (size_t)i * 2, &h, 2);
+    } else {
+        float v;
+        memcpy(&v, &u, 4);
+        st_f(r, i, v);
+    }
+}
+
 /* float32 in, float32 out, one op: the loops the compiler can keep tight */
 static bool run_f32(const nopi_tl_args *x, nt_tensor *r)
 {
@@ -214,6 +280,7 @@ void nopi_tl_run(const nopi_tl_args *xa, nt_tensor *r)
         ed != 0.5 && ed != -0.5 && ed != -1 && ed != 2 && ed != 3 && ed != -2)
         vec = n - n % 16;
     if (nopi_dtype_is_float(x->ct)) {
+        const int64_t vec32 = n - n % 32;   /* bfloat16's vectorised loop, for NaNs */
         for (int64_t i = 0; i < n; i++) {
             if (vec)
                 x->ed = i < vec ? (double)(float)ed : ed;
@@ -223,10 +290,12 @@ void nopi_tl_run(const nopi_tl_args *xa, nt_tensor *r)
                 va = nopi_round_to(x->ct, va);
                 vb = nopi_round_to(x->ct, vb);
             }
-            if (i < fused)
-                st_f(r, i, nopi_round_to(x->ct, fmaf(alpha, b ? vb : other, va)));
+            float v = i < fused ? nopi_round_to(x->ct, fmaf(alpha, b ? vb : other, va))
+                                : nopi_round_to(x->ct, fop(x, va, vb));
+            if (v != v && (x->ct == NT_BF16 || r->dtype == NT_BF16))
+                st_bf16_nan(x, r, i, vec32);
             else
-                st_f(r, i, nopi_round_to(x->ct, fop(x, va, vb)));
+                st_f(r, i, v);
         }
         return;
     }

@@ -4,6 +4,7 @@
  * dtypes and raw element bits, and Scalars; the result's dtype and raw bits go to the output.
  */
 #include <neuronop.h>
+#include <math.h>
 #include <string.h>
 #include "table.h"
 
@@ -139,4 +140,37 @@ nt_tensor *pow_scalar(const nt_tensor *x, nt_scalar s)
 nt_tensor *add_alpha(const nt_tensor *x, const nt_tensor *y, nt_scalar alpha)
 {
     return nt_add_out(get_dst_tensor(), x, y, alpha);
+}
+
+/* op number k of x, a bfloat16 tensor longer than the table's, for the NaNs ATen's
+ * vectorised and scalar loops make (t0220, which lists the same ops in torch's terms) */
+nt_tensor *nan_op(const nt_tensor *x, nt_scalar k)
+{
+    nt_tensor *r = get_dst_tensor();
+    const nt_scalar one = nt_scalar_i(1);
+    switch (k.i) {
+    case 0: return nt_abs_out(r, x);
+    case 1: return nt_sin_out(r, x);
+    case 2: return nt_ceil_out(r, x);
+    case 3: return nt_exp_out(r, x);
+    case 4: return nt_log_out(r, x);
+    case 5: return nt_clamp_out(r, x, nt_scalar_i(0), nt_scalar_i(2));
+    case 6: return nt_clamp_out(r, x, nt_scalar_f(NAN), nt_scalar_i(2));
+    case 7: return nt_pow_out(r, x, nt_scalar_i(1));
+    case 8: return nt_pow_out(r, x, nt_scalar_f(0.5));
+    case 9: return nt_pow_out(r, x, nt_scalar_f(1.7));
+    case 10: return nt_pow_out(r, x, nt_scalar_i(2));
+    case 11: return nt_pow_out(r, x, nt_scalar_f(-0.5));
+    case 12: return nt_mul_out(r, x, x);
+    case 13: return nt_div_out(r, x, x);
+    case 14: return nt_sub_out(r, x, x, one);
+    case 15: return nt_add_s_out(r, x, nt_scalar_f(-INFINITY), one);
+    case 16: return nt_pow_s_out(r, nt_scalar_f(-1.5), x);
+    case 17: return nt_pow_t_out(r, x, x);
+    case 18: return nt_fill_(r, nt_scalar_f(-NAN));
+    default: {   /* float32 arithmetic cast to the bfloat16 _out */
+        nt_tensor *f = nt_add(x, nt_zeros(nt_dim(x), nt_sizes(x), NT_F32), one);
+        return nt_mul_out(r, f, f);
+    }
+    }
 }

@@ -101,6 +101,52 @@ print(\" \".join(str(v) for v in np.load(\"sum.npy\").view(np.uint16).tolist()))
     [ "$got" = "$(echo "$sums" | sed -n 3p)" ] || {
         echo "torch:    $(echo "$sums" | sed -n 3p)"; echo "neuronop: $got"; false; }'
 
+# bfloat16 NaNs: ATen makes each result a bfloat16 in its vectorised loop (32 elements at a
+# time) with an AVX2 conversion that makes every NaN 0xffff, in its scalar loop (the rest)
+# with c10's, which makes it 0x7fc0, and some ops (sin, exp, ceil ...) are vectorised to the
+# last element; clamp and pow by 1 keep a NaN element as it is.  The input, NaNs of several
+# payloads among numbers that make NaNs, and torch 1.13's results, bit for bit, come from
+# torch; tdiff's nan_op runs the same ops in the same order.
+nans=$(torch_says '
+import torch
+bits = [0x7fc1, 0xff81, 0xbf80, 0x7f80, 0x0000, 0x3fc0, 0xff80, 0x7f81] * 5
+x = torch.tensor([b - 65536 if b > 32767 else b for b in bits], dtype=torch.int16)
+x = x.view(torch.bfloat16)
+nan = float("nan")
+ops = [torch.abs, torch.sin, torch.ceil, torch.exp, torch.log,
+       lambda x: torch.clamp(x, 0, 2), lambda x: torch.clamp(x, nan, 2),
+       lambda x: torch.pow(x, 1), lambda x: torch.pow(x, 0.5), lambda x: torch.pow(x, 1.7),
+       lambda x: torch.pow(x, 2), lambda x: torch.pow(x, -0.5), lambda x: torch.mul(x, x),
+       lambda x: torch.div(x, x), lambda x: torch.sub(x, x), lambda x: torch.add(x, -float("inf")),
+       lambda x: torch.pow(-1.5, x), lambda x: torch.pow(x, x),
+       lambda x: torch.empty_like(x).fill_(-nan),
+       lambda x: torch.mul(x.float(), x.float(), out=torch.empty_like(x))]
+print(" ".join(str(b) for b in bits))
+for f in ops:
+    print(" ".join(str(v & 0xffff) for v in f(x).view(torch.int16).tolist()))
+')
+test_expect "bfloat16 NaNs of 40 elements are the bits torch makes, both loops, 20 ops" '
+    [ "$(echo "$nans" | wc -l)" -eq 21 ]
+    "$PY" -c "
+import sys, numpy as np
+np.save(\"nanx.npy\", np.array([int(v) for v in sys.argv[1].split()], dtype=np.uint16).view(\"V2\"))
+" "$(echo "$nans" | sed -n 1p)"
+    bad=0
+    k=0
+    while [ $k -lt 20 ]; do
+        run run tdiff nan_op nanx.npy $k -o nan.npy
+        got=$("$PY" -c "
+import numpy as np
+print(\" \".join(str(v) for v in np.load(\"nan.npy\").view(np.uint16).tolist()))
+")
+        want=$(echo "$nans" | sed -n "$((k + 2))p")
+        if [ "$status" != 0 ] || [ "$got" != "$want" ]; then
+            echo "op $k: torch    $want"; echo "op $k: neuronop $got"; cat "$WORK/err"; bad=1
+        fi
+        k=$((k + 1))
+    done
+    [ $bad -eq 0 ]'
+
 why=$(torch_says '
 import torch
 try:
