@@ -72,8 +72,12 @@ void nopi_api_cxx_check(int what, const nt_tensor *t, int64_t a, int64_t b)
         nopi_core_fail(c, "torch::full() of a bool without a dtype makes a bool tensor, which "
                        "the device does not have: give the dtype, as in torch::full(size, "
                        "value, torch::kFloat)");
-    if (what == NT__CXX_BOOL_NEG)   /* c10's words (Scalar.cpp), without the full stop */
+    if (what == NT__CXX_BOOL_SCALAR && a == 0)   /* c10's words, without the full stop */
         nopi_core_fail(c, "torch boolean negative, the `-` operator, is not supported");
+    if (what == NT__CXX_BOOL_SCALAR)   /* c10 fails an internal assertion: said plainly */
+        nopi_core_fail(c, "torch::Scalar::log() of a bool: c10 has no log of a bool (torch "
+                       "fails an internal assertion); convert it first, as in "
+                       "torch::Scalar(s.toDouble()).log()");
     if (what < NT__CXX_ACCESSOR || what > NT__CXX_FROM_TCM || b < 0 || b > NT_U8)
         nopi_core_fail(c, "nt__cxx_check(%d): not a check torch/torch.h makes", what);
     static const char *const call[] = {

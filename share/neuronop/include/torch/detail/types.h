@@ -397,6 +397,19 @@ public:
     }
     bool isFloatingPoint() const noexcept { return !s_.is_int; }
     bool isBoolean() const noexcept { return s_.is_bool; }
+    /* the device has no complex numbers, so no Scalar is complex (c10's may be) */
+    bool isComplex() const noexcept { return false; }
+    /* c10's conj(): a Scalar that is not complex is its own conjugate, a bool too */
+    Scalar conj() const noexcept { return *this; }
+    /* c10's log(): the natural log as a double Scalar, of an int64 converted to a double
+     * (log(0) is -inf, a negative number's NaN); of a bool c10 fails an internal assertion,
+     * so here the core stops */
+    Scalar log() const noexcept
+    {
+        if (s_.is_bool)
+            nt__cxx_check(NT__CXX_BOOL_SCALAR, nullptr, 1, 0);
+        return Scalar(nt_scalar_f(::log(s_.is_int ? static_cast<double>(s_.i) : s_.f)));
+    }
     /* c10's: the type the value is held as, Long, Double or Bool (never a device dtype but
      * Long), whatever it was made from: Scalar(1.5f).type() is Double */
     ScalarType type() const noexcept
@@ -409,7 +422,7 @@ public:
     Scalar operator-() const noexcept
     {
         if (s_.is_bool)
-            nt__cxx_check(NT__CXX_BOOL_NEG, nullptr, 0, 0);
+            nt__cxx_check(NT__CXX_BOOL_SCALAR, nullptr, 0, 0);
         if (s_.is_int)
             return Scalar(nt_scalar_i(static_cast<int64_t>(0u - static_cast<uint64_t>(s_.i))));
         return Scalar(nt_scalar_f(-s_.f));
