@@ -4,7 +4,8 @@
 # later writes, c10's 16-bit float rounding, 4-D kernels in the style of the public RWKV
 # wkv op - our own code, not a copy; c10's dtype numbers, BFloat16's bitwise operators,
 # 16-bit NaNs widened and narrowed, clamp's promotion) compute bit for bit what libtorch
-# 1.13 computes, and torch::Scalar's conversions give its values and refuse what it refuses.
+# 1.13 computes, and torch::Scalar's conversions (and its type(), unary minus, equal(),
+# log() and conj()) give its values and refuse what it refuses.
 # tests/fixtures/cxx/idioms/k.cpp is compiled unmodified twice: by neuronop build, and into
 # driver.cpp against the real libtorch, whose outputs are the expectations.
 # One translation unit against libtorch takes 6-40 s, so the driver's outputs are cached
