@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -177,18 +176,6 @@ int nopi_mkdirs(const char *path)
         return -1;
     }
     return 0;
-}
-
-void nopi_prefault(void *p, size_t len)
-{
-#ifdef MADV_POPULATE_WRITE
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1), hi = ((uintptr_t)p + len) & ~(page - 1);
-    if (hi > lo)
-        madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
-#else
-    (void)p, (void)len;
-#endif
 }
 
 double nopi_now(void)

@@ -117,6 +117,14 @@ char *nopi_dirname(const char *path);
 bool nopi_path_within(const char *path, const char *dir);
 /* mkdir -p.  -1 with errno set on failure. */
 int nopi_mkdirs(const char *path);
+
+/* hostmem.c: buffers of NOPI_HUGE_FROM bytes or more are whole transparent huge pages (one
+ * fault each rather than one per 4 KiB page: see there why that matters); free them all with
+ * free().  nopi_host_zalloc: n zeroed bytes, mapped; nopi_host_block: n bytes, uninitialised,
+ * for data written over at once (a record read into it).  NULL on no memory. */
+#define NOPI_HUGE_FROM ((size_t)256 << 10)
+void *nopi_host_zalloc(size_t n);
+void *nopi_host_block(size_t n);
 /* Asks the kernel to map [p, p + len)'s whole pages at once, writable (best effort; nothing
  * on kernels before 5.14): fresh memory otherwise takes a page fault per page at its first
  * write, and on a virtual machine a fault costs more than filling the page (17 us here: 2 ms

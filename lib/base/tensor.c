@@ -114,14 +114,13 @@ static nt_tensor *alloc(nt_dtype d, int ndim, const int64_t *sizes, bool shape_o
     }
     t->shape_only = shape_only;
     if (!shape_only) {
-        /* calloc(0) may return NULL; keep a valid pointer for empty tensors */
-        t->data = calloc((size_t)(t->numel ? t->numel : 1), t->itemsize);
+        /* an empty tensor's pointer is still a valid one (calloc(0) may return NULL) */
+        size_t bytes = (size_t)(t->numel ? t->numel : 1) * t->itemsize;
+        t->data = prefault ? nopi_host_zalloc(bytes) : calloc(bytes, 1);
         if (!t->data) {
             free(t);
             return NULL;
         }
-        if (prefault)
-            nopi_prefault(t->data, (size_t)t->numel * t->itemsize);
     }
     return t;
 }

@@ -45,9 +45,9 @@ bool nopi_dtype_is_float(nt_dtype d);
 /* Parses a name or suffix ("float32", "f32", "bfloat16", "bf16", ...); -1 when unknown. */
 int nopi_dtype_parse(const char *s);
 
-/* Allocates a tensor with zeroed data (or none when shape_only), its pages mapped at once
- * (nopi_prefault: every element is soon written or read).  NULL on no memory or when the
- * element count overflows.  Free with nopi_tensor_free. */
+/* Allocates a tensor with zeroed data (or none when shape_only), its pages mapped at once,
+ * huge ones when it is large (nopi_host_zalloc: every element is soon written or read).  NULL
+ * on no memory or when the element count overflows.  Free with nopi_tensor_free. */
 nt_tensor *nopi_tensor_alloc(nt_dtype d, int ndim, const int64_t *sizes, bool shape_only);
 /* As nopi_tensor_alloc with data, its pages left unmapped until touched: for a tensor whose
  * data is likely to be replaced whole (a worker's output, take.c). */

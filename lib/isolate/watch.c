@@ -180,10 +180,14 @@ static bool grow(big *b)
     size_t want = b->cap * 2 > b->cap + GROW ? b->cap * 2 : b->cap + GROW;
     if (want > b->len)
         want = b->len;
-    char *nd = realloc(b->data, want);
+    /* the first block is mapped as it should be (huge pages when large: a pipe's bytes
+     * cost a fault a page twice otherwise, the kernel's write and the first read); growing
+     * keeps the pages it has */
+    char *nd = b->data ? realloc(b->data, want) : nopi_host_block(want);
     if (!nd)
         return false;
-    nopi_prefault(nd + b->have, want - b->have);
+    if (b->data)
+        nopi_prefault(nd + b->have, want - b->have);
     b->data = nd;
     b->cap = want;
     return true;

@@ -3,6 +3,7 @@
  * finding out whether the kernel granted them: madvise is only a request.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,10 @@ int nop_tensor_hugepages(nop_tensor *t, enum nop_hugepages *state, nop_error *er
     size_t bytes = (size_t)t->numel * t->itemsize;
     if (!t->data || bytes < HUGE_PAGE)
         return 0;   /* too small to matter */
+    if (((uintptr_t)t->data & (HUGE_PAGE - 1)) == 0) {   /* whole huge pages already */
+        *state = anon_huge_kb(t->data) > 0 ? NOP_HUGEPAGES_GRANTED : NOP_HUGEPAGES_REFUSED;
+        return 0;
+    }
     size_t size = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
     void *p = NULL;
     if (posix_memalign(&p, HUGE_PAGE, size) != 0)

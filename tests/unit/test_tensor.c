@@ -1,5 +1,7 @@
 /* Unit tests of tensors, dtype conversion, .npy I/O, generators and comparison. */
+#include <malloc.h>
 #include <math.h>
+#include <stdint.h>
 
 #include "unit.h"
 #include "base/tensor.h"
@@ -12,6 +14,31 @@ static void bf16_rounds_to_nearest_even(void **state)
     assert_int_equal(nopi_f32_to_bf16(1.01171875f), 0x3f82);   /* tie: to even (up) */
     assert_true(isnan(nopi_bf16_to_f32(nopi_f32_to_bf16(NAN))));
     assert_true(nopi_bf16_to_f32(0x3f80) == 1.0f);
+}
+
+/* A large tensor's data is whole 2 MiB pages (one fault rather than one per 4 KiB page:
+ * lib/base/hostmem.c), and zeroed even where malloc hands back memory a freed one had
+ * filled; a small one's is not rounded up. */
+static void large_tensors_take_huge_pages_zeroed(void **state)
+{
+    int64_t big[] = { 64, 4096 }, small[] = { 3, 5 };   /* 1 MiB and 60 bytes of float32 */
+    for (int round = 0; round < 3; round++) {
+        nt_tensor *t = nopi_tensor_alloc(NT_F32, 2, big, false);
+        assert_non_null(t);
+        assert_int_equal((uintptr_t)t->data % (2u << 20), 0);
+        for (int64_t i = 0; i < t->numel; i++)
+            assert_true(nopi_get_f(t, i) == 0.0);
+        memset(t->data, 0xff, (size_t)t->numel * t->itemsize);   /* for the next round */
+        nopi_tensor_free(t);
+    }
+    void *block = nopi_host_block(NOPI_HUGE_FROM);
+    assert_non_null(block);
+    assert_int_equal((uintptr_t)block % (2u << 20), 0);
+    free(block);
+    nt_tensor *t = nopi_tensor_alloc(NT_F32, 2, small, false);
+    assert_non_null(t);
+    assert_true(malloc_usable_size(t->data) < 4096);
+    nopi_tensor_free(t);
 }
 
 static void f16_conversions(void **state)
@@ -170,6 +197,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bf16_rounds_to_nearest_even),
         cmocka_unit_test(f16_conversions),
+        cmocka_unit_test(large_tensors_take_huge_pages_zeroed),
         cmocka_unit_test(elements_convert_by_dtype),
         cmocka_unit_test(shape_limits),
         cmocka_unit_test(npy_round_trip),
