@@ -29,6 +29,15 @@ void nopi_elfsyms_free(nopi_elfsym *syms, size_t n);
  * PREINIT_ARRAY, or named .init_array*,
  * .preinit_array*, .ctors* or .init (constructor priorities make .init_array.00101). */
 bool nopi_elf_runs_at_load(const char *data, size_t len);
+/* Whether the linked x86-64 shared object image data[0, len) has code the loader runs when it
+ * maps or unmaps the library, beyond the toolchain's own (crtbegin's frame_dummy and
+ * __do_global_dtors_aux in the init and fini arrays): any other entry there, a preinit array,
+ * an indirect function (a symbol, or an IRELATIVE relocation) or a definition of the hook
+ * crti's _init calls (__gmon_start__).  What the objects may not have (nopi_elf_runs_at_load),
+ * checked again on what the linker made of them, which can add code no object shows.  1 with
+ * a description of the first found in what (size bytes), 0 when there is none, -1 when the
+ * image is no x86-64 ELF64 shared object. */
+int nopi_elf_library_load_code(const char *data, size_t len, char *what, size_t size);
 /* Whether the ELF64 object image data[0, len) holds GCC's LTO bytecode (a .gnu.lto_*
  * section): code that a linker with the LTO plugin compiles and links, whose symbols and
  * sections no reading of the object shows. */

@@ -119,6 +119,10 @@ void nopi_op_where(const builder *b, int op, nopi_role role, const char **file, 
 void nopi_build_explain_signature(builder *b, nopi_role role);
 void nopi_locate_word(const char *path, const char *word, int *line, int *col);
 bool nopi_object_defines(const object *o, const char *name, bool *is_function);
+/* No object of objs (those compiled so far: the others are skipped) has code that runs at
+ * load; 0, or -1 with the error at the source.  Before the registration's probe library
+ * loads the shape objects, and again, with every object, in nopi_check_device_symbols. */
+int nopi_check_load_time_code(builder *b, const object *objs, int nobjs);
 int nopi_check_device_symbols(builder *b, const object *objs, int nobjs);
 int nopi_check_definitions(builder *b, const object *objs, int nobjs);
 int nopi_check_references(builder *b, const object *objs, int nobjs);

@@ -225,7 +225,7 @@ static int cxx_runtime_error(builder *b, const object *o, const char *name)
 /* No object has code that runs when the library loads: the device runs none, and a
  * library is loaded in the references' worker too, where load-time code of the op under
  * test could change the answer it is judged against (and a reference's, the kernel). */
-static int check_load_time_code(builder *b, const object *objs, int nobjs)
+int nopi_check_load_time_code(builder *b, const object *objs, int nobjs)
 {
     static const char *const whose[] = { "kernel code", "shape function code",
                                          "reference code" };
@@ -234,15 +234,16 @@ static int check_load_time_code(builder *b, const object *objs, int nobjs)
     for (int i = 0; i < nobjs; i++) {
         if (!objs[i].static_init)
             continue;
-        bool cxx = objs[i].lang == NOPI_LANG_CXX;   /* C has constructors only */
         nopi_cxxfn var;   /* a static's symbol may be mangled: _ZL5start */
         nopi_cxx_read(objs[i].init_var, &var);
         int line = 0, col = 0;
         if (var.name[0])
             nopi_locate_word(objs[i].source, var.name, &line, &col);
-        else if (!cxx)   /* the attribute, not the word in a comment, where there is one */
+        else   /* the attribute, not the word in a comment, where there is one */
             for (size_t k = 0; k < NOPI_ARRAY_LEN(c_words) && !line; k++)
                 nopi_locate_word(objs[i].source, c_words[k], &line, &col);
+        /* C has constructors only; C++ those too (found above), else a static initialiser */
+        bool cxx = objs[i].lang == NOPI_LANG_CXX && (var.name[0] || !line);
         nopi_fail(b->err, NOP_ERR_COMPILE, objs[i].source, line, col, "%s has %s%s%s%s: %s",
                   whose[objs[i].role],
                   cxx ? "a static initialiser" : "a constructor or an indirect function",
@@ -269,7 +270,7 @@ static int check_load_time_code(builder *b, const object *objs, int nobjs)
  * no object has code that runs at load. */
 int nopi_check_device_symbols(builder *b, const object *objs, int nobjs)
 {
-    if (check_load_time_code(b, objs, nobjs) != 0)
+    if (nopi_check_load_time_code(b, objs, nobjs) != 0)
         return -1;
     for (int i = 0; i < nobjs; i++) {
         if (objs[i].role != NOPI_ROLE_COMPUTE)

@@ -511,7 +511,11 @@ int nopi_build_registration(builder *b, const object *objs, int nobjs)
     char *text = NULL;
     regdef defs[NOP_MAX_OPS];
     int ndefs = 0;
-    int rc = probe ? nopi_build_link_probe(b, objs, nobjs, probe) : nopi_nomem(b->err);
+    /* the probe loads the shape objects: none may run code as it does (said at its source
+     * line, before the probe's own check on what the linker made) */
+    int rc = probe ? nopi_check_load_time_code(b, objs, nobjs) : nopi_nomem(b->err);
+    if (rc == 0)
+        rc = nopi_build_link_probe(b, objs, nobjs, probe);
     if (rc == 0)
         rc = run_registration(probe, &text, b->err);
     if (rc == 0)
