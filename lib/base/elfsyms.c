@@ -1,13 +1,11 @@
 /*
- * elfsyms.c - reads the symbol table and named sections of an ELF64 file, and what a linked
- * library runs when the loader maps or unmaps it (see elfsyms.h).
+ * elfsyms.c - reads the symbol table and named sections of an ELF64 file (see elfsyms.h).
  *
  * Every offset read from the file is checked against its size before use, and every header
  * is copied out rather than read in place, so a truncated, foreign or unaligned file gives an
  * error or its symbols, never an out-of-bounds or misaligned read.
  */
 #include <elf.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,11 +217,11 @@ static bool has_ifunc(const char *data, size_t len, const Elf64_Ehdr *eh)
 }
 
 /* Whether a non-empty section of the object is of one of the ntypes types, or has a name that
- * starts with one of the n prefixes, or is called `exact` (when not NULL): one pass over the
+ * starts with one of the n prefixes, or is one of the nexact names: one pass over the
  * section headers. */
 static bool has_section(const char *data, size_t len, const Elf64_Ehdr *eh,
                         const uint32_t *types, size_t ntypes, const char *const *prefixes,
-                        size_t n, const char *exact)
+                        size_t n, const char *const *exact, size_t nexact)
 {
     Elf64_Shdr names;
     get_shdr(data, eh, eh->e_shstrndx, &names);
@@ -243,8 +241,9 @@ static bool has_section(const char *data, size_t len, const Elf64_Ehdr *eh,
         for (size_t k = 0; k < n; k++)
             if (room > strlen(prefixes[k]) && strncmp(name, prefixes[k], strlen(prefixes[k])) == 0)
                 return true;
-        if (exact && room > strlen(exact) && memcmp(name, exact, strlen(exact) + 1) == 0)
-            return true;
+        for (size_t k = 0; k < nexact; k++)
+            if (room > strlen(exact[k]) && memcmp(name, exact[k], strlen(exact[k]) + 1) == 0)
+                return true;
     }
     return false;
 }
@@ -256,9 +255,86 @@ bool nopi_elf_runs_at_load(const char *data, size_t len)
         return false;
     if (has_ifunc(data, len, &eh))
         return true;
-    static const uint32_t types[] = { SHT_INIT_ARRAY, SHT_PREINIT_ARRAY };
-    static const char *const prefixes[] = { ".init_array", ".preinit_array", ".ctors" };
-    return has_section(data, len, &eh, types, 2, prefixes, 3, ".init");
+    static const uint32_t types[] = { SHT_INIT_ARRAY, SHT_PREINIT_ARRAY, SHT_FINI_ARRAY };
+    static const char *const prefixes[] = { ".init_array", ".preinit_array", ".ctors",
+                                            ".fini_array", ".dtors" };
+    static const char *const exact[] = { ".init", ".fini" };
+    return has_section(data, len, &eh, types, 3, prefixes, 5, exact, 2);
+}
+
+/* Whether section sh (named name) is an array of functions the loader calls: 1 at load, 2
+ * at unload, 0 neither. */
+static int array_kind(const Elf64_Shdr *sh, const char *name)
+{
+    if (sh->sh_type == SHT_INIT_ARRAY || sh->sh_type == SHT_PREINIT_ARRAY ||
+        strncmp(name, ".init_array", 11) == 0 || strncmp(name, ".preinit_array", 14) == 0 ||
+        strncmp(name, ".ctors", 6) == 0)
+        return 1;
+    if (sh->sh_type == SHT_FINI_ARRAY || strncmp(name, ".fini_array", 11) == 0 ||
+        strncmp(name, ".dtors", 6) == 0)
+        return 2;
+    return 0;
+}
+
+/* The function symbol the relocation r (of symbol table sym, strings str) reaches: its own
+ * symbol, or the function at its addend in the section a section symbol stands for. */
+static const char *reloc_function(const char *data, const Elf64_Shdr *sym, const Elf64_Shdr *str,
+                                  const Elf64_Rela *r)
+{
+    size_t n = sym->sh_size / sizeof(Elf64_Sym), idx = ELF64_R_SYM(r->r_info);
+    if (idx >= n)
+        return NULL;
+    Elf64_Sym s;
+    memcpy(&s, data + sym->sh_offset + idx * sizeof s, sizeof s);
+    if (ELF64_ST_TYPE(s.st_info) == STT_SECTION) {
+        bool found = false;
+        for (size_t k = 0; k < n && !found; k++) {
+            Elf64_Sym f;
+            memcpy(&f, data + sym->sh_offset + k * sizeof f, sizeof f);
+            if (ELF64_ST_TYPE(f.st_info) == STT_FUNC && f.st_shndx == s.st_shndx &&
+                r->r_addend >= 0 && f.st_value == (uint64_t)r->r_addend)
+                s = f, found = true;
+        }
+        if (!found)
+            return NULL;
+    }
+    if (s.st_name == 0 || s.st_name >= str->sh_size)
+        return NULL;
+    const char *name = data + str->sh_offset + s.st_name;
+    return memchr(name, '\0', str->sh_size - s.st_name) ? name : NULL;
+}
+
+int nopi_elf_load_function(const char *data, size_t len, char *buf, size_t size)
+{
+    Elf64_Ehdr eh;
+    Elf64_Shdr sym, str, names;
+    if (!header_of(data, len, true, &eh) || !symtab_of(data, len, &eh, &sym, &str))
+        return -1;
+    get_shdr(data, &eh, eh.e_shstrndx, &names);
+    if (!in_file(len, names.sh_offset, names.sh_size))
+        return -1;
+    for (unsigned i = 0; i < eh.e_shnum; i++) {
+        Elf64_Shdr rela, target;
+        get_shdr(data, &eh, i, &rela);
+        if (rela.sh_type != SHT_RELA || rela.sh_info >= eh.e_shnum ||
+            !in_file(len, rela.sh_offset, rela.sh_size))
+            continue;
+        get_shdr(data, &eh, rela.sh_info, &target);
+        if (target.sh_name >= names.sh_size ||
+            !memchr(data + names.sh_offset + target.sh_name, '\0', names.sh_size - target.sh_name))
+            continue;
+        int kind = array_kind(&target, data + names.sh_offset + target.sh_name);
+        if (!kind || rela.sh_size < sizeof(Elf64_Rela))
+            continue;
+        Elf64_Rela r;
+        memcpy(&r, data + rela.sh_offset, sizeof r);
+        const char *fn = reloc_function(data, &sym, &str, &r);
+        if (fn) {
+            nopi_strlcpy(buf, fn, size);
+            return kind - 1;
+        }
+    }
+    return -1;
 }
 
 bool nopi_elf_has_lto(const char *data, size_t len)
@@ -266,7 +342,7 @@ bool nopi_elf_has_lto(const char *data, size_t len)
     Elf64_Ehdr eh;
     static const char *const prefixes[] = { ".gnu.lto_", ".gnu.offload_lto_" };
     return header_of(data, len, true, &eh) &&
-           has_section(data, len, &eh, NULL, 0, prefixes, 2, NULL);
+           has_section(data, len, &eh, NULL, 0, prefixes, 2, NULL, 0);
 }
 
 /* Writes header sh back as section i of the image. */
@@ -355,126 +431,4 @@ int nopi_elf_startup_object(const char *data, size_t len, char *buf, size_t size
         return 0;
     }
     return -1;
-}
-
-/* ---- a linked library's load-time code -------------------------------------------------- */
-
-/* The name of section header sh, or "" when it has none in the image. */
-static const char *section_name(const char *data, size_t len, const Elf64_Ehdr *eh,
-                                const Elf64_Shdr *sh)
-{
-    Elf64_Shdr names;
-    get_shdr(data, eh, eh->e_shstrndx, &names);
-    if (!in_file(len, names.sh_offset, names.sh_size) || sh->sh_name >= names.sh_size)
-        return "";
-    const char *name = data + names.sh_offset + sh->sh_name;
-    return memchr(name, '\0', names.sh_size - sh->sh_name) ? name : "";
-}
-
-/* The address the loader stores in the pointer at addr: the relocation's that applies there
- * (a library's arrays are filled by RELATIVE ones), else the file's bytes.  false when a
- * relocation of another kind fills it (from a symbol, which a loader may resolve anywhere). */
-static bool slot_value(const char *data, size_t len, const Elf64_Ehdr *eh, uint64_t addr,
-                       uint64_t file_value, uint64_t *out)
-{
-    *out = file_value;
-    for (unsigned i = 0; i < eh->e_shnum; i++) {
-        Elf64_Shdr sh;
-        get_shdr(data, eh, i, &sh);
-        if (sh.sh_type != SHT_RELA || !in_file(len, sh.sh_offset, sh.sh_size))
-            continue;
-        for (size_t k = 0; k + sizeof(Elf64_Rela) <= sh.sh_size; k += sizeof(Elf64_Rela)) {
-            Elf64_Rela r;
-            memcpy(&r, data + sh.sh_offset + k, sizeof r);
-            if (r.r_offset != addr)
-                continue;
-            if (ELF64_R_TYPE(r.r_info) != R_X86_64_RELATIVE)
-                return false;
-            *out = (uint64_t)r.r_addend;
-        }
-    }
-    return true;
-}
-
-/* Checks each pointer of the init or fini array sh: each must be the toolchain's own entry
- * (allowed, a local function of crtbegin's).  1 with what filled when one is not. */
-static int check_array(const char *data, size_t len, const Elf64_Ehdr *eh, const Elf64_Shdr *sh,
-                       const char *kind, const char *allowed, char *what, size_t size)
-{
-    if (sh->sh_type == SHT_NOBITS || !in_file(len, sh->sh_offset, sh->sh_size))
-        return snprintf(what, size, "an unreadable %s", kind), 1;
-    for (uint64_t k = 0; k + 8 <= sh->sh_size; k += 8) {
-        uint64_t v, target;
-        memcpy(&v, data + sh->sh_offset + k, sizeof v);
-        if (!slot_value(data, len, eh, sh->sh_addr + k, v, &target))
-            return snprintf(what, size, "an entry of its %s that the loader takes from a "
-                            "symbol", kind), 1;
-        const char *name = nopi_elf_symbol_at(data, len, target, STT_FUNC, NULL);
-        if (!name || strcmp(name, allowed) != 0)
-            return snprintf(what, size, "%s '%s' in its %s", kind[0] == 'i' ? "a constructor"
-                            : "a destructor", name ? name : "(no name)", kind), 1;
-    }
-    return 0;
-}
-
-/* 1 with what filled when a symbol table of the image defines an indirect function or the
- * profiling hook crti's _init calls. */
-static int check_symbols(const char *data, size_t len, const Elf64_Ehdr *eh, unsigned type,
-                         char *what, size_t size)
-{
-    Elf64_Shdr sym, str;
-    if (!table_of(data, len, eh, type, &sym, &str))
-        return 0;
-    for (size_t k = 0; k < sym.sh_size / sizeof(Elf64_Sym); k++) {
-        Elf64_Sym v;
-        memcpy(&v, data + sym.sh_offset + k * sizeof v, sizeof v);
-        const char *name = v.st_name < str.sh_size &&
-                           memchr(data + str.sh_offset + v.st_name, '\0', str.sh_size - v.st_name)
-                           ? data + str.sh_offset + v.st_name : "";
-        if (ELF64_ST_TYPE(v.st_info) == STT_GNU_IFUNC)
-            return snprintf(what, size, "an indirect function '%s'", name), 1;
-        if (v.st_shndx != SHN_UNDEF && strcmp(name, "__gmon_start__") == 0)
-            return snprintf(what, size, "a definition of '__gmon_start__', which its _init "
-                            "calls"), 1;
-    }
-    return 0;
-}
-
-int nopi_elf_library_load_code(const char *data, size_t len, char *what, size_t size)
-{
-    Elf64_Ehdr eh;
-    if (!header_of(data, len, true, &eh) || eh.e_type != ET_DYN || eh.e_machine != EM_X86_64)
-        return -1;
-    for (unsigned i = 0; i < eh.e_shnum; i++) {
-        Elf64_Shdr sh;
-        get_shdr(data, &eh, i, &sh);
-        const char *name = section_name(data, len, &eh, &sh);
-        if (sh.sh_size == 0)   /* libtcc writes empty arrays, as plain data */
-            continue;
-        int rc = 0;
-        if (sh.sh_type == SHT_PREINIT_ARRAY || strncmp(name, ".preinit_array", 14) == 0)
-            return snprintf(what, size, "a preinit array"), 1;
-        if (sh.sh_type == SHT_INIT_ARRAY || strncmp(name, ".init_array", 11) == 0 ||
-            strncmp(name, ".ctors", 6) == 0)
-            rc = check_array(data, len, &eh, &sh, "init array", "frame_dummy", what, size);
-        else if (sh.sh_type == SHT_FINI_ARRAY || strncmp(name, ".fini_array", 11) == 0 ||
-                 strncmp(name, ".dtors", 6) == 0)
-            rc = check_array(data, len, &eh, &sh, "fini array", "__do_global_dtors_aux", what,
-                             size);
-        if (rc)
-            return rc;
-        if (sh.sh_type != SHT_RELA || !in_file(len, sh.sh_offset, sh.sh_size))
-            continue;
-        for (size_t k = 0; k + sizeof(Elf64_Rela) <= sh.sh_size; k += sizeof(Elf64_Rela)) {
-            Elf64_Rela r;
-            memcpy(&r, data + sh.sh_offset + k, sizeof r);
-            if (ELF64_R_TYPE(r.r_info) == R_X86_64_IRELATIVE)
-                return snprintf(what, size, "an indirect function, whose resolver the loader "
-                                "runs"), 1;
-        }
-    }
-    if (check_symbols(data, len, &eh, SHT_SYMTAB, what, size) ||
-        check_symbols(data, len, &eh, SHT_DYNSYM, what, size))
-        return 1;
-    return 0;
 }

@@ -24,20 +24,15 @@ typedef struct nopi_elfsym {
 int nopi_elfsyms_read(const char *path, nopi_elfsym **syms, size_t *n, nop_error *err);
 void nopi_elfsyms_free(nopi_elfsym *syms, size_t n);
 
-/* Whether the ELF64 object image data[0, len) has code that runs when it is loaded: an
- * indirect function (file-local or not), a non-empty section of type INIT_ARRAY or
- * PREINIT_ARRAY, or named .init_array*,
- * .preinit_array*, .ctors* or .init (constructor priorities make .init_array.00101). */
+/* Whether the ELF64 object image data[0, len) has code that runs when it is loaded or
+ * unloaded: an indirect function (file-local or not), a non-empty section of type
+ * INIT_ARRAY, PREINIT_ARRAY or FINI_ARRAY, or named .init_array*, .preinit_array*, .ctors*,
+ * .fini_array*, .dtors*, .init or .fini (constructor priorities make .init_array.00101). */
 bool nopi_elf_runs_at_load(const char *data, size_t len);
-/* Whether the linked x86-64 shared object image data[0, len) has code the loader runs when it
- * maps or unmaps the library, beyond the toolchain's own (crtbegin's frame_dummy and
- * __do_global_dtors_aux in the init and fini arrays): any other entry there, a preinit array,
- * an indirect function (a symbol, or an IRELATIVE relocation) or a definition of the hook
- * crti's _init calls (__gmon_start__).  What the objects may not have (nopi_elf_runs_at_load),
- * checked again on what the linker made of them, which can add code no object shows.  1 with
- * a description of the first found in what (size bytes), 0 when there is none, -1 when the
- * image is no x86-64 ELF64 shared object. */
-int nopi_elf_library_load_code(const char *data, size_t len, char *what, size_t size);
+/* The function the first entry of such an array in the object image data[0, len) calls, by
+ * its symbol name (mangled), into buf: 0 when the loader calls it at load, 1 at unload (a
+ * destructor), -1 when no array entry names a function. */
+int nopi_elf_load_function(const char *data, size_t len, char *buf, size_t size);
 /* Whether the ELF64 object image data[0, len) holds GCC's LTO bytecode (a .gnu.lto_*
  * section): code that a linker with the LTO plugin compiles and links, whose symbols and
  * sections no reading of the object shows. */

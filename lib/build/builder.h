@@ -40,8 +40,10 @@ typedef struct object {
     const char *source;
     nopi_elfsym *syms;
     size_t nsyms;
-    bool static_init;     /* has code that runs at load (read_object says what) */
+    bool static_init;     /* has code that runs at load or unload (read_object says what) */
     char init_var[256];   /* static_init: the variable it initialises, if known */
+    char load_fn[256];    /* static_init: the function a load array calls (mangled), if known */
+    bool at_unload;       /* load_fn is a destructor's */
 } object;
 
 typedef struct builder {

@@ -229,38 +229,60 @@ int nopi_check_load_time_code(builder *b, const object *objs, int nobjs)
 {
     static const char *const whose[] = { "kernel code", "shape function code",
                                          "reference code" };
-    static const char *const c_words[] = { "__attribute__((constructor", "constructor)",
-                                           "constructor", "ifunc" };
+    /* the attribute, not the word in a comment, where there is one */
+    static const char *const ctor_words[] = { "__attribute__((constructor", "constructor)",
+                                              "constructor", "ifunc" };
+    static const char *const dtor_words[] = { "__attribute__((destructor", "destructor)",
+                                              "destructor" };
     for (int i = 0; i < nobjs; i++) {
-        if (!objs[i].static_init)
+        const object *o = &objs[i];
+        if (!o->static_init)
             continue;
+        /* C++'s static initialisers are the function g++ names _GLOBAL__sub_I_; any other
+         * function an array calls is a constructor (or destructor) of the user's own */
+        bool init = o->lang == NOPI_LANG_CXX && !o->at_unload &&
+                    (!o->load_fn[0] || strncmp(o->load_fn, "_GLOBAL__sub_I_", 15) == 0);
         nopi_cxxfn var;   /* a static's symbol may be mangled: _ZL5start */
-        nopi_cxx_read(objs[i].init_var, &var);
+        nopi_cxx_read(init || !o->load_fn[0] ? o->init_var : o->load_fn, &var);
         int line = 0, col = 0;
-        if (var.name[0])
-            nopi_locate_word(objs[i].source, var.name, &line, &col);
-        else   /* the attribute, not the word in a comment, where there is one */
-            for (size_t k = 0; k < NOPI_ARRAY_LEN(c_words) && !line; k++)
-                nopi_locate_word(objs[i].source, c_words[k], &line, &col);
-        /* C has constructors only; C++ those too (found above), else a static initialiser */
-        bool cxx = objs[i].lang == NOPI_LANG_CXX && (var.name[0] || !line);
-        nopi_fail(b->err, NOP_ERR_COMPILE, objs[i].source, line, col, "%s has %s%s%s%s: %s",
-                  whose[objs[i].role],
-                  cxx ? "a static initialiser" : "a constructor or an indirect function",
-                  var.name[0] ? " ('" : "", var.name, var.name[0] ? "')" : "",
-                  cxx ? "a global or static object whose value is computed when the library "
-                        "loads"
-                      : "code that runs when the library loads");
-        bool kernel = objs[i].role == NOPI_ROLE_COMPUTE;
-        nopi_detail(b->err, "%s; %s, or %s inside the %s%s",
-                    kernel ? "the device runs no code at load"
-                           : "every worker loads the whole library, the kernels' and the "
-                             "reference's alike, and runs none of its code but the function "
-                             "it calls",
-                    cxx ? "make it constexpr" : "remove the constructor",
-                    cxx ? "compute it" : "do its work", kernel ? "kernel" : "function",
-                    cxx && !var.name[0] ? " (including <iostream> makes one: use printf)"
-                                        : "");
+        if (var.name[0] && (init || !o->load_fn[0]))   /* a variable's, an ifunc's name */
+            nopi_locate_word(o->source, var.name, &line, &col);
+        const char *const *words = o->at_unload ? dtor_words : ctor_words;
+        size_t nwords = o->at_unload ? NOPI_ARRAY_LEN(dtor_words) : NOPI_ARRAY_LEN(ctor_words);
+        for (size_t k = 0; !init && k < nwords && !line; k++)
+            nopi_locate_word(o->source, words[k], &line, &col);
+        if (!line && var.name[0])
+            nopi_locate_word(o->source, var.name, &line, &col);
+        bool kernel = o->role == NOPI_ROLE_COMPUTE;
+        const char *hint = kernel ? "the device runs no code at load"
+                                  : "every worker loads the whole library, the kernels' and "
+                                    "the reference's alike, and runs none of its code but the "
+                                    "function it calls";
+        if (o->at_unload) {
+            nopi_fail(b->err, NOP_ERR_COMPILE, o->source, line, col, "%s has a destructor%s%s%s: "
+                      "code that runs when the library unloads", whose[o->role],
+                      var.name[0] ? " ('" : "", var.name, var.name[0] ? "')" : "");
+            nopi_detail(b->err, "%s; remove the destructor, or do its work inside the %s",
+                        kernel ? "the device runs no code at load or unload" : hint,
+                        kernel ? "kernel" : "function");
+            return -1;
+        }
+        /* a constructor's name is left out, as before: the line shows it (an indirect
+         * function's is kept: its resolver is elsewhere) */
+        bool named = init || !o->load_fn[0];
+        nopi_fail(b->err, NOP_ERR_COMPILE, o->source, line, col, "%s has %s%s%s%s: %s",
+                  whose[o->role],
+                  init ? "a static initialiser" : "a constructor or an indirect function",
+                  named && var.name[0] ? " ('" : "", named ? var.name : "",
+                  named && var.name[0] ? "')" : "",
+                  init ? "a global or static object whose value is computed when the library "
+                         "loads"
+                       : "code that runs when the library loads");
+        nopi_detail(b->err, "%s; %s, or %s inside the %s%s", hint,
+                    init ? "make it constexpr" : "remove the constructor",
+                    init ? "compute it" : "do its work", kernel ? "kernel" : "function",
+                    init && !var.name[0] ? " (including <iostream> makes one: use printf)"
+                                         : "");
         return -1;
     }
     return 0;

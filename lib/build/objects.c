@@ -141,6 +141,9 @@ static int read_object(builder *b, object *obj)
             return -1;
         }
         obj->static_init = nopi_elf_runs_at_load(data, len);
+        if (obj->static_init)   /* a constructor, a destructor, C++'s _GLOBAL__sub_I_ */
+            obj->at_unload = nopi_elf_load_function(data, len, obj->load_fn,
+                                                    sizeof obj->load_fn) == 1;
         if (obj->static_init && obj->lang == NOPI_LANG_CXX)   /* C's: a constructor */
             nopi_elf_startup_object(data, len, obj->init_var, sizeof obj->init_var);
         free(data);
@@ -780,39 +783,12 @@ static int link_system(builder *b, const char *glue, const object *objs, int nob
     return rc;
 }
 
-/* What the linker wrote at path runs nothing when it loads but the toolchain's own.  Each
- * object was checked for load-time code (read_object), but a library is what the linker
- * makes of them, and a linker can add code (a plugin of its own, an option) that no object
- * shows: it is read again here, before anything loads it. */
-static int check_linked(builder *b, const char *path)
-{
-    char *data;
-    size_t len;
-    if (nopi_read_file(path, &data, &len) != 0)
-        return nopi_fail(b->err, NOP_ERR_COMPILE, NULL, 0, 0, "cannot read the library the "
-                         "linker wrote for '%s': %s", b->lib_path, strerror(errno));
-    char what[256];
-    int found = nopi_elf_library_load_code(data, len, what, sizeof what);
-    free(data);
-    if (found == 0)
-        return 0;
-    if (found < 0)
-        return nopi_fail(b->err, NOP_ERR_COMPILE, NULL, 0, 0, "the linker wrote no x86-64 "
-                         "shared library for '%s'", b->lib_path);
-    nopi_fail(b->err, NOP_ERR_COMPILE, NULL, 0, 0, "the library linked for '%s' has code that "
-              "runs when it loads, which no source showed: %s", b->lib_path, what);
-    nopi_detail(b->err, "the linker added it; the device runs no code at load, and every "
-                "worker loads the whole library, a reference's too: link with the toolchain "
-                "as it is installed");
-    return -1;
-}
-
 int nopi_build_link_probe(builder *b, const object *objs, int nobjs, const char *out)
 {
     char *glue = nopi_gen_probe_glue();
     int rc = link_system(b, glue, objs, nobjs, false, out);
     free(glue);
-    return rc == 0 ? check_linked(b, out) : rc;
+    return rc;
 }
 
 int nopi_build_link(builder *b, const object *objs, int nobjs)
@@ -833,8 +809,6 @@ int nopi_build_link(builder *b, const object *objs, int nobjs)
     } else {
         rc = link_tcc(b, objs, nobjs, tmp);
     }
-    if (rc == 0)
-        rc = check_linked(b, tmp);
     if (rc == 0)
         rc = rename_into_place(b, tmp);
     free(tmp);
