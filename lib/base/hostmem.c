@@ -6,10 +6,17 @@
  * the first touch of each 4 KiB page costs a fault (15 us here, 2 ms for a 512 KiB tensor),
  * and a page the kernel filled (a pipe's read) costs another when user code first reads it.
  * One 2 MiB transparent huge page costs one fault.  So a buffer of NOPI_HUGE_FROM bytes or
- * more is 2 MiB-aligned, whole huge pages, advised MADV_HUGEPAGE: at most 2 MiB more than
- * it holds, and the kernel may refuse (then it is ordinary pages, as before).  Smaller ones
- * come from malloc.  Every buffer here is freed with free().
+ * more is 2 MiB-aligned, whole huge pages, advised MADV_HUGEPAGE: at most 4 times what it
+ * holds (2 MiB for 512 KiB), and the kernel may refuse (then it is ordinary pages, as
+ * before).  Smaller ones come from malloc.  Every buffer here is freed with free().
+ *
+ * Only a block malloc mapped on its own is advised, never one on the heap: advising part of
+ * the heap splits its mapping in three, and a kept worker, whose requests allocate from a
+ * room on its heap, must find its mappings as they were when it took its snapshot
+ * (isolate/snapshot.c) or end.  A heap block was most likely touched before anyway.  Under
+ * AddressSanitizer a block is not rounded up, so that a write past its end is still found.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,16 +27,24 @@
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
-/* n bytes in whole huge pages, 2 MiB-aligned and advised for them; NULL on no memory. */
-static void *huge_block(size_t n)
+/* n bytes in whole huge pages, 2 MiB-aligned and advised for them unless they are on the
+ * heap; NULL on no memory.  *advised says whether they were. */
+static void *huge_block(size_t n, bool *advised)
 {
+    *advised = false;
     if (n > SIZE_MAX - HUGE_PAGE)
         return NULL;
+#ifdef __SANITIZE_ADDRESS__
+    size_t size = n;
+#else
     size_t size = (n + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+#endif
     void *p = NULL;
     if (posix_memalign(&p, HUGE_PAGE, size) != 0)
         return NULL;
-    madvise(p, size, MADV_HUGEPAGE);   /* a request: refused, it stays ordinary pages */
+    /* the heap lies below its end; malloc maps large blocks far above it */
+    if ((uintptr_t)p > (uintptr_t)sbrk(0))
+        *advised = madvise(p, size, MADV_HUGEPAGE) == 0;   /* a request all the same */
     return p;
 }
 
@@ -41,7 +56,10 @@ void *nopi_host_zalloc(size_t n)
             nopi_prefault(p, n);
         return p;
     }
-    void *p = huge_block(n);
+    bool advised;
+    void *p = huge_block(n, &advised);
+    if (p && !advised)
+        nopi_prefault(p, n);
     if (p)   /* maps it too: malloc may hand back memory it had, not zeros */
         memset(p, 0, n);
     return p;
@@ -55,7 +73,11 @@ void *nopi_host_block(size_t n)
             nopi_prefault(p, n);
         return p;
     }
-    return huge_block(n);   /* its one fault comes with the first bytes written */
+    bool advised;
+    void *p = huge_block(n, &advised);
+    if (p && !advised)   /* else its one fault comes with the first bytes written */
+        nopi_prefault(p, n);
+    return p;
 }
 
 void nopi_prefault(void *p, size_t len)

@@ -122,7 +122,7 @@ int nopi_mkdirs(const char *path);
  * fault each rather than one per 4 KiB page: see there why that matters); free them all with
  * free().  nopi_host_zalloc: n zeroed bytes, mapped; nopi_host_block: n bytes, uninitialised,
  * for data written over at once (a record read into it).  NULL on no memory. */
-#define NOPI_HUGE_FROM ((size_t)256 << 10)
+#define NOPI_HUGE_FROM ((size_t)512 << 10)
 void *nopi_host_zalloc(size_t n);
 void *nopi_host_block(size_t n);
 /* Asks the kernel to map [p, p + len)'s whole pages at once, writable (best effort; nothing
