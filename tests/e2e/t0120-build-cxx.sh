@@ -150,8 +150,9 @@ CPP
     if grep -q chatty "$WORK/out"; then exit 1; fi
     ! grep -q chatty "$WORK/err"'
 
-# The registration loads the shape objects, which runs any load-time code they have (a
-# constructor, refused by a later check): the child is confined before it loads them.
+# The registration loads the shape objects, which would run any load-time code they have:
+# a constructor is refused at its line before the probe is linked (the registration child,
+# confined before it loads the probe, is t0225's).
 test_expect "a shape source'\''s constructor writes nothing at build time" '
     cp -R "$NEURONOP_SRC/tests/fixtures/cxx/mixed" mixed4
     rm -rf mixed4/build
