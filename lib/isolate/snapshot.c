@@ -87,8 +87,8 @@ struct nopi_snap {
 #endif
     struct ksigaction act[NSIG_KERNEL + 1];
     bool have_act[NSIG_KERNEL + 1];
-    uint64_t handled;                /* signals caught or ignored at the snapshot, and ... */
-    uint64_t handled_now;            /* ... as a restore finds them (bit sig - 1) */
+    uint64_t caught, ignored;        /* signals caught, and ignored, at the snapshot, and ... */
+    uint64_t caught_now, ignored_now;   /* ... as a restore finds them (bit sig - 1) */
     stack_t altstack;
     struct { bool open; dev_t dev; ino_t ino; int flags; } fds[MAX_FDS];
     int nfds;                        /* one past the highest descriptor open */
@@ -287,34 +287,37 @@ static bool status_field(const char *status, const char *field,
 struct status {
     uint64_t threads;
     uint64_t pending;   /* signals pending for the thread or the process */
-    uint64_t handled;   /* signals caught or ignored (bit sig - 1) */
+    uint64_t caught;    /* signals caught (bit sig - 1) */
+    uint64_t ignored;   /* signals ignored */
 };
 
 /* Reads /proc/self/status into *st (s->maps is its buffer); 0, or -1. */
 static int read_status(nopi_snap *s, struct status *st)
 {
-    uint64_t mine, shared, caught, ignored;
+    uint64_t mine, shared;
     if (read_proc("/proc/self/status", s->maps, sizeof s->maps) < 0 ||
         !status_field(s->maps, "\nThreads:\t", dec, &st->threads) ||
         !status_field(s->maps, "\nSigPnd:\t", hex, &mine) ||
         !status_field(s->maps, "\nShdPnd:\t", hex, &shared) ||
-        !status_field(s->maps, "\nSigCgt:\t", hex, &caught) ||
-        !status_field(s->maps, "\nSigIgn:\t", hex, &ignored))
+        !status_field(s->maps, "\nSigCgt:\t", hex, &st->caught) ||
+        !status_field(s->maps, "\nSigIgn:\t", hex, &st->ignored))
         return -1;
     st->pending = mine | shared;
-    st->handled = caught | ignored;
     return 0;
 }
 
-/* Whether a restore sets sig's action again.  Those caught or ignored, at the snapshot or
- * now, and SIGCHLD, whose flags act even on the default action (SA_NOCLDWAIT): a signal at
- * its default action then and now is delivered the same whatever its unused mask and flags
- * say, and setting all 64 costs a system call each (on these VMs as much as the rest of the
- * restore's checks). */
+/* Whether a restore sets sig's action again.  Those caught at the snapshot or now, those
+ * ignored then or now but not both times, and SIGCHLD, whose flags act even on the default
+ * action (SA_NOCLDWAIT): a signal at its default action then and now is delivered the same
+ * whatever its unused mask and flags say, and so is one ignored then and now (discarded
+ * whatever they say).  Setting all 64 costs a system call each (on these VMs as much as the
+ * rest of the restore's checks); and a worker ignores what its caller ignored (SIGINT and
+ * SIGQUIT, under Python): two of the nine it set each time. */
 static bool must_restore(const nopi_snap *s, int sig)
 {
     uint64_t bit = UINT64_C(1) << (sig - 1);
-    return sig == SIGCHLD || ((s->handled | s->handled_now) & bit);
+    uint64_t changed_ignore = s->ignored ^ s->ignored_now;
+    return sig == SIGCHLD || ((s->caught | s->caught_now | changed_ignore) & bit);
 }
 
 /* ---- taking it ------------------------------------------------------------------------ */
@@ -414,7 +417,8 @@ static __attribute__((noinline)) int take_now(nopi_snap *s)
     struct status now;
     if (read_status(s, &now) != 0)
         return -1;
-    s->handled = now.handled;
+    s->caught = now.caught;
+    s->ignored = now.ignored;
     if (sigaltstack(NULL, &s->altstack) != 0)
         return -1;
     for (int fd = 0; fd < MAX_FDS; fd++) {
@@ -444,15 +448,16 @@ int nopi_snap_take(nopi_snap *s)
 /* ---- putting it back -------------------------------------------------------------------- */
 
 /* Whether the process has no thread but its own and those left (nopi_snap_leave), and no
- * signal pending; it also notes the signals handled now (s->handled_now).  A thread that
- * has just been joined may take a moment to leave the kernel's count. */
+ * signal pending; it also notes the signals caught and ignored now.  A thread that has just
+ * been joined may take a moment to leave the kernel's count. */
 static bool alone(nopi_snap *s)
 {
     for (int tries = 0; tries < 200; tries++) {
         struct status now;
         if (read_status(s, &now) != 0 || now.pending)
             return false;
-        s->handled_now = now.handled;
+        s->caught_now = now.caught;
+        s->ignored_now = now.ignored;
         uint64_t n = now.threads;
         if (n == 1 + (uint64_t)s->threads)
             return true;

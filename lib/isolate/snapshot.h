@@ -8,7 +8,8 @@
  * seccomp filter allows nothing else) is put back or checked: every private writable page
  * (compared with the snapshot's copy, snapshot.c says why), mappings it made, the heap's
  * end, signal handlers (of the signals handled then or now: one at its default action both
- * times keeps whatever mask and flags the request gave it), the signal mask and alternate
+ * times, or ignored both times, keeps whatever mask and flags the request gave it, which
+ * change nothing of how it is delivered), the signal mask and alternate
  * stack, descriptors and their flags, the thread pointer.  What
  * cannot be put back (a thread still running, a signal pending, a mapping it removed or
  * changed) ends the process instead: the next request gets a fresh child.
