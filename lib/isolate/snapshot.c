@@ -170,9 +170,36 @@ static uint64_t dec(const char **p)
     return v;
 }
 
+/* Whether got bytes read of a file of one record (/proc/self/status) are all of it: seq_file
+ * makes a record whole before it copies any of it, and a read takes all of it that fits.
+ * Asking again to see the end would cost a restore a system call.  Were it ever cut short, a
+ * field read_status needs would be missing, and the restore would end the process. */
+static bool one_record(const char *buf, size_t got)
+{
+    (void)buf;
+    return got > 0;
+}
+
+/* Whether the text of /proc/self/maps read so far (got bytes at buf) ends with the line of a
+ * mapping above the user's address space: x86-64's [vsyscall], which is always the last
+ * (the kernel shows it after every other).  Asking again to see the end would cost a
+ * restore a system call; without such a line (other machines, vsyscall=none) it does. */
+static bool ends_at_gate(const char *buf, size_t got)
+{
+    if (got < 2 || buf[got - 1] != '\n')
+        return false;
+    size_t at = got - 1;
+    while (at > 0 && buf[at - 1] != '\n')
+        at--;
+    const char *p = buf + at;
+    return hex(&p) > UINTPTR_MAX / 2 && *p == '-';
+}
+
 /* Reads the whole of a /proc file into buf (len bytes of room, terminated); its length, or
- * -1.  open, read and close only: no stdio, no allocation. */
-static ssize_t read_proc(const char *path, char *buf, size_t len)
+ * -1.  open, read and close only: no stdio, no allocation.  whole, when not NULL, says from
+ * what has come whether that is all of it, without reading its end. */
+static ssize_t read_proc(const char *path, char *buf, size_t len,
+                         bool (*whole)(const char *buf, size_t got))
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -193,6 +220,8 @@ static ssize_t read_proc(const char *path, char *buf, size_t len)
         if (n == 0)
             break;
         got += (size_t)n;
+        if (whole && whole(buf, got))
+            break;
     }
     close(fd);
     buf[got] = '\0';
@@ -221,7 +250,7 @@ void nopi_snap_leave(nopi_snap *s, const void *addr, size_t len, int threads)
  * their number, or -1. */
 static int read_maps(nopi_snap *s, struct region *out)
 {
-    if (read_proc("/proc/self/maps", s->maps, sizeof s->maps) < 0)
+    if (read_proc("/proc/self/maps", s->maps, sizeof s->maps, ends_at_gate) < 0)
         return -1;
     int n = 0;
     for (const char *p = s->maps; *p;) {
@@ -295,7 +324,7 @@ struct status {
 static int read_status(nopi_snap *s, struct status *st)
 {
     uint64_t mine, shared;
-    if (read_proc("/proc/self/status", s->maps, sizeof s->maps) < 0 ||
+    if (read_proc("/proc/self/status", s->maps, sizeof s->maps, one_record) < 0 ||
         !status_field(s->maps, "\nThreads:\t", dec, &st->threads) ||
         !status_field(s->maps, "\nSigPnd:\t", hex, &mine) ||
         !status_field(s->maps, "\nShdPnd:\t", hex, &shared) ||
@@ -334,7 +363,7 @@ nopi_snap *nopi_snap_open(void)
     /* a flag of its own, so that no mapping the process makes next to it merges with it */
     madvise(s, sizeof *s, MADV_DONTDUMP);
     /* /proc/swaps is a header line, then a line for each swap area in use */
-    ssize_t n = read_proc("/proc/swaps", s->maps, sizeof s->maps);
+    ssize_t n = read_proc("/proc/swaps", s->maps, sizeof s->maps, NULL);
     const char *nl = n > 0 ? strchr(s->maps, '\n') : NULL;
     s->swap = n <= 0 || (nl && nl[1] != '\0');
     return s;
