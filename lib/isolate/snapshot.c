@@ -75,7 +75,8 @@ struct ksigaction {
 struct nopi_snap {
     volatile int resumed;            /* set by a restore, just before it jumps back */
     ucontext_t ctx;                  /* where nopi_snap_take returned 0 */
-    ucontext_t alt;                  /* the restore, on stack[] */
+    ucontext_t alt;                  /* the restore, on stack[], made once (taking one) */
+    ucontext_t back;                 /* where the restore returns when it cannot begin */
     char *copy;                      /* the kept bytes: a mapping of their own, which holds */
     size_t copy_len;
     const uint32_t *slots;           /* for each page of the copied mappings, 0 (all zeros)
@@ -464,8 +465,32 @@ static __attribute__((noinline)) int take_now(nopi_snap *s)
     return 0;
 }
 
+static void restore_on_alt(unsigned hi, unsigned lo);
+
+/* Makes the context the restore runs in, once: making it for each restore (getcontext) cost
+ * a system call.  It is kept where ctx is, which every restore ends by jumping to: no code
+ * that could change one could not change the other.  Every signal is blocked while the
+ * restore runs (none is pending when it begins), so that no handler, of the request's or
+ * not, runs in the middle of it; putting the snapshot's mask back is its last step.  0, or
+ * -1. */
+static int make_alt(nopi_snap *s)
+{
+    if (getcontext(&s->alt) != 0)
+        return -1;
+    s->alt.uc_stack.ss_sp = s->stack;
+    s->alt.uc_stack.ss_size = sizeof s->stack;
+    s->alt.uc_link = &s->back;
+    sigfillset(&s->alt.uc_sigmask);
+    uintptr_t p = (uintptr_t)s;
+    makecontext(&s->alt, (void (*)(void))restore_on_alt, 2, (unsigned)(p >> 32),
+                (unsigned)(p & 0xffffffffu));
+    return 0;
+}
+
 int nopi_snap_take(nopi_snap *s)
 {
+    if (make_alt(s) != 0)
+        return -1;
     s->resumed = 0;
     if (getcontext(&s->ctx) != 0)
         return -1;
@@ -591,14 +616,5 @@ static void restore_on_alt(unsigned hi, unsigned lo)
 
 void nopi_snap_restore(nopi_snap *s)
 {
-    ucontext_t back;
-    if (getcontext(&s->alt) != 0)
-        return;
-    s->alt.uc_stack.ss_sp = s->stack;
-    s->alt.uc_stack.ss_size = sizeof s->stack;
-    s->alt.uc_link = &back;
-    uintptr_t p = (uintptr_t)s;
-    makecontext(&s->alt, (void (*)(void))restore_on_alt, 2, (unsigned)(p >> 32),
-                (unsigned)(p & 0xffffffffu));
-    swapcontext(&back, &s->alt);
+    swapcontext(&s->back, &s->alt);   /* the same context each time: it starts afresh */
 }
