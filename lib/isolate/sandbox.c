@@ -290,11 +290,10 @@ static int lane_send(nopi_server *s, const void *req, size_t len, int pass, size
 {
     if (s->lane_fd < 0)
         return -1;
-    struct pollfd p = { s->lane_fd, POLLIN, 0 };
-    int pr, rec[2] = { -1, -1 };
-    while ((pr = poll(&p, 1, 500)) < 0 && errno == EINTR)
-        ;
-    if (pr != 1 || drain_lane(s) == 0 || pipe2(rec, O_CLOEXEC) != 0) {
+    /* the pipe is made before the child says it is back, while it is still putting itself
+     * back: made after, it held up the request on its way to the child */
+    int rec[2] = { -1, -1 };
+    if (pipe2(rec, O_CLOEXEC) != 0) {
         drop_lane(s);
         return -1;
     }
@@ -303,6 +302,16 @@ static int lane_send(nopi_server *s, const void *req, size_t len, int pass, size
      * zeroes its ring, 30 us of a 250 us call from Python on these VMs. */
     if (pass_bytes > SMALL_PIPE_BYTES)
         fcntl(rec[1], F_SETPIPE_SZ, PIPE_BYTES);
+    struct pollfd p = { s->lane_fd, POLLIN, 0 };
+    int pr;
+    while ((pr = poll(&p, 1, 500)) < 0 && errno == EINTR)
+        ;
+    if (pr != 1 || drain_lane(s) == 0) {
+        close(rec[0]);
+        close(rec[1]);
+        drop_lane(s);
+        return -1;
+    }
     int fds[2] = { rec[1], pass };
     bool sent = nopi_send_request(s->lane_fd, req, len, fds, pass >= 0 ? 2 : 1) == 0;
     close(rec[1]);
