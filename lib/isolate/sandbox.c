@@ -31,10 +31,13 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "server.h"
+
+#define LANE_WAIT_US 500000   /* how long a reused child has to say it is back */
 
 /* ---- the parent's side ------------------------------------------------------------------ */
 
@@ -257,16 +260,20 @@ static int hear(nopi_server *s, double deadline, struct nopi_zmsg *m, int got[3]
     return m->kind;
 }
 
-/* Reads every byte waiting on s's lane (to a bound: the socket holds less), and returns how
- * many came: the child's word that it is back, and whatever its user code wrote there before
- * (which must not keep that word from being written).  0 at its end or on an error. */
+/* Waits for the child on s's lane to say it is back (LANE_WAIT, the lane's receive timeout)
+ * and reads every byte waiting there (to a bound: the socket holds less), and returns how
+ * many came: the child's word, and whatever its user code wrote there before (which must
+ * not keep that word from being written).  0 at its end, on an error or when the child said
+ * nothing in time.  The first read waits itself: a poll before it cost the call a system
+ * call between the child's word and its next request. */
 static size_t drain_lane(nopi_server *s)
 {
     char buf[4096];
     size_t got = 0;
     ssize_t n;
     for (int i = 0; i < 128; i++) {
-        while ((n = recv(s->lane_fd, buf, sizeof buf, MSG_DONTWAIT)) < 0 && errno == EINTR)
+        while ((n = recv(s->lane_fd, buf, sizeof buf, i ? MSG_DONTWAIT : 0)) < 0 &&
+               errno == EINTR)
             ;
         if (n <= 0)
             break;
@@ -302,11 +309,7 @@ static int lane_send(nopi_server *s, const void *req, size_t len, int pass, size
      * zeroes its ring, 30 us of a 250 us call from Python on these VMs. */
     if (pass_bytes > SMALL_PIPE_BYTES)
         fcntl(rec[1], F_SETPIPE_SZ, PIPE_BYTES);
-    struct pollfd p = { s->lane_fd, POLLIN, 0 };
-    int pr;
-    while ((pr = poll(&p, 1, 500)) < 0 && errno == EINTR)
-        ;
-    if (pr != 1 || drain_lane(s) == 0) {
+    if (drain_lane(s) == 0) {
         close(rec[0]);
         close(rec[1]);
         drop_lane(s);
@@ -383,6 +386,12 @@ static int child_records(nopi_server *s, double deadline, struct nopi_phase_page
     *page = child_phase(s, fds[1]);
     close(fds[1]);
     drop_lane(s);   /* the zygote ends the child of the last one */
+    /* a lane that cannot time its waits is not one: no later request waits for ever */
+    struct timeval wait = { 0, LANE_WAIT_US };
+    if (fds[2] >= 0 && setsockopt(fds[2], SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait) != 0) {
+        close(fds[2]);
+        fds[2] = -1;
+    }
     s->lane_fd = fds[2];
     s->lane_seq = m.seq;
     if (!*page) {
