@@ -66,22 +66,25 @@ int nopi_send_request(int fd, const void *req, size_t len, const int *pass, int 
     return 0;
 }
 
-bool nopi_read_request(int fd, char **req, uint64_t *len, int *got, int ngot)
+/* Receives from fd into the n buffers at iov (up to their size, at least `least` bytes unless
+ * the sender is gone), and the descriptors that came with the first of them into got[0,
+ * ngot) (-1: none; any more are closed); the bytes received, or -1. */
+static ssize_t receive(int fd, struct iovec *iov, int n, size_t least, int *got, int ngot)
 {
     union { char buf[CMSG_SPACE(NOPI_MAX_PASS * sizeof(int))]; struct cmsghdr align; } u;
-    struct iovec iov = { len, sizeof *len };
-    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+    struct msghdr m = { .msg_iov = iov, .msg_iovlen = (size_t)n, .msg_control = u.buf,
                         .msg_controllen = sizeof u.buf };
-    ssize_t n;
+    ssize_t k;
     for (int i = 0; i < ngot; i++)
         got[i] = -1;
-    while ((n = recvmsg(fd, &m, MSG_WAITALL | MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+    int flags = MSG_CMSG_CLOEXEC | (least == iov[0].iov_len && n == 1 ? MSG_WAITALL : 0);
+    while ((k = recvmsg(fd, &m, flags)) < 0 && errno == EINTR)
         ;
-    struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+    struct cmsghdr *c = k > 0 ? CMSG_FIRSTHDR(&m) : NULL;
     if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
         c->cmsg_len >= CMSG_LEN(0)) {
-        int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-        for (int i = 0; i < k && i < NOPI_MAX_PASS; i++) {   /* ones not asked for: closed */
+        int nfd = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        for (int i = 0; i < nfd && i < NOPI_MAX_PASS; i++) {   /* ones not asked for: closed */
             int d;
             memcpy(&d, CMSG_DATA(c) + (size_t)i * sizeof d, sizeof d);
             if (i < ngot)
@@ -90,11 +93,40 @@ bool nopi_read_request(int fd, char **req, uint64_t *len, int *got, int ngot)
                 close(d);
         }
     }
-    if (n != (ssize_t)sizeof *len || *len > MAX_REQUEST)
+    return k;
+}
+
+bool nopi_read_request(int fd, char **req, uint64_t *len, int *got, int ngot)
+{
+    struct iovec iov = { len, sizeof *len };
+    if (receive(fd, &iov, 1, sizeof *len, got, ngot) != (ssize_t)sizeof *len ||
+        *len > MAX_REQUEST)
         return false;
     char *nr = realloc(*req, *len ? (size_t)*len : 1);
     if (!nr)
         return false;
     *req = nr;
     return nopi_fd_all(fd, nr, (size_t)*len, false) == 0;
+}
+
+bool nopi_read_request_alone(int fd, char **req, uint64_t *len, int *got, int ngot)
+{
+    char first[4096];
+    struct iovec iov[2] = { { len, sizeof *len }, { first, sizeof first } };
+    ssize_t k = receive(fd, iov, 2, 1, got, ngot);
+    if (k <= 0)
+        return false;
+    size_t head = (size_t)k < sizeof *len ? (size_t)k : sizeof *len;
+    if (head < sizeof *len &&
+        nopi_fd_all(fd, (char *)len + head, sizeof *len - head, false) != 0)
+        return false;
+    size_t have = (size_t)k - head;   /* of the request's bytes, in first */
+    if (*len > MAX_REQUEST || have > *len)
+        return false;   /* more than one request: not a socket of one at a time */
+    char *nr = realloc(*req, *len ? (size_t)*len : 1);
+    if (!nr)
+        return false;
+    *req = nr;
+    memcpy(nr, first, have);
+    return nopi_fd_all(fd, nr + have, (size_t)*len - have, false) == 0;
 }

@@ -91,5 +91,10 @@ int nopi_send_request(int fd, const void *req, size_t len, const int *pass, int 
  * came with it into got[0, ngot) (-1: none; any more are closed); false when the sender is
  * gone. */
 bool nopi_read_request(int fd, char **req, uint64_t *len, int *got, int ngot);
+/* As nopi_read_request, for a socket on which nothing follows a request before it has been
+ * answered (a zygote's child's own): its length and its first bytes come in one system call,
+ * where they took two on the way of every request to a reused child.  false too when more
+ * than one request came. */
+bool nopi_read_request_alone(int fd, char **req, uint64_t *len, int *got, int ngot);
 
 #endif /* NEURONOP_SERVER_H */

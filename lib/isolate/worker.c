@@ -154,7 +154,7 @@ static int snapshot(nopi_snap *snap, nop_device *cdev, int own_fd)
 static bool next_request(int own_fd, bool again, nopi_wire *w, char **req, uint64_t *len)
 {
     int got[2];
-    if (!nopi_read_request(own_fd, req, len, got, 2))
+    if (!nopi_read_request_alone(own_fd, req, len, got, 2))
         return false;
     if (!again) {
         w->in_fd = got[0];
