@@ -78,6 +78,9 @@ void nopi_api_cxx_check(int what, const nt_tensor *t, int64_t a, int64_t b)
         nopi_core_fail(c, "torch::Scalar::log() of a bool: c10 has no log of a bool (torch "
                        "fails an internal assertion); convert it first, as in "
                        "torch::Scalar(s.toDouble()).log()");
+    if (what == NT__CXX_UNKNOWN_TYPE)   /* c10's complex and quantized ones, or none */
+        nopi_core_fail(c, "c10::elementSize() of ScalarType %lld, which the device's torch "
+                       "subset does not have (neuronop-cxx(3) lists its types)", (long long)a);
     if (what < NT__CXX_ACCESSOR || what > NT__CXX_FROM_TCM || b < 0 || b > NT_U8)
         nopi_core_fail(c, "nt__cxx_check(%d): not a check torch/torch.h makes", what);
     static const char *const call[] = {

@@ -5,7 +5,8 @@
 # wkv op - our own code, not a copy; c10's dtype numbers, BFloat16's bitwise operators,
 # 16-bit NaNs widened and narrowed, clamp's promotion) compute bit for bit what libtorch
 # 1.13 computes, and torch::Scalar's conversions (and its type(), unary minus, equal(),
-# log() and conj()) give its values and refuse what it refuses.
+# log() and conj()) give its values and refuse what it refuses, as do c10's facts of a
+# ScalarType (toString, elementSize, isFloatingType ...) and a tensor's element_size().
 # tests/fixtures/cxx/idioms/k.cpp is compiled unmodified twice: by neuronop build, and into
 # driver.cpp against the real libtorch, whose outputs are the expectations.
 # One translation unit against libtorch takes 6-40 s, so the driver's outputs are cached
@@ -70,5 +71,12 @@ test_expect "log() of a bool Scalar stops the core, as libtorch throws" '
     run run idioms/scalars scalar_to zeros:1 1 27 -o boollog.npy
     expect_status 1
     expect_err "error: torch::Scalar::log() of a bool: c10 has no log of a bool"'
+
+# c10::elementSize of a type the subset lacks (9, c10's ComplexFloat, 8 bytes in torch): the
+# device has no such tensor, so the core stops rather than answer for a type it cannot hold
+test_expect "c10::elementSize() of a ScalarType the subset lacks stops the core" '
+    run run idioms/scalars scalar_to zeros:1 9 29 -o complexsize.npy
+    expect_status 1
+    expect_err "error: c10::elementSize() of ScalarType 9, which the device'\''s torch subset does not have (neuronop-cxx(3) lists its types)"'
 
 test_done

@@ -165,8 +165,10 @@ enum {
                              * double's bits): stops the core unless c10 allows it */
     NT__CXX_BOOL_FULL,      /* torch::full() of a bool without a dtype: a bool tensor in
                              * torch, which the device does not have; always stops the core */
-    NT__CXX_BOOL_SCALAR     /* what c10 refuses of a bool torch::Scalar: -s (a = 0) or
+    NT__CXX_BOOL_SCALAR,    /* what c10 refuses of a bool torch::Scalar: -s (a = 0) or
                              * s.log() (a = 1); always stops the core */
+    NT__CXX_UNKNOWN_TYPE    /* c10::elementSize() of a ScalarType the subset does not have
+                             * (a = its number); always stops the core */
 };
 void nt__cxx_check(int what, const nt_tensor *t, int64_t a, int64_t b);
 

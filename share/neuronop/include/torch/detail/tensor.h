@@ -50,6 +50,13 @@ public:
     IntArrayRef sizes() const noexcept { return IntArrayRef(t_); }
     ScalarType scalar_type() const noexcept { return detail::from_nt(nt_dtype_of(t_)); }
     ScalarType dtype() const noexcept { return scalar_type(); }
+    /* an element's size in bytes, and all of the tensor's (torch's TensorBase) */
+    int64_t element_size() const noexcept
+    {
+        return static_cast<int64_t>(c10::elementSize(scalar_type()));
+    }
+    size_t itemsize() const noexcept { return c10::elementSize(scalar_type()); }
+    size_t nbytes() const noexcept { return static_cast<size_t>(numel()) * itemsize(); }
 
     template <class T, size_t N> TensorAccessor<T, N, true> accessor() const & noexcept
     {

@@ -32,6 +32,51 @@ enum class ScalarType : int8_t {
     Bool = 11, BFloat16 = 15,
 };
 
+/* c10's facts of a ScalarType (c10/core/ScalarType.h), with its answers: its name as
+ * toString gives it ("Float"; "UNKNOWN_SCALAR" for a number that is none), its element's
+ * size in bytes (elementSize stops the core for any other number: c10's complex and
+ * quantized types, which the device does not have, or none, where c10 throws), and its
+ * kind.  No ScalarType here is complex. */
+inline const char *toString(ScalarType t) noexcept
+{
+    switch (t) {
+    case ScalarType::Byte: return "Byte";
+    case ScalarType::Char: return "Char";
+    case ScalarType::Short: return "Short";
+    case ScalarType::Int: return "Int";
+    case ScalarType::Long: return "Long";
+    case ScalarType::Half: return "Half";
+    case ScalarType::Float: return "Float";
+    case ScalarType::Double: return "Double";
+    case ScalarType::Bool: return "Bool";
+    case ScalarType::BFloat16: return "BFloat16";
+    }
+    return "UNKNOWN_SCALAR";
+}
+inline size_t elementSize(ScalarType t) noexcept
+{
+    switch (t) {
+    case ScalarType::Byte: case ScalarType::Char: case ScalarType::Bool: return 1;
+    case ScalarType::Short: case ScalarType::Half: case ScalarType::BFloat16: return 2;
+    case ScalarType::Int: case ScalarType::Float: return 4;
+    case ScalarType::Long: case ScalarType::Double: return 8;
+    }
+    nt__cxx_check(NT__CXX_UNKNOWN_TYPE, nullptr, static_cast<int>(t), 0);
+    return 0;
+}
+inline bool isIntegralType(ScalarType t, bool includeBool) noexcept
+{
+    return t == ScalarType::Byte || t == ScalarType::Char || t == ScalarType::Int ||
+           t == ScalarType::Long || t == ScalarType::Short ||
+           (includeBool && t == ScalarType::Bool);
+}
+inline bool isFloatingType(ScalarType t) noexcept
+{
+    return t == ScalarType::Double || t == ScalarType::Float || t == ScalarType::Half ||
+           t == ScalarType::BFloat16;
+}
+inline bool isComplexType(ScalarType) noexcept { return false; }
+
 /* 16-bit floats as stored in tensors and TCM buffers: two bytes, converted to and from float
  * (round to nearest even) by the runtime, exactly as the C API's nt_f32_to_bf16 does.  Their
  * conversions and arithmetic are c10's (c10/util/BFloat16-inl.h, Half-inl.h), operator for
