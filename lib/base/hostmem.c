@@ -48,35 +48,20 @@ static void *huge_block(size_t n, bool *advised)
     return p;
 }
 
-void *nopi_host_zalloc(size_t n)
+void *nopi_host_block(size_t n)
 {
-    if (n < NOPI_HUGE_FROM) {
-        void *p = calloc(n ? n : 1, 1);
-        if (p)
-            nopi_prefault(p, n);
-        return p;
-    }
-    bool advised;
-    void *p = huge_block(n, &advised);
+    bool advised = false;   /* a huge page's one fault comes with the first bytes written */
+    void *p = n < NOPI_HUGE_FROM ? malloc(n ? n : 1) : huge_block(n, &advised);
     if (p && !advised)
         nopi_prefault(p, n);
-    if (p)   /* maps it too: malloc may hand back memory it had, not zeros */
-        memset(p, 0, n);
     return p;
 }
 
-void *nopi_host_block(size_t n)
+void *nopi_host_zalloc(size_t n)
 {
-    if (n < NOPI_HUGE_FROM) {
-        void *p = malloc(n ? n : 1);
-        if (p)
-            nopi_prefault(p, n);
-        return p;
-    }
-    bool advised;
-    void *p = huge_block(n, &advised);
-    if (p && !advised)   /* else its one fault comes with the first bytes written */
-        nopi_prefault(p, n);
+    void *p = nopi_host_block(n);
+    if (p)   /* malloc may hand back memory it had, not zeros */
+        memset(p, 0, n);
     return p;
 }
 

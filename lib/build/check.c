@@ -242,10 +242,13 @@ int nopi_check_load_time_code(builder *b, const object *objs, int nobjs)
          * function an array calls is a constructor (or destructor) of the user's own */
         bool init = o->lang == NOPI_LANG_CXX && !o->at_unload &&
                     (!o->load_fn[0] || strncmp(o->load_fn, "_GLOBAL__sub_I_", 15) == 0);
+        /* a static's variable or an ifunc's name is shown; a constructor's or destructor's
+         * function is only looked for (the line shows it, and its message names none) */
+        bool named = init || !o->load_fn[0];
         nopi_cxxfn var;   /* a static's symbol may be mangled: _ZL5start */
-        nopi_cxx_read(init || !o->load_fn[0] ? o->init_var : o->load_fn, &var);
+        nopi_cxx_read(named ? o->init_var : o->load_fn, &var);
         int line = 0, col = 0;
-        if (var.name[0] && (init || !o->load_fn[0]))   /* a variable's, an ifunc's name */
+        if (named && var.name[0])
             nopi_locate_word(o->source, var.name, &line, &col);
         const char *const *words = o->at_unload ? dtor_words : ctor_words;
         size_t nwords = o->at_unload ? NOPI_ARRAY_LEN(dtor_words) : NOPI_ARRAY_LEN(ctor_words);
@@ -267,9 +270,6 @@ int nopi_check_load_time_code(builder *b, const object *objs, int nobjs)
                         kernel ? "kernel" : "function");
             return -1;
         }
-        /* a constructor's name is left out, as before: the line shows it (an indirect
-         * function's is kept: its resolver is elsewhere) */
-        bool named = init || !o->load_fn[0];
         nopi_fail(b->err, NOP_ERR_COMPILE, o->source, line, col, "%s has %s%s%s%s: %s",
                   whose[o->role],
                   init ? "a static initialiser" : "a constructor or an indirect function",
