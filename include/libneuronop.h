@@ -594,7 +594,8 @@ int nop_bench_baseline_load(const char *path, nop_baseline *b, nop_error *err);
 
 /* What nop_tensor_hugepages did. */
 enum nop_hugepages { NOP_HUGEPAGES_SMALL, NOP_HUGEPAGES_REFUSED, NOP_HUGEPAGES_GRANTED };
-/* Moves a tensor's data, when 2 MiB or more, to memory advised for transparent huge pages.
+/* Moves a tensor's data, when 2 MiB or more and not in huge pages already, to memory
+ * advised for transparent huge pages.
  * *state says whether the tensor was too small, or whether the kernel gave any huge page
  * (madvise is only a request).  Returns 0, or -1 (out of memory) with err filled. */
 int nop_tensor_hugepages(nop_tensor *t, enum nop_hugepages *state, nop_error *err);

@@ -42,8 +42,12 @@ int nop_tensor_hugepages(nop_tensor *t, enum nop_hugepages *state, nop_error *er
     size_t bytes = (size_t)t->numel * t->itemsize;
     if (!t->data || bytes < HUGE_PAGE)
         return 0;   /* too small to matter */
-    if (((uintptr_t)t->data & (HUGE_PAGE - 1)) == 0) {   /* whole huge pages already */
-        *state = anon_huge_kb(t->data) > 0 ? NOP_HUGEPAGES_GRANTED : NOP_HUGEPAGES_REFUSED;
+    /* Already in huge pages (a large tensor's block may be: lib/base/hostmem.c) is the one
+     * case left alone.  An aligned block alone says nothing: the heap's blocks are never
+     * advised, and pages already touched in 4 KiB stay so until khugepaged, so such data
+     * moves as any other does, into a block advised before it is written. */
+    if (((uintptr_t)t->data & (HUGE_PAGE - 1)) == 0 && anon_huge_kb(t->data) > 0) {
+        *state = NOP_HUGEPAGES_GRANTED;
         return 0;
     }
     size_t size = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
