@@ -16,7 +16,6 @@
  * (isolate/snapshot.c) or end.  A heap block was most likely touched before anyway.  Under
  * AddressSanitizer a block is not rounded up, so that a write past its end is still found.
  */
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,10 +27,9 @@
 #define HUGE_PAGE ((size_t)2 << 20)
 
 /* n bytes in whole huge pages, 2 MiB-aligned and advised for them unless they are on the
- * heap; NULL on no memory.  *advised says whether they were. */
-static void *huge_block(size_t n, bool *advised)
+ * heap; NULL on no memory. */
+static void *huge_block(size_t n)
 {
-    *advised = false;
     if (n > SIZE_MAX - HUGE_PAGE)
         return NULL;
 #ifdef __SANITIZE_ADDRESS__
@@ -44,15 +42,17 @@ static void *huge_block(size_t n, bool *advised)
         return NULL;
     /* the heap lies below its end; malloc maps large blocks far above it */
     if ((uintptr_t)p > (uintptr_t)sbrk(0))
-        *advised = madvise(p, size, MADV_HUGEPAGE) == 0;   /* a request all the same */
+        madvise(p, size, MADV_HUGEPAGE);   /* a request: the kernel may still refuse */
     return p;
 }
 
 void *nopi_host_block(size_t n)
 {
-    bool advised = false;   /* a huge page's one fault comes with the first bytes written */
-    void *p = n < NOPI_HUGE_FROM ? malloc(n ? n : 1) : huge_block(n, &advised);
-    if (p && !advised)
+    /* Mapped now, in one call, whatever the advice got: the kernel may refuse huge pages
+     * (THP off, or none at hand), and then each 4 KiB page would cost a fault of its own.
+     * Where they are granted this costs the huge pages' own faults, only sooner. */
+    void *p = n < NOPI_HUGE_FROM ? malloc(n ? n : 1) : huge_block(n);
+    if (p)
         nopi_prefault(p, n);
     return p;
 }

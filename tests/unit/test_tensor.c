@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "unit.h"
 #include "base/tensor.h"
@@ -62,6 +66,44 @@ static void hugepages_moves_aligned_data_in_small_pages(void **state)
     assert_int_equal(thp_eligible(t->data), 1);
     assert_int_equal(((unsigned char *)t->data)[bytes - 1], 1);   /* moved whole */
     nopi_tensor_free(t);
+}
+
+/* A large block whose huge pages the kernel refuses (here: PR_SET_THP_DISABLE, in a child
+ * so the rest of the tests keep them) is still mapped before it is written, in one call
+ * rather than a fault per 4 KiB page (15 us each on these VMs; a review at stop 32 found
+ * advised blocks left unmapped). */
+static void large_blocks_are_mapped_when_huge_pages_are_refused(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        size_t n = 1u << 20;
+        void *probe = malloc(2 * 4096);
+        if (!probe || madvise((void *)(((uintptr_t)probe + 4095) & ~(uintptr_t)4095), 4096,
+                              MADV_POPULATE_WRITE) != 0)
+            _exit(77);   /* a kernel without MADV_POPULATE_WRITE: nothing to check */
+        if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) != 0)
+            _exit(77);
+        /* malloc maps the block on its own (earlier tests' frees raised its threshold) */
+        mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+        char *p = nopi_host_block(n);
+        if (!p)
+            _exit(2);
+        struct rusage before, after;
+        getrusage(RUSAGE_SELF, &before);
+        for (size_t i = 0; i < n; i += 4096)
+            p[i] = 1;
+        getrusage(RUSAGE_SELF, &after);
+        /* 256 faults if nothing was mapped ahead; a few for the rusage calls' own pages */
+        _exit(after.ru_minflt - before.ru_minflt < 16 ? 0 : 1);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status) == 77)
+        skip();
+    assert_int_equal(WEXITSTATUS(status), 0);
 }
 
 static void bf16_rounds_to_nearest_even(void **state)
@@ -264,6 +306,7 @@ int main(void)
         cmocka_unit_test(compare_finds_the_worst),
         cmocka_unit_test(numbers_take_their_article),
         cmocka_unit_test(hugepages_moves_aligned_data_in_small_pages),
+        cmocka_unit_test(large_blocks_are_mapped_when_huge_pages_are_refused),
     };
     return cmocka_run_group_tests_name("tensor", tests, NULL, NULL);
 }
