@@ -387,6 +387,7 @@ static int run_cores(nop_device *dev, const nop_library *lib, nopi_worker *self,
 static int run_shape(nop_device *dev, nopi_run *run, const nt__arg *sargs, nop_error *err)
 {
     nopi_core sc;
+    char what[256];
     if (shape_core_init(dev, &sc, run) != 0)
         return nopi_nomem(err);
     const nt__arg *kargs = run->args;
@@ -412,6 +413,10 @@ static int run_shape(nop_device *dev, nopi_run *run, const nt__arg *sargs, nop_e
         rc = -1;
         goto out;
     }
+    /* The shape function's time ends with it: making a large output (gigabytes take
+     * seconds to map and zero) is the runtime's, not to be reported as the user's loop. */
+    snprintf(what, sizeof what, "%s: making the output", run->op->name);
+    phase(dev, NOPI_PHASE_OTHER, 0, what);
     run->dst = nopi_tensor_alloc(r->dtype, r->ndim, r->sizes, false);
     if (!run->dst)
         rc = nopi_fault(err, NOP_FAULT_HOST, "the output (%d dimensions) is too large for "

@@ -267,8 +267,9 @@ void nopi_watch_start(nopi_watch *wt)
     wt->limit_s = wt->budget + (wt->runs > 0 ? wt->runs * (wt->timeout * (wt->ncores + 1) +
                                                            2 * GRACE) : 0);
     wt->limit = wt->deadline = nopi_now() + wt->limit_s;
-    /* a run has three phases, and the request two more: loading the library, and its end */
-    wt->phases_left = wt->runs > 0 && wt->runs < INT_MAX / 4 ? 3 * wt->runs + 2 : -1;
+    /* a run has four phases (its shape function, making its output, its cores, its end),
+     * and the request two more: loading the library, and its end */
+    wt->phases_left = wt->runs > 0 && wt->runs < INT_MAX / 5 ? 4 * wt->runs + 2 : -1;
     snprintf(wt->where, sizeof wt->where, "%s", wt->op);
 }
 

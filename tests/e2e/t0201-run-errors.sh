@@ -144,6 +144,14 @@ do
         fails rules/output.yaml '"$op"' randn:3x4 "neuronop: '"$op"': '"$msg"'"'
 done
 
+# Before, a shape function's time included making its output: 512 MiB took longer than
+# --timeout 0.05 to map and zero, and the shape function was said to loop for ever.
+test_expect "making a large output is not counted as the shape function'\''s time" '
+    run run rules/limits.yaml huge_output zeros:1 --timeout 0.05
+    expect_status 1
+    expect_err "neuronop: huge_output: core 0: error: the kernel returned NULL"
+    if grep "shape function" err; then exit 1; fi'
+
 # Before: "returned a int32 tensor".  Each dtype's name with its article: an int8 to an
 # int64, a uint8 (you-int), a float16, a bfloat16 and a float32 (declared int32 there).
 mkdir "$WORK/dt"
