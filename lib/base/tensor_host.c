@@ -205,8 +205,17 @@ int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_e
         }
     }
     nt_tensor *t = nopi_tensor_alloc((nt_dtype)dtype, ndim, sizes, false);
-    if (!t)
-        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "tensor '%s' is too large", spec);
+    if (!t) {
+        /* the shape passed the device's limits, so its element count is finite: say how
+         * much memory that is, in the unit a user would check */
+        double bytes = (double)nopi_dtype_size((nt_dtype)dtype);
+        for (int i = 0; i < ndim; i++)
+            bytes *= (double)sizes[i];
+        nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "tensor '%s' is too large: %.1f GB, more "
+                  "than this machine can give it", spec, bytes / 1e9);
+        nopi_detail(err, "give a smaller shape");
+        return -1;
+    }
     /* erand48 keeps its state here, not in libc: two generators never share a stream.  The
      * seed is mixed first (splitmix64), so small seeds give unrelated, non-zero states. */
     uint64_t z = seed + 0x9e3779b97f4a7c15ull;

@@ -48,6 +48,8 @@ static nopi_ynode *convert(nopi_ydoc *doc, yaml_document_t *ydoc, yaml_node_t *y
         nopi_fail(err, NOP_ERR_INPUT, doc->path, (int)y->start_mark.line + 1,
                   (int)y->start_mark.column + 1,
                   "nesting deeper than %d levels (or a recursive alias)", MAX_DEPTH);
+        nopi_detail(err, "a manifest needs a few levels: look for brackets left open, or an "
+                    "alias used inside its own anchor");
         return NULL;
     }
     nopi_ynode *n = new_node(doc);

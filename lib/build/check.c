@@ -384,10 +384,13 @@ int nopi_check_definitions(builder *b, const object *objs, int nobjs)
             }
             if (found && fn)
                 continue;
-            if (found)
-                return nopi_fail(b->err, NOP_ERR_COMPILE, file, pos.line, pos.col,
-                                 "'%s' of op '%s' is defined, but not as a function", fname,
-                                 op->name);
+            if (found) {
+                nopi_fail(b->err, NOP_ERR_COMPILE, file, pos.line, pos.col,
+                          "'%s' of op '%s' is defined, but not as a function", fname, op->name);
+                nopi_detail(b->err, "name the op's %s function here, or define '%s' in %s as "
+                            "one", role == NOPI_ROLE_COMPUTE ? "kernel" : "shape", fname, where);
+                return -1;
+            }
             char hint[256];
             const char *near = closest_function(objs, nobjs, role, fname, hint, sizeof hint);
             nopi_fail(b->err, NOP_ERR_COMPILE, file, pos.line, pos.col,
