@@ -20,6 +20,23 @@ test_expect "a script that cannot be read is a usage error naming it" '
     expect_status 2
     expect_err "neuronop: error: cannot read script '\''nothing-here.py'\''"'
 
+# neuronop __serve is the package's supervisor, started by it alone: anything else that starts
+# it gets a usage error, never a supervisor serving a stranger's socket.
+test_expect "__serve refuses a descriptor that is not a packet socket" '
+    run __serve 0 </dev/null
+    expect_status 2
+    expect_err "neuronop __serve: error: FD must be a SOCK_SEQPACKET socket descriptor"'
+
+test_expect "__serve refuses a socket its parent did not make" '
+    py "import os, socket, subprocess, sys" \
+       "a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)" \
+       "cmd = [\"sh\", \"-c\", \"\\\"\$0\\\" __serve %d; exit \$?\" % b.fileno(), os.environ[\"NEURONOP\"]]" \
+       "sys.exit(subprocess.run(cmd, pass_fds=[b.fileno()]).returncode)"
+    status=0
+    /usr/bin/python3 s.py >out 2>err || status=$?
+    expect_status 2
+    expect_err "neuronop __serve: error: the process that made socket FD must be its parent, and alive"'
+
 test_expect "the exit status is the script'\''s" '
     py "import sys" "sys.exit(7)"
     run python s.py

@@ -1,6 +1,10 @@
 /* Unit tests of building and loading libraries (lib/build/build.c, lib/device/library.c,
  * lib/base/elfsyms.c). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "unit.h"
 #include "base/elfsyms.h"
@@ -89,6 +93,46 @@ static void failed_build_keeps_old_library_and_is_retried(void **state)
     unit_write(dir, "k.c", kernel);
     assert_int_equal(build(dir, false, &res, &err), 0);
     assert_true(res.up_to_date);
+    unit_cleanup(dir);
+}
+
+/* Notes a build reports, for the test below. */
+static void keep_note(void *ctx, const nop_diag *d)
+{
+    if (d->severity == NOP_SEV_NOTE)
+        memcpy(ctx, d->msg, sizeof d->msg);
+}
+
+/* Another build holding the folder's lock: this one says it waits, then gives up at its
+ * timeout naming the lock, and leaves the library alone. */
+static void a_held_lock_times_out_naming_the_lock(void **state)
+{
+    const char *dir = setup_lib();
+    char path[1024];
+    snprintf(path, sizeof path, "%s/build", dir);
+    assert_int_equal(mkdir(path, 0777), 0);
+    snprintf(path, sizeof path, "%s/build/.neuronop.lock", dir);
+    int fd = open(path, O_RDWR | O_CREAT, 0666);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_EX), 0);
+
+    nop_manifest *m;
+    nop_error err;
+    assert_int_equal(nop_manifest_load(&m, dir, &err), 0);
+    char note[sizeof err.diag.msg] = "";
+    nop_build_opts o = { .share_dir = unit_share_dir(), .lock_timeout = 0.05,
+                         .diag = keep_note, .diag_ctx = note };
+    nop_build_result res;
+    assert_int_equal(nop_build(m, &o, &res, &err), -1);
+    nop_manifest_free(m);
+    assert_int_equal(err.kind, NOP_ERR_INPUT);
+    assert_non_null(strstr(err.diag.msg, "another build of '"));
+    assert_non_null(strstr(err.diag.msg, "' has held its lock for 0 s"));
+    assert_non_null(strstr(err.diag.detail, path));
+    assert_non_null(strstr(note, "waiting for another build of '"));
+    snprintf(path, sizeof path, "%s/build/libunit.so", dir);
+    assert_int_equal(access(path, F_OK), -1);   /* nothing was built meanwhile */
+    close(fd);
     unit_cleanup(dir);
 }
 
@@ -197,6 +241,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(builds_then_is_up_to_date),
         cmocka_unit_test(failed_build_keeps_old_library_and_is_retried),
+        cmocka_unit_test(a_held_lock_times_out_naming_the_lock),
         cmocka_unit_test(library_describes_itself),
         cmocka_unit_test(open_refuses_other_files),
         cmocka_unit_test(object_symbols_are_read),
