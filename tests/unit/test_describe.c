@@ -124,11 +124,13 @@ static void a_file_cut_short_is_refused(void **state)
     }
 }
 
-/* Damage every byte in turn (to 0xff): whatever the result, no crash and no bad read. */
+/* Damage every byte in turn (to 0xff): whatever the result, no crash and no bad read; and
+ * damage inside the self-description itself is said to be that, with what to do. */
 static void a_damaged_file_never_reads_outside_it(void **state)
 {
     char *copy = malloc(image_len);
     assert_non_null(copy);
+    int described_as_damaged = 0;
     for (size_t at = 0; at < image_len; at += at < 4096 ? 1 : 13) {
         memcpy(copy, image, image_len);
         copy[at] = (char)0xff;
@@ -138,8 +140,12 @@ static void a_damaged_file_never_reads_outside_it(void **state)
             char *json = nop_library_json(d);   /* every string is there and ends */
             free(json);
             nop_library_close(d);
+        } else if (strstr(err.diag.msg, "' has a damaged self-description")) {
+            assert_string_equal(err.diag.detail, "rebuild it with 'neuronop build --force'");
+            described_as_damaged++;
         }
     }
+    assert_true(described_as_damaged > 0);
     free(copy);
 }
 
