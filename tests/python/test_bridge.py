@@ -841,6 +841,28 @@ def _():
     assert len(sup._plans) == before, (before, len(sup._plans))
 
 
+@check("a complex Scalar, which torch's schema lets through, is refused naming the argument")
+def _():
+    custom_op.load_library(lib("edge/libedge.so"))
+    e = raises(neuronop.InputError, torch.ops.edge.divs, torch.ones(2), 1j)
+    assert "argument 's'" in str(e) and "is complex, which the device does not have" in str(e), e
+
+
+@check("load_library of a missing file and load's arguments of the wrong type are named")
+def _():
+    e = raises(neuronop.InputError, custom_op.load_library, "/nonexistent/libgone.so")
+    assert "'/nonexistent/libgone.so': no such library file; build it first" in str(e), e
+    srcs = dict(compute_srcs=[os.path.join(MLP, "relu.cpp")],
+                shape_srcs=[os.path.join(MLP, "shape.cpp")])
+    for args, said in ((dict(name=""), "custom_op.load: name must be a non-empty str"),
+                       (dict(name="n", compute_srcs=[3]),
+                        "custom_op.load: compute_srcs must be paths (str), not int"),
+                       (dict(name="n", extra_cflags="-O3"),
+                        "custom_op.load: extra_cflags must be a list of str")):
+        e = raises(TypeError, custom_op.load, **dict(srcs, **args))
+        assert str(e) == said, e
+
+
 @check("a failing kernel's printf output is printed before its exception is raised")
 def _():
     for how, cls in ((1, neuronop.DeviceError), (2, neuronop.CrashError),
