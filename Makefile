@@ -207,12 +207,13 @@ install: $(BIN)
 	$(if $(wildcard man/*.3),install -m 644 man/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/)
 
 # libFuzzer targets (tests/fuzz): the manifest loader, the .npy reader, generator specs,
-# option parsing and reading a library's self-description, built with clang and AddressSanitizer + UBSan, each run for FUZZ_TIME s.
+# option parsing, reading a library's self-description and the parent's reading of a
+# worker's records, built with clang and AddressSanitizer + UBSan, each run for FUZZ_TIME s.
 FUZZ_TIME ?= 60
 FUZZ_O = out/fuzz
 FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
-FUZZ_TARGETS = manifest npy generator options library
+FUZZ_TARGETS = manifest npy generator options library records
 
 fuzz: test-deps
 	@MAKEFLAGS= $(MAKE) -s --no-print-directory CC=clang O=$(FUZZ_O) \
@@ -225,7 +226,7 @@ fuzz: test-deps
 			-o $(FUZZ_O)/fuzz_$$t tests/fuzz/fuzz_$$t.c $$extra $(FUZZ_O)/libneuronop.a \
 			$(LIBS); \
 	done
-	@sh tests/fuzz/run.sh $(FUZZ_O) $(FUZZ_TIME)
+	@sh tests/fuzz/run.sh $(FUZZ_O) $(FUZZ_TIME) $(FUZZ_TARGETS)
 
 # A Debian package of what `make install PREFIX=/usr` installs (mk/deb.sh says what is in it).
 # Its binary is linked from the same objects as $(BIN) (only the link differs: shared

@@ -7,16 +7,18 @@
 # kept so the bug stays fixed.  A crash, a leak, undefined behaviour, a timeout, running
 # out of memory or one allocation over 512 MB (an allocation bomb: every reader checks sizes
 # against its input before allocating) fails the run; the input is left in out/fuzz/artifacts/.
-# Usage: tests/fuzz/run.sh OBJDIR SECONDS
+# Usage: tests/fuzz/run.sh OBJDIR SECONDS TARGET...
 set -eu
 objdir=$1
 seconds=$2
+shift 2
+targets=$*
 src=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=$objdir/corpus
 artifacts=$objdir/artifacts
 rm -rf "$corpus"
 mkdir -p "$artifacts"
-for t in manifest npy generator options library; do mkdir -p "$corpus/$t"; done
+for t in manifest npy generator options library records $targets; do mkdir -p "$corpus/$t"; done
 n=0
 # libraries: what make check built, or one built here
 for f in "$src"/share/neuronop/examples/*/build/lib*.so; do
@@ -39,12 +41,17 @@ for a in "--cores 3" "-o out.npy x y" "--timeout=0.5 --check race,unwritten" "--
     "-v --no-such" "--cores 0" "--timeout nan"; do
     n=$((n + 1)); printf '%s' "$a" | tr ' ' '\0' >"$corpus/options/seed$n"
 done
-for t in manifest npy generator options library; do
+# records: a record's head is its type (4 bytes) and length (8), little-endian; the fuzzer
+# finds the lengths each type must have from the comparisons it sees
+for type in 01 02 03 04 05 06 07 08 09; do
+    n=$((n + 1)); printf "\\$(printf %o 0x$type)\\0\\0\\0\\4\\0\\0\\0\\0\\0\\0\\0abcd" >"$corpus/records/seed$n"
+done
+for t in $targets; do
     [ -d "$src/tests/fuzz/regressions/$t" ] && cp "$src/tests/fuzz/regressions/$t"/* "$corpus/$t/" 2>/dev/null || true
 done
 
 status=0
-for t in manifest npy generator options library; do
+for t in $targets; do
     echo "== fuzz_$t for ${seconds}s ($(ls "$corpus/$t" | wc -l) seeds)"
     if ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 \
         "$objdir/fuzz_$t" "$corpus/$t" -max_total_time="$seconds" -timeout=10 \
