@@ -106,6 +106,26 @@ static void large_blocks_are_mapped_when_huge_pages_are_refused(void **state)
     assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* Two empty tensors of other shapes differ: no element differs, but the shape does (a red
+ * team passed a kernel's int32 [7, 0] output against a float32 [0, 7] expect file). */
+static void empty_tensors_of_other_shapes_differ(void **state)
+{
+    (void)state;
+    int64_t a[] = { 7, 0 }, b[] = { 0, 7 };
+    nt_tensor *got = nopi_tensor_alloc(NT_I32, 2, a, false);
+    nt_tensor *want = nopi_tensor_alloc(NT_F32, 2, b, false);
+    assert_non_null(got);
+    assert_non_null(want);
+    nop_compare cmp;
+    nop_tensor_compare(got, want, 0, 0, &cmp);
+    assert_true(cmp.mismatches > 0);
+    assert_non_null(strstr(cmp.why, "shape 7x0 differs from the expected 0x7"));
+    nop_tensor_compare(got, got, 0, 0, &cmp);
+    assert_int_equal(cmp.mismatches, 0);
+    nopi_tensor_free(got);
+    nopi_tensor_free(want);
+}
+
 static void bf16_rounds_to_nearest_even(void **state)
 {
     assert_int_equal(nopi_f32_to_bf16(1.0f), 0x3f80);
@@ -305,6 +325,7 @@ int main(void)
         cmocka_unit_test(generators_are_seeded),
         cmocka_unit_test(compare_finds_the_worst),
         cmocka_unit_test(numbers_take_their_article),
+        cmocka_unit_test(empty_tensors_of_other_shapes_differ),
         cmocka_unit_test(hugepages_moves_aligned_data_in_small_pages),
         cmocka_unit_test(large_blocks_are_mapped_when_huge_pages_are_refused),
     };
