@@ -107,14 +107,28 @@ struct kept_arg {
 
 #define ALIGN 64u   /* each tensor's bytes start on a cache line */
 
+/* The memfd a library's runs' inputs go in, mapped here and kept from run to run (a new one
+ * each run cost more than the copy). */
+typedef struct arena {
+    int fd;                     /* -1: none yet */
+    unsigned char *map;
+    size_t cap;
+    unsigned small_runs;        /* runs in a row whose inputs took at most a quarter of it */
+    size_t small_need;          /* the most one of them took */
+} arena;
+
 /* A library a kept device runs, with a zygote of its own whose children load it before
- * their requests come (so no child ever has another library's code or state). */
+ * their requests come (so no child ever has another library's code or state), and an arena
+ * of its own: a child is given the memfd with each request, and user code that outlived its
+ * child's restore (a thread, say: snapshot.h) could keep it and write the inputs of the
+ * runs after, which must never be another library's (a red team's thread did so). */
 typedef struct kept_lib {
     char *path;                 /* its absolute path; NULL: a free slot */
     struct stat st;             /* the file as it was when the zygote started */
     nopi_server *srv;
     nop_library *loaded;        /* in such a child: the library, once it is loaded */
     unsigned used;              /* when it last ran, to replace the least used */
+    arena in;
 } kept_lib;
 
 #define KEPT_LIBS 4             /* libraries a kept device keeps a zygote for at once */
@@ -215,30 +229,30 @@ static int serve_kept(nop_device *cdev, void *ctx, const void *data, size_t len,
     return rc;   /* everything here ends with the request: the child is put back or ends */
 }
 
-/* What a device made with keep_worker keeps: a zygote for each library it runs (up to
- * KEPT_LIBS), and the memfd its runs' inputs go in, mapped here and kept from run to run (a
- * new one each run cost more than the copy). */
+/* What a device made with keep_worker keeps: a zygote and an arena for each library it
+ * runs (up to KEPT_LIBS). */
 typedef struct kept {
     kept_lib libs[KEPT_LIBS];
     unsigned clock;
-    int fd;
-    unsigned char *map;
-    size_t cap;
-    unsigned small_runs;   /* runs in a row whose inputs took at most a quarter of it */
-    size_t small_need;     /* the most one of them took */
 } kept;
+
+/* Ends kl's zygote and frees its arena: the slot is free again. */
+static void free_kept_lib(kept_lib *kl)
+{
+    nopi_server_free(kl->srv);
+    free(kl->path);
+    if (kl->in.map)
+        munmap(kl->in.map, kl->in.cap);
+    if (kl->in.fd >= 0)
+        close(kl->in.fd);
+    *kl = (kept_lib){ .in.fd = -1 };
+}
 
 static void free_kept(void *p)
 {
     kept *k = p;
-    for (int i = 0; i < KEPT_LIBS; i++) {
-        nopi_server_free(k->libs[i].srv);
-        free(k->libs[i].path);
-    }
-    if (k->map)
-        munmap(k->map, k->cap);
-    if (k->fd >= 0)
-        close(k->fd);
+    for (int i = 0; i < KEPT_LIBS; i++)
+        free_kept_lib(&k->libs[i]);
     free(k);
 }
 
@@ -265,16 +279,13 @@ static kept_lib *kept_for(nop_device *dev, kept *k, const char *path, nop_error 
         if (k->libs[i].used < kl->used)
             kl = &k->libs[i];
     }
-    nopi_server_free(kl->srv);
-    free(kl->path);
-    *kl = (kept_lib){ strdup(path), st, NULL, NULL, ++k->clock };
+    free_kept_lib(kl);   /* a new zygote gets a new arena, which no child has had yet */
+    *kl = (kept_lib){ strdup(path), st, NULL, NULL, ++k->clock, { .fd = -1 } };
     int rc = kl->path ? nopi_server_new(&kl->srv, dev, serve_kept, kl, err) : nopi_nomem(err);
     if (rc == 0)
         rc = nopi_server_library(kl->srv, path, err);
     if (rc != 0) {
-        nopi_server_free(kl->srv);
-        free(kl->path);
-        memset(kl, 0, sizeof *kl);
+        free_kept_lib(kl);
         return NULL;
     }
     nopi_server_prepare(kl->srv, prepare_kept);
@@ -294,56 +305,57 @@ static kept_lib *kept_for(nop_device *dev, kept *k, const char *path, nop_error 
 #define ARENA_SHRINK_RUNS 64
 #define ARENA_MIN ((size_t)1 << 20)
 
-static int map_arena(kept *k, size_t cap, nop_error *err);
+static int map_arena(arena *a, size_t cap, nop_error *err);
 
-/* Makes k's arena hold at least bytes; 0, or -1 with err filled. */
-static int arena(kept *k, size_t bytes, nop_error *err)
+/* Makes arena a hold at least bytes; 0, or -1 with err filled. */
+static int arena_fit(arena *a, size_t bytes, nop_error *err)
 {
-    if (bytes <= k->cap) {
-        if (k->cap <= ARENA_SHRINK_ABOVE || bytes > k->cap / 4) {
-            k->small_runs = 0;
-            k->small_need = 0;
+    if (bytes <= a->cap) {
+        if (a->cap <= ARENA_SHRINK_ABOVE || bytes > a->cap / 4) {
+            a->small_runs = 0;
+            a->small_need = 0;
             return 0;
         }
-        if (bytes > k->small_need)
-            k->small_need = bytes;
-        if (++k->small_runs < ARENA_SHRINK_RUNS)
+        if (bytes > a->small_need)
+            a->small_need = bytes;
+        if (++a->small_runs < ARENA_SHRINK_RUNS)
             return 0;
-        size_t cap = 2 * k->small_need > ARENA_MIN ? 2 * k->small_need : ARENA_MIN;
-        return map_arena(k, cap, err);   /* ftruncate gives the pages past cap back */
+        size_t cap = 2 * a->small_need > ARENA_MIN ? 2 * a->small_need : ARENA_MIN;
+        return map_arena(a, cap, err);   /* ftruncate gives the pages past cap back */
     }
-    return map_arena(k, bytes > 2 * k->cap ? bytes : 2 * k->cap, err);
+    return map_arena(a, bytes > 2 * a->cap ? bytes : 2 * a->cap, err);
 }
 
-/* Maps k's arena (made now, or the one it has, resized) with cap bytes; 0, or -1 with err
+/* Maps arena a (made now, or the one it has, resized) with cap bytes; 0, or -1 with err
  * filled.  Only the last run's child ever mapped it, and has let go of it since. */
-static int map_arena(kept *k, size_t cap, nop_error *err)
+static int map_arena(arena *a, size_t cap, nop_error *err)
 {
-    if (k->map)
-        munmap(k->map, k->cap);
-    k->map = NULL;
-    k->cap = 0;
-    k->small_runs = 0;
-    k->small_need = 0;
-    if ((k->fd < 0 && (k->fd = memfd_create("neuronop-inputs", MFD_CLOEXEC)) < 0) ||
-        ftruncate(k->fd, (off_t)cap) != 0 ||
-        (k->map = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, k->fd, 0)) ==
+    if (a->map)
+        munmap(a->map, a->cap);
+    a->map = NULL;
+    a->cap = 0;
+    a->small_runs = 0;
+    a->small_need = 0;
+    if ((a->fd < 0 && (a->fd = memfd_create("neuronop-inputs", MFD_CLOEXEC)) < 0) ||
+        ftruncate(a->fd, (off_t)cap) != 0 ||
+        (a->map = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, a->fd, 0)) ==
             MAP_FAILED) {
-        k->map = NULL;
+        a->map = NULL;
         return nopi_fail(err, NOP_ERR_NOMEM, NULL, 0, 0, "cannot share the inputs with the "
                          "device process: %s", strerror(errno));
     }
     /* not inherited by the zygotes forked after it, nor so by the user code of their
      * children, which could write the inputs of another library's runs through it */
-    madvise(k->map, cap, MADV_DONTFORK);
-    k->cap = cap;
+    madvise(a->map, cap, MADV_DONTFORK);
+    a->cap = cap;
     return 0;
 }
 
-/* Copies the tensors of args into k's arena and describes every argument in a request (*req,
- * *len; caller frees), the tensors' bytes in the arena at *inputs; 0, or -1 with err filled.  The arena is rewritten only once the last
- * run has answered: its child read it and closed the memfd before its user code ran. */
-static int make_request(kept *k, const char *path, const char *name, int op, int ref,
+/* Copies the tensors of args into arena in and describes every argument in a request (*req,
+ * *len; caller frees), the tensors' bytes in the arena at *inputs; 0, or -1 with err filled.
+ * The arena is rewritten only once the last run has answered: its child read it and closed
+ * the memfd before its user code ran. */
+static int make_request(arena *in, const char *path, const char *name, int op, int ref,
                         const nop_value *args, int nargs, char **req, size_t *len,
                         size_t *inputs, nop_error *err)
 {
@@ -370,7 +382,7 @@ static int make_request(kept *k, const char *path, const char *name, int op, int
     *len = sizeof h + (size_t)nargs * sizeof *ka + name_len + h.path_len;
     *inputs = (size_t)h.map_bytes;
     int rc = h.map_bytes > SIZE_MAX / 2 ? nopi_nomem(err)
-                                        : arena(k, (size_t)h.map_bytes, err);
+                                        : arena_fit(in, (size_t)h.map_bytes, err);
     if (rc == 0 && !(*req = malloc(*len)))
         rc = nopi_nomem(err);
     if (rc != 0)
@@ -381,7 +393,7 @@ static int make_request(kept *k, const char *path, const char *name, int op, int
     memcpy(*req + sizeof h + (size_t)nargs * sizeof *ka + name_len, path, h.path_len);
     for (int a = 0; a < nargs; a++)
         if (args[a].type == NOP_ARG_TENSOR && args[a].tensor)
-            memcpy(k->map + ka[a].offset, args[a].tensor->data,
+            memcpy(in->map + ka[a].offset, args[a].tensor->data,
                    (size_t)args[a].tensor->numel * args[a].tensor->itemsize);
     return 0;
 }
@@ -395,7 +407,8 @@ static int run_kept(nop_device *dev, const nop_library *lib, int op, int ref,
     if (!k) {
         if (!(k = calloc(1, sizeof *k)))
             return nopi_nomem(err);
-        k->fd = -1;
+        for (int i = 0; i < KEPT_LIBS; i++)
+            k->libs[i].in.fd = -1;
         nopi_device_set_ext(dev, k, free_kept);
     }
     /* the zygote's folder may not be the caller's: a relative path is made absolute (an
@@ -409,12 +422,12 @@ static int run_kept(nop_device *dev, const nop_library *lib, int op, int ref,
     char *req = NULL;
     size_t len, inputs;
     kept_lib *kl = kept_for(dev, k, path, err);
-    int rc = kl ? make_request(k, path, lib->desc->ops[op].name, op, ref, args, nargs,
-                                   &req, &len, &inputs, err) : -1;
+    int rc = kl ? make_request(&kl->in, path, lib->desc->ops[op].name, op, ref, args, nargs,
+                               &req, &len, &inputs, err) : -1;
     free(real);
     if (rc == 0)
         rc = nopi_server_call_fd(kl->srv, lib->desc->ops[op].name, 5.0, 1, req, len,
-                                 k->map ? k->fd : -1, inputs, take_run, res, err);
+                                 kl->in.map ? kl->in.fd : -1, inputs, take_run, res, err);
     free(req);
     if (rc != 0) {   /* the rest is kept, as run_isolated keeps it: the printf output and the
                       * cores' reports are worth showing after a failure (nop_device_run) */

@@ -83,7 +83,7 @@ static int server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, 
         return nopi_nomem(err);
     *s = (nopi_server){ .dev = dev, .serve = serve, .ctx = ctx, .zygote = zygote,
                         .max_record = nopi_watch_record_bound(), .req_fd = -1, .rec_fd = -1,
-                        .lane_fd = -1 };
+                        .lane_fd = -1, .lane_stat = -1 };
     s->phase = mmap(NULL, sizeof *s->phase, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                     -1, 0);
     if (s->phase == MAP_FAILED) {
@@ -176,7 +176,25 @@ static void drop_lane(nopi_server *s)
 {
     if (s->lane_fd >= 0)
         close(s->lane_fd);
-    s->lane_fd = -1;
+    if (s->lane_stat >= 0)
+        close(s->lane_stat);
+    s->lane_fd = s->lane_stat = -1;
+}
+
+/* The threads of s's reused child, as the kernel counts them (/proc/PID/stat's 20th field,
+ * after the name in parentheses, which may hold anything); -1 when it cannot be read (the
+ * child is gone). */
+static long lane_threads(const nopi_server *s)
+{
+    char buf[1024];
+    ssize_t n = pread(s->lane_stat, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    for (int field = 2; p && field < 20; field++)
+        p = strchr(p + 1, ' ');
+    return p ? strtol(p + 1, NULL, 10) : -1;
 }
 
 /* Ends the worker and what it left in its group.  wait: reap it now and return its status;
@@ -309,7 +327,9 @@ static int lane_send(nopi_server *s, const void *req, size_t len, int pass, size
      * zeroes its ring, 30 us of a 250 us call from Python on these VMs. */
     if (pass_bytes > SMALL_PIPE_BYTES)
         fcntl(rec[1], F_SETPIPE_SZ, PIPE_BYTES);
-    if (drain_lane(s) == 0) {
+    /* back, and alone: a thread of user code's that outlived the child's own count would
+     * take the request, or keep the memfd of the inputs sent with it */
+    if (drain_lane(s) == 0 || lane_threads(s) != NOPI_KEPT_THREADS) {
         close(rec[0]);
         close(rec[1]);
         drop_lane(s);
@@ -389,6 +409,15 @@ static int child_records(nopi_server *s, double deadline, struct nopi_phase_page
     /* a lane that cannot time its waits is not one: no later request waits for ever */
     struct timeval wait = { 0, LANE_WAIT_US };
     if (fds[2] >= 0 && setsockopt(fds[2], SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait) != 0) {
+        close(fds[2]);
+        fds[2] = -1;
+    }
+    /* the child's own entry (should it have ended and its pid gone to another process
+     * since, its lane is dead: no request goes through it whatever this one counts) */
+    char stat[64];
+    snprintf(stat, sizeof stat, "/proc/%d/stat", (int)m.status);
+    if (fds[2] >= 0 && (m.status <= 0 ||
+                        (s->lane_stat = open(stat, O_RDONLY | O_CLOEXEC)) < 0)) {
         close(fds[2]);
         fds[2] = -1;
     }

@@ -23,7 +23,7 @@ enum nopi_zmsg_kind {
 };
 struct nopi_zmsg {
     int32_t kind;       /* enum nopi_zmsg_kind */
-    int32_t status;     /* ZMSG_ENDED: the child's wait status */
+    int32_t status;     /* ZMSG_ENDED: the child's wait status; ZMSG_STARTED: its pid */
     uint32_t seq;       /* the request the child served (the zygote counts them from 1; a
                          * child on a lane, the first that came through the zygote) */
 };
@@ -51,11 +51,20 @@ struct nopi_server {
                                     * zygote gave it with the child's first request), or -1 */
     uint32_t lane_seq;             /* the number of that first request, which the zygote's
                                     * ZMSG_ENDED for the child carries */
+    int lane_stat;                 /* that child's /proc/PID/stat, or -1: the parent counts
+                                    * its threads there before each request it sends it */
     pid_t pid;                     /* the worker (or zygote), 0 when none is running */
     int req_fd, rec_fd;            /* the parent's ends: requests out (and, from a zygote,
                                     * what became of its children in), records in (a
                                     * one-shot worker's; a zygote's child has its own) */
 };
+
+/* The threads of a reused child between requests: its own and its device's watchdog, the
+ * only one its snapshot lets live on (worker.c).  The parent counts them itself before it
+ * sends the child a request (sandbox.c): a thread user code left running can hide from the
+ * child's own count, which reads memory that thread can write (a red team's did, and held
+ * on to another library's inputs), but not from the kernel's. */
+#define NOPI_KEPT_THREADS 2
 
 /* The payloads of a run's records (wire.c writes them, take.c reads them). */
 /* The scalars of a run's result. */

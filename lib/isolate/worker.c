@@ -142,7 +142,8 @@ static int snapshot(nopi_snap *snap, nop_device *cdev, int own_fd)
     const void *pool;
     size_t len;
     int threads;
-    if (!request_waits(own_fd) || nopi_device_start_resident(cdev, &pool, &len, &threads) != 0)
+    if (!request_waits(own_fd) || nopi_device_start_resident(cdev, &pool, &len, &threads) != 0 ||
+        1 + threads != NOPI_KEPT_THREADS)   /* the parent counts them so (no watchdog: none) */
         return -1;
     nopi_snap_leave(snap, pool, len, threads);
     return nopi_snap_take(snap);
@@ -371,8 +372,8 @@ static _Noreturn void zygote(nopi_server *s, int req_fd)
         if (!sent && next.pid > 0)   /* it died waiting: this request gets no child */
             reap(req_fd, next.pid, this_seq, true);
         int fds[3] = { next.rec, next.phase, next.req };
-        bool told = tell(req_fd, sent ? ZMSG_STARTED : ZMSG_NOFORK, this_seq, 0, fds,
-                         !sent ? 0 : s->reuse ? 3 : 2);
+        bool told = tell(req_fd, sent ? ZMSG_STARTED : ZMSG_NOFORK, this_seq,
+                         sent ? next.pid : 0, fds, !sent ? 0 : s->reuse ? 3 : 2);
         if (sent) {
             cur = next.pid;
             cur_seq = this_seq;
