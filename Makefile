@@ -207,13 +207,15 @@ install: $(BIN)
 	$(if $(wildcard man/*.3),install -m 644 man/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/)
 
 # libFuzzer targets (tests/fuzz): the manifest loader, the .npy reader, generator specs,
-# option parsing, reading a library's self-description and the parent's reading of a
-# worker's records, built with clang and AddressSanitizer + UBSan, each run for FUZZ_TIME s.
+# option parsing, reading a library's self-description, reading the objects a build
+# compiles and the parent's reading of a worker's records, built with clang and
+# AddressSanitizer + UBSan, each run for FUZZ_TIME s (`make fuzz FUZZ_TARGETS=object` builds
+# and runs only that one).
 FUZZ_TIME ?= 60
 FUZZ_O = out/fuzz
 FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
-FUZZ_TARGETS = manifest npy generator options library records
+FUZZ_TARGETS = manifest npy generator options library object records
 
 fuzz: test-deps
 	@MAKEFLAGS= $(MAKE) -s --no-print-directory CC=clang O=$(FUZZ_O) \

@@ -16,24 +16,50 @@ static bool in_file(size_t len, uint64_t off, uint64_t size)
     return off <= len && size <= len - off;
 }
 
-/* Reads the ELF64 header of data[0, len) into eh and checks that its section headers lie in
- * the file and, with names, that it names its section-name table.  false when it is no
- * such file. */
-static bool header_of(const char *data, size_t len, bool names, Elf64_Ehdr *eh)
+/* Where a file's section headers are, how many there are and which one holds their names. */
+typedef struct {
+    uint64_t shoff;
+    size_t shnum;
+    size_t shstrndx;
+} elf_sections;
+
+/* Reads the ELF64 header of data[0, len), where its section headers are into es, and checks
+ * that they lie in the file and, with names, that it names its section-name table.  false
+ * when it is no such file.  An object of SHN_LORESERVE (0xff00) sections or more, which gcc writes for a
+ * source of that many (a section attribute each, or -ffunction-sections), has 0 in e_shnum
+ * and SHN_XINDEX in e_shstrndx: the two numbers are then section 0's sh_size and sh_link
+ * (the gABI's extended section numbering). */
+static bool header_of(const char *data, size_t len, bool names, elf_sections *es)
 {
-    if (len < sizeof *eh)
+    Elf64_Ehdr eh;
+    if (len < sizeof eh)
         return false;
-    memcpy(eh, data, sizeof *eh);
-    return memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
-           eh->e_shentsize == sizeof(Elf64_Shdr) && (!names || eh->e_shstrndx < eh->e_shnum) &&
-           in_file(len, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr));
+    memcpy(&eh, data, sizeof eh);
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_shentsize != sizeof(Elf64_Shdr))
+        return false;
+    es->shoff = eh.e_shoff;
+    es->shnum = eh.e_shnum;
+    es->shstrndx = eh.e_shstrndx;
+    if (eh.e_shoff != 0 && (eh.e_shnum == 0 || eh.e_shstrndx == SHN_XINDEX)) {
+        Elf64_Shdr zero;
+        if (!in_file(len, eh.e_shoff, sizeof zero))
+            return false;
+        memcpy(&zero, data + eh.e_shoff, sizeof zero);
+        if (eh.e_shnum == 0)
+            es->shnum = zero.sh_size > len ? len : (size_t)zero.sh_size;   /* checked below */
+        if (eh.e_shstrndx == SHN_XINDEX)
+            es->shstrndx = zero.sh_link;
+    }
+    return (!names || es->shstrndx < es->shnum) && es->shnum <= len / sizeof(Elf64_Shdr) &&
+           in_file(len, es->shoff, (uint64_t)es->shnum * sizeof(Elf64_Shdr));
 }
 
 /* Copies a header out of the file: tcc does not align them (with -g its section headers
  * start at any offset), so they are never read in place. */
-static void get_shdr(const char *data, const Elf64_Ehdr *eh, unsigned i, Elf64_Shdr *sh)
+static void get_shdr(const char *data, const elf_sections *es, size_t i, Elf64_Shdr *sh)
 {
-    memcpy(sh, data + eh->e_shoff + (size_t)i * sizeof *sh, sizeof *sh);
+    memcpy(sh, data + es->shoff + i * sizeof *sh, sizeof *sh);
 }
 
 int nopi_elfsyms_read(const char *path, nopi_elfsym **syms, size_t *n, nop_error *err)
@@ -44,21 +70,21 @@ int nopi_elfsyms_read(const char *path, nopi_elfsym **syms, size_t *n, nop_error
     size_t len;
     if (nopi_read_file(path, &data, &len) != 0)
         return nopi_fail(err, NOP_ERR_COMPILE, path, 0, 0, "cannot read object file");
-    Elf64_Ehdr eh;
+    elf_sections es;
     int rc = -1;
-    if (!header_of(data, len, false, &eh))
+    if (!header_of(data, len, false, &es))
         goto bad;
-    for (unsigned i = 0; i < eh.e_shnum; i++) {
+    for (size_t i = 0; i < es.shnum; i++) {
         Elf64_Shdr sh, str;
-        get_shdr(data, &eh, i, &sh);
+        get_shdr(data, &es, i, &sh);
         if (sh.sh_type != SHT_SYMTAB)
             continue;
-        if (sh.sh_link >= eh.e_shnum || sh.sh_entsize != sizeof(Elf64_Sym) ||
+        if (sh.sh_link >= es.shnum || sh.sh_entsize != sizeof(Elf64_Sym) ||
             !in_file(len, sh.sh_offset, sh.sh_size)) {
             nopi_fail(err, NOP_ERR_COMPILE, path, 0, 0, "corrupt symbol table");
             goto out;
         }
-        get_shdr(data, &eh, sh.sh_link, &str);
+        get_shdr(data, &es, sh.sh_link, &str);
         if (!in_file(len, str.sh_offset, str.sh_size)) {
             nopi_fail(err, NOP_ERR_COMPILE, path, 0, 0, "corrupt string table");
             goto out;
@@ -113,35 +139,39 @@ void nopi_elfsyms_free(nopi_elfsym *syms, size_t n)
     free(syms);
 }
 
-/* The index of section `name` in the ELF64 image data[0, len), its header in *out, its name
- * and contents checked to lie in the image; -1 when there is no such section. */
-static int section_index(const char *data, size_t len, const char *name, Elf64_Shdr *out)
+/* Finds section `name` in the ELF64 image data[0, len): its index in *index, its header in
+ * *out and the file's section table in *es, its name and contents checked to lie in the
+ * image; false when there is no such section. */
+static bool find_section(const char *data, size_t len, const char *name, elf_sections *es,
+                         size_t *index, Elf64_Shdr *out)
 {
-    Elf64_Ehdr eh;
-    if (!header_of(data, len, true, &eh))
-        return -1;
+    if (!header_of(data, len, true, es))
+        return false;
     Elf64_Shdr names;
-    get_shdr(data, &eh, eh.e_shstrndx, &names);
+    get_shdr(data, es, es->shstrndx, &names);
     if (!in_file(len, names.sh_offset, names.sh_size))
-        return -1;
+        return false;
     size_t want = strlen(name) + 1;
-    for (unsigned i = 0; i < eh.e_shnum; i++) {
-        get_shdr(data, &eh, i, out);
+    for (size_t i = 0; i < es->shnum; i++) {
+        get_shdr(data, es, i, out);
         if (out->sh_name >= names.sh_size || names.sh_size - out->sh_name < want ||
             memcmp(data + names.sh_offset + out->sh_name, name, want) != 0)
             continue;
         if (out->sh_type == SHT_NOBITS || !in_file(len, out->sh_offset, out->sh_size))
-            return -1;
-        return (int)i;
+            return false;
+        *index = i;
+        return true;
     }
-    return -1;
+    return false;
 }
 
 int nopi_elf_section(const char *data, size_t len, const char *name, size_t *off, size_t *size,
                      uint64_t *addr)
 {
+    elf_sections es;
+    size_t i;
     Elf64_Shdr sh;
-    if (section_index(data, len, name, &sh) < 0)
+    if (!find_section(data, len, name, &es, &i, &sh))
         return -1;
     *off = (size_t)sh.sh_offset;
     *size = (size_t)sh.sh_size;
@@ -150,48 +180,96 @@ int nopi_elf_section(const char *data, size_t len, const char *name, size_t *off
     return 0;
 }
 
-/* The symbol table of type `type` (SHT_SYMTAB, SHT_DYNSYM) of a file and its strings,
- * checked to lie in the file. */
-static bool table_of(const char *data, size_t len, const Elf64_Ehdr *eh, unsigned type,
-                     Elf64_Shdr *sym, Elf64_Shdr *str)
+/* A symbol table and its strings, checked to lie in the file, and the section indices of
+ * its symbols in sections numbered SHN_LORESERVE or more (SHT_SYMTAB_SHNDX; xndx.sh_size
+ * 0 when the file has none or it does not lie in the file). */
+typedef struct {
+    Elf64_Shdr sym, str, xndx;
+    size_t count;   /* symbols */
+} elf_symtab;
+
+/* The symbol table of type `type` (SHT_SYMTAB, SHT_DYNSYM) of a file. */
+static bool table_of(const char *data, size_t len, const elf_sections *es, unsigned type,
+                     elf_symtab *t)
 {
-    for (unsigned i = 0; i < eh->e_shnum; i++) {
-        get_shdr(data, eh, i, sym);
-        if (sym->sh_type != type)
+    for (size_t i = 0; i < es->shnum; i++) {
+        get_shdr(data, es, i, &t->sym);
+        if (t->sym.sh_type != type)
             continue;
-        if (sym->sh_link >= eh->e_shnum || sym->sh_entsize != sizeof(Elf64_Sym) ||
-            !in_file(len, sym->sh_offset, sym->sh_size))
+        if (t->sym.sh_link >= es->shnum || t->sym.sh_entsize != sizeof(Elf64_Sym) ||
+            !in_file(len, t->sym.sh_offset, t->sym.sh_size))
             return false;
-        get_shdr(data, eh, sym->sh_link, str);
-        return in_file(len, str->sh_offset, str->sh_size);
+        get_shdr(data, es, t->sym.sh_link, &t->str);
+        if (!in_file(len, t->str.sh_offset, t->str.sh_size))
+            return false;
+        t->count = t->sym.sh_size / sizeof(Elf64_Sym);
+        memset(&t->xndx, 0, sizeof t->xndx);
+        for (size_t k = 0; k < es->shnum; k++) {
+            Elf64_Shdr x;
+            get_shdr(data, es, k, &x);
+            if (x.sh_type == SHT_SYMTAB_SHNDX && x.sh_link == i &&
+                in_file(len, x.sh_offset, x.sh_size)) {
+                t->xndx = x;
+                break;
+            }
+        }
+        return true;
     }
     return false;
 }
 
-/* The full symbol table of an object and its strings, checked to lie in the file. */
-static bool symtab_of(const char *data, size_t len, const Elf64_Ehdr *eh, Elf64_Shdr *sym,
-                      Elf64_Shdr *str)
+/* The full symbol table of an object. */
+static bool symtab_of(const char *data, size_t len, const elf_sections *es, elf_symtab *t)
 {
-    return table_of(data, len, eh, SHT_SYMTAB, sym, str);
+    return table_of(data, len, es, SHT_SYMTAB, t);
+}
+
+/* Symbol k of table t. */
+static void get_sym(const char *data, const elf_symtab *t, size_t k, Elf64_Sym *s)
+{
+    memcpy(s, data + t->sym.sh_offset + k * sizeof *s, sizeof *s);
+}
+
+/* The index of the section symbol k (s) is defined in, which for one numbered
+ * SHN_LORESERVE or more is in the table's SHT_SYMTAB_SHNDX section; SIZE_MAX when that has
+ * no entry for it.  (A special index, SHN_ABS or SHN_COMMON, is returned as it is.) */
+static size_t sym_section(const char *data, const elf_symtab *t, size_t k, const Elf64_Sym *s)
+{
+    if (s->st_shndx != SHN_XINDEX)
+        return s->st_shndx;
+    uint32_t shndx;
+    if (k >= t->xndx.sh_size / sizeof shndx)
+        return SIZE_MAX;
+    memcpy(&shndx, data + t->xndx.sh_offset + k * sizeof shndx, sizeof shndx);
+    return shndx;
+}
+
+/* The name of symbol s of table t: NULL when it has none or it does not end inside the
+ * table. */
+static const char *sym_name(const char *data, const elf_symtab *t, const Elf64_Sym *s)
+{
+    if (s->st_name == 0 || s->st_name >= t->str.sh_size)
+        return NULL;
+    const char *name = data + t->str.sh_offset + s->st_name;
+    return memchr(name, '\0', t->str.sh_size - s->st_name) ? name : NULL;
 }
 
 const char *nopi_elf_symbol_at(const char *data, size_t len, uint64_t value, int type,
                                uint64_t *size)
 {
-    Elf64_Ehdr eh;
-    Elf64_Shdr sym, str;
+    elf_sections es;
+    elf_symtab t;
     /* libtcc links no .symtab: its libraries' symbols are all in .dynsym */
-    if (!header_of(data, len, false, &eh) || (!symtab_of(data, len, &eh, &sym, &str) &&
-                                              !table_of(data, len, &eh, SHT_DYNSYM, &sym, &str)))
+    if (!header_of(data, len, false, &es) ||
+        (!symtab_of(data, len, &es, &t) && !table_of(data, len, &es, SHT_DYNSYM, &t)))
         return NULL;
-    for (size_t k = 0; k < sym.sh_size / sizeof(Elf64_Sym); k++) {
+    for (size_t k = 0; k < t.count; k++) {
         Elf64_Sym v;
-        memcpy(&v, data + sym.sh_offset + k * sizeof v, sizeof v);
-        if (v.st_value != value || ELF64_ST_TYPE(v.st_info) != type ||
-            v.st_shndx == SHN_UNDEF || v.st_name == 0 || v.st_name >= str.sh_size)
+        get_sym(data, &t, k, &v);
+        if (v.st_value != value || ELF64_ST_TYPE(v.st_info) != type || v.st_shndx == SHN_UNDEF)
             continue;
-        const char *name = data + str.sh_offset + v.st_name;
-        if (!memchr(name, '\0', str.sh_size - v.st_name))
+        const char *name = sym_name(data, &t, &v);
+        if (!name)
             continue;
         if (size)
             *size = v.st_size;
@@ -202,14 +280,14 @@ const char *nopi_elf_symbol_at(const char *data, size_t len, uint64_t value, int
 
 /* Whether an object defines an indirect function, file-local ones included (a static
  * ifunc's resolver runs at load as any other's). */
-static bool has_ifunc(const char *data, size_t len, const Elf64_Ehdr *eh)
+static bool has_ifunc(const char *data, size_t len, const elf_sections *es)
 {
-    Elf64_Shdr sym, str;
-    if (!symtab_of(data, len, eh, &sym, &str))
+    elf_symtab t;
+    if (!symtab_of(data, len, es, &t))
         return false;
-    for (size_t k = 0; k < sym.sh_size / sizeof(Elf64_Sym); k++) {
+    for (size_t k = 0; k < t.count; k++) {
         Elf64_Sym v;
-        memcpy(&v, data + sym.sh_offset + k * sizeof v, sizeof v);
+        get_sym(data, &t, k, &v);
         if (ELF64_ST_TYPE(v.st_info) == STT_GNU_IFUNC)
             return true;
     }
@@ -219,15 +297,15 @@ static bool has_ifunc(const char *data, size_t len, const Elf64_Ehdr *eh)
 /* Whether a non-empty section of the object is of one of the ntypes types, or has a name that
  * starts with one of the n prefixes, or is one of the nexact names: one pass over the
  * section headers. */
-static bool has_section(const char *data, size_t len, const Elf64_Ehdr *eh,
+static bool has_section(const char *data, size_t len, const elf_sections *es,
                         const uint32_t *types, size_t ntypes, const char *const *prefixes,
                         size_t n, const char *const *exact, size_t nexact)
 {
     Elf64_Shdr names;
-    get_shdr(data, eh, eh->e_shstrndx, &names);
-    for (unsigned i = 0; i < eh->e_shnum; i++) {
+    get_shdr(data, es, es->shstrndx, &names);
+    for (size_t i = 0; i < es->shnum; i++) {
         Elf64_Shdr sh;
-        get_shdr(data, eh, i, &sh);
+        get_shdr(data, es, i, &sh);
         if (sh.sh_size == 0)
             continue;
         for (size_t k = 0; k < ntypes; k++)
@@ -250,16 +328,16 @@ static bool has_section(const char *data, size_t len, const Elf64_Ehdr *eh,
 
 bool nopi_elf_runs_at_load(const char *data, size_t len)
 {
-    Elf64_Ehdr eh;
-    if (!header_of(data, len, true, &eh))
+    elf_sections es;
+    if (!header_of(data, len, true, &es))
         return false;
-    if (has_ifunc(data, len, &eh))
+    if (has_ifunc(data, len, &es))
         return true;
     static const uint32_t types[] = { SHT_INIT_ARRAY, SHT_PREINIT_ARRAY, SHT_FINI_ARRAY };
     static const char *const prefixes[] = { ".init_array", ".preinit_array", ".ctors",
                                             ".fini_array", ".dtors" };
     static const char *const exact[] = { ".init", ".fini" };
-    return has_section(data, len, &eh, types, 3, prefixes, 5, exact, 2);
+    return has_section(data, len, &es, types, 3, prefixes, 5, exact, 2);
 }
 
 /* Whether section sh (named name) is an array of functions the loader calls: 1 at load, 2
@@ -276,50 +354,48 @@ static int array_kind(const Elf64_Shdr *sh, const char *name)
     return 0;
 }
 
-/* The function symbol the relocation r (of symbol table sym, strings str) reaches: its own
- * symbol, or the function at its addend in the section a section symbol stands for. */
-static const char *reloc_function(const char *data, const Elf64_Shdr *sym, const Elf64_Shdr *str,
-                                  const Elf64_Rela *r)
+/* The function symbol the relocation r (of symbol table t) reaches: its own symbol, or the
+ * function at its addend in the section a section symbol stands for. */
+static const char *reloc_function(const char *data, const elf_symtab *t, const Elf64_Rela *r)
 {
-    size_t n = sym->sh_size / sizeof(Elf64_Sym), idx = ELF64_R_SYM(r->r_info);
-    if (idx >= n)
+    size_t idx = ELF64_R_SYM(r->r_info);
+    if (idx >= t->count)
         return NULL;
     Elf64_Sym s;
-    memcpy(&s, data + sym->sh_offset + idx * sizeof s, sizeof s);
+    get_sym(data, t, idx, &s);
     if (ELF64_ST_TYPE(s.st_info) == STT_SECTION) {
+        size_t shndx = sym_section(data, t, idx, &s);
         bool found = false;
-        for (size_t k = 0; k < n && !found; k++) {
+        for (size_t k = 0; k < t->count && !found && shndx != SIZE_MAX; k++) {
             Elf64_Sym f;
-            memcpy(&f, data + sym->sh_offset + k * sizeof f, sizeof f);
-            if (ELF64_ST_TYPE(f.st_info) == STT_FUNC && f.st_shndx == s.st_shndx &&
+            get_sym(data, t, k, &f);
+            if (ELF64_ST_TYPE(f.st_info) == STT_FUNC && sym_section(data, t, k, &f) == shndx &&
                 r->r_addend >= 0 && f.st_value == (uint64_t)r->r_addend)
                 s = f, found = true;
         }
         if (!found)
             return NULL;
     }
-    if (s.st_name == 0 || s.st_name >= str->sh_size)
-        return NULL;
-    const char *name = data + str->sh_offset + s.st_name;
-    return memchr(name, '\0', str->sh_size - s.st_name) ? name : NULL;
+    return sym_name(data, t, &s);
 }
 
 int nopi_elf_load_function(const char *data, size_t len, char *buf, size_t size)
 {
-    Elf64_Ehdr eh;
-    Elf64_Shdr sym, str, names;
-    if (!header_of(data, len, true, &eh) || !symtab_of(data, len, &eh, &sym, &str))
+    elf_sections es;
+    elf_symtab t;
+    Elf64_Shdr names;
+    if (!header_of(data, len, true, &es) || !symtab_of(data, len, &es, &t))
         return -1;
-    get_shdr(data, &eh, eh.e_shstrndx, &names);
+    get_shdr(data, &es, es.shstrndx, &names);
     if (!in_file(len, names.sh_offset, names.sh_size))
         return -1;
-    for (unsigned i = 0; i < eh.e_shnum; i++) {
+    for (size_t i = 0; i < es.shnum; i++) {
         Elf64_Shdr rela, target;
-        get_shdr(data, &eh, i, &rela);
-        if (rela.sh_type != SHT_RELA || rela.sh_info >= eh.e_shnum ||
+        get_shdr(data, &es, i, &rela);
+        if (rela.sh_type != SHT_RELA || rela.sh_info >= es.shnum ||
             !in_file(len, rela.sh_offset, rela.sh_size))
             continue;
-        get_shdr(data, &eh, rela.sh_info, &target);
+        get_shdr(data, &es, rela.sh_info, &target);
         if (target.sh_name >= names.sh_size ||
             !memchr(data + names.sh_offset + target.sh_name, '\0', names.sh_size - target.sh_name))
             continue;
@@ -328,7 +404,7 @@ int nopi_elf_load_function(const char *data, size_t len, char *buf, size_t size)
             continue;
         Elf64_Rela r;
         memcpy(&r, data + rela.sh_offset, sizeof r);
-        const char *fn = reloc_function(data, &sym, &str, &r);
+        const char *fn = reloc_function(data, &t, &r);
         if (fn) {
             nopi_strlcpy(buf, fn, size);
             return kind - 1;
@@ -339,60 +415,62 @@ int nopi_elf_load_function(const char *data, size_t len, char *buf, size_t size)
 
 bool nopi_elf_has_lto(const char *data, size_t len)
 {
-    Elf64_Ehdr eh;
+    elf_sections es;
     static const char *const prefixes[] = { ".gnu.lto_", ".gnu.offload_lto_" };
-    return header_of(data, len, true, &eh) &&
-           has_section(data, len, &eh, NULL, 0, prefixes, 2, NULL, 0);
+    return header_of(data, len, true, &es) &&
+           has_section(data, len, &es, NULL, 0, prefixes, 2, NULL, 0);
 }
 
 /* Writes header sh back as section i of the image. */
-static void put_shdr(char *data, int i, const Elf64_Shdr *sh)
+static void put_shdr(char *data, const elf_sections *es, size_t i, const Elf64_Shdr *sh)
 {
-    Elf64_Ehdr eh;
-    memcpy(&eh, data, sizeof eh);
-    memcpy(data + eh.e_shoff + (size_t)i * sizeof *sh, sh, sizeof *sh);
+    memcpy(data + es->shoff + i * sizeof *sh, sh, sizeof *sh);
 }
 
 bool nopi_elf_disarm_section(char *data, size_t len, const char *name, const char *inert)
 {
+    elf_sections es;
+    size_t i;
     Elf64_Shdr sh;
-    int i = strlen(inert) == strlen(name) ? section_index(data, len, name, &sh) : -1;
-    if (i < 0)
+    if (strlen(inert) != strlen(name) || !find_section(data, len, name, &es, &i, &sh))
         return false;
-    Elf64_Ehdr eh;
-    memcpy(&eh, data, sizeof eh);
     Elf64_Shdr names;
-    get_shdr(data, &eh, eh.e_shstrndx, &names);
+    get_shdr(data, &es, es.shstrndx, &names);
     memcpy(data + names.sh_offset + sh.sh_name, inert, strlen(inert));   /* no offset moves */
     sh.sh_type = SHT_PROGBITS;
-    put_shdr(data, i, &sh);
+    put_shdr(data, &es, i, &sh);
     return true;
 }
 
 bool nopi_elf_section_flags(char *data, size_t len, const char *name, uint64_t set,
                             uint64_t clear)
 {
+    elf_sections es;
+    size_t i;
     Elf64_Shdr sh;
-    int i = section_index(data, len, name, &sh);
-    if (i < 0 || ((sh.sh_flags | set) & ~clear) == sh.sh_flags)
+    if (!find_section(data, len, name, &es, &i, &sh) ||
+        ((sh.sh_flags | set) & ~clear) == sh.sh_flags)
         return false;
     sh.sh_flags = (sh.sh_flags | set) & ~clear;
-    put_shdr(data, i, &sh);
+    put_shdr(data, &es, i, &sh);
     return true;
 }
 
 /* The variable of section shndx holding the byte a PC-relative field with this addend
- * reaches (4 or 8 bytes of the instruction follow the field). */
-static bool variable_at(const char *data, const Elf64_Shdr *sym, unsigned shndx,
-                        int64_t addend, Elf64_Sym *out)
+ * reaches (4 or 8 bytes of the instruction follow the field).  (An addend that puts that
+ * byte outside [0, INT64_MAX] reaches none.) */
+static bool variable_at(const char *data, const elf_symtab *t, size_t shndx, int64_t addend,
+                        Elf64_Sym *out)
 {
     for (int64_t tail = 4; tail <= 8; tail += 4) {
-        int64_t at = addend + tail;
-        for (size_t k = 0; k < sym->sh_size / sizeof *out; k++) {
+        if (addend < -tail || addend > INT64_MAX - tail)
+            continue;
+        uint64_t at = (uint64_t)(addend + tail);
+        for (size_t k = 0; k < t->count; k++) {
             Elf64_Sym v;
-            memcpy(&v, data + sym->sh_offset + k * sizeof v, sizeof v);
-            if (ELF64_ST_TYPE(v.st_info) == STT_OBJECT && v.st_shndx == shndx && at >= 0 &&
-                (uint64_t)at >= v.st_value && (uint64_t)at - v.st_value < (v.st_size ? v.st_size : 1)) {
+            get_sym(data, t, k, &v);
+            if (ELF64_ST_TYPE(v.st_info) == STT_OBJECT && sym_section(data, t, k, &v) == shndx &&
+                at >= v.st_value && at - v.st_value < (v.st_size ? v.st_size : 1)) {
                 *out = v;
                 return true;
             }
@@ -404,28 +482,28 @@ static bool variable_at(const char *data, const Elf64_Shdr *sym, unsigned shndx,
 int nopi_elf_startup_object(const char *data, size_t len, char *buf, size_t size)
 {
     size_t roff, rsize;
-    Elf64_Ehdr eh;
-    Elf64_Shdr sym, str;
+    elf_sections es;
+    elf_symtab t;
     if (nopi_elf_section(data, len, ".rela.text.startup", &roff, &rsize, NULL) != 0 ||
-        !header_of(data, len, false, &eh) || !symtab_of(data, len, &eh, &sym, &str))
+        !header_of(data, len, false, &es) || !symtab_of(data, len, &es, &t))
         return -1;
     for (size_t k = 0; k + sizeof(Elf64_Rela) <= rsize; k += sizeof(Elf64_Rela)) {
         Elf64_Rela r;
         Elf64_Sym s;
         memcpy(&r, data + roff + k, sizeof r);
         size_t idx = ELF64_R_SYM(r.r_info);
-        if (idx >= sym.sh_size / sizeof s)
+        if (idx >= t.count)
             continue;
-        memcpy(&s, data + sym.sh_offset + idx * sizeof s, sizeof s);
+        get_sym(data, &t, idx, &s);
         /* a static is reached through its section's symbol plus an offset: the variable
          * that offset falls in (the addend is the offset less the bytes after the field) */
-        if (ELF64_ST_TYPE(s.st_info) == STT_SECTION && !variable_at(data, &sym, s.st_shndx,
-                                                                    r.r_addend, &s))
-            continue;
-        if (ELF64_ST_TYPE(s.st_info) != STT_OBJECT || s.st_name >= str.sh_size)
-            continue;
-        const char *name = data + str.sh_offset + s.st_name;
-        if (!memchr(name, '\0', str.sh_size - s.st_name) || !name[0])
+        if (ELF64_ST_TYPE(s.st_info) == STT_SECTION) {
+            size_t shndx = sym_section(data, &t, idx, &s);
+            if (shndx == SIZE_MAX || !variable_at(data, &t, shndx, r.r_addend, &s))
+                continue;
+        }
+        const char *name = ELF64_ST_TYPE(s.st_info) == STT_OBJECT ? sym_name(data, &t, &s) : NULL;
+        if (!name || !name[0])
             continue;
         nopi_strlcpy(buf, name, size);
         return 0;

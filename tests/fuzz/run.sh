@@ -2,23 +2,26 @@
 # tests/fuzz/run.sh - runs each libFuzzer target for FUZZ_TIME seconds (`make fuzz`).
 #
 # Each target starts from a seed corpus made from the tree (the examples' manifests, .npy
-# files and built libraries, the golden build cases, generator specs and command lines the tests use) plus the
+# files and built libraries, the golden build cases, generator specs and command lines the tests use),
+# the committed seeds in tests/fuzz/corpus/TARGET/ (objects compilers wrote, which no test
+# keeps: tests/fuzz/corpus/objects.sh makes them) plus the
 # regression inputs in tests/fuzz/regressions/TARGET/: every input that once found a bug,
 # kept so the bug stays fixed.  A crash, a leak, undefined behaviour, a timeout, running
 # out of memory or one allocation over 512 MB (an allocation bomb: every reader checks sizes
 # against its input before allocating) fails the run; the input is left in out/fuzz/artifacts/.
-# Usage: tests/fuzz/run.sh OBJDIR SECONDS TARGET...
+# Usage: tests/fuzz/run.sh OBJDIR SECONDS [TARGET...]   (all targets without one)
 set -eu
 objdir=$1
 seconds=$2
 shift 2
-targets=$*
+all="manifest npy generator options library object records"
+targets=${*:-$all}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=$objdir/corpus
 artifacts=$objdir/artifacts
 rm -rf "$corpus"
 mkdir -p "$artifacts"
-for t in manifest npy generator options library records $targets; do mkdir -p "$corpus/$t"; done
+for t in $all; do mkdir -p "$corpus/$t"; done
 n=0
 # libraries: what make check built, or one built here
 for f in "$src"/share/neuronop/examples/*/build/lib*.so; do
@@ -46,7 +49,8 @@ done
 for type in 01 02 03 04 05 06 07 08 09; do
     n=$((n + 1)); printf "\\$(printf %o 0x$type)\\0\\0\\0\\4\\0\\0\\0\\0\\0\\0\\0abcd" >"$corpus/records/seed$n"
 done
-for t in $targets; do
+for t in $all; do
+    [ -d "$src/tests/fuzz/corpus/$t" ] && cp "$src/tests/fuzz/corpus/$t"/* "$corpus/$t/" 2>/dev/null || true
     [ -d "$src/tests/fuzz/regressions/$t" ] && cp "$src/tests/fuzz/regressions/$t"/* "$corpus/$t/" 2>/dev/null || true
 done
 

@@ -1,0 +1,2 @@
+void stop(void);
+__attribute__((destructor)) void flush(void) { stop(); }

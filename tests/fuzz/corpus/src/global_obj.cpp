@@ -1,0 +1,2 @@
+struct Guard { Guard(); ~Guard(); int v; };
+Guard guard;
