@@ -5,7 +5,8 @@
  * snapshot's own; the heap's end, signal handlers, alternate stack, descriptors and the
  * thread pointer are noted, and the registers are saved with getcontext.  Putting it back
  * runs on a stack of its own, outside what it restores: it checks what it cannot undo
- * (another thread, a pending signal, a mapping removed or changed), moves the heap's end
+ * (another thread, a pending signal, a mapping removed or changed, a descriptor that is
+ * another file now or the same file opened another way), moves the heap's end
  * back, unmaps what the request mapped, compares every page of the snapshot's mappings with
  * its copy and copies back those that differ, restores the rest, and jumps back into
  * nopi_snap_take with setcontext.  Pages of zeros are not kept but compared with zeros, and
@@ -600,7 +601,14 @@ static void restore_on_alt(unsigned hi, unsigned lo)
                 close(fd);
         } else if (!open_now || st.st_dev != s->fds[fd].dev || st.st_ino != s->fds[fd].ino) {
             die();
-        } else if (flags != s->fds[fd].flags && fcntl(fd, F_SETFL, s->fds[fd].flags) != 0) {
+        } else if (flags != s->fds[fd].flags &&
+                   (fcntl(fd, F_SETFL, s->fds[fd].flags) != 0 ||
+                    fcntl(fd, F_GETFL) != s->fds[fd].flags)) {
+            /* F_SETFL puts back only O_APPEND, O_NONBLOCK, O_DIRECT and O_NOATIME (O_ASYNC
+             * the filter forbids), and ignores the rest: the same file opened again in
+             * another way (a standard output closed and /dev/null opened read-only as
+             * descriptor 1, O_PATH, O_SYNC) stays so, and the next request's writes to it
+             * would fail.  Every flag must be as it was. */
             die();
         }
     }

@@ -12,7 +12,8 @@
  * change nothing of how it is delivered), the signal mask and alternate
  * stack, descriptors and their flags, the thread pointer.  What
  * cannot be put back (a thread still running, a signal pending, a mapping it removed or
- * changed) ends the process instead: the next request gets a fresh child.
+ * changed, a descriptor it made another file, or the same file in another access mode)
+ * ends the process instead: the next request gets a fresh child.
  *
  * Ownership: a snapshot lives in mappings of its own, outside what it restores, and is only
  * ever used by the process that took it (the child); it is never freed (the process ends

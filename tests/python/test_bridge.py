@@ -442,6 +442,31 @@ def _():
     assert "user code ended the device process (exit status 0)" in str(e), e
 
 
+STDOUT_RO = """
+import sys, torch
+from neuronop import custom_op
+custom_op.load_library(sys.argv[1])
+for attempt in range(3):
+    got = torch.ops.keptstate.stdout_ro(torch.zeros(2))
+    assert torch.equal(got, torch.ones(2)), (attempt, got)
+"""
+
+
+@check("a call that leaves its standard output read-only leaves the next call a writable one")
+def _():
+    # stdout_ro's shape function closes descriptor 1 (the worker's /dev/null, read and
+    # written) and opens /dev/null again read-only, which it may where there is no Landlock
+    # (a process of its own, with NEURONOP_LANDLOCK=off): the same file, so the worker was
+    # put back with it so, and the next call's writes to its standard output failed (the
+    # shape function then declares one element more, which the call refuses).  The worker is
+    # ended instead, and every call passes
+    env = dict(os.environ, NEURONOP_LANDLOCK="off")
+    done = subprocess.run([sys.executable, "-c", STDOUT_RO, lib("keptstate/libkeptstate.so")],
+                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 @check("a kernel or shape function that never ends raises TimeoutError after --timeout")
 def _():
     e = raises(neuronop.TimeoutError, torch.ops.rules_crash.spin, torch.ones(4))
