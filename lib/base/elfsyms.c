@@ -510,3 +510,368 @@ int nopi_elf_startup_object(const char *data, size_t len, char *buf, size_t size
     }
     return -1;
 }
+
+/* ---- a shared library as the loader maps it --------------------------------------------- */
+
+#ifndef DT_RELR
+#define DT_RELRSZ 35
+#define DT_RELR 36
+#define DT_RELRENT 37
+#endif
+
+enum { PAGE = 4096 };
+
+/* Whether a + b overflows; else *sum holds it. */
+static bool add_over(uint64_t a, uint64_t b, uint64_t *sum)
+{
+    *sum = a + b;
+    return *sum < a;
+}
+
+/* Checks a PT_LOAD header and keeps it in im; NULL, or why the loader could not map it. */
+static const char *keep_load(nopi_elf_image *im, const Elf64_Phdr *ph)
+{
+    uint64_t end;
+    if (im->nload == NOPI_ELF_MAX_LOADS)
+        return "more loadable segments than a linker writes";
+    if (ph->p_filesz > ph->p_memsz || !in_file(im->len, ph->p_offset, ph->p_filesz) ||
+        add_over(ph->p_vaddr, ph->p_memsz, &end) || end > UINT64_MAX - PAGE)
+        return "a loadable segment outside the file or the address space";
+    /* the loader maps the file's pages, so a segment's offset and address agree in a page */
+    if ((ph->p_vaddr - ph->p_offset) % PAGE != 0)
+        return "a loadable segment whose offset and address differ within a page";
+    /* in ascending order, no two in one page: no later mapping replaces an earlier one's */
+    if (im->nload > 0) {
+        const nopi_elf_load *prev = &im->load[im->nload - 1];
+        uint64_t prev_end = (prev->vaddr + prev->memsz + PAGE - 1) / PAGE * PAGE;
+        if (ph->p_vaddr / PAGE * PAGE < prev_end)
+            return "loadable segments out of order or sharing a page";
+    }
+    nopi_elf_load *l = &im->load[im->nload++];
+    l->vaddr = ph->p_vaddr, l->memsz = ph->p_memsz, l->offset = ph->p_offset;
+    l->filesz = ph->p_filesz, l->flags = ph->p_flags;
+    return NULL;
+}
+
+const char *nopi_elf_image_open(const char *data, size_t len, nopi_elf_image *im)
+{
+    memset(im, 0, sizeof *im);
+    im->data = data, im->len = len;
+    Elf64_Ehdr eh;
+    if (len < sizeof eh)
+        return "not an ELF file";
+    memcpy(&eh, data, sizeof eh);
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_type != ET_DYN || eh.e_machine != EM_X86_64)
+        return "not an x86-64 shared library";
+    if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum == PN_XNUM ||
+        !in_file(len, eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr)))
+        return "program headers outside the file";
+    int ndynamic = 0;
+    uint64_t dyn = 0;
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        Elf64_Phdr ph;
+        memcpy(&ph, data + eh.e_phoff + (size_t)i * sizeof ph, sizeof ph);
+        const char *why = NULL;
+        if (ph.p_type == PT_LOAD)
+            why = keep_load(im, &ph);
+        else if (ph.p_type == PT_DYNAMIC)
+            ndynamic++, dyn = ph.p_vaddr, im->dyn_size = ph.p_memsz;
+        else if (ph.p_type == PT_INTERP)
+            im->interp = true;
+        else if (ph.p_type == PT_TLS && (ph.p_filesz > ph.p_memsz ||
+                                         !in_file(len, ph.p_offset, ph.p_filesz)))
+            why = "a thread-local segment outside the file";
+        if (why)
+            return why;
+    }
+    if (im->nload == 0)
+        return "no loadable segment";
+    if (ndynamic != 1)
+        return ndynamic ? "more than one dynamic segment" : "no dynamic segment";
+    /* the loader reads entries from the dynamic segment's address up to DT_NULL, whatever
+     * its size says: so does this */
+    im->dyn_vaddr = dyn;
+    for (uint64_t at = dyn;; at += sizeof(Elf64_Dyn)) {
+        Elf64_Dyn d;
+        if (at < dyn || !nopi_elf_image_read(im, at, &d, sizeof d))
+            return "a dynamic segment with no end (DT_NULL) in the library's memory";
+        if (d.d_tag == DT_NULL)
+            break;
+        if (im->ndyn == NOPI_ELF_MAX_DYN)
+            return "more dynamic entries than a linker writes";
+        im->dyn[im->ndyn].tag = d.d_tag;
+        im->dyn[im->ndyn++].val = d.d_un.d_val;
+    }
+    return NULL;
+}
+
+int nopi_elf_image_segment(const nopi_elf_image *im, uint64_t vaddr, uint64_t n)
+{
+    for (int i = 0; i < im->nload; i++)
+        if (vaddr >= im->load[i].vaddr && n <= im->load[i].memsz &&
+            vaddr - im->load[i].vaddr <= im->load[i].memsz - n)
+            return i;
+    return -1;
+}
+
+bool nopi_elf_image_read(const nopi_elf_image *im, uint64_t vaddr, void *out, size_t n)
+{
+    int i = nopi_elf_image_segment(im, vaddr, n);
+    if (i < 0)
+        return false;
+    uint64_t rel = vaddr - im->load[i].vaddr;
+    size_t from_file = rel >= im->load[i].filesz ? 0
+                       : (size_t)(im->load[i].filesz - rel < n ? im->load[i].filesz - rel : n);
+    if (from_file)   /* keep_load checked offset + filesz against the file */
+        memcpy(out, im->data + im->load[i].offset + rel, from_file);
+    memset((char *)out + from_file, 0, n - from_file);
+    return true;
+}
+
+size_t nopi_elf_image_tag(const nopi_elf_image *im, int64_t tag, uint64_t *val)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < im->ndyn; i++)
+        if (im->dyn[i].tag == tag) {
+            n++;
+            if (val)
+                *val = im->dyn[i].val;
+        }
+    return n;
+}
+
+/* A pointer to the file bytes mapped at vaddr and how many follow in its segment (*room);
+ * NULL when vaddr is not in a segment's file bytes. */
+static const char *file_at(const nopi_elf_image *im, uint64_t vaddr, uint64_t *room)
+{
+    for (int i = 0; i < im->nload; i++)
+        if (vaddr >= im->load[i].vaddr && vaddr - im->load[i].vaddr < im->load[i].filesz) {
+            *room = im->load[i].filesz - (vaddr - im->load[i].vaddr);
+            return im->data + im->load[i].offset + (vaddr - im->load[i].vaddr);
+        }
+    return NULL;
+}
+
+const char *nopi_elf_image_string(const nopi_elf_image *im, uint64_t off)
+{
+    uint64_t strtab = 0, strsz = 0, at, room;
+    if (nopi_elf_image_tag(im, DT_STRTAB, &strtab) != 1 ||
+        nopi_elf_image_tag(im, DT_STRSZ, &strsz) != 1 || off >= strsz ||
+        add_over(strtab, off, &at))
+        return NULL;
+    const char *s = file_at(im, at, &room);
+    if (room > strsz - off)
+        room = strsz - off;
+    return s && memchr(s, '\0', room) ? s : NULL;
+}
+
+/* Appends the RELA entries of [addr, addr + size) to *rels; NULL, or why not. */
+static const char *read_rela(const nopi_elf_image *im, uint64_t addr, uint64_t size,
+                             nopi_elf_rel **rels, size_t *n, size_t *cap)
+{
+    if (size % sizeof(Elf64_Rela) != 0 || size / sizeof(Elf64_Rela) > (1u << 24))
+        return "a relocation table of a size no linker writes";
+    for (uint64_t k = 0; k < size; k += sizeof(Elf64_Rela)) {
+        Elf64_Rela r;
+        if (addr + k < addr || !nopi_elf_image_read(im, addr + k, &r, sizeof r))
+            return "a relocation table outside the library's memory";
+        if (ELF64_R_TYPE(r.r_info) == R_X86_64_NONE)   /* the loader skips them */
+            continue;
+        if (*n == *cap) {
+            size_t grow = *cap ? *cap * 2 : 64;
+            nopi_elf_rel *more = realloc(*rels, grow * sizeof *more);
+            if (!more)
+                return "no memory for its relocations";
+            *rels = more, *cap = grow;
+        }
+        nopi_elf_rel *o = &(*rels)[(*n)++];
+        o->offset = r.r_offset, o->type = (uint32_t)ELF64_R_TYPE(r.r_info);
+        o->sym = (uint32_t)ELF64_R_SYM(r.r_info), o->addend = r.r_addend, o->relr = false;
+    }
+    return NULL;
+}
+
+/* Appends a RELR relocation at where (the loader adds the load address to the word there). */
+static const char *add_relr(const nopi_elf_image *im, uint64_t where, nopi_elf_rel **rels,
+                            size_t *n, size_t *cap)
+{
+    uint64_t word;
+    if (!nopi_elf_image_read(im, where, &word, sizeof word))
+        return "a RELR relocation outside the library's memory";
+    if (*n == *cap) {
+        size_t grow = *cap ? *cap * 2 : 64;
+        nopi_elf_rel *more = grow < (1u << 26) ? realloc(*rels, grow * sizeof *more) : NULL;
+        if (!more)
+            return "more RELR relocations than a linker writes";
+        *rels = more, *cap = grow;
+    }
+    nopi_elf_rel *o = &(*rels)[(*n)++];
+    o->offset = where, o->type = R_X86_64_RELATIVE, o->sym = 0;
+    o->addend = (int64_t)word, o->relr = true;
+    return NULL;
+}
+
+/* Appends the relocations of the RELR table [addr, addr + size): an even word is an address,
+ * an odd one a bitmap of the 63 words after the last. */
+static const char *read_relr(const nopi_elf_image *im, uint64_t addr, uint64_t size,
+                             nopi_elf_rel **rels, size_t *n, size_t *cap)
+{
+    if (size % 8 != 0)
+        return "a RELR table of a size no linker writes";
+    uint64_t next = 0;
+    const char *why = NULL;
+    for (uint64_t k = 0; k < size && !why; k += 8) {
+        uint64_t w;
+        if (addr + k < addr || !nopi_elf_image_read(im, addr + k, &w, sizeof w))
+            return "a RELR table outside the library's memory";
+        if ((w & 1) == 0) {
+            why = add_relr(im, w, rels, n, cap);
+            next = w + 8;
+            continue;
+        }
+        for (unsigned bit = 1; bit < 64 && !why; bit++)
+            if (w >> bit & 1)
+                why = add_relr(im, next + (bit - 1) * 8, rels, n, cap);
+        next += 63 * 8;
+    }
+    return why;
+}
+
+const char *nopi_elf_image_relocs(const nopi_elf_image *im, nopi_elf_rel **rels, size_t *n)
+{
+    *rels = NULL;
+    *n = 0;
+    size_t cap = 0;
+    uint64_t rela = 0, relasz = 0, ent = sizeof(Elf64_Rela), jmp = 0, jmpsz = 0, kind = DT_RELA;
+    uint64_t relr = 0, relrsz = 0, relrent = 8;
+    if (nopi_elf_image_tag(im, DT_REL, NULL) || nopi_elf_image_tag(im, DT_RELSZ, NULL) ||
+        nopi_elf_image_tag(im, DT_RELENT, NULL))
+        return "REL relocations (DT_REL), which no x86-64 linker writes";
+    size_t has_rela = nopi_elf_image_tag(im, DT_RELA, &rela);
+    size_t has_jmp = nopi_elf_image_tag(im, DT_JMPREL, &jmp);
+    size_t has_relr = nopi_elf_image_tag(im, DT_RELR, &relr);
+    if (has_rela > 1 || has_jmp > 1 || has_relr > 1 ||
+        nopi_elf_image_tag(im, DT_RELASZ, &relasz) != has_rela ||
+        nopi_elf_image_tag(im, DT_PLTRELSZ, &jmpsz) != has_jmp ||
+        nopi_elf_image_tag(im, DT_RELRSZ, &relrsz) != has_relr ||
+        nopi_elf_image_tag(im, DT_RELAENT, &ent) > 1 || ent != sizeof(Elf64_Rela) ||
+        nopi_elf_image_tag(im, DT_PLTREL, &kind) > 1 || kind != DT_RELA ||
+        nopi_elf_image_tag(im, DT_RELRENT, &relrent) > 1 || relrent != 8)
+        return "relocation tables the dynamic segment does not describe as a linker does";
+    const char *why = has_rela ? read_rela(im, rela, relasz, rels, n, &cap) : NULL;
+    /* the loader applies a PLT table that ends the RELA one once, with it */
+    bool inside = has_rela && jmp >= rela && jmp - rela <= relasz && jmpsz <= relasz - (jmp - rela);
+    bool apart = !has_rela || jmp >= rela + relasz || (jmp + jmpsz <= rela && jmp + jmpsz >= jmp);
+    if (!why && has_jmp && !inside && !apart)
+        why = "a PLT relocation table that overlaps part of the other";
+    if (!why && has_jmp && !inside)
+        why = read_rela(im, jmp, jmpsz, rels, n, &cap);
+    if (!why && has_relr)
+        why = read_relr(im, relr, relrsz, rels, n, &cap);
+    if (why) {
+        free(*rels);
+        *rels = NULL;
+        *n = 0;
+    }
+    return why;
+}
+
+/* How many symbols the GNU hash table at addr reaches, or -1. */
+static long gnu_hash_nsyms(const nopi_elf_image *im, uint64_t addr)
+{
+    uint32_t h[4];   /* nbuckets, symoffset, bloom words, bloom shift */
+    if (!nopi_elf_image_read(im, addr, h, sizeof h) || h[0] > (1u << 24) || h[2] > (1u << 24))
+        return -1;
+    uint64_t buckets = addr + 16 + (uint64_t)h[2] * 8, chains = buckets + (uint64_t)h[0] * 4;
+    if (chains < addr)
+        return -1;
+    uint32_t last = 0;
+    for (uint32_t b = 0; b < h[0]; b++) {
+        uint32_t v;
+        if (!nopi_elf_image_read(im, buckets + (uint64_t)b * 4, &v, sizeof v))
+            return -1;
+        if (v > last)
+            last = v;
+    }
+    if (last < h[1])
+        return h[1];
+    for (uint64_t i = last; i < (1u << 24); i++) {   /* the last chain, to its end bit */
+        uint32_t v;
+        if (!nopi_elf_image_read(im, chains + (i - h[1]) * 4, &v, sizeof v))
+            return -1;
+        if (v & 1)
+            return (long)i + 1;
+    }
+    return -1;
+}
+
+long nopi_elf_image_nsyms(const nopi_elf_image *im)
+{
+    uint64_t addr;
+    long n = -1;
+    if (nopi_elf_image_tag(im, DT_GNU_HASH, &addr) == 1 && (n = gnu_hash_nsyms(im, addr)) < 0)
+        return -1;
+    if (nopi_elf_image_tag(im, DT_HASH, &addr) == 1) {
+        uint32_t h[2];   /* nbucket, nchain: one chain entry per symbol */
+        if (!nopi_elf_image_read(im, addr, h, sizeof h))
+            return -1;
+        if ((long)h[1] > n)
+            n = h[1];
+    }
+    return n;
+}
+
+bool nopi_elf_image_sym(const nopi_elf_image *im, size_t i, Elf64_Sym *sym, const char **name)
+{
+    uint64_t symtab, ent = sizeof(Elf64_Sym);
+    *name = "";
+    if (nopi_elf_image_tag(im, DT_SYMTAB, &symtab) != 1 ||
+        nopi_elf_image_tag(im, DT_SYMENT, &ent) > 1 || ent != sizeof(Elf64_Sym) ||
+        i > (UINT64_MAX - symtab) / sizeof *sym ||
+        !nopi_elf_image_read(im, symtab + i * sizeof *sym, sym, sizeof *sym))
+        return false;
+    const char *s = nopi_elf_image_string(im, sym->st_name);
+    if (s)
+        *name = s;
+    return true;
+}
+
+int nopi_elf_object_code(const char *data, size_t len, const char *name, nopi_elf_code *out)
+{
+    Elf64_Ehdr eh;
+    Elf64_Shdr sh, sym, str;
+    int idx = section_index(data, len, name, &sh);
+    if (idx < 0 || !header_of(data, len, true, &eh))
+        return -1;
+    bool symbols = symtab_of(data, len, &eh, &sym, &str);   /* crtn.o has none */
+    memset(out, 0, sizeof *out);
+    out->bytes = data + sh.sh_offset, out->size = sh.sh_size, out->index = (unsigned)idx;
+    for (unsigned i = 0; i < eh.e_shnum; i++) {
+        Elf64_Shdr rela;
+        get_shdr(data, &eh, i, &rela);
+        if (rela.sh_type != SHT_RELA || rela.sh_info != (unsigned)idx)
+            continue;
+        if (!symbols || !in_file(len, rela.sh_offset, rela.sh_size) ||
+            rela.sh_size % sizeof(Elf64_Rela) ||
+            rela.sh_size / sizeof(Elf64_Rela) > NOPI_ELF_MAX_CODE_RELS - out->nrels)
+            return -1;
+        for (uint64_t k = 0; k < rela.sh_size; k += sizeof(Elf64_Rela)) {
+            Elf64_Rela r;
+            Elf64_Sym s;
+            memcpy(&r, data + rela.sh_offset + k, sizeof r);
+            size_t si = ELF64_R_SYM(r.r_info);
+            if (si >= sym.sh_size / sizeof s || r.r_offset > sh.sh_size ||
+                sh.sh_size - r.r_offset < 4)
+                return -1;
+            memcpy(&s, data + sym.sh_offset + si * sizeof s, sizeof s);
+            nopi_elf_coderel *o = &out->rels[out->nrels++];
+            o->offset = r.r_offset, o->type = (uint32_t)ELF64_R_TYPE(r.r_info);
+            o->addend = r.r_addend, o->shndx = s.st_shndx, o->value = s.st_value;
+            o->name = s.st_name < str.sh_size &&
+                      memchr(data + str.sh_offset + s.st_name, '\0', str.sh_size - s.st_name)
+                      ? data + str.sh_offset + s.st_name : "";
+        }
+    }
+    return 0;
+}

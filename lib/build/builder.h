@@ -15,6 +15,8 @@
  *               kernel and shape function
  *   check.c     what a built library must satisfy: device symbols, every function defined
  *               with its op's signature
+ *   linkcheck.c what the loader would run of the library the linker wrote: only the
+ *               toolchain's own code, read from the program headers and dynamic segment
  */
 #ifndef NEURONOP_BUILDER_H
 #define NEURONOP_BUILDER_H
@@ -107,6 +109,14 @@ int nopi_build_link(builder *b, const object *objs, int nobjs);
 /* Links shape objects with trampolines into `out`: a library that only the registration
  * probe loads. */
 int nopi_build_link_probe(builder *b, const object *objs, int nobjs, const char *out);
+
+/* linkcheck.c: the linked library data[0, len) runs nothing at load or unload but the
+ * toolchain's own code; 0, or -1 with b->err filled (a compile error, naming b->lib_path).
+ * how: NOPI_LINKED_EXPORTS, it defines no dynamic symbol but the library's two (not the
+ * probe, nor libtcc's, which exports every function); NOPI_LINKED_TEXTREL, RELATIVE text
+ * relocations are allowed (libtcc's memcheck libraries have them). */
+enum { NOPI_LINKED_EXPORTS = 1, NOPI_LINKED_TEXTREL = 2 };
+int nopi_check_linked(builder *b, const char *data, size_t len, unsigned how);
 
 /* register.c */
 int nopi_build_registration(builder *b, const object *objs, int nobjs);

@@ -612,12 +612,25 @@ int nopi_build_compile_tcc(builder *b, object *objs)
 
 /* ---- linking ---------------------------------------------------------------------------- */
 
-static int rename_into_place(builder *b, const char *tmp)
+/* Reads what the linker wrote at tmp once, checks that buffer for code the loader would
+ * run (linkcheck.c) and writes exactly that buffer to dest, through a new file: the
+ * linker's processes may still hold tmp, and what is installed is what was checked.
+ * how: what nopi_check_linked allows. */
+static int install_checked(builder *b, const char *tmp, const char *dest, unsigned how)
 {
-    if (rename(tmp, b->lib_path) != 0)
-        return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot write '%s': %s",
-                         b->lib_path, strerror(errno));
-    return 0;
+    char *data;
+    size_t len;
+    if (nopi_read_file(tmp, &data, &len) != 0)
+        return nopi_fail(b->err, NOP_ERR_COMPILE, NULL, 0, 0, "cannot read the library the "
+                         "linker wrote for '%s': %s", b->lib_path, strerror(errno));
+    int rc = nopi_check_linked(b, data, len, how);
+    if (rc == 0) {
+        const void *buf = data;
+        rc = nopi_write_whole(dest, &buf, &len, 1, b->err);
+    }
+    free(data);
+    unlink(tmp);
+    return rc;
 }
 
 /* The i-th object to link: the references' first, then the others, each in their order.
@@ -786,8 +799,12 @@ static int link_system(builder *b, const char *glue, const object *objs, int nob
 int nopi_build_link_probe(builder *b, const object *objs, int nobjs, const char *out)
 {
     char *glue = nopi_gen_probe_glue();
-    int rc = link_system(b, glue, objs, nobjs, false, out);
+    char *linked = nopi_path_join(b->tmpdir, "probe-linked.so");
+    int rc = linked ? link_system(b, glue, objs, nobjs, false, linked) : nopi_nomem(b->err);
     free(glue);
+    if (rc == 0)
+        rc = install_checked(b, linked, out, 0);
+    free(linked);
     return rc;
 }
 
@@ -809,8 +826,9 @@ int nopi_build_link(builder *b, const object *objs, int nobjs)
     } else {
         rc = link_tcc(b, objs, nobjs, tmp);
     }
-    if (rc == 0)
-        rc = rename_into_place(b, tmp);
+    if (rc == 0)   /* libtcc's link too: not its exports (all its functions), text relocations */
+        rc = install_checked(b, tmp, b->lib_path,
+                             b->system_link ? NOPI_LINKED_EXPORTS : NOPI_LINKED_TEXTREL);
     free(tmp);
     return rc;
 }
