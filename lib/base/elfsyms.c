@@ -666,6 +666,20 @@ const char *nopi_elf_image_string(const nopi_elf_image *im, uint64_t off)
     return s && memchr(s, '\0', room) ? s : NULL;
 }
 
+/* A new entry at the end of *rels (of *n used, *cap allocated), or NULL when there is no
+ * memory or more than any linker writes. */
+static nopi_elf_rel *push_rel(nopi_elf_rel **rels, size_t *n, size_t *cap)
+{
+    if (*n == *cap) {
+        size_t grow = *cap ? *cap * 2 : 64;
+        nopi_elf_rel *more = grow <= (1u << 22) ? realloc(*rels, grow * sizeof *more) : NULL;
+        if (!more)
+            return NULL;
+        *rels = more, *cap = grow;
+    }
+    return &(*rels)[(*n)++];
+}
+
 /* Appends the RELA entries of [addr, addr + size) to *rels; NULL, or why not. */
 static const char *read_rela(const nopi_elf_image *im, uint64_t addr, uint64_t size,
                              nopi_elf_rel **rels, size_t *n, size_t *cap)
@@ -678,14 +692,9 @@ static const char *read_rela(const nopi_elf_image *im, uint64_t addr, uint64_t s
             return "a relocation table outside the library's memory";
         if (ELF64_R_TYPE(r.r_info) == R_X86_64_NONE)   /* the loader skips them */
             continue;
-        if (*n == *cap) {
-            size_t grow = *cap ? *cap * 2 : 64;
-            nopi_elf_rel *more = realloc(*rels, grow * sizeof *more);
-            if (!more)
-                return "no memory for its relocations";
-            *rels = more, *cap = grow;
-        }
-        nopi_elf_rel *o = &(*rels)[(*n)++];
+        nopi_elf_rel *o = push_rel(rels, n, cap);
+        if (!o)
+            return "no memory for its relocations";
         o->offset = r.r_offset, o->type = (uint32_t)ELF64_R_TYPE(r.r_info);
         o->sym = (uint32_t)ELF64_R_SYM(r.r_info), o->addend = r.r_addend, o->relr = false;
     }
@@ -699,14 +708,9 @@ static const char *add_relr(const nopi_elf_image *im, uint64_t where, nopi_elf_r
     uint64_t word;
     if (!nopi_elf_image_read(im, where, &word, sizeof word))
         return "a RELR relocation outside the library's memory";
-    if (*n == *cap) {
-        size_t grow = *cap ? *cap * 2 : 64;
-        nopi_elf_rel *more = grow < (1u << 26) ? realloc(*rels, grow * sizeof *more) : NULL;
-        if (!more)
-            return "more RELR relocations than a linker writes";
-        *rels = more, *cap = grow;
-    }
-    nopi_elf_rel *o = &(*rels)[(*n)++];
+    nopi_elf_rel *o = push_rel(rels, n, cap);
+    if (!o)
+        return "more RELR relocations than a linker writes";
     o->offset = where, o->type = R_X86_64_RELATIVE, o->sym = 0;
     o->addend = (int64_t)word, o->relr = true;
     return NULL;
