@@ -1,5 +1,6 @@
 /*
- * elfsyms.c - reads the symbol table and named sections of an ELF64 file (see elfsyms.h).
+ * elfsyms.c - reads the symbol table and named sections of an ELF64 file, and a shared
+ * library as the loader maps it: program headers, dynamic segment, relocations (see elfsyms.h).
  *
  * Every offset read from the file is checked against its size before use, and every header
  * is copied out rather than read in place, so a truncated, foreign or unaligned file gives an

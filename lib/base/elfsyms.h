@@ -4,7 +4,8 @@
  * libtcc lists the symbols it defines but not the ones an object leaves undefined, and the
  * device check ("kernels call only the device API and the device's libc") needs exactly
  * those.  So build.c reads the objects libtcc wrote back with this small reader.  lines.c
- * uses it to find the debug sections of a built library.
+ * uses it to find the debug sections of a built library.  linkcheck.c reads a linked library
+ * through it as the loader does, by its program headers and dynamic segment (below).
  */
 #ifndef NEURONOP_ELFSYMS_H
 #define NEURONOP_ELFSYMS_H
