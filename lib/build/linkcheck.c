@@ -65,7 +65,8 @@ static bool read_trusted(const char *path, char **data, size_t *len)
     return nopi_read_file(path, data, len) == 0;
 }
 
-/* The segment flags of [at, at + n), or 0 when it is not in one segment. */
+/* The segment flags (PF_*) of [at, at + n) with the high bit set, so never 0; 0 when it is
+ * not in one segment. */
 static uint32_t flags_of(const linked *l, uint64_t at, uint64_t n)
 {
     int i = nopi_elf_image_segment(l->im, at, n);
@@ -77,10 +78,12 @@ static uint32_t flags_of(const linked *l, uint64_t at, uint64_t n)
 static bool is_code(const linked *l, uint64_t at, uint64_t n)
 {
     uint32_t f = flags_of(l, at, n);
-    for (size_t i = 0; i < l->nrels; i++)
+    if (!f || !(f & PF_X) || (f & PF_W))
+        return false;
+    for (size_t i = 0; i < l->nrels; i++)   /* each is in a segment: check_relocs */
         if (l->rels[i].offset < at + n && at < l->rels[i].offset + 8)
             return false;
-    return f && (f & PF_X) && !(f & PF_W);
+    return true;
 }
 
 /* Whether dynamic symbol `name` is defined by the library itself. */
@@ -139,14 +142,21 @@ static bool plt_to(const linked *l, uint64_t at, const char *name)
 }
 
 /* Whether the field of relocation r, at p in the library (where the object's section
- * `index` starts at base), holding v, reaches what the object names.  code[-1] is the byte
- * before the field: a ModRM byte of a RIP-relative operand ((b & 0xc7) == 5) is a memory
- * operand, anything else (e8, e9: call, jmp) a branch target. */
+ * `index` starts at base), holding v, reaches what the object names.  op[1] is the byte
+ * before the field, op[0] the one before that: a ModRM byte of a RIP-relative operand
+ * ((b & 0xc7) == 5) makes the field a memory operand, anything else (after e8, e9: call,
+ * jmp) a branch target.  A memory operand the code branches through (ff /2 to /5) is taken
+ * for data by no rule here: refused.  Any other is data the code reads or writes (in gcc
+ * 12's crtbeginS: the sizes of the TM clone table, which gate a call through a checked GOT
+ * slot, its done flag, the handle it passes to __cxa_finalize). */
 static bool field_ok(const linked *l, const nopi_elf_coderel *r, unsigned index, uint64_t base,
-                     uint64_t p, int32_t v, unsigned char before)
+                     uint64_t p, int32_t v, const unsigned char *op)
 {
     uint64_t s = p + (uint64_t)(int64_t)v - (uint64_t)r->addend;   /* S (or G + GOT) */
-    bool operand = (before & 0xc7) == 0x05;
+    bool operand = (op[1] & 0xc7) == 0x05;
+    unsigned reg = op[1] >> 3 & 7;
+    if (operand && op[0] == 0xff && reg >= 2 && reg <= 5 && r->type == R_X86_64_PC32)
+        return false;
     switch (r->type) {
     case R_X86_64_GOTPCREL:
     case R_X86_64_GOTPCRELX:
@@ -155,7 +165,7 @@ static bool field_ok(const linked *l, const nopi_elf_coderel *r, unsigned index,
     case R_X86_64_PC32:
     case R_X86_64_PLT32:
         if (r->type == R_X86_64_PC32 && operand)
-            return true;   /* data the code reads or writes, never runs */
+            return true;   /* data */
         if (r->shndx == index)
             return s == base + r->value;
         return r->shndx == SHN_UNDEF && plt_to(l, s, r->name);
@@ -188,9 +198,9 @@ static bool code_at(const linked *l, uint64_t at, const nopi_elf_code *const *pa
             const nopi_elf_coderel *r = &c->rels[k];
             int32_t v;
             memcpy(&v, got + off + r->offset, sizeof v);
-            if (r->offset == 0 || !field_ok(l, r, c->index, at + (uint64_t)off,
-                                            at + (uint64_t)off + r->offset, v,
-                                            got[off + r->offset - 1]))
+            if (off + r->offset < 2 || !field_ok(l, r, c->index, at + (uint64_t)off,
+                                                 at + (uint64_t)off + r->offset, v,
+                                                 got + off + r->offset - 2))
                 return false;
         }
     }
