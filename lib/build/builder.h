@@ -113,9 +113,10 @@ int nopi_build_link_probe(builder *b, const object *objs, int nobjs, const char 
 /* linkcheck.c: the linked library data[0, len) runs nothing at load or unload but the
  * toolchain's own code; 0, or -1 with b->err filled (a compile error, naming b->lib_path).
  * how: NOPI_LINKED_EXPORTS, it defines no dynamic symbol but the library's two (not the
- * probe, nor libtcc's, which exports every function); NOPI_LINKED_TEXTREL, RELATIVE text
- * relocations are allowed (libtcc's memcheck libraries have them). */
-enum { NOPI_LINKED_EXPORTS = 1, NOPI_LINKED_TEXTREL = 2 };
+ * probe, nor libtcc's, which exports every function); NOPI_LINKED_TEXTREL, text relocations
+ * that write an address or a displacement are allowed (libtcc's memcheck libraries have them); NOPI_LINKED_PROBE, it is
+ * the registration's probe library (so the message says). */
+enum { NOPI_LINKED_EXPORTS = 1, NOPI_LINKED_TEXTREL = 2, NOPI_LINKED_PROBE = 4 };
 int nopi_check_linked(builder *b, const char *data, size_t len, unsigned how);
 
 /* register.c */

@@ -19,9 +19,10 @@
  *     and defined by no symbol of the library, so that the loader finds it in neuronop or a
  *     system library or nowhere (0, which the code tests);
  *   - needed libraries from the toolchain's own (libc, libm, libmvec, libstdc++, libgcc_s,
- *     ld.so); no search path, preinit array, audit or filter library, interpreter, text
- *     relocation (but RELATIVE ones with NOPI_LINKED_TEXTREL, for libtcc's memcheck
- *     libraries, never where the code above lies), indirect function (symbol or IRELATIVE relocation), nor relocation
+ *     ld.so); no search path, preinit array, audit or filter library, interpreter,
+ *     executable stack (which dlopen gives every thread), text
+ *     relocation (but an address or a call's displacement with NOPI_LINKED_TEXTREL, for
+ *     libtcc's memcheck libraries, never where the code above lies), indirect function (symbol or IRELATIVE relocation), nor relocation
  *     outside the writable segments or onto the dynamic segment;
  *   - with NOPI_LINKED_EXPORTS, no definition the loader could bind another library's reference to
  *     but the library's own two symbols (a system library this one loads would otherwise
@@ -342,15 +343,20 @@ static int check_relocs(const linked *l, unsigned how, char *what, size_t size)
         if (r->type == R_X86_64_IRELATIVE)
             return snprintf(what, size, "an indirect function (an IRELATIVE relocation, whose "
                             "resolver the loader calls)"), 1;
+        /* libtcc's text relocations (memcheck's): an address or a call's displacement
+         * written into code, not code */
+        bool text = (how & NOPI_LINKED_TEXTREL) && f &&
+                    (r->type == R_X86_64_RELATIVE || r->type == R_X86_64_64 ||
+                     r->type == R_X86_64_PC32 || r->type == R_X86_64_32 ||
+                     r->type == R_X86_64_32S);
         if (r->type != R_X86_64_RELATIVE && r->type != R_X86_64_GLOB_DAT &&
             r->type != R_X86_64_JUMP_SLOT && r->type != R_X86_64_64 &&
             r->type != R_X86_64_DTPMOD64 && r->type != R_X86_64_DTPOFF64 &&
-            r->type != R_X86_64_TPOFF64)
+            r->type != R_X86_64_TPOFF64 && !text)
             return snprintf(what, size, "a relocation of type %u, which no linker gives a "
                             "library it can load", r->type), 1;
-        /* libtcc's text relocations: an address written into code, not code */
-        bool text = (how & NOPI_LINKED_TEXTREL) && r->type == R_X86_64_RELATIVE && f;
-        if (!f || (!(f & PF_W) && !text) || (r->offset < dyn_end && im->dyn_vaddr < r->offset + 8))
+        if (!f || (!(f & PF_W) && !text) ||
+            (r->offset < dyn_end && im->dyn_vaddr < r->offset + 8))
             return snprintf(what, size, "a relocation at 0x%llx, outside its writable data",
                             (unsigned long long)r->offset), 1;
         if (r->sym && (!nopi_elf_image_sym(im, r->sym, &s, &name) ||
@@ -430,8 +436,9 @@ int nopi_check_linked(builder *b, const char *data, size_t len, unsigned how)
         why = "no symbol hash table the loader can read";
     int found = 0;
     if (!why) {
-        if (im->interp) {
-            snprintf(what, sizeof what, "an interpreter (PT_INTERP)");
+        if (im->interp || im->exec_stack) {   /* dlopen makes every thread's stack so */
+            snprintf(what, sizeof what, "%s", im->interp ? "an interpreter (PT_INTERP)"
+                                                         : "an executable stack (PT_GNU_STACK)");
             found = 1;
         }
         for (int i = 0; i < im->nload && !found; i++)
@@ -453,8 +460,10 @@ int nopi_check_linked(builder *b, const char *data, size_t len, unsigned how)
                          "library neuronop can read for '%s': %s", b->lib_path, why);
     if (!found)
         return 0;
-    nopi_fail(b->err, NOP_ERR_COMPILE, NULL, 0, 0, "the library linked for '%s' has code that "
-              "runs when it loads or unloads, which no source showed: %s", b->lib_path, what);
+    nopi_fail(b->err, NOP_ERR_COMPILE, NULL, 0, 0, "the %s linked for '%s' has code that runs "
+              "when it loads or unloads, which no source showed: %s",
+              how & NOPI_LINKED_PROBE ? "registration's probe library" : "library", b->lib_path,
+              what);
     nopi_detail(b->err, "the linker added it; the device runs no code at load or unload, and "
                 "every worker loads the whole library: link with the toolchain as it is "
                 "installed");

@@ -803,7 +803,7 @@ int nopi_build_link_probe(builder *b, const object *objs, int nobjs, const char 
     int rc = linked ? link_system(b, glue, objs, nobjs, false, linked) : nopi_nomem(b->err);
     free(glue);
     if (rc == 0)
-        rc = install_checked(b, linked, out, 0);
+        rc = install_checked(b, linked, out, NOPI_LINKED_PROBE);
     free(linked);
     return rc;
 }

@@ -36,6 +36,9 @@ wrapper zero "$WORK/ctor.o $WORK/evil.o" zero
 wrapper retype "$WORK/ctor.o $WORK/evil.o" retype
 wrapper strip "$WORK/ctor.o $WORK/evil.o" strip
 wrapper ifunc "$WORK/ifunc.o"
+wrapper execstack "-Wl,-z,execstack"
+sed 's/exec cc /exec g++ /; s/^cc /g++ /' "$WORK/cc-init" > "$WORK/cxx-init"
+chmod +x "$WORK/cxx-init"
 wrapper held "&& ln -f \"\$out\" $WORK/held.so"
 # and one that leaves out the version script, so that the library exports every function
 cat > "$WORK/cc-export" <<SH
@@ -107,6 +110,22 @@ done
 
 test_expect "an indirect function the linker adds is refused" '
     refused ifunc "an indirect function (an IRELATIVE relocation, whose resolver the loader calls)"'
+
+# The registration's probe library, which a child loads to run NEURON_LIBRARY's body, is
+# checked as the library is (without the check, the child's filter killed it as it loaded).
+test_expect "the registration's probe library is checked too" '
+    cp -R "$NEURONOP_SRC/tests/fixtures/cxx/ops" ops
+    rm -rf ops/build
+    NEURONOP_LANDLOCK=off CC="$WORK/cc-init" CXX="$WORK/cxx-init" run build ops
+    expect_status 3
+    expect_err "neuronop: error: the registration'\''s probe library linked for '\''ops/build/libmy_ops.so'\'' $why: an init function (DT_INIT) other than crti'\''s _init"
+    test ! -e "$WORK/ran"'
+
+test_expect "an executable stack the linker asks for is refused" '
+    linked_by execstack
+    expect_status 3
+    expect_err "neuronop: error: the library linked for '\''execstack/build/librelu.so'\'' $why: an executable stack (PT_GNU_STACK)"
+    test ! -e execstack/build/librelu.so'
 
 test_expect "a definition exported beyond the library's own two is refused" '
     linked_by export

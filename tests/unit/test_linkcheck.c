@@ -2,8 +2,9 @@
  * a library cc links here, edited the ways no wrapper's link gives as easily: the GOT slot
  * crti's _init calls through filled with an address of the library's own, the symbol
  * __do_global_dtors_aux calls defined by the library, a relocation onto the dynamic segment,
- * an interpreter, a search path, a needed library renamed; and, truncated or with bytes
- * flipped, read without a crash (each image ends where an inaccessible page begins). */
+ * an interpreter, an executable stack, a search path, a needed library renamed; and,
+ * truncated or with bytes flipped, read without a crash (each image ends where an
+ * inaccessible page begins). */
 #include <elf.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -213,6 +214,20 @@ static void what_the_loader_reads_otherwise_is_refused(void **state)
     }
     assert_true(found);
     refused(copy, len, NOPI_LINKED_EXPORTS, "an interpreter (PT_INTERP)");
+
+    /* an executable stack, which dlopen would give every thread of the worker */
+    memcpy(copy, data, len);
+    found = false;
+    for (unsigned i = 0; i < eh.e_phnum && !found; i++) {
+        Elf64_Phdr ph;
+        memcpy(&ph, copy + eh.e_phoff + i * sizeof ph, sizeof ph);
+        if ((found = ph.p_type == PT_GNU_STACK)) {
+            ph.p_flags |= PF_X;
+            memcpy(copy + eh.e_phoff + i * sizeof ph, &ph, sizeof ph);
+        }
+    }
+    assert_true(found);
+    refused(copy, len, NOPI_LINKED_EXPORTS, "an executable stack (PT_GNU_STACK)");
     free(copy);
     free(data);
 }
