@@ -119,8 +119,9 @@ size_t nopi_elf_image_tag(const nopi_elf_image *im, int64_t tag, uint64_t *val);
  * into the image, or NULL when it does not lie whole in the file bytes of one segment. */
 const char *nopi_elf_image_string(const nopi_elf_image *im, uint64_t off);
 /* Every relocation the loader applies (DT_RELA, DT_JMPREL, DT_RELR; not R_X86_64_NONE,
- * which it skips: libtcc leaves some), into *rels (malloc'd, free it) and *n.  NULL, or why they cannot be read (DT_REL, which x86-64's loader
- * ignores, is one: a reader cannot know it is ignored). */
+ * which it skips: libtcc leaves some), into *rels (malloc'd, free it) and *n.  NULL, or why
+ * they cannot be read (DT_REL, which x86-64's loader ignores, is one: a reader cannot know
+ * it is ignored). */
 const char *nopi_elf_image_relocs(const nopi_elf_image *im, nopi_elf_rel **rels, size_t *n);
 /* How many dynamic symbols the hash tables (DT_GNU_HASH, DT_HASH) reach: the loader finds
  * no other by name.  -1 when there is neither or they cannot be read. */

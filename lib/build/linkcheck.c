@@ -17,16 +17,20 @@
  *     is read, never run), or a GOT slot (directly or through a PLT stub) that one GLOB_DAT
  *     or JUMP_SLOT relocation fills with the symbol the object names, left undefined here
  *     and defined by no symbol of the library, so that the loader finds it in neuronop or a
- *     system library or nowhere (0, which the code tests);
+ *     system library or nowhere (0, which the code tests).  A PLT stub is taken to jump
+ *     through its slot alone because every dlopen of a built library (library.c,
+ *     register.c) binds with RTLD_NOW: lazily bound, it would go through the PLT's first
+ *     entry and GOT[2], which this does not check;
  *   - needed libraries from the toolchain's own (libc, libm, libmvec, libstdc++, libgcc_s,
  *     ld.so); no search path, preinit array, audit or filter library, interpreter,
- *     executable stack (which dlopen gives every thread), text
- *     relocation (but an address or a call's displacement with NOPI_LINKED_TEXTREL, for
- *     libtcc's memcheck libraries, never where the code above lies), indirect function (symbol or IRELATIVE relocation), nor relocation
- *     outside the writable segments or onto the dynamic segment;
- *   - with NOPI_LINKED_EXPORTS, no definition the loader could bind another library's reference to
- *     but the library's own two symbols (a system library this one loads would otherwise
- *     run its definition of, say, _ITM_registerTMCloneTable from its own frame_dummy).
+ *     executable stack (which dlopen gives every thread), indirect function (symbol or
+ *     IRELATIVE relocation), relocation outside the writable segments or onto the dynamic
+ *     segment, nor text relocation (but, with NOPI_LINKED_TEXTREL, for libtcc's memcheck
+ *     libraries, an address or a call's displacement, never where the code above lies);
+ *   - with NOPI_LINKED_EXPORTS, no definition the loader could bind another library's
+ *     reference to but the library's own two symbols (a system library this one loads would
+ *     otherwise run its definition of, say, _ITM_registerTMCloneTable from its own
+ *     frame_dummy).
  *
  * The reference bytes are the system's crt objects, found at their fixed places and owned by
  * root, never through the compiler: a user's CC could give a reference library the same

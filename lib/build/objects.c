@@ -803,7 +803,8 @@ int nopi_build_link_probe(builder *b, const object *objs, int nobjs, const char 
     int rc = linked ? link_system(b, glue, objs, nobjs, false, linked) : nopi_nomem(b->err);
     free(glue);
     if (rc == 0)
-        rc = install_checked(b, linked, out, NOPI_LINKED_PROBE);
+        rc = install_checked(b, linked, out, NOPI_LINKED_PROBE |
+                             (b->o->memcheck ? NOPI_LINKED_TEXTREL : 0));
     free(linked);
     return rc;
 }
@@ -826,9 +827,13 @@ int nopi_build_link(builder *b, const object *objs, int nobjs)
     } else {
         rc = link_tcc(b, objs, nobjs, tmp);
     }
-    if (rc == 0)   /* libtcc's link too: not its exports (all its functions), text relocations */
-        rc = install_checked(b, tmp, b->lib_path,
-                             b->system_link ? NOPI_LINKED_EXPORTS : NOPI_LINKED_TEXTREL);
+    /* libtcc's link too, but not its exports (all its functions); libtcc's memcheck objects
+     * have absolute addresses in code, so text relocations, whichever linker links them */
+    unsigned how = b->system_link ? NOPI_LINKED_EXPORTS : 0;
+    if (!b->system_link || b->o->memcheck)
+        how |= NOPI_LINKED_TEXTREL;
+    if (rc == 0)
+        rc = install_checked(b, tmp, b->lib_path, how);
     free(tmp);
     return rc;
 }
