@@ -97,6 +97,24 @@ static size_t rela_of(const nopi_elf_image *im, const char *name)
     return 0;
 }
 
+/* Makes the first program header of type `type` one of type `to`, with flags `add` too. */
+static void edit_phdr(char *image, uint32_t type, uint32_t to, uint32_t add)
+{
+    Elf64_Ehdr eh;
+    memcpy(&eh, image, sizeof eh);
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        Elf64_Phdr ph;
+        memcpy(&ph, image + eh.e_phoff + i * sizeof ph, sizeof ph);
+        if (ph.p_type == type) {
+            ph.p_type = to;
+            ph.p_flags |= add;
+            memcpy(image + eh.e_phoff + i * sizeof ph, &ph, sizeof ph);
+            return;
+        }
+    }
+    fail_msg("no program header of type %u", type);
+}
+
 static const char *prefix = "the library linked for 'lib.so' has code that runs when it loads "
                             "or unloads, which no source showed: ";
 
@@ -201,32 +219,12 @@ static void what_the_loader_reads_otherwise_is_refused(void **state)
 
     /* a note segment made an interpreter */
     memcpy(copy, data, len);
-    Elf64_Ehdr eh;
-    memcpy(&eh, copy, sizeof eh);
-    bool found = false;
-    for (unsigned i = 0; i < eh.e_phnum && !found; i++) {
-        Elf64_Phdr ph;
-        memcpy(&ph, copy + eh.e_phoff + i * sizeof ph, sizeof ph);
-        if ((found = ph.p_type == PT_NOTE)) {
-            ph.p_type = PT_INTERP;
-            memcpy(copy + eh.e_phoff + i * sizeof ph, &ph, sizeof ph);
-        }
-    }
-    assert_true(found);
+    edit_phdr(copy, PT_NOTE, PT_INTERP, 0);
     refused(copy, len, NOPI_LINKED_EXPORTS, "an interpreter (PT_INTERP)");
 
     /* an executable stack, which dlopen would give every thread of the worker */
     memcpy(copy, data, len);
-    found = false;
-    for (unsigned i = 0; i < eh.e_phnum && !found; i++) {
-        Elf64_Phdr ph;
-        memcpy(&ph, copy + eh.e_phoff + i * sizeof ph, sizeof ph);
-        if ((found = ph.p_type == PT_GNU_STACK)) {
-            ph.p_flags |= PF_X;
-            memcpy(copy + eh.e_phoff + i * sizeof ph, &ph, sizeof ph);
-        }
-    }
-    assert_true(found);
+    edit_phdr(copy, PT_GNU_STACK, PT_GNU_STACK, PF_X);
     refused(copy, len, NOPI_LINKED_EXPORTS, "an executable stack (PT_GNU_STACK)");
     free(copy);
     free(data);
