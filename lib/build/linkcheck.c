@@ -213,12 +213,13 @@ static bool code_at(const linked *l, uint64_t at, const nopi_elf_code *const *pa
 }
 
 /* Whether DT_INIT (fini: DT_FINI) at `at` is crti's and crtn's code, of the pair in any of
- * the system's library folders. */
-static bool is_crti(const linked *l, uint64_t at, bool fini)
+ * the system's library folders; *none: there is no such pair. */
+static bool is_crti(const linked *l, uint64_t at, bool fini, bool *none)
 {
     static const char *const dirs[] = { "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
                                         "/usr/lib64", "/lib64", "/usr/lib" };
     bool ok = false;
+    *none = true;
     for (size_t i = 0; i < NOPI_ARRAY_LEN(dirs) && !ok; i++) {
         char pi[64], pn[64], *di = NULL, *dn = NULL;
         size_t li, ln;
@@ -227,9 +228,12 @@ static bool is_crti(const linked *l, uint64_t at, bool fini)
         nopi_elf_code ci, cn;
         const nopi_elf_code *parts[] = { &ci, &cn };
         const char *sec = fini ? ".fini" : ".init";
-        ok = read_trusted(pi, &di, &li) && read_trusted(pn, &dn, &ln) &&
-             nopi_elf_object_code(di, li, sec, &ci) == 0 &&
-             nopi_elf_object_code(dn, ln, sec, &cn) == 0 && code_at(l, at, parts, 2);
+        bool found = read_trusted(pi, &di, &li) && read_trusted(pn, &dn, &ln) &&
+                     nopi_elf_object_code(di, li, sec, &ci) == 0 &&
+                     nopi_elf_object_code(dn, ln, sec, &cn) == 0;
+        if (found)
+            *none = false;
+        ok = found && code_at(l, at, parts, 2);
         free(di);
         free(dn);
     }
@@ -237,12 +241,14 @@ static bool is_crti(const linked *l, uint64_t at, bool fini)
 }
 
 /* Whether the function at `at` is crtbeginS.o's frame_dummy (fini: __do_global_dtors_aux),
- * the function its .init_array (.fini_array) names, of any gcc installed. */
-static bool is_crtbegin(const linked *l, uint64_t at, bool fini)
+ * the function its .init_array (.fini_array) names, of any gcc installed; *none: there is
+ * no such object. */
+static bool is_crtbegin(const linked *l, uint64_t at, bool fini, bool *none)
 {
     static const char *const pats[] = { "/usr/lib/gcc/x86_64*-linux-gnu/*/crtbeginS.o",
                                         "/usr/lib64/gcc/x86_64*-linux-gnu/*/crtbeginS.o" };
     bool ok = false;
+    *none = true;
     for (size_t p = 0; p < NOPI_ARRAY_LEN(pats) && !ok; p++) {
         glob_t g;
         if (glob(pats[p], 0, NULL, &g) != 0)
@@ -256,6 +262,7 @@ static bool is_crtbegin(const linked *l, uint64_t at, bool fini)
                 nopi_elf_object_code(d, len, ".text", &text) == 0 &&
                 nopi_elf_object_code(d, len, fini ? ".fini_array" : ".init_array", &arr) == 0 &&
                 arr.nrels == 1 && arr.rels[0].shndx == text.index) {
+                *none = false;
                 uint64_t fn = arr.rels[0].value + (uint64_t)arr.rels[0].addend;
                 ok = fn < text.size && at >= fn && code_at(l, at - fn, parts, 1);
             }
@@ -402,12 +409,16 @@ static bool relative_at(const linked *l, uint64_t slot, uint64_t *value)
 /* Checks DT_INIT, DT_FINI and the init and fini arrays: 0, or 1 with what filled. */
 static int check_entries(const linked *l, char *what, size_t size)
 {
+    static const char nothing[] = " (the system has no such object, owned by root, to "
+                                  "compare it with)";
     for (int fini = 0; fini < 2; fini++) {
         const char *fn = fini ? "a fini function (DT_FINI)" : "an init function (DT_INIT)";
         uint64_t at, arr = 0, sz = 0;
-        if (nopi_elf_image_tag(l->im, fini ? DT_FINI : DT_INIT, &at) && !is_crti(l, at, fini))
-            return snprintf(what, size, "%s other than crti's %s", fn,
-                            fini ? "_fini" : "_init"), 1;
+        bool none = false;
+        if (nopi_elf_image_tag(l->im, fini ? DT_FINI : DT_INIT, &at) &&
+            !is_crti(l, at, fini, &none))
+            return snprintf(what, size, "%s other than crti's %s%s", fn,
+                            fini ? "_fini" : "_init", none ? nothing : ""), 1;
         const char *kind = fini ? "fini" : "init";
         size_t has = nopi_elf_image_tag(l->im, fini ? DT_FINI_ARRAY : DT_INIT_ARRAY, &arr);
         if (nopi_elf_image_tag(l->im, fini ? DT_FINI_ARRAYSZ : DT_INIT_ARRAYSZ, &sz) != has)
@@ -417,9 +428,10 @@ static int check_entries(const linked *l, char *what, size_t size)
                             "the toolchain adds one", (unsigned long long)(sz / 8), kind,
                             fini ? "DT_FINI" : "DT_INIT", (unsigned long long)sz), 1;
         uint64_t target;
-        if (sz && (!relative_at(l, arr, &target) || !is_crtbegin(l, target, fini)))
-            return snprintf(what, size, "an entry in its %s array other than crtbegin's %s",
-                            kind, fini ? "__do_global_dtors_aux" : "frame_dummy"), 1;
+        if (sz && (!relative_at(l, arr, &target) || !is_crtbegin(l, target, fini, &none)))
+            return snprintf(what, size, "an entry in its %s array other than crtbegin's %s%s",
+                            kind, fini ? "__do_global_dtors_aux" : "frame_dummy",
+                            none ? nothing : ""), 1;
     }
     return 0;
 }
