@@ -7,6 +7,7 @@
  * error or its symbols, never an out-of-bounds or misaligned read.
  */
 #include <elf.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -846,18 +847,19 @@ bool nopi_elf_image_sym(const nopi_elf_image *im, size_t i, Elf64_Sym *sym, cons
 
 int nopi_elf_object_code(const char *data, size_t len, const char *name, nopi_elf_code *out)
 {
-    Elf64_Ehdr eh;
-    Elf64_Shdr sh, sym, str;
-    int idx = section_index(data, len, name, &sh);
-    if (idx < 0 || !header_of(data, len, true, &eh))
+    elf_sections es;
+    elf_symtab t;
+    size_t idx;
+    Elf64_Shdr sh;
+    if (!find_section(data, len, name, &es, &idx, &sh) || idx > UINT_MAX)
         return -1;
-    bool symbols = symtab_of(data, len, &eh, &sym, &str);   /* crtn.o has none */
+    bool symbols = symtab_of(data, len, &es, &t);   /* crtn.o has none */
     memset(out, 0, sizeof *out);
     out->bytes = data + sh.sh_offset, out->size = sh.sh_size, out->index = (unsigned)idx;
-    for (unsigned i = 0; i < eh.e_shnum; i++) {
+    for (size_t i = 0; i < es.shnum; i++) {
         Elf64_Shdr rela;
-        get_shdr(data, &eh, i, &rela);
-        if (rela.sh_type != SHT_RELA || rela.sh_info != (unsigned)idx)
+        get_shdr(data, &es, i, &rela);
+        if (rela.sh_type != SHT_RELA || rela.sh_info != idx)
             continue;
         if (!symbols || !in_file(len, rela.sh_offset, rela.sh_size) ||
             rela.sh_size % sizeof(Elf64_Rela) ||
@@ -868,16 +870,16 @@ int nopi_elf_object_code(const char *data, size_t len, const char *name, nopi_el
             Elf64_Sym s;
             memcpy(&r, data + rela.sh_offset + k, sizeof r);
             size_t si = ELF64_R_SYM(r.r_info);
-            if (si >= sym.sh_size / sizeof s || r.r_offset > sh.sh_size ||
-                sh.sh_size - r.r_offset < 4)
+            if (si >= t.count || r.r_offset > sh.sh_size || sh.sh_size - r.r_offset < 4)
                 return -1;
-            memcpy(&s, data + sym.sh_offset + si * sizeof s, sizeof s);
+            get_sym(data, &t, si, &s);
+            size_t shndx = sym_section(data, &t, si, &s);
+            const char *sname = sym_name(data, &t, &s);
             nopi_elf_coderel *o = &out->rels[out->nrels++];
             o->offset = r.r_offset, o->type = (uint32_t)ELF64_R_TYPE(r.r_info);
-            o->addend = r.r_addend, o->shndx = s.st_shndx, o->value = s.st_value;
-            o->name = s.st_name < str.sh_size &&
-                      memchr(data + str.sh_offset + s.st_name, '\0', str.sh_size - s.st_name)
-                      ? data + str.sh_offset + s.st_name : "";
+            o->addend = r.r_addend, o->value = s.st_value;
+            o->shndx = shndx == SIZE_MAX ? SHN_UNDEF : (unsigned)shndx;
+            o->name = sname ? sname : "";
         }
     }
     return 0;
