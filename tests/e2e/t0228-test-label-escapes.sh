@@ -1,0 +1,25 @@
+#!/bin/sh
+# FAILS NOW (red team; neuronop-test(1) and neuronop.yaml(5) hold a test's name to "one
+# non-empty line of printable characters", and TRUST in neuronop-run(1) keeps escape
+# sequences out of what reaches the terminal): a sub-case's label is built from the base
+# names of its argument files, and a file name of the library's (a pull request's) reaches
+# the terminal raw: ESC [2K ESC [1A erases lines, ESC [8m hides all that follows.
+. ./lib.sh
+npy() { perl "$NEURONOP_SRC/tests/e2e/npy.pl" "$@"; }
+
+copy_example relu "$WORK/esc"
+esc=$(printf '\033')
+npy write "$WORK/esc/tests/${esc}[8mx.npy" '<f4' 1x2 1 -1
+cat >>"$WORK/esc/neuronop.yaml" <<EOT
+  - name: escaped
+    op: relu_forward
+    args: [[tests/x.npy, "tests/\\e[8mx.npy"]]
+EOT
+
+test_expect "no escape character of a file name reaches the output" '
+    run test esc -k escaped
+    expect_status 0
+    expect_out "2 passed, 0 failed"
+    if grep -q "$esc" out err; then exit 1; fi'
+
+test_done
