@@ -98,9 +98,17 @@ int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len
     case NOPI_REC_OUTPUT_DATA:
         return take_output_data(r, data, len, own);
     case NOPI_REC_PRINTF:
-        if (r->printf_text || !(r->printf_text = malloc(len + 1)))
+        if (r->printf_text)
             return -1;
-        memcpy(r->printf_text, data, len);
+        if (own && *own) {   /* a large record's own block (watch.c): kept, not copied */
+            if (!(r->printf_text = realloc(*own, len + 1)))
+                return -1;
+            *own = NULL;
+        } else {
+            if (!(r->printf_text = malloc(len + 1)))
+                return -1;
+            memcpy(r->printf_text, data, len);
+        }
         r->printf_text[len] = '\0';
         /* a kernel's text reaches the terminal and the JSON report as the worker's messages
          * do: plain (an escape sequence could hide lines, a byte that is not UTF-8 breaks

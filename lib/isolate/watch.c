@@ -12,9 +12,11 @@
  * nothing written there postpones anything.  A page changed more often than the request's
  * runs have phases is a malformed report at once (each seen change counts).
  *
- * Records are bounded before anything is allocated for them: no record is larger than
- * MAX_RECORD (and half the machine's memory), and a large one is read into a block that grows
- * with the bytes that actually came, so a header that only claims gigabytes costs nothing.
+ * Records are bounded before anything is allocated for them: no record is larger than what
+ * its type can hold for the request (record_bound: a run's printf text what the device's ring
+ * holds, ...; an output's bytes MAX_RECORD, and half the machine's memory), and a large one
+ * is read into a block that grows with the bytes that actually came, so a header that only
+ * claims gigabytes costs nothing.
  * A record of a bad length, one after DONE, or a take function's refusal makes the request's
  * report malformed.  A request ends at DONE (the verdict is still the parent's), or at the
  * end of the pipe without it (the worker died: sandbox.c asks how).
@@ -30,7 +32,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "sandbox.h"
+#include "server.h"
+#include "device/trace.h"
 
 #define GRACE 2.0                  /* seconds the cores or the loading may overrun their limits */
 #define MAX_RECORD (1ull << 36)    /* no record is larger than 64 GiB */
@@ -142,6 +145,45 @@ static void look_at_phase(nopi_watch *wt)
 
 #define HEAD (sizeof(uint32_t) + sizeof(uint64_t))   /* a record's type and length */
 
+/* The most bytes a record of this type can hold for this request, which a header claiming
+ * more is refused by before anything is allocated: a fixed-size record its struct's size, a
+ * run's printf text what the device's ring holds (nopi_ring_text: the profile's
+ * printf_buffer, at most NOPI_PHASE_PRINTF), its per-core reports one per core it may use,
+ * a core's trace its header and the spans a core keeps (NOPI_TRACE_SPANS); an output's
+ * bytes and a caller's own records only the generic bound (max_record). */
+static uint64_t record_bound(const nopi_watch *wt, uint32_t type)
+{
+    uint64_t b = wt->max_record;   /* an output's bytes, a caller's own records */
+    switch (type) {
+    case NOPI_REC_DIAG:
+        b = sizeof(nop_diag);
+        break;
+    case NOPI_REC_DONE:
+        b = sizeof(struct nopi_done);
+        break;
+    case NOPI_REC_OUTPUT:
+        b = sizeof(struct nopi_tensor_hdr);
+        break;
+    case NOPI_REC_PRINTF:
+        b = wt->dev ? (uint64_t)nopi_device_profile(wt->dev)->printf_buffer : NOPI_PHASE_PRINTF;
+        b = b < NOPI_PHASE_PRINTF ? b : NOPI_PHASE_PRINTF;
+        break;
+    case NOPI_REC_CORES:
+        b = (uint64_t)(wt->ncores > 0 ? wt->ncores : NOPI_MAX_CORES) * sizeof(nop_core_report);
+        break;
+    case NOPI_REC_RUN:
+        b = sizeof(struct nopi_run_hdr);
+        break;
+    case NOPI_REC_TRACE:
+        b = sizeof(struct nopi_trace_hdr) + NOPI_TRACE_SPANS * sizeof(nopi_trace_span);
+        break;
+    case NOPI_REC_PRINTF_LOST:   /* the parent's own word: never a worker's */
+        b = 0;
+        break;
+    }
+    return b < wt->max_record ? b : wt->max_record;
+}
+
 /* Handles the complete records at the start of buf[0, have); returns the bytes used. */
 static size_t handle_all(nopi_watch *wt, const char *buf, size_t have)
 {
@@ -151,7 +193,7 @@ static size_t handle_all(nopi_watch *wt, const char *buf, size_t have)
         uint64_t len;
         memcpy(&type, buf + used, sizeof type);
         memcpy(&len, buf + used + sizeof type, sizeof len);
-        if (len > wt->max_record) {
+        if (len > record_bound(wt, type)) {
             wt->malformed = true;
             break;
         }
@@ -237,7 +279,7 @@ static int read_some(nopi_watch *wt, int fd, big *b, char **buf, size_t *have, s
     if (*have >= HEAD && !wt->malformed &&
         (memcpy(&len, *buf + sizeof(uint32_t), sizeof len), len >= BIG_RECORD)) {
         memcpy(&b->type, *buf, sizeof b->type);
-        b->len = (size_t)len;   /* checked against the bound by handle_all */
+        b->len = (size_t)len;   /* checked against its type's bound by handle_all */
         b->have = b->cap = 0;
         size_t part = *have - HEAD;   /* less than len, or handle_all would have taken it */
         while (b->cap < part)
