@@ -209,6 +209,8 @@ typedef struct nopi_watch {
     double deadline;                /* the limit, or the current phase's end if earlier */
     int phases_left;                /* changes of phase still believable; -1: any number */
     char where[256];                /* the phase it is in, as diagnostics name it */
+    long diags_left;                /* diagnostics it may still send (watch.c's bound) */
+    long diags_dropped;             /* those sent beyond it: counted, said once at the end */
     bool done, malformed;           /* DONE came; something was not as it must be */
     struct nopi_done result;        /* with done */
 } nopi_watch;

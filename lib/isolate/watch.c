@@ -40,11 +40,46 @@
 #define GROW (1u << 20)            /* a large record's block grows by this much at least */
 #define BIG_RECORD 65536           /* records from this size are read into a block of their own */
 #define LOOK 0.1                   /* seconds between looks at the worker's phase page */
+/* Diagnostics a run can genuinely send (devdiag.c and its callers): each core, the shape
+ * function's and the reference's included, warns at most once of its streams, of tcm_malloc
+ * returning NULL and of TCM left allocated, and reports its failure; each tensor (the
+ * arguments and the output) is warned of once for incoherent access; one warning says that
+ * printf from other cores was dropped; a test passes on its case's error.  A request may
+ * send that for each of its runs, and never more than MAX_DIAGS: the rest are counted. */
+#define DIAGS_PER_CORE 4
+#define DIAGS_PER_RUN(ncores) (DIAGS_PER_CORE * ((ncores) + 2) + NOP_MAX_ARGS + 1 + 2)
+#define MAX_DIAGS 1000
+
+/* Indents each line of s (a NUL-terminated string in an array of size bytes) by two spaces,
+ * cutting what no longer fits. */
+static void indent_lines(char *s, size_t size)
+{
+    char out[sizeof ((nop_diag *)0)->detail];
+    size_t n = 0;
+    for (const char *p = s; *p && n + 1 < size && n + 1 < sizeof out; p++) {
+        if (p == s || p[-1] == '\n')
+            for (int k = 0; k < 2 && n + 1 < size; k++)
+                out[n++] = ' ';
+        if (n + 1 < size)
+            out[n++] = *p;
+    }
+    out[n] = '\0';
+    memcpy(s, out, n + 1);
+}
 
 void nopi_diag_terminate(nop_diag *d)
 {
     d->file[sizeof d->file - 1] = d->where[sizeof d->where - 1] = '\0';
     d->msg[sizeof d->msg - 1] = d->detail[sizeof d->detail - 1] = '\0';
+    /* a line of the worker's own under its message could pass for neuronop's (`ok    name`,
+     * `1 passed, 0 failed`): the one-line parts show a newline as '?', and the detail's
+     * lines (a source excerpt, a hint: several lines) are indented under the message (before
+     * they are made plain text: a character the cut splits becomes '?') */
+    char *line[] = { d->file, d->where, d->msg };
+    for (size_t i = 0; i < sizeof line / sizeof line[0]; i++)
+        for (char *c = line[i]; (c = strchr(c, '\n')); )
+            *c = '?';
+    indent_lines(d->detail, sizeof d->detail);
     /* shown on the terminal and written into JUnit and JSON: no escape sequence, carriage
      * return or byte that is not UTF-8 of a worker's choosing */
     char *text[] = { d->file, d->where, d->msg, d->detail };
@@ -64,6 +99,11 @@ static int handle(nopi_watch *wt, uint32_t type, const char *data, size_t len, v
         nop_diag d;
         if (len != sizeof d)
             return -1;
+        if (wt->diags_left == 0) {   /* more than its runs can send: counted, said once */
+            wt->diags_dropped++;
+            return 0;
+        }
+        wt->diags_left--;
         memcpy(&d, data, sizeof d);
         nopi_diag_terminate(&d);
         nop_device_opts o = nopi_device_opts(wt->dev);
@@ -312,6 +352,11 @@ void nopi_watch_start(nopi_watch *wt)
     /* a run has four phases (its shape function, making its output, its cores, its end),
      * and the request two more: loading the library, and its end */
     wt->phases_left = wt->runs > 0 && wt->runs < INT_MAX / 5 ? 4 * wt->runs + 2 : -1;
+    long per_run = DIAGS_PER_RUN(wt->ncores > 0 && wt->ncores <= NOPI_MAX_CORES ? wt->ncores
+                                                                                : NOPI_MAX_CORES);
+    wt->diags_left = wt->runs > 0 && wt->runs < MAX_DIAGS / per_run ? wt->runs * per_run
+                     : wt->runs > 0 ? MAX_DIAGS : per_run;
+    wt->diags_dropped = 0;
     snprintf(wt->where, sizeof wt->where, "%s", wt->op);
 }
 
@@ -338,6 +383,15 @@ bool nopi_watch_read(nopi_watch *wt, int fd)
     if (wt->done && (have || b.len))
         wt->malformed = true;   /* bytes after DONE, or a record cut short */
     look_at_phase(wt);   /* where it was when it ended */
+    if (wt->diags_dropped && wt->dev) {
+        nop_device_opts o = nopi_device_opts(wt->dev);
+        nop_diag d = { .severity = NOP_SEV_WARNING };
+        snprintf(d.where, sizeof d.where, "%s", wt->op);
+        snprintf(d.msg, sizeof d.msg, "%ld more diagnostics from the device process were not "
+                 "shown (a request sends at most what its runs can)", wt->diags_dropped);
+        if (o.diag)
+            o.diag(o.diag_ctx, &d);
+    }
     free(buf);
     free(b.data);
     return in_time;
