@@ -13,21 +13,23 @@
 static const char *const test_keys[] = { "name", "op", "args", "expect", "rtol", "atol",
                                           "cores", "reference", NULL };
 
-/* A case's arguments are made in its worker, which reads only the library folder where the
- * kernel has Landlock (neuronop-run(1), TRUST): a .npy file elsewhere is refused here, the
- * same on every machine, rather than failing there with "Permission denied" on some. */
-static int outside_folder(loader *L, const nopi_test *t, const nopi_ynode *v,
-                          const char *written, const char *path)
+/* A case's files stay in the library folder (neuronop-run(1), TRUST): its arguments are made
+ * in its worker, which reads only the library folder where the kernel has Landlock, and its
+ * expect file is read by neuronop, which shows its values when the case fails.  A file
+ * elsewhere (symlinks resolved) is refused here, the same on every machine, rather than
+ * failing there with "Permission denied" on some, or reaching a CI log.  kind names the
+ * file, why says who reads it. */
+static int outside_folder(loader *L, const nopi_test *t, const nopi_ynode *v, const char *kind,
+                          const char *written, const char *path, const char *why)
 {
     char resolved[2048], also[2100] = "";
     if (nopi_confine_within(L->m->dir, path, resolved, sizeof resolved))
         return 0;
     if (strcmp(written, resolved) != 0)
         snprintf(also, sizeof also, " (it resolves to '%s')", resolved);
-    nopi_y_error(L->doc, v, L->err, "argument file '%s' of test '%s' is outside the library "
-                 "folder%s", written, t->name, also);
-    nopi_detail(L->err, "a case's arguments are made by its worker, which reads only the "
-                "library folder; copy the file there");
+    nopi_y_error(L->doc, v, L->err, "%s '%s' of test '%s' is outside the library folder%s",
+                 kind, written, t->name, also);
+    nopi_detail(L->err, "%s; copy the file there", why);
     return -1;
 }
 
@@ -55,7 +57,9 @@ static int load_test_arg(loader *L, nopi_test *t, int i, const nopi_ynode *n)
         if (!t->alts[i][k])
             return oom(L);
         t->nalts[i] = (int)k + 1;
-        if (path && outside_folder(L, t, v, str, t->alts[i][k]) != 0)
+        if (path && outside_folder(L, t, v, "argument file", str, t->alts[i][k],
+                                   "a case's arguments are made by its worker, which reads "
+                                   "only the library folder") != 0)
             return -1;
     }
     return 0;
@@ -188,9 +192,13 @@ static int load_test_rest(loader *L, nopi_test *t, const nopi_ynode *n, const no
     if ((v = nopi_y_lookup(n, "expect"))) {
         if (nopi_y_string(L->doc, v, "expect", &s, L->err) != 0)
             return -1;
-        /* checked by neuronop test, not here: a missing test file must not stop a build */
+        /* read by neuronop test, not here: a missing test file must not stop a build */
         if (!(t->expect = nopi_path_join(L->m->dir, s)))
             return oom(L);
+        if (outside_folder(L, t, v, "expect file", s, t->expect, "neuronop test shows a "
+                           "case's expected values when it fails, and reads them only from "
+                           "the library folder") != 0)
+            return -1;
     }
     if ((v = nopi_y_lookup(n, "reference"))) {
         if (t->expect)

@@ -27,9 +27,13 @@ EOT
 test_expect "an expect file outside the library folder is refused, its values never shown" '
     run test lib -k linked
     expect_status 2
+    expect_err "error: expect file '\''tests/link.npy'\'' of test '\''linked'\'' is outside the library folder (it resolves to '\''$WORK/outside/secret.npy'\'')"
     if grep -q "expected 49" out err; then exit 1; fi
+    sed -i "/name: linked/,/expect: tests.link.npy/d" lib/neuronop.yaml
     run test lib -k absolute
     expect_status 2
+    expect_err "error: expect file '\''$WORK/outside/secret.npy'\'' of test '\''absolute'\'' is outside the library folder"
+    expect_err "copy the file there"
     if grep -q "expected 49" out err; then exit 1; fi'
 
 test_done
