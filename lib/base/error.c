@@ -53,6 +53,14 @@ void nopi_text_clean(char *s)
     }
 }
 
+void nopi_line_clean(char *s)
+{
+    nopi_text_clean(s);
+    for (; *s; s++)
+        if (*s == '\n' || *s == '\t')
+            *s = '?';
+}
+
 static void fill_diag(nop_diag *d, enum nop_severity sev, const char *file, int line, int col,
                       const char *fmt, va_list ap)
 {

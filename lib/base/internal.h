@@ -46,6 +46,9 @@ void nopi_strlcpy(char *dst, const char *src, size_t size);
  * its messages reach the terminal, the JUnit file and the JSON report, where an escape
  * sequence or a byte that is not UTF-8 would hide lines or break the file. */
 void nopi_text_clean(char *s);
+/* As nopi_text_clean, and one line: a newline or tab becomes '?' too (a label, a message's
+ * first line, which a line of another's choosing must not follow). */
+void nopi_line_clean(char *s);
 
 /* tensor_host.c: the generator a spec that is not one (nor a file) was probably meant to
  * be: "zeroes:4x4" -> "zeros", "ful:4x4:2.5" -> "full"; NULL when what comes before its first

@@ -75,16 +75,13 @@ void nopi_diag_terminate(nop_diag *d)
      * `1 passed, 0 failed`): the one-line parts show a newline as '?', and the detail's
      * lines (a source excerpt, a hint: several lines) are indented under the message (before
      * they are made plain text: a character the cut splits becomes '?') */
-    char *line[] = { d->file, d->where, d->msg };
-    for (size_t i = 0; i < sizeof line / sizeof line[0]; i++)
-        for (char *c = line[i]; (c = strchr(c, '\n')); )
-            *c = '?';
     indent_lines(d->detail, sizeof d->detail);
     /* shown on the terminal and written into JUnit and JSON: no escape sequence, carriage
      * return or byte that is not UTF-8 of a worker's choosing */
-    char *text[] = { d->file, d->where, d->msg, d->detail };
-    for (size_t i = 0; i < sizeof text / sizeof text[0]; i++)
-        nopi_text_clean(text[i]);
+    char *line[] = { d->file, d->where, d->msg };
+    for (size_t i = 0; i < sizeof line / sizeof line[0]; i++)
+        nopi_line_clean(line[i]);
+    nopi_text_clean(d->detail);
     if ((unsigned)d->severity > NOP_SEV_NOTE)
         d->severity = NOP_SEV_ERROR;
 }

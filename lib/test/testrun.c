@@ -89,7 +89,8 @@ static int plan(const suite *s, const nop_testinfo *t, execution *ex, int max)
     return n;
 }
 
-/* The sub-case's label: name[v1, v2] when some argument has alternatives. */
+/* The sub-case's label: name[v1, v2] when some argument has alternatives (the base names of
+ * its files). */
 static void case_label(const nop_testinfo *t, const int *pick, char *buf, size_t size)
 {
     bool subs = false;
@@ -107,6 +108,9 @@ static void case_label(const nop_testinfo *t, const int *pick, char *buf, size_t
     }
     if (used < size)
         snprintf(buf + used, size - used, "]");
+    /* the values are the files' own names, as committed: one line of plain text, as a
+     * worker's text is, whatever bytes a name holds (ESC [8m hid every line after it) */
+    nopi_line_clean(buf);
 }
 
 /* Compares a result with what it must equal within rtol and atol (shown when tolerant);

@@ -19,7 +19,15 @@ EOT
 test_expect "no escape character of a file name reaches the output" '
     run test esc -k escaped
     expect_status 0
+    expect_out "ok    escaped[?[8mx.npy] ("
     expect_out "2 passed, 0 failed"
     if grep -q "$esc" out err; then exit 1; fi'
+
+test_expect "the label shows the escape character as ? in text, --json and --junit" '
+    run test esc -k escaped --json --junit report.xml
+    expect_status 0
+    grep -F "\"name\": \"escaped[?[8mx.npy]\"" out
+    if grep -q "$esc" out err report.xml; then exit 1; fi
+    grep -F "name=\"escaped[?[8mx.npy]\"" report.xml'
 
 test_done
