@@ -527,9 +527,10 @@ static int take_nothing(void *ctx, uint32_t type, const void *data, size_t len, 
     return 0;
 }
 
-/* Reads what a worker wrote (head and tail bytes) as the parent would, in a child whose
- * address space is 256 MiB (not under AddressSanitizer); returns "malformed", "eof" or "died". */
-static const char *read_records(uint64_t claimed, size_t tail)
+/* Reads what a worker wrote (the head of a record of this type and tail bytes) as the parent
+ * would, in a child whose address space is 256 MiB (not under AddressSanitizer); returns
+ * "malformed", "eof" or "died". */
+static const char *read_records(uint32_t type, uint64_t claimed, size_t tail)
 {
     int fds[2];
     assert_int_equal(pipe(fds), 0);
@@ -550,7 +551,6 @@ static const char *read_records(uint64_t claimed, size_t tail)
         _exit(wt.malformed ? 1 : 0);
     }
     close(fds[0]);
-    uint32_t type = NOPI_REC_OUTPUT_DATA;
     char zeros[4096] = { 0 };
     (void)!write(fds[1], &type, sizeof type);
     (void)!write(fds[1], &claimed, sizeof claimed);
@@ -567,8 +567,22 @@ static const char *read_records(uint64_t claimed, size_t tail)
  * a record may hold is malformed before anything is read. */
 static void a_record_is_bounded_before_anything_is_allocated(void **state)
 {
-    assert_string_equal(read_records(3ull << 30, 100000), "eof");
-    assert_string_equal(read_records(1ull << 40, 0), "malformed");
+    assert_string_equal(read_records(NOPI_REC_OUTPUT_DATA, 3ull << 30, 100000), "eof");
+    assert_string_equal(read_records(NOPI_REC_OUTPUT_DATA, 1ull << 40, 0), "malformed");
+}
+
+/* Each record type is bounded by what it can hold (t0227): printf text by what the device's
+ * ring holds, per-core reports by the cores, a diagnostic by its size; a claim beyond that is
+ * malformed at its header, before its bytes come (the output's bound would let them). */
+static void a_record_is_bounded_by_what_its_type_holds(void **state)
+{
+    assert_string_equal(read_records(NOPI_REC_PRINTF, NOPI_PHASE_PRINTF + 1, 100000),
+                        "malformed");
+    assert_string_equal(read_records(NOPI_REC_PRINTF, NOPI_PHASE_PRINTF, 100000), "eof");
+    assert_string_equal(read_records(NOPI_REC_CORES, (NOPI_MAX_CORES + 1) *
+                                     sizeof(nop_core_report), 100000), "malformed");
+    assert_string_equal(read_records(NOPI_REC_DIAG, sizeof(nop_diag) + 1, 0), "malformed");
+    assert_string_equal(read_records(NOPI_REC_TRACE, 1u << 20, 100000), "malformed");
 }
 
 /* ---- the seccomp filter ----------------------------------------------------------------- */
@@ -784,6 +798,7 @@ int main(void)
         cmocka_unit_test(a_call_trapped_while_loading_is_named_with_its_phase),
         cmocka_unit_test(a_worker_does_not_run_the_callers_handlers),
         cmocka_unit_test(a_record_is_bounded_before_anything_is_allocated),
+        cmocka_unit_test(a_record_is_bounded_by_what_its_type_holds),
         cmocka_unit_test(a_kept_worker_serves_many_runs_with_different_inputs),
         cmocka_unit_test(a_kept_worker_puts_back_every_page_a_run_wrote),
         cmocka_unit_test(a_kept_worker_reaches_no_other_runs_inputs_or_phase_page),
