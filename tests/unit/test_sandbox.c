@@ -585,6 +585,25 @@ static void a_record_is_bounded_by_what_its_type_holds(void **state)
     assert_string_equal(read_records(NOPI_REC_TRACE, 1u << 20, 100000), "malformed");
 }
 
+/* A worker's diagnostic cannot print a line of its choosing at the start of a line (t0230):
+ * its message is one line, its detail's lines are indented, each cut inside its array. */
+static void a_worker_diagnostic_prints_no_line_of_its_own(void **state)
+{
+    static nop_diag d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.msg, sizeof d.msg, "forged\nok    wrong (5 executions)\n1 passed, 0 failed");
+    snprintf(d.detail, sizeof d.detail, "called at k.c:3\n    3 |     x;\nFAIL  y: z");
+    snprintf(d.where, sizeof d.where, "op\n2 passed");
+    nopi_diag_terminate(&d);
+    assert_string_equal(d.msg, "forged?ok    wrong (5 executions)?1 passed, 0 failed");
+    assert_string_equal(d.detail, "  called at k.c:3\n      3 |     x;\n  FAIL  y: z");
+    assert_string_equal(d.where, "op?2 passed");
+    memset(d.detail, '\n', sizeof d.detail);   /* every line indented: the end is cut */
+    nopi_diag_terminate(&d);
+    assert_int_equal(strlen(d.detail), sizeof d.detail - 1);
+    assert_memory_equal(d.detail, "  \n  \n", 6);
+}
+
 /* ---- the seccomp filter ----------------------------------------------------------------- */
 
 /* Runs call in a confined child; returns the name the trap reported, "" when the call was
@@ -799,6 +818,7 @@ int main(void)
         cmocka_unit_test(a_worker_does_not_run_the_callers_handlers),
         cmocka_unit_test(a_record_is_bounded_before_anything_is_allocated),
         cmocka_unit_test(a_record_is_bounded_by_what_its_type_holds),
+        cmocka_unit_test(a_worker_diagnostic_prints_no_line_of_its_own),
         cmocka_unit_test(a_kept_worker_serves_many_runs_with_different_inputs),
         cmocka_unit_test(a_kept_worker_puts_back_every_page_a_run_wrote),
         cmocka_unit_test(a_kept_worker_reaches_no_other_runs_inputs_or_phase_page),
