@@ -1,11 +1,10 @@
 #!/bin/sh
-# FAILS NOW (red team, promise of TRUST in neuronop-run(1): "every record is checked before
-# anything is allocated for it (no record may be larger than half the machine's memory, and
-# a large one costs only the bytes that actually came)").  Fixture bigrecords' kernel writes
-# its own records on the worker's pipe: an output of N bytes, then printf text of N bytes,
-# 2N bytes in all, each record within the bound; neuronop holds the output, the printf
-# record's block and a copy of it at once: 3N.  With N near the bound (half the machine's
-# memory) that is 1.5 times the machine's memory, from a worker that holds 1 MiB.
+# A worker's records cost neuronop only what their kind can hold (red team: TRUST in
+# neuronop-run(1), "every record is checked before anything is allocated for it").  Fixture
+# bigrecords' kernel writes its own records on the worker's pipe: an output of N bytes, then
+# printf text of N bytes.  neuronop held the output, the printf record's block and a copy of
+# it at once (3N: 617 MiB for N = 200 MiB); now a printf record larger than the device's
+# printf buffer is malformed at its header, before anything is allocated for it.
 . ./lib.sh
 
 [ -x /usr/bin/time ] || { echo "ok 1 # skip no /usr/bin/time"; echo "1..1"; exit 0; }

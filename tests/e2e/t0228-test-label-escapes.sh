@@ -1,9 +1,10 @@
 #!/bin/sh
-# FAILS NOW (red team; neuronop-test(1) and neuronop.yaml(5) hold a test's name to "one
-# non-empty line of printable characters", and TRUST in neuronop-run(1) keeps escape
-# sequences out of what reaches the terminal): a sub-case's label is built from the base
-# names of its argument files, and a file name of the library's (a pull request's) reaches
-# the terminal raw: ESC [2K ESC [1A erases lines, ESC [8m hides all that follows.
+# A sub-case's label is one line of plain text (red team; neuronop-test(1) and
+# neuronop.yaml(5) hold a test's name to "one non-empty line of printable characters", and
+# TRUST in neuronop-run(1) keeps escape sequences out of what reaches the terminal): the
+# label is built from the base names of its argument files, and a file name of the
+# library's (a pull request's) reached the terminal raw (ESC [8m hid all that followed); its
+# control characters now show as ? in the text, JSON and JUnit reports.
 . ./lib.sh
 npy() { perl "$NEURONOP_SRC/tests/e2e/npy.pl" "$@"; }
 

@@ -1,11 +1,9 @@
 #!/bin/sh
-# FAILS NOW (red team; a case's argument files outside the library folder are refused, "a
-# case's arguments are made by its worker, which reads only the library folder", and TRUST
-# in neuronop-run(1) keeps files outside the library out of CI logs): a case's expect file
-# is read by neuronop itself, wherever it leads (an absolute path, or a link the pull request
-# commits), and the failure prints its values ("expected 49"): a .npy file of the machine's,
-# outside the library, reaches the log, three elements a case (which elements a kernel
-# chooses, by making only those NaN).
+# A case's expect file stays in the library folder, as its argument files do (red team;
+# TRUST in neuronop-run(1) keeps files outside the library out of CI logs): neuronop test
+# read an expect file wherever it led (an absolute path, or a link the pull request
+# commits), and the failure printed its values ("expected 49"), which elements a kernel
+# chose by making only those NaN.  One outside is now a manifest error, exit 2.
 . ./lib.sh
 npy() { perl "$NEURONOP_SRC/tests/e2e/npy.pl" "$@"; }
 
