@@ -13,12 +13,14 @@
 
 #include "libneuronop.h"
 
-/* A scratch folder for this process, made once (a fuzzer runs one input at a time). */
+/* A scratch folder for this process, made once (a fuzzer runs one input at a time), in
+ * $TMPDIR (run.sh gives each run a folder of its own, which it removes afterwards). */
 static inline const char *fuzz_dir(void)
 {
-    static char dir[64];
+    static char dir[512];
     if (!dir[0]) {
-        snprintf(dir, sizeof dir, "/tmp/neuronop-fuzz.XXXXXX");
+        const char *tmp = getenv("TMPDIR");
+        snprintf(dir, sizeof dir, "%s/neuronop-fuzz.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
         if (!mkdtemp(dir))
             abort();
     }
@@ -28,7 +30,7 @@ static inline const char *fuzz_dir(void)
 /* Writes data to dir/name and returns the path (static storage). */
 static inline const char *fuzz_file(const char *name, const uint8_t *data, size_t size)
 {
-    static char path[128];
+    static char path[640];
     snprintf(path, sizeof path, "%s/%s", fuzz_dir(), name);
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)

@@ -21,6 +21,9 @@ corpus=$objdir/corpus
 artifacts=$objdir/artifacts
 rm -rf "$corpus"
 mkdir -p "$artifacts"
+# the targets' scratch files, in a folder of this run's own: another run's are its own
+TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/neuronop-fuzz-run.XXXXXX")
+export TMPDIR
 for t in $all; do mkdir -p "$corpus/$t"; done
 n=0
 # libraries: what make check built, or one built here
@@ -68,5 +71,5 @@ for t in $targets; do
         grep -E "ERROR|SUMMARY|Test unit written" "$objdir/fuzz_$t.log" | head -5
     fi
 done
-rm -rf /tmp/neuronop-fuzz.*
+rm -rf "$TMPDIR"
 exit "$status"
