@@ -97,19 +97,20 @@ static void case_label(const nop_testinfo *t, const int *pick, char *buf, size_t
     for (int a = 0; a < t->nargs; a++)
         subs |= t->nalts[a] > 1;
     size_t used = (size_t)snprintf(buf, size, "%s", t->name);
-    if (!subs || used >= size)
-        return;
-    used += (size_t)snprintf(buf + used, size - used, "[");
-    for (int a = 0; a < t->nargs && used < size; a++) {
-        const char *v = t->alts[a][pick[a]];
-        const char *slash = strrchr(v, '/');
-        used += (size_t)snprintf(buf + used, size - used, "%s%s", a ? ", " : "",
-                                 slash ? slash + 1 : v);
+    if (subs && used < size) {
+        used += (size_t)snprintf(buf + used, size - used, "[");
+        for (int a = 0; a < t->nargs && used < size; a++) {
+            const char *v = t->alts[a][pick[a]];
+            const char *slash = strrchr(v, '/');
+            used += (size_t)snprintf(buf + used, size - used, "%s%s", a ? ", " : "",
+                                     slash ? slash + 1 : v);
+        }
+        if (used < size)
+            snprintf(buf + used, size - used, "]");
     }
-    if (used < size)
-        snprintf(buf + used, size - used, "]");
-    /* the values are the files' own names, as committed: one line of plain text, as a
-     * worker's text is, whatever bytes a name holds (ESC [8m hid every line after it) */
+    /* one line of plain text, as a worker's text is, on every path: the values are the
+     * files' own names, as committed, whatever bytes a name holds (ESC [8m hid every line
+     * after it), and a long label is cut wherever it fills buf, in a character maybe */
     nopi_line_clean(buf);
 }
 

@@ -31,4 +31,13 @@ test_expect "the label shows the escape character as ? in text, --json and --jun
     if grep -q "$esc" out err report.xml; then exit 1; fi
     grep -F "name=\"escaped[?[8mx.npy]\"" report.xml'
 
+# A name of 510 bytes and a two-byte character fills the 512-byte label and was cut inside
+# that character, which --json then carried as a byte no UTF-8 reader takes (a review).
+copy_example relu "$WORK/long"
+long=$(printf "%510s" "" | tr " " a)é
+sed -i "0,/  - name: forward_known_values/s//  - name: $long/" "$WORK/long/neuronop.yaml"
+test_expect "a label cut at its end is still UTF-8 in --json" '
+    run test long --json
+    /usr/bin/python3 -c "import json, sys; json.loads(open(sys.argv[1], \"rb\").read().decode())" out'
+
 test_done
