@@ -375,6 +375,13 @@ bool nopi_confine_within(const char *root, const char *path, char *resolved, siz
     for (;;) {
         if ((r = realpath(head[0] ? head : ".", NULL)) != NULL || errno != ENOENT)
             break;
+        /* missing, or a link to what is missing ("pipe:[5]", the target of /proc/self/fd/N
+         * with N a pipe): such a link would be followed where it leads once opened */
+        struct stat st;
+        if (head[0] && lstat(head, &st) == 0) {
+            free(r_root);
+            return false;
+        }
         char *slash = strrchr(head, '/');
         rest = path + (slash ? (size_t)(slash - head) + 1 : 0);
         if (!slash) {

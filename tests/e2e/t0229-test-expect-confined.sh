@@ -34,4 +34,16 @@ test_expect "an expect file outside the library folder is refused, its values ne
     expect_err "copy the file there"
     if grep -q "expected 49" out err; then exit 1; fi'
 
+# A link to one of neuronop's own descriptors (/proc/self/fd/N leads to "pipe:[5]", which
+# no path resolves) counted as a file still to be made inside the folder, and neuronop test
+# opened whatever its descriptor N was (a review).  A link to what is missing is refused.
+copy_example relu "$WORK/fdlink"
+ln -sf /proc/self/fd/0 "$WORK/fdlink/tests/relu_forward.npy"
+test_expect "an expect file linked to a descriptor of neuronop'\''s is refused" '
+    status=0
+    echo | "$NEURONOP" test fdlink >"$WORK/out" 2>"$WORK/err" || status=$?
+    expect_status 2
+    expect_err "error: expect file '\''tests/relu_forward.npy'\'' of test"
+    expect_err "is outside the library folder"'
+
 test_done
