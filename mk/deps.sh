@@ -9,7 +9,7 @@ set -eu
 build_pkgs="gcc g++ make pkg-config libyaml-dev libtcc-dev tcc libxxhash-dev libjansson-dev libseccomp-dev"
 # python3-torch (for /usr/bin/python3) and libtorch-dev: real PyTorch/libtorch 1.13, the oracle
 # that tensor and element semantics are tested against, and the Python bridge's host.
-test_pkgs="libcmocka-dev perl jq libxml2-utils lintian python3-yaml clang bash-completion strace procps
+test_pkgs="libcmocka-dev perl jq libxml2-utils lintian python3-yaml clang bash-completion strace procps time
     python3-torch libtorch-dev"
 
 want=$build_pkgs

@@ -6,6 +6,10 @@
 # it at once (3N: 617 MiB for N = 200 MiB); now a printf record larger than the device's
 # printf buffer is malformed at its header, before anything is allocated for it.
 . ./lib.sh
+if [ -n "${NEURONOP_SANITIZED:-}" ]; then
+    echo "1..0 # skip AddressSanitizer's quarantine holds freed memory, so the parent's peak says nothing of what it keeps"
+    exit 0
+fi
 
 [ -x /usr/bin/time ] || { echo "ok 1 # skip no /usr/bin/time"; echo "1..1"; exit 0; }
 cp -r "$NEURONOP_SRC/tests/fixtures/bigrecords" "$WORK/br"

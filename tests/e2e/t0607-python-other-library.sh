@@ -8,6 +8,10 @@
 # has its own arena, and neuronop counts a kept worker's threads itself, from the kernel,
 # before it sends it a call: the thread never sees a second call.
 . ./lib.sh
+if [ -n "${NEURONOP_SANITIZED:-}" ]; then
+    echo "1..0 # skip an AddressSanitizer build keeps no worker between calls, and the attack's search of the mappings outlasts its time limit among ASan's"
+    exit 0
+fi
 
 cp -r "$NEURONOP_SRC/tests/fixtures/crosslib" "$WORK/crosslib"
 copy_example negate "$WORK/negate"
