@@ -822,7 +822,7 @@ long nopi_elf_image_nsyms(const nopi_elf_image *im)
         return -1;
     if (nopi_elf_image_tag(im, DT_HASH, &addr) == 1) {
         uint32_t h[2];   /* nbucket, nchain: one chain entry per symbol */
-        if (!nopi_elf_image_read(im, addr, h, sizeof h))
+        if (!nopi_elf_image_read(im, addr, h, sizeof h) || h[1] > (1u << 24))
             return -1;
         if ((long)h[1] > n)
             n = h[1];

@@ -245,6 +245,28 @@ static void a_real_library_is_read_as_its_sections_say(void **state)
     free(self);
 }
 
+/* DT_HASH's nchain is the symbol count: like GNU_HASH's, one past any linker's (1 << 24) is
+ * refused, else a check would walk (or size a table by) four billion symbols. */
+static void a_hash_table_of_too_many_symbols_is_refused(void **state)
+{
+    unsigned char img[SIZE];
+    craft(img);
+    Elf64_Dyn hash = { DT_HASH, { 0x3c0 } };   /* in place of DT_RELAENT */
+    memcpy(img + DYN + 5 * sizeof hash, &hash, sizeof hash);
+    const uint32_t counts[][2] = { { 1, 5 }, { 1, 1u << 24 }, { 1, (1u << 24) + 1 },
+                                   { 1, UINT32_MAX } };
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+        memcpy(img + 0x3c0, counts[i], sizeof counts[i]);
+        void *map;
+        const char *data = (const char *)guarded(img, SIZE, &map);
+        nopi_elf_image im;
+        assert_null(nopi_elf_image_open(data, SIZE, &im));
+        long want = counts[i][1] <= (1u << 24) ? (long)counts[i][1] : -1;
+        assert_int_equal(nopi_elf_image_nsyms(&im), want);
+        unguard(map);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -255,6 +277,7 @@ int main(void)
         cmocka_unit_test(segments_the_loader_would_map_otherwise_are_refused),
         cmocka_unit_test(relr_relocations_are_decoded),
         cmocka_unit_test(a_real_library_is_read_as_its_sections_say),
+        cmocka_unit_test(a_hash_table_of_too_many_symbols_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
