@@ -24,9 +24,16 @@
  *   - needed libraries from the toolchain's own (libc, libm, libmvec, libstdc++, libgcc_s,
  *     ld.so); no search path, preinit array, audit or filter library, interpreter,
  *     executable stack (which dlopen gives every thread), indirect function (symbol or
- *     IRELATIVE relocation), relocation outside the writable segments or onto the dynamic
- *     segment, nor text relocation (but, with NOPI_LINKED_TEXTREL, for libtcc's memcheck
- *     libraries, an address or a call's displacement, never where the code above lies);
+ *     IRELATIVE relocation), relocation outside the writable segments, nor text relocation
+ *     (but, with NOPI_LINKED_TEXTREL, for libtcc's memcheck libraries, an address or a
+ *     call's displacement in an executable segment, never where the code above lies);
+ *   - every table the loader reads while relocating (strings, symbols, hash tables,
+ *     versions, the relocations), as far as it may read it, in one read-only segment, and
+ *     no relocation onto one of them or the dynamic segment, nor of a symbol past those the
+ *     hash tables count: the loader reads a relocation's symbol from memory as it applies
+ *     it, after the relocations before it (with text relocations, the read-only segments
+ *     writable), so an earlier one could make it a local indirect function, whose resolver
+ *     it would call;
  *   - with NOPI_LINKED_EXPORTS, no definition the loader could bind another library's
  *     reference to but the library's own two symbols (a system library this one loads would
  *     otherwise run its definition of, say, _ITM_registerTMCloneTable from its own
@@ -58,6 +65,10 @@ typedef struct linked {
     const nopi_elf_rel *rels;
     size_t nrels;
     long nsyms;
+    /* what the loader reads while relocating: each table's whole extent [at, at + n), by the
+     * tag that gives its address, and the dynamic segment (check_tables) */
+    struct { int64_t tag; uint64_t at, n; } tables[16];
+    int ntables;
 } linked;
 
 /* Reads a root-owned crt object no one else may write; false when there is none. */
@@ -319,25 +330,103 @@ static int check_tags(const linked *l, unsigned how, char *what, size_t size)
             return snprintf(what, size, "a needed library '%s' (DT_NEEDED), which is not the "
                             "toolchain's", name ? name : "(unreadable)"), 1;
     }
-    /* what the loader reads while relocating lies where no relocation writes */
-    static const int64_t tables[][2] = { { DT_STRTAB, DT_STRSZ }, { DT_RELA, DT_RELASZ },
-                                         { DT_JMPREL, DT_PLTRELSZ }, { DT_RELR, DT_RELRSZ },
-                                         { DT_SYMTAB, -1 }, { DT_HASH, -1 },
-                                         { DT_GNU_HASH, -1 }, { DT_VERSYM, -1 },
-                                         { DT_VERNEED, -1 }, { DT_VERDEF, -1 } };
-    for (size_t i = 0; i < NOPI_ARRAY_LEN(tables); i++) {
-        uint64_t at, n = 1;
-        if (!nopi_elf_image_tag(im, tables[i][0], &at))
+    return 0;
+}
+
+/* The extent of the version list (DT_VERNEED, DT_VERDEF) at `at`, which the loader walks by
+ * each entry's offset to the next (0 ends it) and each entry's to its first auxiliary entry
+ * and on: every entry lies after the one before, so the list spans [at, at + *n).  False
+ * when an entry is not in the library's memory or the list is longer than a linker writes. */
+static bool version_extent(const linked *l, uint64_t at, bool def, uint64_t *n)
+{
+    /* Elf64_Verneed: cnt at 2, aux at 8, next at 12 (16 bytes); Vernaux: next at 12 (16).
+     * Elf64_Verdef: cnt at 6, aux at 12, next at 16 (20 bytes); Verdaux: next at 4 (8). */
+    const unsigned size = def ? 20 : 16, cnt_at = def ? 6 : 2, aux_at = def ? 12 : 8,
+                   next_at = def ? 16 : 12, asize = def ? 8 : 16, anext_at = def ? 4 : 12;
+    uint64_t end = at, e = at;
+    unsigned entries = 0;
+    for (;;) {
+        unsigned char h[20];
+        uint16_t cnt;
+        uint32_t aux, next;
+        if (++entries > 4096 || e - at > (1u << 24) ||
+            !nopi_elf_image_read(l->im, e, h, size))
+            return false;
+        memcpy(&cnt, h + cnt_at, sizeof cnt);
+        memcpy(&aux, h + aux_at, sizeof aux);
+        memcpy(&next, h + next_at, sizeof next);
+        if (e + size > end)
+            end = e + size;
+        uint64_t a = e + aux;
+        for (unsigned k = 0; k < cnt; k++) {
+            unsigned char x[16];
+            uint32_t anext;
+            if (++entries > 4096 || a - at > (1u << 24) ||
+                !nopi_elf_image_read(l->im, a, x, asize))
+                return false;
+            if (a + asize > end)
+                end = a + asize;
+            memcpy(&anext, x + anext_at, sizeof anext);
+            if (anext == 0)
+                break;
+            a += anext;
+        }
+        if (next == 0)
+            break;
+        e += next;
+    }
+    *n = end - at;
+    return true;
+}
+
+/* Finds the whole extent of each table the loader reads while relocating (the symbols and
+ * their names, hash tables, versions, the relocations themselves) and checks that it lies in
+ * one segment no relocation may make writable: 0, or 1 with what filled.  The relocations
+ * are then checked against them (check_relocs), so that none rewrites, before the loader
+ * reads it, a symbol or anything that leads to one. */
+static int check_tables(linked *l, char *what, size_t size)
+{
+    const nopi_elf_image *im = l->im;
+    static const int64_t tags[][2] = { { DT_STRTAB, DT_STRSZ }, { DT_RELA, DT_RELASZ },
+                                       { DT_JMPREL, DT_PLTRELSZ }, { DT_RELR, DT_RELRSZ },
+                                       { DT_SYMTAB, -1 }, { DT_HASH, -1 },
+                                       { DT_GNU_HASH, -1 }, { DT_VERSYM, -1 },
+                                       { DT_VERNEED, -1 }, { DT_VERDEF, -1 } };
+    uint64_t nsyms = (uint64_t)l->nsyms;   /* >= 0 here, at most 1 << 24 */
+    l->ntables = 0;
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(tags); i++) {
+        int64_t tag = tags[i][0];
+        uint64_t at, n = 0;
+        uint32_t h[4] = { 0 };
+        bool ok = true;
+        if (!nopi_elf_image_tag(im, tag, &at))
             continue;
-        if (tables[i][1] >= 0)
-            nopi_elf_image_tag(im, tables[i][1], &n);
-        if (tables[i][0] == DT_SYMTAB)
-            n = l->nsyms > 0 ? (uint64_t)l->nsyms * sizeof(Elf64_Sym) : 1;
-        uint32_t f = flags_of(l, at, n ? n : 1);
+        if (tags[i][1] >= 0)
+            nopi_elf_image_tag(im, tags[i][1], &n);
+        else if (tag == DT_SYMTAB)
+            n = nsyms * sizeof(Elf64_Sym);
+        else if (tag == DT_VERSYM)
+            n = nsyms * 2;
+        else if (tag == DT_HASH) {   /* nbucket, nchain, then their words */
+            ok = nopi_elf_image_read(im, at, h, 8);
+            n = 8 + 4 * ((uint64_t)h[0] + h[1]);
+        } else if (tag == DT_GNU_HASH) {   /* nbuckets, symoffset, bloom words, shift */
+            ok = nopi_elf_image_read(im, at, h, 16);
+            n = 16 + 8 * (uint64_t)h[2] + 4 * (uint64_t)h[0] +
+                4 * (nsyms > h[1] ? nsyms - h[1] : 0);
+        } else
+            ok = version_extent(l, at, tag == DT_VERDEF, &n);
+        uint32_t f = ok ? flags_of(l, at, n ? n : 1) : 0;
         if (!f || (f & PF_W))
             return snprintf(what, size, "a table of its dynamic segment (tag 0x%llx) in "
-                            "writable memory or outside it", (unsigned long long)tables[i][0]), 1;
+                            "writable memory or outside it", (unsigned long long)tag), 1;
+        l->tables[l->ntables].tag = tag;
+        l->tables[l->ntables].at = at;
+        l->tables[l->ntables++].n = n;
     }
+    l->tables[l->ntables].tag = DT_NULL;   /* the dynamic segment, to its DT_NULL */
+    l->tables[l->ntables].at = im->dyn_vaddr;
+    l->tables[l->ntables++].n = (im->ndyn + 1) * sizeof(Elf64_Dyn);
     return 0;
 }
 
@@ -345,7 +434,6 @@ static int check_tags(const linked *l, unsigned how, char *what, size_t size)
 static int check_relocs(const linked *l, unsigned how, char *what, size_t size)
 {
     const nopi_elf_image *im = l->im;
-    uint64_t dyn_end = im->dyn_vaddr + (im->ndyn + 1) * sizeof(Elf64_Dyn);
     for (size_t i = 0; i < l->nrels; i++) {
         const nopi_elf_rel *r = &l->rels[i];
         uint32_t f = flags_of(l, r->offset, 8);
@@ -354,9 +442,23 @@ static int check_relocs(const linked *l, unsigned how, char *what, size_t size)
         if (r->type == R_X86_64_IRELATIVE)
             return snprintf(what, size, "an indirect function (an IRELATIVE relocation, whose "
                             "resolver the loader calls)"), 1;
+        /* the loader reads the symbol, as it relocates, from memory earlier relocations may
+         * have written: only the symbols the hash tables reach lie in checked tables */
+        if (r->sym >= (uint64_t)l->nsyms)
+            return snprintf(what, size, "a relocation of dynamic symbol %u, past the %ld its "
+                            "hash tables reach", r->sym, l->nsyms), 1;
+        for (int t = 0; t < l->ntables; t++)
+            if (r->offset < l->tables[t].at + l->tables[t].n &&
+                l->tables[t].at < r->offset + 8)
+                return snprintf(what, size, l->tables[t].tag == DT_NULL
+                                ? "a relocation at 0x%llx, outside its writable data"
+                                : "a relocation at 0x%llx, onto a table the loader reads "
+                                  "(tag 0x%llx)", (unsigned long long)r->offset,
+                                (unsigned long long)l->tables[t].tag), 1;
         /* libtcc's text relocations (memcheck's): an address or a call's displacement
-         * written into code, not code */
-        bool text = (how & NOPI_LINKED_TEXTREL) && f &&
+         * written into code, not code; in the executable segments alone, as ld.so makes
+         * every segment with one writable while it relocates */
+        bool text = (how & NOPI_LINKED_TEXTREL) && (f & PF_X) &&
                     (r->type == R_X86_64_RELATIVE || r->type == R_X86_64_64 ||
                      r->type == R_X86_64_PC32 || r->type == R_X86_64_32 ||
                      r->type == R_X86_64_32S);
@@ -366,8 +468,7 @@ static int check_relocs(const linked *l, unsigned how, char *what, size_t size)
             r->type != R_X86_64_TPOFF64 && !text)
             return snprintf(what, size, "a relocation of type %u, which no linker gives a "
                             "library it can load", r->type), 1;
-        if (!f || (!(f & PF_W) && !text) ||
-            (r->offset < dyn_end && im->dyn_vaddr < r->offset + 8))
+        if (!f || (!(f & PF_W) && !text))
             return snprintf(what, size, "a relocation at 0x%llx, outside its writable data",
                             (unsigned long long)r->offset), 1;
         if (r->sym && (!nopi_elf_image_sym(im, r->sym, &s, &name) ||
@@ -427,7 +528,7 @@ static int check_entries(const linked *l, char *what, size_t size)
             return snprintf(what, size, "%llu entries in its %s array (%s_ARRAYSZ %llu), where "
                             "the toolchain adds one", (unsigned long long)(sz / 8), kind,
                             fini ? "DT_FINI" : "DT_INIT", (unsigned long long)sz), 1;
-        uint64_t target;
+        uint64_t target = 0;
         if (sz && (!relative_at(l, arr, &target) || !is_crtbegin(l, target, fini, &none)))
             return snprintf(what, size, "an entry in its %s array other than crtbegin's %s%s",
                             kind, fini ? "__do_global_dtors_aux" : "frame_dummy",
@@ -441,7 +542,7 @@ int nopi_check_linked(builder *b, const char *data, size_t len, unsigned how)
     nopi_elf_image *im = malloc(sizeof *im);
     if (!im)
         return nopi_nomem(b->err);
-    linked l = { im, NULL, 0, -1 };
+    linked l = { .im = im, .nsyms = -1 };
     char what[256] = "";
     const char *why = nopi_elf_image_open(data, len, im);
     nopi_elf_rel *rels = NULL;
@@ -464,6 +565,8 @@ int nopi_check_linked(builder *b, const char *data, size_t len, unsigned how)
             }
         if (!found)
             found = check_tags(&l, how, what, sizeof what);
+        if (!found)
+            found = check_tables(&l, what, sizeof what);
         if (!found)
             found = check_relocs(&l, how, what, sizeof what);
         if (!found)

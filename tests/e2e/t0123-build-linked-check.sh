@@ -13,9 +13,10 @@ cc -fPIC -c "$F/ctor.c" -o "$WORK/ctor.o"
 cc -c "$F/initfrag.s" -o "$WORK/initfrag.o"
 cc -fPIC -c "$F/frame_dummy.c" -o "$WORK/frame_dummy.o"
 cc -fPIC -shared "$F/ctor.c" "$WORK/evil.o" -o "$WORK/libextra.so"
+cc -fPIC -O1 -DMARK="\"$WORK/ran\"" -c "$F/forged.c" -o "$WORK/forged.o"
 
-# wrapper NAME 'ARGS' [MODE]: $WORK/cc-NAME is cc, which adds ARGS to a link (-shared) and then
-# edits the library's section headers with patch.py MODE
+# wrapper NAME 'ARGS' [MODE [SCRIPT]]: $WORK/cc-NAME is cc, which adds ARGS to a link (-shared)
+# and then edits the library with SCRIPT.py MODE (patch.py: its section headers)
 wrapper() {
     cat > "$WORK/cc-$1" <<SH
 #!/bin/sh
@@ -23,7 +24,7 @@ case " \$* " in *" -shared "*) ;; *) exec cc "\$@" ;; esac
 out=; prev=
 for a; do [ "\$prev" = -o ] && out=\$a; prev=\$a; done
 cc "\$@" $2 || exit 1
-${3:+python3 "$F/patch.py" $3 "\$out"}
+${3:+python3 "$F/${4:-patch}.py" $3 "\$out"}
 SH
     chmod +x "$WORK/cc-$1"
 }
@@ -37,6 +38,8 @@ wrapper retype "$WORK/ctor.o $WORK/evil.o" retype
 wrapper strip "$WORK/ctor.o $WORK/evil.o" strip
 wrapper ifunc "$WORK/ifunc.o"
 wrapper execstack "-Wl,-z,execstack"
+wrapper beyond "$WORK/forged.o" beyond forge
+wrapper textrel "$WORK/forged.o" textrel forge
 sed 's/exec cc /exec g++ /; s/^cc /g++ /' "$WORK/cc-init" > "$WORK/cxx-init"
 chmod +x "$WORK/cxx-init"
 wrapper held "&& ln -f \"\$out\" $WORK/held.so"
@@ -66,18 +69,19 @@ cc -fPIC -DMARK="\"$WORK/ran\"" -c "$WORK/ifunc.c" -o "$WORK/ifunc.o"
 
 why="has code that runs when it loads or unloads, which no source showed"
 
-# linked_by NAME: builds a copy of the relu example with compiler: cc and CC=cc-NAME (Landlock
-# off: the wrappers are in this test's folder)
+# linked_by NAME [OPTION]: builds a copy of the relu example with compiler: cc, OPTION and
+# CC=cc-NAME (Landlock off: the wrappers are in this test's folder)
 linked_by() {
     rm -rf "$1"
     copy_example relu "$1"
-    NEURONOP_LANDLOCK=off CC="$WORK/cc-$1" run build --compiler=cc "$1"
+    NEURONOP_LANDLOCK=off CC="$WORK/cc-$1" run build --compiler=cc ${2-} "$1"
 }
 
-# refused NAME WHAT: the build with wrapper NAME is exit 3 with WHAT and leaves no library;
-# the control: the wrapper's own link of an empty library, loaded and unloaded, runs evil
+# refused NAME WHAT [OPTION]: the build with wrapper NAME (and OPTION) is exit 3 with WHAT and
+# leaves no library; the control: the wrapper's own link of an empty library, loaded and
+# unloaded, runs evil
 refused() {
-    linked_by "$1"
+    linked_by "$1" ${3-}
     expect_status 3
     expect_err "neuronop: error: the library linked for '$1/build/librelu.so' $why: $2"
     test ! -e "$1/build/librelu.so"
@@ -110,6 +114,29 @@ done
 
 test_expect "an indirect function the linker adds is refused" '
     refused ifunc "an indirect function (an IRELATIVE relocation, whose resolver the loader calls)"'
+
+# The loader reads each relocation's symbol from memory as it relocates, after the
+# relocations before it: a symbol past those the hash tables count (in writable data), or one
+# of .dynsym that a text relocation rewrites, is forged by an earlier relocation into a local
+# indirect function, whose resolver the loader calls.
+test_expect "a relocation of a symbol past the hash tables'\'' count is refused" '
+    refused beyond "a relocation of dynamic symbol "
+    expect_err "past the "
+    expect_err "its hash tables reach"'
+
+# (memcheck's C++ link is cc's: here its first library, the registration's probe, is refused)
+test_expect "a text relocation that rewrites a dynamic symbol is refused (memcheck)" '
+    copy_example relu_cxx textrel
+    NEURONOP_LANDLOCK=off CC="$WORK/cc-textrel" run build --memcheck textrel
+    expect_status 3
+    expect_err "neuronop: error: the registration'\''s probe library linked for '\''textrel/build/librelu_cxx.memcheck.so'\'' $why: a relocation at 0x"
+    expect_err ", onto a table the loader reads (tag 0x6)"
+    test ! -e textrel/build/librelu_cxx.memcheck.so
+    test ! -e "$WORK/ran"
+    "$WORK/cc-textrel" -shared -fPIC -Wl,-Bsymbolic -o "$WORK/control-textrel.so" "$F/empty.c"
+    python3 -c "import ctypes; ctypes.CDLL(\"$WORK/control-textrel.so\")"
+    test -e "$WORK/ran"
+    rm -f "$WORK/ran"'
 
 # The registration's probe library, which a child loads to run NEURON_LIBRARY's body, is
 # checked as the library is (without the check, the child's filter killed it as it loaded).

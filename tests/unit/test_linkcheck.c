@@ -2,7 +2,9 @@
  * a library cc links here, edited the ways no wrapper's link gives as easily: the GOT slot
  * crti's _init calls through filled with an address of the library's own, the symbol
  * __do_global_dtors_aux calls defined by the library, a relocation onto the dynamic segment,
- * an interpreter, an executable stack, a search path, a needed library renamed; and,
+ * an interpreter, an executable stack, a search path, a needed library renamed, a
+ * relocation of a symbol past the hash tables' count or onto a table the loader reads, a
+ * table that ends outside its segment; and,
  * truncated or with bytes flipped, read without a crash (each image ends where an
  * inaccessible page begins). */
 #include <elf.h>
@@ -264,6 +266,82 @@ static void a_damaged_library_is_read_safely(void **state)
     free(data);
 }
 
+/* Makes the RELA relocation of symbol `name` an R_X86_64_64 of symbol `sym` at `to`. */
+static void retarget(char *image, const nopi_elf_image *im, const char *name, uint64_t to,
+                     uint32_t sym)
+{
+    size_t at = rela_of(im, name);
+    Elf64_Rela r;
+    memcpy(&r, image + at, sizeof r);
+    r.r_offset = to;
+    r.r_info = ELF64_R_INFO(sym, R_X86_64_64);
+    memcpy(image + at, &r, sizeof r);
+}
+
+/* The loader reads a relocation's symbol from memory when it applies it, after the
+ * relocations before it, which may have rewritten it: a symbol past the hash tables' count
+ * (which no check reads), a relocation onto a table the loader reads (.dynsym, .gnu.hash,
+ * .gnu.version: with text relocations allowed, the loader makes them writable as it
+ * relocates), and a table whose end lies past its segment are refused. */
+static void what_a_relocation_could_forge_is_refused(void **state)
+{
+    size_t len;
+    char *data = linked(&len), *copy = malloc(len);
+    assert_non_null(copy);
+    nopi_elf_image im;
+    assert_null(nopi_elf_image_open(data, len, &im));
+    long nsyms = nopi_elf_image_nsyms(&im);
+    assert_true(nsyms > 1);
+    char what[256];
+
+    memcpy(copy, data, len);
+    Elf64_Rela r;
+    size_t at = rela_of(&im, "__gmon_start__");
+    memcpy(&r, copy + at, sizeof r);
+    r.r_info = ELF64_R_INFO((uint64_t)nsyms, ELF64_R_TYPE(r.r_info));
+    memcpy(copy + at, &r, sizeof r);
+    snprintf(what, sizeof what, "a relocation of dynamic symbol %ld, past the %ld its hash "
+             "tables reach", nsyms, nsyms);
+    refused(copy, len, NOPI_LINKED_EXPORTS, what);
+    refused(copy, len, NOPI_LINKED_TEXTREL, what);
+
+    /* each table's last 8 bytes, by the extent the format gives it */
+    uint64_t symtab, gnu, versym;
+    assert_int_equal(nopi_elf_image_tag(&im, DT_SYMTAB, &symtab), 1);
+    assert_int_equal(nopi_elf_image_tag(&im, DT_GNU_HASH, &gnu), 1);
+    assert_int_equal(nopi_elf_image_tag(&im, DT_VERSYM, &versym), 1);
+    uint32_t h[4];
+    assert_true(nopi_elf_image_read(&im, gnu, h, sizeof h));
+    assert_true((uint64_t)nsyms > h[1]);
+    const struct { int64_t tag; uint64_t end; } tables[] = {
+        { DT_SYMTAB, symtab + (uint64_t)nsyms * sizeof(Elf64_Sym) },
+        { DT_GNU_HASH, gnu + 16 + 8 * (uint64_t)h[2] + 4 * (uint64_t)h[0] +
+                       4 * ((uint64_t)nsyms - h[1]) },
+        { DT_VERSYM, versym + 2 * (uint64_t)nsyms },
+    };
+    for (size_t i = 0; i < sizeof tables / sizeof *tables; i++)
+        for (unsigned how = 0; how <= NOPI_LINKED_TEXTREL; how += NOPI_LINKED_TEXTREL) {
+            memcpy(copy, data, len);
+            retarget(copy, &im, "__cxa_finalize", tables[i].end - 8, 0);
+            snprintf(what, sizeof what, "a relocation at 0x%llx, onto a table the loader "
+                     "reads (tag 0x%llx)", (unsigned long long)(tables[i].end - 8),
+                     (unsigned long long)tables[i].tag);
+            refused(copy, len, how, what);
+        }
+
+    /* .gnu.version moved so that it starts in its segment and ends past it */
+    memcpy(copy, data, len);
+    int seg = nopi_elf_image_segment(&im, versym, 1);
+    assert_true(seg >= 0);
+    uint64_t moved = im.load[seg].vaddr + im.load[seg].memsz - 2;
+    Elf64_Dyn d = { DT_VERSYM, { moved } };
+    memcpy(copy + dyn_off(&im, DT_VERSYM), &d, sizeof d);
+    refused(copy, len, NOPI_LINKED_EXPORTS, "a table of its dynamic segment (tag 0x6ffffff0) "
+                                            "in writable memory or outside it");
+    free(copy);
+    free(data);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -272,6 +350,7 @@ int main(void)
         cmocka_unit_test(a_hook_the_library_defines_is_refused),
         cmocka_unit_test(what_the_loader_reads_otherwise_is_refused),
         cmocka_unit_test(a_damaged_library_is_read_safely),
+        cmocka_unit_test(what_a_relocation_could_forge_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
