@@ -338,6 +338,19 @@ static void what_a_relocation_could_forge_is_refused(void **state)
     memcpy(copy + dyn_off(&im, DT_VERSYM), &d, sizeof d);
     refused(copy, len, NOPI_LINKED_EXPORTS, "a table of its dynamic segment (tag 0x6ffffff0) "
                                             "in writable memory or outside it");
+
+    /* .gnu.version_r's first entry's next one (vn_next, at 12) in writable data */
+    memcpy(copy, data, len);
+    uint64_t verneed;
+    assert_int_equal(nopi_elf_image_tag(&im, DT_VERNEED, &verneed), 1);
+    int rw = 0;
+    while (rw < im.nload && !(im.load[rw].flags & PF_W))
+        rw++;
+    assert_true(rw < im.nload && im.load[rw].vaddr > verneed);
+    uint32_t next = (uint32_t)(im.load[rw].vaddr - verneed);
+    memcpy(copy + file_off(&im, verneed) + 12, &next, sizeof next);
+    refused(copy, len, NOPI_LINKED_EXPORTS, "a table of its dynamic segment (tag 0x6ffffffe) "
+                                            "in writable memory or outside it");
     free(copy);
     free(data);
 }
