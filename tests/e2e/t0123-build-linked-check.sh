@@ -119,7 +119,7 @@ test_expect "an indirect function the linker adds is refused" '
 # relocations before it: a symbol past those the hash tables count (in writable data), or one
 # of .dynsym that a text relocation rewrites, is forged by an earlier relocation into a local
 # indirect function, whose resolver the loader calls.
-test_expect "a relocation of a symbol past the hash tables'\'' count is refused" '
+test_expect "a relocation of a symbol past those the hash tables count is refused" '
     refused beyond "a relocation of dynamic symbol "
     expect_err "past the "
     expect_err "its hash tables reach"'
