@@ -14,7 +14,7 @@ set -eu
 objdir=$1
 seconds=$2
 shift 2
-all="manifest npy generator options library object records"
+all="manifest npy generator options library object records linked"
 targets=${*:-$all}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=$objdir/corpus
@@ -31,6 +31,15 @@ for f in "$src"/share/neuronop/examples/*/build/lib*.so; do
     [ -f "$f" ] || continue
     n=$((n + 1)); cp "$f" "$corpus/library/seed$n"
 done
+
+# linked: three of those libraries (the check reads a whole one per input: few seeds
+# suffice), and one cc links here as neuronop's system link does
+for f in $(ls "$corpus"/library | head -n 3); do
+    cp "$corpus/library/$f" "$corpus/linked/$f"
+done
+printf 'int neuronop_library;\nfloat twice(float x) { return 2 * x; }\n' >"$corpus/linked.c"
+cc -shared -fPIC -O1 -Wl,-Bsymbolic -o "$corpus/linked/cc.so" "$corpus/linked.c" -lm || true
+rm -f "$corpus/linked.c"
 
 for f in "$src"/share/neuronop/examples/*/neuronop.yaml "$src"/tests/fixtures/*/*.yaml \
     "$src"/tests/golden/build/*/neuronop.yaml; do
