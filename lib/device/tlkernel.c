@@ -215,7 +215,117 @@ static void st_bf16_nan(const nopi_tl_args *x, nt_tensor *r, int64_t i, int64_t 
     }
 }
 
-/* float32 in, float32 out, one op: the loops the compiler can keep tight */
+/* ---- NaNs of float32 and float16 results ------------------------------------------------ */
+
+/* A float32 NaN's bits in ATen 1.13 on x86 (AVX2) depend on the code that made it (t0220
+ * checks each rule against torch):
+ *   - sin, cos, tan (Sleef, vectorised to the last element): every NaN 0xffffffff;
+ *     log, log2, log10: every NaN 0x7fc00000; ceil, floor, exp: the element's NaN, quieted;
+ *   - pow of the general case (by a Scalar but 0, 1, +-0.5, -1, 2, 3, -2; of two tensors; of
+ *     a Scalar base): in the vectorised loop (the first n - n % 16 elements) Sleef's, which
+ *     is 0xffffffff from a NaN operand, 0x7fc00000 from numbers, 1 for 1 ^ y and x ^ 0 even
+ *     of a signalling NaN; in the scalar loop glibc's (a NaN quieted, its sign flipped by an
+ *     odd integer exponent; 1 ^ sNaN a NaN);
+ *   - of two NaN operands, one of them quieted, as the processor gives its first operand's:
+ *     add and sub give other's (alpha * other is computed first), div self's, mul other's
+ *     in the vectorised loop and, in the rest (n % 16 elements, which GCC 12 vectorised
+ *     again), self's or other's element by element as the compiled loop has it (below);
+ *   - a NaN made from numbers (0/0, inf - inf, sqrt(-1)): the processor's, 0xffc00000.
+ * A float16 result is computed in float from operands c10 widened (quieting a signalling
+ * NaN) and made a half again by c10, which keeps a NaN's sign only: of two NaNs add and sub
+ * give other's in the vectorised loop (32 elements at a time) and self's in the rest; mul,
+ * div and pow self's (the base's for a Scalar base).  pow by 1 copies self, NaNs and all. */
+
+/* ATen's float32 mul in its scalar loop of r = n % 16 elements: bit j set where element j
+ * of that loop takes self's NaN over other's (tensor * tensor, and tensor * Scalar) */
+static const uint16_t mul_self_first[2][16] = {
+    { 0x0000, 0x0000, 0x0002, 0x0006, 0x000f, 0x000f, 0x000f, 0x004f,
+      0x0000, 0x0000, 0x0000, 0x0400, 0x0f00, 0x0f00, 0x0f00, 0x4f00 },
+    { 0x0000, 0x0000, 0x0002, 0x0006, 0x000e, 0x0000, 0x0020, 0x0060,
+      0x00e0, 0x0000, 0x0200, 0x0600, 0x0e00, 0x0000, 0x2000, 0x6000 },
+};
+
+static float quiet(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    u |= 0x00400000u;
+    memcpy(&v, &u, 4);
+    return v;
+}
+
+static float nan_bits(uint32_t u)
+{
+    float v;
+    memcpy(&v, &u, 4);
+    return v;
+}
+
+/* first's NaN if it is one, else second's, quieted (what x86 gives for first op second) */
+static float first_nan(float first, float second)
+{
+    return quiet(first != first ? first : second);
+}
+
+/* whether ATen computes element i of n of pow by Sleef's powf (above; bfloat16's vectorised
+ * loop takes 32 elements at a time): the general case, not its sqrt, x * x ... forms */
+static bool sleef_pow(const nopi_tl_args *x, int64_t i, int64_t n)
+{
+    double e = x->ed;
+    if (x->op != NOPI_TL_POW || (x->pow_special && (e == 0.5 || e == -0.5 || e == -1 ||
+                                                    e == 2 || e == 3 || e == -2)))
+        return false;
+    return x->ct == NT_F32 ? i < n - n % 16 : x->ct == NT_BF16 && i < n - n % 32;
+}
+
+/* The NaN ATen gives for element i of n, where an op in a float32 or float16 ct computed the
+ * NaN v from operands va and vb (self and other, or the base and the exponent). */
+static float aten_nan(const nopi_tl_args *x, int64_t i, int64_t n, float v, float va,
+                      float vb)
+{
+    bool f32 = x->ct == NT_F32, anynan = va != va || vb != vb;
+    switch (x->op) {
+    case NOPI_TL_SIN: case NOPI_TL_COS: case NOPI_TL_TAN:
+        return f32 ? nan_bits(0xffffffffu) : v;
+    case NOPI_TL_LOG: case NOPI_TL_LOG2: case NOPI_TL_LOG10:
+        return f32 ? nan_bits(0x7fc00000u) : v;
+    case NOPI_TL_CEIL: case NOPI_TL_FLOOR: case NOPI_TL_EXP:
+        return quiet(va);
+    case NOPI_TL_ADD:
+        if (anynan)
+            return !f32 && i >= n - n % 32 ? first_nan(va, vb) : first_nan(vb, va);
+        break;
+    case NOPI_TL_MUL:
+        if (anynan) {
+            int64_t vec = n - n % 16;
+            bool self_first = !f32 || (i >= vec && (mul_self_first[!x->b][n % 16] >> (i - vec) & 1));
+            return self_first ? first_nan(va, vb) : first_nan(vb, va);
+        }
+        break;
+    case NOPI_TL_DIV:
+        if (anynan)
+            return first_nan(va, vb);
+        break;
+    case NOPI_TL_POW:
+        if (!sleef_pow(x, i, n))
+            return v;   /* libm's (powf(-nan, 3) is +nan), or a product's */
+        return nan_bits(anynan ? 0xffffffffu : 0x7fc00000u);
+    default:   /* abs and clamp: the element's NaN as it is, or clamp's NaN fill */
+        return v;
+    }
+    return nan_bits(0xffc00000u);
+}
+
+static bool has_nan(const float *p, int64_t n)
+{
+    bool any = false;
+    for (int64_t i = 0; i < n; i++)
+        any |= p[i] != p[i];
+    return any;
+}
+
+/* float32 in, float32 out, one op: the loops the compiler can keep tight (add and mul of
+ * NaNs choose between them as ATen does, in nopi_tl_run) */
 static bool run_f32(const nopi_tl_args *x, nt_tensor *r)
 {
     if (x->ct != NT_F32 || r->dtype != NT_F32 || x->a_scalar || x->a->dtype != NT_F32 ||
@@ -225,6 +335,9 @@ static bool run_f32(const nopi_tl_args *x, nt_tensor *r)
     const float *a = (const float *)x->a->data;
     const float *b = x->b ? (const float *)x->b->data : NULL;
     float *o = (float *)r->data, s = x->bf, al = x->af;
+    if (x->op != NOPI_TL_EXP &&
+        (has_nan(a, n) || (b ? has_nan(b, n) : s != s) || al != al))
+        return false;
     switch (x->op) {
     case NOPI_TL_ADD:
         if (b && al == 1)
@@ -258,6 +371,12 @@ void nopi_tl_run(const nopi_tl_args *xa, nt_tensor *r)
 {
     if (run_f32(xa, r))
         return;
+    if (xa->op == NOPI_TL_POW && xa->pow_special && xa->ed == 1 && xa->ct == xa->a->dtype &&
+        r->dtype == xa->a->dtype) {   /* ATen copies self, NaNs and all */
+        if (r->data != xa->a->data)
+            memmove(r->data, xa->a->data, (size_t)r->numel * r->itemsize);
+        return;
+    }
     nopi_tl_args xs = *xa, *x = &xs;
     int64_t n = r->numel;
     /* bfloat16 add and sub: ATen's vectorised loop, which takes the elements 32 at a time
@@ -287,15 +406,20 @@ void nopi_tl_run(const nopi_tl_args *xa, nt_tensor *r)
             float va = x->a_scalar ? x->bf : ld_f(a, i);
             float vb = b ? ld_f(b, i) : x->bf;
             if (x->ct != NT_F32) {   /* operands in ct first (an integral one rounds) */
-                va = nopi_round_to(x->ct, va);
-                vb = nopi_round_to(x->ct, vb);
+                /* c10 widens a bfloat16 NaN as it is, signalling too, and quiets a half */
+                va = va != va && x->ct == NT_BF16 ? va : nopi_round_to(x->ct, va);
+                vb = vb != vb && x->ct == NT_BF16 ? vb : nopi_round_to(x->ct, vb);
             }
             float v = i < fused ? nopi_round_to(x->ct, fmaf(alpha, b ? vb : other, va))
                                 : nopi_round_to(x->ct, fop(x, va, vb));
-            if (v != v && (x->ct == NT_BF16 || r->dtype == NT_BF16))
+            if (v != v && (va == 1 || vb == 0) && sleef_pow(x, i, n))
+                v = 1;   /* Sleef's 1 ^ y and x ^ 0, of a signalling NaN too (libm: NaN) */
+            if (v == v)
+                st_f(r, i, v);
+            else if (x->ct == NT_BF16 || r->dtype == NT_BF16)
                 st_bf16_nan(x, r, i, vec32);
             else
-                st_f(r, i, v);
+                st_f(r, i, aten_nan(x, i, n, v, va, vb));
         }
         return;
     }

@@ -142,7 +142,7 @@ nt_tensor *add_alpha(const nt_tensor *x, const nt_tensor *y, nt_scalar alpha)
     return nt_add_out(get_dst_tensor(), x, y, alpha);
 }
 
-/* op number k of x, a bfloat16 tensor longer than the table's, for the NaNs ATen's
+/* op number k of x, a 16-bit or float32 tensor longer than the table's, for the NaNs ATen's
  * vectorised and scalar loops make (t0220, which lists the same ops in torch's terms) */
 nt_tensor *nan_op(const nt_tensor *x, nt_scalar k)
 {
@@ -172,5 +172,38 @@ nt_tensor *nan_op(const nt_tensor *x, nt_scalar k)
         nt_tensor *f = nt_add(x, nt_zeros(nt_dim(x), nt_sizes(x), NT_F32), one);
         return nt_mul_out(r, f, f);
     }
+    }
+}
+
+/* op number k of x and y (NaNs of other payloads and signs), for the NaN ATen takes of two,
+ * and more ops of one NaN (t0220, which lists the same ops in torch's terms) */
+nt_tensor *nan_op2(const nt_tensor *x, const nt_tensor *y, nt_scalar k)
+{
+    nt_tensor *r = get_dst_tensor();
+    const nt_scalar one = nt_scalar_i(1), nnan = nt_scalar_f(-NAN);
+    switch (k.i) {
+    case 0: return nt_add_out(r, x, y, one);
+    case 1: return nt_sub_out(r, x, y, nt_scalar_i(2));
+    case 2: return nt_mul_out(r, x, y);
+    case 3: return nt_div_out(r, x, y);
+    case 4: return nt_pow_t_out(r, x, y);
+    case 5: return nt_add_s_out(r, x, nnan, one);
+    case 6: return nt_mul_s_out(r, x, nnan);
+    case 7: return nt_div_s_out(r, x, nnan);
+    case 8: return nt_pow_s_out(r, nnan, x);
+    case 9: return nt_pow_out(r, x, nnan);
+    case 10: return nt_cos_out(r, x);
+    case 11: return nt_tan_out(r, x);
+    case 12: return nt_log2_out(r, x);
+    case 13: return nt_log10_out(r, x);
+    case 14: return nt_floor_out(r, x);
+    case 15: return nt_pow_out(r, x, nt_scalar_i(3));
+    case 16: return nt_pow_out(r, x, nt_scalar_i(-1));
+    case 17: return nt_pow_out(r, x, nt_scalar_i(-2));
+    case 18: return nt_div_s_out(r, x, nt_scalar_f(0.0));
+    case 19: return nt_mul_s_out(r, x, nt_scalar_f(INFINITY));
+    case 20: return nt_sub_out(r, y, x, one);
+    case 21: return nt_mul_out(r, y, x);
+    default: return nt_pow_t_out(r, y, x);
     }
 }
