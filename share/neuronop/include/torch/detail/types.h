@@ -23,9 +23,9 @@ namespace c10 {
 /* The device's element types, with torch's names and c10's values (c10/core/ScalarType.h),
  * so static_cast<int>(t.scalar_type()) is what torch gives: Byte 0, Char 1, Short 2, Int 3,
  * Long 4, Half 5, Float 6, BFloat16 15.  Double 7 and Bool 11 are there only because
- * Scalar::type() answers them, as c10's does: the device has no such tensors, so there is
- * no torch::kDouble or kBool, and a factory given one is refused.  c10's others (complex,
- * quantized ...) are not there.  neuronop.h's nt_dtype numbers them differently:
+ * Scalar::type() answers them, as c10's does: the device has no such tensors, so
+ * torch::kDouble and kBool are no dtype of a tensor (below), and a factory given one is
+ * refused.  c10's others (complex, quantized ...) are not there.  neuronop.h's nt_dtype numbers them differently:
  * torch::detail::to_nt and from_nt convert. */
 enum class ScalarType : int8_t {
     Byte = 0, Char = 1, Short = 2, Int = 3, Long = 4, Half = 5, Float = 6, Double = 7,
@@ -206,6 +206,24 @@ NT__TORCH_F16_LIMITS(BFloat16, false, 8, 2, 4, -125, -37, 128, 38, 0x0080, 0xFF7
 } // namespace std
 
 namespace c10 {
+namespace detail {
+/* c10's Double and Bool as torch::kDouble, kFloat64, kF64 and kBool name them: a ScalarType
+ * wherever torch's is a value (compared with Scalar::type(), a case of a switch on one,
+ * c10's facts of it), but refused as a tensor's dtype when the kernel builds, as the device
+ * has no such tensors (a ScalarType variable that holds one is refused at run time) */
+template <ScalarType T> struct NonDeviceType {
+    constexpr operator ScalarType() const noexcept { return T; }
+};
+} // namespace detail
+
+#define NT__TORCH_NO_DOUBLE                                                                   \
+    "'torch::kDouble' (kFloat64, kF64) is not in the device's torch subset as a dtype: the "  \
+    "device has no float64 tensors (its dtypes are kFloat, kBFloat16, kHalf, kInt, kChar, "   \
+    "kLong, kShort and kByte); kDouble is there to compare with what Scalar::type() answers"
+#define NT__TORCH_NO_BOOL                                                                     \
+    "'torch::kBool' is not in the device's torch subset as a dtype: the device has no bool "  \
+    "tensors (its dtypes are kFloat, kBFloat16, kHalf, kInt, kChar, kLong, kShort and "       \
+    "kByte); kBool is there to compare with what Scalar::type() answers"
 
 /* Options of a factory function.  Only the dtype has an effect (as on the device); a default
  * TensorOptions() has none, which means float, but to full(), which takes its fill value's
@@ -214,7 +232,19 @@ class TensorOptions {
 public:
     TensorOptions() noexcept : dtype_(ScalarType::Float), has_dtype_(false) {}
     TensorOptions(ScalarType d) noexcept : dtype_(d), has_dtype_(true) {}
+    template <class D = void>
+    TensorOptions(detail::NonDeviceType<ScalarType::Double>) noexcept : TensorOptions()
+    {
+        static_assert(torch::detail::never<D>::value, NT__TORCH_NO_DOUBLE);
+    }
+    template <class D = void>
+    TensorOptions(detail::NonDeviceType<ScalarType::Bool>) noexcept : TensorOptions()
+    {
+        static_assert(torch::detail::never<D>::value, NT__TORCH_NO_BOOL);
+    }
     TensorOptions dtype(ScalarType d) const noexcept { return TensorOptions(d); }
+    template <ScalarType T>
+    TensorOptions dtype(detail::NonDeviceType<T> d) const noexcept { return TensorOptions(d); }
     ScalarType dtype() const noexcept { return dtype_; }
     bool has_dtype() const noexcept { return has_dtype_; }
 
@@ -222,6 +252,8 @@ private:
     ScalarType dtype_;
     bool has_dtype_;
 };
+#undef NT__TORCH_NO_DOUBLE
+#undef NT__TORCH_NO_BOOL
 
 } // namespace c10
 
@@ -246,8 +278,24 @@ constexpr ScalarType kShort = ScalarType::Short;
 constexpr ScalarType kInt16 = ScalarType::Short;
 constexpr ScalarType kByte = ScalarType::Byte;
 constexpr ScalarType kUInt8 = ScalarType::Byte;
+constexpr ScalarType kF32 = ScalarType::Float;
+constexpr ScalarType kF16 = ScalarType::Half;
+constexpr ScalarType kI32 = ScalarType::Int;
+constexpr ScalarType kI8 = ScalarType::Char;
+constexpr ScalarType kI64 = ScalarType::Long;
+constexpr ScalarType kI16 = ScalarType::Short;
+constexpr ScalarType kU8 = ScalarType::Byte;
+/* no tensor's dtype (c10::detail::NonDeviceType): for Scalar::type() */
+constexpr c10::detail::NonDeviceType<ScalarType::Double> kDouble{};
+constexpr c10::detail::NonDeviceType<ScalarType::Double> kFloat64{};
+constexpr c10::detail::NonDeviceType<ScalarType::Double> kF64{};
+constexpr c10::detail::NonDeviceType<ScalarType::Bool> kBool{};
 
 inline TensorOptions dtype(ScalarType d) noexcept { return TensorOptions(d); }
+template <ScalarType T> inline TensorOptions dtype(c10::detail::NonDeviceType<T> d) noexcept
+{
+    return TensorOptions(d);
+}
 
 namespace detail {
 /* a ScalarType as the C API's nt_dtype; one that is no device dtype (a value cast from an
