@@ -316,6 +316,21 @@ static float aten_nan(const nopi_tl_args *x, int64_t i, int64_t n, float v, floa
     return nan_bits(0xffc00000u);
 }
 
+/* float32 add and sub of a Scalar: ATen's vectorised loop (16 elements at a time) fuses
+ * self + alpha * other; its scalar loop (the rest), which GCC 12 vectorised again, fuses
+ * too where its code is scalar, and where it is vectorised adds alpha * other rounded once
+ * before the loop: element j of that loop of r = n % 16 does where bit j of [r] is set */
+static const uint16_t add_s_rounded[16] = {
+    0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x001e, 0x001e, 0x001e,
+    0x001e, 0x01fe, 0x01fe, 0x01fe, 0x01fe, 0x1ffe, 0x1ffe, 0x1ffe,
+};
+
+static bool f32_add_s_rounded(int64_t i, int64_t n)
+{
+    int64_t vec = n - n % 16;
+    return i >= vec && (add_s_rounded[n % 16] >> (i - vec) & 1);
+}
+
 static bool has_nan(const float *p, int64_t n)
 {
     bool any = false;
@@ -346,9 +361,11 @@ static bool run_f32(const nopi_tl_args *x, nt_tensor *r)
         else if (b)
             for (int64_t i = 0; i < n; i++)
                 o[i] = fmaf(al, b[i], a[i]);
-        else
+        else {   /* a Scalar: as ATen's loops have it (nopi_tl_run) */
+            const float p = al * s;
             for (int64_t i = 0; i < n; i++)
-                o[i] = fmaf(al, s, a[i]);
+                o[i] = f32_add_s_rounded(i, n) ? a[i] + p : fmaf(al, s, a[i]);
+        }
         return true;
     case NOPI_TL_MUL:
         if (b)
@@ -382,10 +399,12 @@ void nopi_tl_run(const nopi_tl_args *xa, nt_tensor *r)
     /* bfloat16 add and sub: ATen's vectorised loop, which takes the elements 32 at a time
      * (AVX2), computes self + alpha * other as one float multiply-add rounded once; its
      * scalar loop, which takes the rest, rounds alpha * other to bfloat16 first (below).
-     * float16 has no vectorised loop there. */
-    int64_t fused = x->op == NOPI_TL_ADD && x->ct == NT_BF16 ? n - n % 32 : 0;
+     * float16 has no vectorised loop there.  float32 add and sub of a Scalar: as
+     * f32_add_s_rounded says (of two tensors, fused everywhere). */
+    const int64_t fused = x->op == NOPI_TL_ADD && x->ct == NT_BF16 ? n - n % 32 : 0;
+    const bool f32_add_s = x->op == NOPI_TL_ADD && x->ct == NT_F32 && !x->b;
     const float alpha = x->af, other = x->bf;
-    if (x->op == NOPI_TL_ADD && !x->b && (x->ct == NT_BF16 || x->ct == NT_F16)) {
+    if (x->op == NOPI_TL_ADD && !x->b && nopi_dtype_is_float(x->ct)) {
         x->bf = nopi_round_to(x->ct, x->af * x->bf);   /* a Scalar other times alpha, once */
         x->af = 1;
     }
@@ -410,8 +429,9 @@ void nopi_tl_run(const nopi_tl_args *xa, nt_tensor *r)
                 va = va != va && x->ct == NT_BF16 ? va : nopi_round_to(x->ct, va);
                 vb = vb != vb && x->ct == NT_BF16 ? vb : nopi_round_to(x->ct, vb);
             }
-            float v = i < fused ? nopi_round_to(x->ct, fmaf(alpha, b ? vb : other, va))
-                                : nopi_round_to(x->ct, fop(x, va, vb));
+            bool fuse = i < fused || (f32_add_s && !f32_add_s_rounded(i, n));
+            float v = fuse ? nopi_round_to(x->ct, fmaf(alpha, b ? vb : other, va))
+                           : nopi_round_to(x->ct, fop(x, va, vb));
             if (v != v && (va == 1 || vb == 0) && sleef_pow(x, i, n))
                 v = 1;   /* Sleef's 1 ^ y and x ^ 0, of a signalling NaN too (libm: NaN) */
             if (v == v)

@@ -207,3 +207,9 @@ nt_tensor *nan_op2(const nt_tensor *x, const nt_tensor *y, nt_scalar k)
     default: return nt_pow_t_out(r, y, x);
     }
 }
+
+/* self + alpha * s, for tensors past ATen's scalar loop (t0220) */
+nt_tensor *add_s_alpha(const nt_tensor *x, nt_scalar s, nt_scalar alpha)
+{
+    return nt_add_s_out(get_dst_tensor(), x, s, alpha);
+}

@@ -101,6 +101,45 @@ print(\" \".join(str(v) for v in np.load(\"sum.npy\").view(np.uint16).tolist()))
     [ "$got" = "$(echo "$sums" | sed -n 3p)" ] || {
         echo "torch:    $(echo "$sums" | sed -n 3p)"; echo "neuronop: $got"; false; }'
 
+# float32 add of a Scalar with an alpha: ATen's vectorised loop (16 elements at a time) and
+# the scalar code of its scalar loop fuse self + alpha * other; the part of that loop GCC 12
+# vectorised again adds alpha * other rounded once before it.  Tensors of 47 and 13
+# elements (float32, and int32 made float32 by a float Scalar), several alphas: torch's
+# results, bit for bit.
+adds=$(torch_says '
+import torch
+for n in (47, 13):
+    i = torch.arange(n, dtype=torch.float32)
+    for t in ((i * 0.731).sin() * 3, (i * 7 - 100).int()):
+        for s, alpha in ((2.3, 1.7), (2.3, 0.3), (-1.1, -2.9), (5.5, 3)):
+            print(n, "f32" if t.dtype == torch.float32 else "i32", s, alpha,
+                  " ".join(repr(v) for v in t.tolist()), ":",
+                  " ".join(str(v) for v in torch.add(t, s, alpha=alpha).view(torch.int32).tolist()))
+')
+test_expect "float32 add of a Scalar with an alpha is what torch computes, bit for bit, both loops" '
+    [ "$(echo "$adds" | wc -l)" -eq 16 ]
+    bad=0
+    echo "$adds" >adds
+    while read -r n dt s alpha rest; do
+        vals=${rest%% :*}
+        want=${rest#*: }
+        if [ "$dt" = f32 ]; then
+            npy write x.npy "<f4" "$n" $vals
+        else
+            npy write x.npy "<i4" "$n" $vals
+        fi
+        run run tdiff add_s_alpha x.npy "$s" "$alpha" -o sum.npy
+        got=$("$PY" -c "
+import numpy as np
+print(\" \".join(str(v) for v in np.load(\"sum.npy\").view(np.int32).tolist()))
+")
+        if [ "$status" != 0 ] || [ "$got" != "$want" ]; then
+            echo "$n $dt + $s * $alpha: torch    $want"
+            echo "$n $dt + $s * $alpha: neuronop $got"; cat "$WORK/err"; bad=1
+        fi
+    done <adds
+    [ $bad -eq 0 ]'
+
 # bfloat16 NaNs: ATen makes each result a bfloat16 in its vectorised loop (32 elements at a
 # time) with an AVX2 conversion that makes every NaN 0xffff, in its scalar loop (the rest)
 # with c10's, which makes it 0x7fc0, and some ops (sin, exp, ceil ...) are vectorised to the
