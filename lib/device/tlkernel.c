@@ -403,6 +403,10 @@ void nopi_tl_run(const nopi_tl_args *xa, nt_tensor *r)
      * f32_add_s_rounded says (of two tensors, fused everywhere). */
     const int64_t fused = x->op == NOPI_TL_ADD && x->ct == NT_BF16 ? n - n % 32 : 0;
     const bool f32_add_s = x->op == NOPI_TL_ADD && x->ct == NT_F32 && !x->b;
+    /* bfloat16 pow by -0.5 (ATen's rsqrt): its scalar loop rounds sqrt to bfloat16 before
+     * dividing 1 by it (pow_scalar), its vectorised loop does both in float */
+    const bool bf16_rsqrt = x->op == NOPI_TL_POW && x->pow_special && x->ct == NT_BF16 &&
+                            x->ed == -0.5;
     const float alpha = x->af, other = x->bf;
     if (x->op == NOPI_TL_ADD && !x->b && nopi_dtype_is_float(x->ct)) {
         x->bf = nopi_round_to(x->ct, x->af * x->bf);   /* a Scalar other times alpha, once */
@@ -432,6 +436,8 @@ void nopi_tl_run(const nopi_tl_args *xa, nt_tensor *r)
             bool fuse = i < fused || (f32_add_s && !f32_add_s_rounded(i, n));
             float v = fuse ? nopi_round_to(x->ct, fmaf(alpha, b ? vb : other, va))
                            : nopi_round_to(x->ct, fop(x, va, vb));
+            if (bf16_rsqrt && i < vec32)   /* ATen's vectorised rsqrt: one rounding */
+                v = nopi_round_to(x->ct, 1 / sqrtf(va));
             if (v != v && (va == 1 || vb == 0) && sleef_pow(x, i, n))
                 v = 1;   /* Sleef's 1 ^ y and x ^ 0, of a signalling NaN too (libm: NaN) */
             if (v == v)

@@ -140,6 +140,29 @@ print(\" \".join(str(v) for v in np.load(\"sum.npy\").view(np.int32).tolist()))
     done <adds
     [ $bad -eq 0 ]'
 
+# bfloat16 pow by -0.5 (ATen's rsqrt): its scalar loop rounds sqrt(x) to bfloat16 before
+# dividing 1 by it, its vectorised loop (32 elements at a time) divides in float.  The
+# inputs, 40 bfloat16 values, and torch 1.13's result, bit for bit, come from torch; tdiff's
+# nan_op 11 is pow by -0.5.
+rsq=$(torch_says '
+import torch
+i = torch.arange(40, dtype=torch.float32)
+x = ((i * 0.731).sin().abs() * 7 + 0.01).bfloat16()
+print(" ".join(repr(v) for v in x.float().tolist()))
+print(" ".join(str(v & 0xffff) for v in torch.pow(x, -0.5).view(torch.int16).tolist()))
+')
+test_expect "bfloat16 pow by -0.5 of 40 elements is torch's, bit for bit, both loops" '
+    [ -n "$rsq" ]
+    npy write x.npy "<V2" 40 $(echo "$rsq" | sed -n 1p)
+    run run tdiff nan_op x.npy 11 -o rsqrt.npy
+    expect_status 0
+    got=$("$PY" -c "
+import numpy as np
+print(\" \".join(str(v) for v in np.load(\"rsqrt.npy\").view(np.uint16).tolist()))
+")
+    [ "$got" = "$(echo "$rsq" | sed -n 2p)" ] || {
+        echo "torch:    $(echo "$rsq" | sed -n 2p)"; echo "neuronop: $got"; false; }'
+
 # bfloat16 NaNs: ATen makes each result a bfloat16 in its vectorised loop (32 elements at a
 # time) with an AVX2 conversion that makes every NaN 0xffff, in its scalar loop (the rest)
 # with c10's, which makes it 0x7fc0, and some ops (sin, exp, ceil ...) are vectorised to the
