@@ -287,6 +287,9 @@ static nt_tensor *binary(nt_tensor *out, const nt_tensor *self, const nt_tensor 
     if (swap) {   /* Scalar ^ tensor: the base is the scalar, the exponent self */
         x.a_scalar = true;
         x.b = self;
+        /* ATen fills ones for a base that equals 1.0 (not true), whatever the exponent:
+         * 1 ^ a signalling NaN too, which libm makes a NaN */
+        x.ones = !s.is_bool && (s.is_int ? s.i == 1 : s.f == 1.0);
     }
     nt_tensor *r = result(c, &k, out, self, rd, x.pow_special ? SAME_DTYPE : kd);
     nopi_tl_run(&x, r);

@@ -69,6 +69,7 @@ typedef struct nopi_tl_args {
     double ed;              /* POW by a scalar exponent: the Scalar's value */
     bool pow_special;       /* POW by a scalar exponent: ATen's sqrt/rsqrt/x*x forms */
     bool clamp_nan;         /* CLAMP with a NaN bound: NaN everywhere */
+    bool ones;              /* POW of the Scalar base 1: ones everywhere, as ATen fills them */
 } nopi_tl_args;
 
 /* Computes r = op(args) for r->numel elements. */

@@ -396,6 +396,11 @@ void nopi_tl_run(const nopi_tl_args *xa, nt_tensor *r)
     }
     nopi_tl_args xs = *xa, *x = &xs;
     int64_t n = r->numel;
+    if (x->ones) {
+        for (int64_t i = 0; i < n; i++)
+            st_i(r, i, 1);
+        return;
+    }
     /* bfloat16 add and sub: ATen's vectorised loop, which takes the elements 32 at a time
      * (AVX2), computes self + alpha * other as one float multiply-add rounded once; its
      * scalar loop, which takes the rest, rounds alpha * other to bfloat16 first (below).

@@ -213,3 +213,9 @@ nt_tensor *add_s_alpha(const nt_tensor *x, nt_scalar s, nt_scalar alpha)
 {
     return nt_add_s_out(get_dst_tensor(), x, s, alpha);
 }
+
+/* s ^ x, for tensors past ATen's scalar loop (t0220) */
+nt_tensor *pow_base(const nt_tensor *x, nt_scalar s)
+{
+    return nt_pow_s_out(get_dst_tensor(), s, x);
+}

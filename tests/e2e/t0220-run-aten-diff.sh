@@ -163,6 +163,44 @@ print(\" \".join(str(v) for v in np.load(\"rsqrt.npy\").view(np.uint16).tolist()
     [ "$got" = "$(echo "$rsq" | sed -n 2p)" ] || {
         echo "torch:    $(echo "$rsq" | sed -n 2p)"; echo "neuronop: $got"; false; }'
 
+# pow of a Scalar base that equals 1.0: ATen fills ones, whatever the exponent, where libm's
+# powf(1, y) is a NaN for a signalling NaN y (a bool base true, and 1.00000001, compute).
+# float32 and bfloat16 exponents with signalling NaNs, 47 elements: torch's results.
+ones=$(torch_says '
+import torch
+for dt, it, bits in ((torch.float32, torch.int32, [0x7f800001, 0x7fc00001, 0x3f800000, -8388607]),
+                     (torch.bfloat16, torch.int16, [0x7f81, 0x7fc1, 0x3f80, -127])):
+    x = torch.tensor((bits * 12)[:47], dtype=it).view(dt)
+    m = 0xffffffff if it == torch.int32 else 0xffff
+    for base in ("1", "1.0", "1.00000001"):
+        print(str(dt)[6:], base, " ".join(str(v & m) for v in x.view(it).tolist()), ":",
+              " ".join(str(v & m) for v in torch.pow(eval(base), x).view(it).tolist()))
+')
+test_expect "pow of the Scalar base 1 is ones, as torch fills them" '
+    [ "$(echo "$ones" | wc -l)" -eq 6 ]
+    bad=0
+    echo "$ones" >ones
+    while read -r dt base rest; do
+        bits=${rest%% :*}
+        want=${rest#*: }
+        "$PY" -c "
+import sys, numpy as np
+u = np.uint32 if sys.argv[1] == \"float32\" else np.uint16
+np.save(\"e.npy\", np.array([int(v) for v in sys.argv[2].split()], dtype=u).view(np.float32 if u == np.uint32 else \"V2\"))
+" "$dt" "$bits"
+        run run tdiff pow_base e.npy "$base" -o ones.npy
+        got=$("$PY" -c "
+import numpy as np
+a = np.load(\"ones.npy\")
+print(\" \".join(str(v) for v in a.view(np.uint32 if a.dtype.itemsize == 4 else np.uint16).tolist()))
+")
+        if [ "$status" != 0 ] || [ "$got" != "$want" ]; then
+            echo "$dt $base ^ x: torch    $want"; echo "$dt $base ^ x: neuronop $got"
+            cat "$WORK/err"; bad=1
+        fi
+    done <ones
+    [ $bad -eq 0 ]'
+
 # bfloat16 NaNs: ATen makes each result a bfloat16 in its vectorised loop (32 elements at a
 # time) with an AVX2 conversion that makes every NaN 0xffff, in its scalar loop (the rest)
 # with c10's, which makes it 0x7fc0, and some ops (sin, exp, ceil ...) are vectorised to the
