@@ -276,6 +276,7 @@ static nt_tensor *binary(nt_tensor *out, const nt_tensor *self, const nt_tensor 
         if (!nopi_dtype_is_float(self->dtype) && s.is_int && s.i < 0)
             refuse(c, &k, "Integers to negative integer powers are not allowed");
         x.pow_special = true;
+        x.pow_bool = s.is_bool;   /* c10: true equals no 1.0, false no 0.0 */
         x.ed = nt_scalar_to_f(s);
         if (ct == NT_F32)
             x.bf = (float)x.ed;

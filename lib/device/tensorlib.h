@@ -68,6 +68,7 @@ typedef struct nopi_tl_args {
     float bf, cf, af;       /* ... in a floating ct (already rounded to ct) */
     double ed;              /* POW by a scalar exponent: the Scalar's value */
     bool pow_special;       /* POW by a scalar exponent: ATen's sqrt/rsqrt/x*x forms */
+    bool pow_bool;          /* ... a bool one: not its fill for 0 and copy for 1 */
     bool clamp_nan;         /* CLAMP with a NaN bound: NaN everywhere */
     bool ones;              /* POW of the Scalar base 1: ones everywhere, as ATen fills them */
 } nopi_tl_args;

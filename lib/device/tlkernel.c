@@ -88,9 +88,9 @@ static float pow_scalar(const nopi_tl_args *x, float a)
 {
     nt_dtype ct = x->ct;
     double e = x->ed;
-    if (e == 0)
+    if (e == 0 && !x->pow_bool)   /* ATen's fill and copy (a bool exponent computes) */
         return 1;
-    if (e == 1)
+    if (e == 1 && !x->pow_bool)
         return a;
     if (ct != NT_F16) {   /* ATen's sqrt, rsqrt and reciprocal kernels */
         if (e == 0.5)
@@ -183,7 +183,7 @@ static int bf16_nan(const nopi_tl_args *x, int64_t i, int64_t vec)
     case NOPI_TL_POW:
         if (x->pow_special && x->ed == 0.5)
             return BF16_NAN_VECTOR;
-        if (x->pow_special && x->ed == 1)
+        if (x->pow_special && x->ed == 1 && !x->pow_bool)
             return BF16_NAN_ELEMENT;
         break;
     default:
@@ -388,8 +388,8 @@ void nopi_tl_run(const nopi_tl_args *xa, nt_tensor *r)
 {
     if (run_f32(xa, r))
         return;
-    if (xa->op == NOPI_TL_POW && xa->pow_special && xa->ed == 1 && xa->ct == xa->a->dtype &&
-        r->dtype == xa->a->dtype) {   /* ATen copies self, NaNs and all */
+    if (xa->op == NOPI_TL_POW && xa->pow_special && xa->ed == 1 && !xa->pow_bool &&
+        xa->ct == xa->a->dtype && r->dtype == xa->a->dtype) {   /* ATen copies self, NaNs too */
         if (r->data != xa->a->data)
             memmove(r->data, xa->a->data, (size_t)r->numel * r->itemsize);
         return;

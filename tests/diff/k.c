@@ -219,3 +219,11 @@ nt_tensor *pow_base(const nt_tensor *x, nt_scalar s)
 {
     return nt_pow_s_out(get_dst_tensor(), s, x);
 }
+
+/* self ^ a C++ bool (k: true or false), for tensors past ATen's scalar loop (t0220) */
+nt_tensor *pow_bool(const nt_tensor *x, nt_scalar k)
+{
+    nt_scalar b = nt_scalar_i(k.i != 0);
+    b.is_bool = 1;
+    return nt_pow_out(get_dst_tensor(), x, b);
+}

@@ -201,6 +201,48 @@ print(\" \".join(str(v) for v in a.view(np.uint32 if a.dtype.itemsize == 4 else 
     done <ones
     [ $bad -eq 0 ]'
 
+# pow by a C++ bool: c10's true equals no 1.0 and false no 0.0, so ATen computes x ^ 1.0 and
+# x ^ 0.0 (Sleef's in its vectorised loop, libm's in the rest) where an int Scalar would
+# copy self or fill ones: NaNs show the difference.  float32, bfloat16, float16 and int32
+# tensors of 47 elements, signalling NaNs among them: torch's results, bit for bit.
+pbool=$(torch_says '
+import torch
+for dt, it, bits in ((torch.float32, torch.int32, [0x7f800001, 0x7fc00001, 0x3fc00000, -1069547520, -8388607]),
+                     (torch.bfloat16, torch.int16, [0x7f81, 0x7fc1, 0x3fc0, -16320, -127]),
+                     (torch.float16, torch.int16, [0x7c01, 0x7e01, 0x3e00, -15872, -1023]),
+                     (torch.int32, torch.int32, [3, -2, 0, 7, -9])):
+    x = torch.tensor((bits * 10)[:47], dtype=it).view(dt)
+    m = 0xffffffff if it == torch.int32 else 0xffff
+    for e in (1, 0):
+        print(str(dt)[6:], e, " ".join(str(v & m) for v in x.view(it).tolist()), ":",
+              " ".join(str(v & m) for v in torch.pow(x, bool(e)).view(it).tolist()))
+')
+test_expect "pow by true and false computes x ^ 1.0 and x ^ 0.0, as torch does" '
+    [ "$(echo "$pbool" | wc -l)" -eq 8 ]
+    bad=0
+    echo "$pbool" >pbool
+    while read -r dt e rest; do
+        bits=${rest%% :*}
+        want=${rest#*: }
+        "$PY" -c "
+import sys, numpy as np
+d = {\"float32\": np.float32, \"bfloat16\": \"V2\", \"float16\": np.float16, \"int32\": np.int32}[sys.argv[1]]
+u = np.uint16 if sys.argv[1] in (\"bfloat16\", \"float16\") else np.uint32
+np.save(\"p.npy\", np.array([int(v) for v in sys.argv[2].split()], dtype=u).view(d))
+" "$dt" "$bits"
+        run run tdiff pow_bool p.npy "$e" -o pbool.npy
+        got=$("$PY" -c "
+import numpy as np
+a = np.load(\"pbool.npy\")
+print(\" \".join(str(v) for v in a.view(np.uint32 if a.dtype.itemsize == 4 else np.uint16).tolist()))
+")
+        if [ "$status" != 0 ] || [ "$got" != "$want" ]; then
+            echo "$dt ^ $e: torch    $want"; echo "$dt ^ $e: neuronop $got"
+            cat "$WORK/err"; bad=1
+        fi
+    done <pbool
+    [ $bad -eq 0 ]'
+
 # bfloat16 NaNs: ATen makes each result a bfloat16 in its vectorised loop (32 elements at a
 # time) with an AVX2 conversion that makes every NaN 0xffff, in its scalar loop (the rest)
 # with c10's, which makes it 0x7fc0, and some ops (sin, exp, ceil ...) are vectorised to the
