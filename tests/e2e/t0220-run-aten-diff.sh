@@ -163,6 +163,34 @@ print(\" \".join(str(v) for v in np.load(\"rsqrt.npy\").view(np.uint16).tolist()
     [ "$got" = "$(echo "$rsq" | sed -n 2p)" ] || {
         echo "torch:    $(echo "$rsq" | sed -n 2p)"; echo "neuronop: $got"; false; }'
 
+# same_bits OP: for each line of stdin, "DTYPE ARG BITS... : WANT...", runs tdiff OP on a
+# tensor of DTYPE (float32, bfloat16, float16 or int32) with elements BITS and the Scalar
+# ARG, and says where the output's raw bits are not torch's WANT; false if any are not.
+same_bits() {
+    sb_bad=0
+    while read -r sb_dt sb_arg sb_rest; do
+        sb_want=${sb_rest#*: }
+        "$PY" -c "
+import sys, numpy as np
+d = {\"float32\": np.float32, \"bfloat16\": \"V2\", \"float16\": np.float16, \"int32\": np.int32}[sys.argv[1]]
+u = np.uint16 if sys.argv[1] in (\"bfloat16\", \"float16\") else np.uint32
+np.save(\"in.npy\", np.array([int(v) for v in sys.argv[2].split()], dtype=u).view(d))
+" "$sb_dt" "${sb_rest%% :*}"
+        run run tdiff "$1" in.npy "$sb_arg" -o bits.npy
+        sb_got=$("$PY" -c "
+import numpy as np
+a = np.load(\"bits.npy\")
+print(\" \".join(str(v) for v in a.view(np.uint32 if a.dtype.itemsize == 4 else np.uint16).tolist()))
+")
+        if [ "$status" != 0 ] || [ "$sb_got" != "$sb_want" ]; then
+            echo "$1 of $sb_dt, $sb_arg: torch    $sb_want"
+            echo "$1 of $sb_dt, $sb_arg: neuronop $sb_got"
+            cat "$WORK/err"; sb_bad=1
+        fi
+    done
+    [ $sb_bad -eq 0 ]
+}
+
 # pow of a Scalar base that equals 1.0: ATen fills ones, whatever the exponent, where libm's
 # powf(1, y) is a NaN for a signalling NaN y (a bool base true, and 1.00000001, compute).
 # float32 and bfloat16 exponents with signalling NaNs, 47 elements: torch's results.
@@ -178,28 +206,7 @@ for dt, it, bits in ((torch.float32, torch.int32, [0x7f800001, 0x7fc00001, 0x3f8
 ')
 test_expect "pow of the Scalar base 1 is ones, as torch fills them" '
     [ "$(echo "$ones" | wc -l)" -eq 6 ]
-    bad=0
-    echo "$ones" >ones
-    while read -r dt base rest; do
-        bits=${rest%% :*}
-        want=${rest#*: }
-        "$PY" -c "
-import sys, numpy as np
-u = np.uint32 if sys.argv[1] == \"float32\" else np.uint16
-np.save(\"e.npy\", np.array([int(v) for v in sys.argv[2].split()], dtype=u).view(np.float32 if u == np.uint32 else \"V2\"))
-" "$dt" "$bits"
-        run run tdiff pow_base e.npy "$base" -o ones.npy
-        got=$("$PY" -c "
-import numpy as np
-a = np.load(\"ones.npy\")
-print(\" \".join(str(v) for v in a.view(np.uint32 if a.dtype.itemsize == 4 else np.uint16).tolist()))
-")
-        if [ "$status" != 0 ] || [ "$got" != "$want" ]; then
-            echo "$dt $base ^ x: torch    $want"; echo "$dt $base ^ x: neuronop $got"
-            cat "$WORK/err"; bad=1
-        fi
-    done <ones
-    [ $bad -eq 0 ]'
+    echo "$ones" | same_bits pow_base'
 
 # pow by a C++ bool: c10's true equals no 1.0 and false no 0.0, so ATen computes x ^ 1.0 and
 # x ^ 0.0 (Sleef's in its vectorised loop, libm's in the rest) where an int Scalar would
@@ -219,29 +226,7 @@ for dt, it, bits in ((torch.float32, torch.int32, [0x7f800001, 0x7fc00001, 0x3fc
 ')
 test_expect "pow by true and false computes x ^ 1.0 and x ^ 0.0, as torch does" '
     [ "$(echo "$pbool" | wc -l)" -eq 8 ]
-    bad=0
-    echo "$pbool" >pbool
-    while read -r dt e rest; do
-        bits=${rest%% :*}
-        want=${rest#*: }
-        "$PY" -c "
-import sys, numpy as np
-d = {\"float32\": np.float32, \"bfloat16\": \"V2\", \"float16\": np.float16, \"int32\": np.int32}[sys.argv[1]]
-u = np.uint16 if sys.argv[1] in (\"bfloat16\", \"float16\") else np.uint32
-np.save(\"p.npy\", np.array([int(v) for v in sys.argv[2].split()], dtype=u).view(d))
-" "$dt" "$bits"
-        run run tdiff pow_bool p.npy "$e" -o pbool.npy
-        got=$("$PY" -c "
-import numpy as np
-a = np.load(\"pbool.npy\")
-print(\" \".join(str(v) for v in a.view(np.uint32 if a.dtype.itemsize == 4 else np.uint16).tolist()))
-")
-        if [ "$status" != 0 ] || [ "$got" != "$want" ]; then
-            echo "$dt ^ $e: torch    $want"; echo "$dt ^ $e: neuronop $got"
-            cat "$WORK/err"; bad=1
-        fi
-    done <pbool
-    [ $bad -eq 0 ]'
+    echo "$pbool" | same_bits pow_bool'
 
 # bfloat16 NaNs: ATen makes each result a bfloat16 in its vectorised loop (32 elements at a
 # time) with an AVX2 conversion that makes every NaN 0xffff, in its scalar loop (the rest)
