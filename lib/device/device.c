@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,6 +62,9 @@ struct nop_device {
     void *ext;                  /* what a layer above keeps with the device (a zygote) */
     void (*ext_free)(void *);
     pid_t worker;               /* an isolated device's last worker, killed, not yet reaped */
+    bool has_timer;             /* nopi_device_own_timer's: timer is timer_tid's own */
+    int timer;
+    pid_t timer_tid;
 };
 
 /* The cores option's check, as nop_device_new and nopi_device_renew make it. */
@@ -190,6 +194,8 @@ void nop_device_free(nop_device *dev)
         dev->ext_free(dev->ext);   /* before the reaping: it may leave a process to reap */
     nopi_device_reap(dev, 0);
     nopi_pool_free(dev->pool);
+    if (dev->has_timer)
+        nopi_thread_timer_free(dev->timer);
     for (int i = 0; i < NOPI_MAX_CORES; i++) {
         nopi_stack_free(&dev->slots[i].stack);
         free(dev->slots[i].tcm);
@@ -235,18 +241,29 @@ int nopi_device_start(nop_device *dev)
     return dev->pool || (dev->pool = nopi_pool_new(dev->opts.threads)) ? 0 : -1;
 }
 
-int nopi_device_start_resident(nop_device *dev, const void **addr, size_t *len, int *threads)
+int nopi_device_start_resident(nop_device *dev)
 {
     if (dev->pool || !(dev->pool = nopi_pool_new_resident(dev->opts.threads)))
         return -1;
-    nopi_pool_region(dev->pool, addr, len, threads);
     return 0;
 }
 
-void nopi_device_end_helpers(nop_device *dev)
+void nopi_device_end_threads(nop_device *dev)
 {
     if (dev->pool)
-        nopi_pool_end_helpers(dev->pool);
+        nopi_pool_end_threads(dev->pool);
+    if (dev->has_timer)   /* as a core leaves it; a helper could have set it since */
+        nopi_thread_timer_set(dev->timer, 0);
+}
+
+int nopi_device_own_timer(nop_device *dev)
+{
+    if (!dev->has_timer) {
+        dev->timer = nopi_thread_timer_new();
+        dev->has_timer = dev->timer >= 0;
+        dev->timer_tid = (pid_t)syscall(SYS_gettid);
+    }
+    return dev->has_timer ? dev->timer : -1;
 }
 
 int nopi_device_warm(nop_device *dev, size_t stack_size, int ncores)
@@ -600,6 +617,10 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     pthread_mutex_lock(&dev->running);
     nopi_worker self;
     bool worker = nopi_worker_enter(&self, lib->text_lo, lib->text_hi) == 0;
+    if (worker && dev->has_timer && dev->timer_tid == (pid_t)syscall(SYS_gettid)) {
+        self.has_timer = true;
+        self.timer = dev->timer;
+    }
     nt__arg *kargs = calloc((size_t)(op->nargs ? op->nargs : 1), sizeof *kargs);
     nt__arg *sargs = calloc((size_t)(op->nargs ? op->nargs : 1), sizeof *sargs);
     run.cores = calloc((size_t)run.ncores, sizeof *run.cores);

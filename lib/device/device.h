@@ -52,14 +52,17 @@ int nopi_device_warm(nop_device *dev, size_t stack_size, int ncores);
 /* Starts dev's host threads (the watchdog), as its first run would: a fork server's child
  * does it while it waits for its request.  0, or -1 on no memory. */
 int nopi_device_start(nop_device *dev);
-/* Starts dev's host threads as a resident pool (pool.h), in a mapping of their own, whose
- * address, length and thread count it returns: a kept worker leaves them out of what it
- * restores between requests.  0, or -1 on no memory (the device then starts them as
- * usual). */
-int nopi_device_start_resident(nop_device *dev, const void **addr, size_t *len, int *threads);
-/* Ends the helper threads of dev's resident pool (the watchdog stays): what a kept worker
- * does after each request, before it puts itself back. */
-void nopi_device_end_helpers(nop_device *dev);
+/* Makes dev's host threads' pool a resident one (pool.h), whose threads a request starts
+ * and nopi_device_end_threads ends: a kept worker has no thread but its main one between
+ * requests.  0, or -1 on no memory (the device then starts them as usual). */
+int nopi_device_start_resident(nop_device *dev);
+/* Ends the threads of dev's resident pool and disarms its timer: what a kept worker does
+ * after each request, before it puts itself back. */
+void nopi_device_end_threads(nop_device *dev);
+/* Gives the calling thread, which runs dev's later runs, a timer of its own for its cores'
+ * time limits (fiber.h), so that a resident pool need start no watchdog for a run on that
+ * thread alone.  Returns the timer's kernel id (made once), or -1 when none can be made. */
+int nopi_device_own_timer(nop_device *dev);
 /* What a layer above keeps with dev (NULL: nothing yet), and setting it: nop_device_free
  * calls ext_free(ext) first. */
 void *nopi_device_ext(const nop_device *dev);

@@ -20,11 +20,16 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core.h"
 #include "fiber.h"
+
+#ifndef sigev_notify_thread_id   /* glibc before 2.35 names it only in its union */
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
 
 #if defined(__SANITIZE_ADDRESS__)
 #define NOPI_ASAN 1
@@ -299,8 +304,13 @@ void nopi_run_core(nopi_core *c, nt__call_fn fn)
     int64_t t0 = now_ns();
     c->started = nopi_now();
     volatile double cpu0 = c->run->profiled ? nopi_thread_cpu_now() : 0;   /* past siglongjmp */
-    if (c->run->timeout > 0)
-        atomic_store(&w->deadline_ns, t0 + (int64_t)(c->run->timeout * 1e9));
+    bool timed = c->run->timeout > 0;
+    if (timed) {
+        int64_t deadline = t0 + (int64_t)(c->run->timeout * 1e9);
+        atomic_store(&w->deadline_ns, deadline);
+        if (w->has_timer)
+            nopi_thread_timer_set(w->timer, deadline);
+    }
     if (sigsetjmp(w->escape, 0) == 0) {
         for (;;) {
             w->in_kernel = 1;
@@ -319,6 +329,8 @@ void nopi_run_core(nopi_core *c, nt__call_fn fn)
         w->in_kernel = 0;
         c->service = NULL;
     }
+    if (timed && w->has_timer)
+        nopi_thread_timer_set(w->timer, 0);
     atomic_store(&w->deadline_ns, 0);
     c->seconds = (double)(now_ns() - t0) * 1e-9;
     c->cpu_seconds = c->run->profiled ? nopi_thread_cpu_now() - cpu0 : c->seconds;
@@ -366,6 +378,35 @@ void nopi_core_fail(nopi_core *c, const char *fmt, ...)
     vsnprintf(c->diag.msg, sizeof c->diag.msg, fmt, ap);
     va_end(ap);
     nopi_core_fail_diag(c);
+}
+
+int nopi_thread_timer_new(void)
+{
+    /* the raw call: glibc's timer_t is its own handle, not the kernel's id */
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = NOPI_TIMEOUT_SIGNAL;
+    ev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+    int id;
+    return syscall(SYS_timer_create, CLOCK_MONOTONIC, &ev, &id) == 0 ? id : -1;
+}
+
+void nopi_thread_timer_set(int timer, int64_t deadline_ns)
+{
+    struct itimerspec it;
+    memset(&it, 0, sizeof it);
+    if (deadline_ns) {
+        it.it_value.tv_sec = (time_t)(deadline_ns / 1000000000);
+        it.it_value.tv_nsec = (long)(deadline_ns % 1000000000);
+        it.it_interval.tv_nsec = 5 * 1000 * 1000;   /* as the watchdog tries again */
+    }
+    syscall(SYS_timer_settime, timer, deadline_ns ? TIMER_ABSTIME : 0, &it, NULL);
+}
+
+void nopi_thread_timer_free(int timer)
+{
+    syscall(SYS_timer_delete, timer);
 }
 
 int64_t nopi_worker_deadline(nopi_worker *w)

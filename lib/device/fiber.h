@@ -6,7 +6,8 @@
 
 #include "core.h"
 
-/* Sent by a run's watchdog to a worker whose kernel is over its time. */
+/* Sent by a run's watchdog, or a worker's own timer, to a worker whose kernel is over its
+ * time. */
 #define NOPI_TIMEOUT_SIGNAL SIGXCPU
 
 struct nopi_worker {
@@ -18,6 +19,9 @@ struct nopi_worker {
     volatile sig_atomic_t in_kernel;
     uintptr_t text_lo, text_hi;     /* the op library's code: where a kernel may be stopped */
     _Atomic int64_t deadline_ns;    /* CLOCK_MONOTONIC; 0: none */
+    bool has_timer;                 /* timer is the thread's own (nopi_thread_timer_new), and
+                                     * fires at deadline_ns: no watchdog need poke it */
+    int timer;
     /* how the last core ended, filled by the signal handler */
     nopi_end end;
     int fault_signal;
@@ -43,6 +47,15 @@ void nopi_fiber_own_process(void);
  * signal stack for this thread.  text_lo/hi bound the op library's code.  -1 on no memory. */
 int nopi_worker_enter(nopi_worker *w, uintptr_t text_lo, uintptr_t text_hi);
 void nopi_worker_leave(nopi_worker *w);
+/* A timer that sends the calling thread NOPI_TIMEOUT_SIGNAL, made with the raw system call:
+ * its kernel id, which a seccomp rule can name (seccomp.c); -1 when none can be made.  A
+ * worker given one (has_timer, timer) arms it for each core with a deadline, and then needs
+ * no watchdog thread: a kept worker has no thread but its main one between requests. */
+int nopi_thread_timer_new(void);
+/* Arms timer to fire at deadline_ns (CLOCK_MONOTONIC) and every 5 ms after, as the watchdog
+ * would poke, or disarms it (deadline_ns 0). */
+void nopi_thread_timer_set(int timer, int64_t deadline_ns);
+void nopi_thread_timer_free(int timer);
 /* The watchdog's view: the deadline of the core being run (0: none), and the nudge. */
 int64_t nopi_worker_deadline(nopi_worker *w);
 void nopi_worker_poke(nopi_worker *w);

@@ -7,6 +7,13 @@
  * calling thread works on it too; helpers join in up to the job's thread count, each taking
  * the next core in the order until none is left.  While a job is active the watchdog pokes
  * any worker whose core is past its deadline (fiber.c stops it).
+ *
+ * A resident pool (a kept worker's) starts its watchdog too with a request's first job that
+ * needs it (its caller has a timer of its own, fiber.h), and ends every thread after the
+ * request: between requests the worker has no thread but its main one, which is what the
+ * parent counts before it sends the next request.  A watchdog that lived on between
+ * requests could be ended, or taken over, by a thread of user code, which would then pass
+ * for it in that count.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -36,13 +43,14 @@ struct nopi_pool {
     unsigned generation;        /* counts jobs, so helpers see a new one */
     int joined, active;         /* helpers that took the job / are still on it */
     bool quit;
-    bool helpers_quit;          /* nopi_pool_end_helpers: the helpers end, the watchdog stays */
+    bool threads_quit;          /* nopi_pool_end_threads: the request's threads end */
     int want;                   /* helpers to start, with the first job that can use them */
     bool started;
     int nhelpers;
     pthread_t helpers[MAX_WORKERS], dog;
     const nopi_stack *stacks;   /* a resident pool's own, or NULL */
     bool have_dog;
+    bool dog_per_request;       /* a resident pool's: started by a job, ended after it */
     bool dog_ticking;           /* the watchdog is in its 5 ms loop: no need to wake it */
     nopi_worker *workers[MAX_WORKERS + 1];   /* registered for the watchdog */
     int failed_helpers;
@@ -92,9 +100,9 @@ static void *helper(void *arg)
     if (!ready)
         p->failed_helpers++;
     for (;;) {
-        while (!p->quit && !p->helpers_quit && (p->generation == seen || !p->job))
+        while (!p->quit && !p->threads_quit && (p->generation == seen || !p->job))
             pthread_cond_wait(&p->work, &p->lock);
-        if (p->quit || p->helpers_quit)
+        if (p->quit || p->threads_quit)
             break;
         seen = p->generation;
         job *j = p->job;
@@ -124,7 +132,7 @@ static void *watchdog(void *arg)
     nopi_pool *p = arg;
     int idle = 0;
     pthread_mutex_lock(&p->lock);
-    while (!p->quit) {
+    while (!p->quit && !p->threads_quit) {
         if (!p->job && ++idle > 20) {
             p->dog_ticking = false;
             pthread_cond_wait(&p->dog_wake, &p->lock);
@@ -170,7 +178,8 @@ static int start_thread(nopi_pool *p, int slot, pthread_t *t, void *(*fn)(void *
     return rc;
 }
 
-/* Sets up p's locks and starts its watchdog and (want) its helpers' count. */
+/* Sets up p's locks and (want) its helpers' count, and starts its watchdog (a resident
+ * pool's waits for the first job). */
 static void init(nopi_pool *p, int threads, const nopi_stack *stacks)
 {
     pthread_mutex_init(&p->lock, NULL);
@@ -182,7 +191,9 @@ static void init(nopi_pool *p, int threads, const nopi_stack *stacks)
     pthread_cond_init(&p->dog_wake, &ca);
     pthread_condattr_destroy(&ca);
     p->stacks = stacks;
-    p->have_dog = start_thread(p, 0, &p->dog, watchdog, p) == 0;
+    p->dog_per_request = stacks != NULL;
+    if (!p->dog_per_request)
+        p->have_dog = start_thread(p, 0, &p->dog, watchdog, p) == 0;
     p->want = threads - 1 < MAX_WORKERS ? threads - 1 : MAX_WORKERS;
 }
 
@@ -239,25 +250,24 @@ nopi_pool *nopi_pool_new_resident(int threads)
     return p;
 }
 
-void nopi_pool_region(const nopi_pool *p, const void **addr, size_t *len, int *threads)
-{
-    *addr = p->region;
-    *len = p->region_len;
-    *threads = p->have_dog ? 1 : 0;
-}
-
-void nopi_pool_end_helpers(nopi_pool *p)
+void nopi_pool_end_threads(nopi_pool *p)
 {
     pthread_mutex_lock(&p->lock);
-    p->helpers_quit = true;
+    p->threads_quit = true;
     pthread_cond_broadcast(&p->work);
+    pthread_cond_broadcast(&p->dog_wake);
     pthread_mutex_unlock(&p->lock);
     for (int i = 0; i < p->nhelpers; i++)
         pthread_join(p->helpers[i], NULL);
+    bool dog = p->dog_per_request && p->have_dog;
+    if (dog)
+        pthread_join(p->dog, NULL);
     pthread_mutex_lock(&p->lock);
-    p->helpers_quit = false;
+    p->threads_quit = false;
     p->started = false;   /* the next job that can use them starts them again */
     p->nhelpers = p->failed_helpers = 0;
+    if (dog)
+        p->have_dog = p->dog_ticking = false;
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -294,8 +304,13 @@ void nopi_pool_run(nopi_pool *p, nopi_worker *self, nopi_run *run, const int *or
                    void (*after)(nopi_core *))
 {
     job j = { run, order, nthreads, text_lo, text_hi, after, 0 };
-    if (nthreads > 1 && run->ncores > 1 && !p->started)
+    bool helpers = nthreads > 1 && run->ncores > 1;
+    if (helpers && !p->started)
         start_helpers(p);
+    /* a resident pool's watchdog watches what no timer does: the helpers, or a caller
+     * without a timer of its own (a thread costs a kept worker's request 100 us or more) */
+    if (p->dog_per_request && !p->have_dog && ((helpers && p->nhelpers) || !self->has_timer))
+        p->have_dog = start_thread(p, 0, &p->dog, watchdog, p) == 0;
     pthread_mutex_lock(&p->lock);
     p->workers[0] = self;
     p->job = &j;

@@ -16,19 +16,16 @@ typedef struct nopi_pool nopi_pool;
  * bytes; the caller of nopi_pool_run is the other worker.  NULL on no memory (a pool that
  * got fewer helpers still works, with fewer). */
 nopi_pool *nopi_pool_new(int threads);
-/* A pool that lives in a mapping of its own with its threads' stacks: a kept worker takes
- * its snapshot with its watchdog there (waiting) and leaves that mapping out of what it
- * restores (nopi_pool_region), so the watchdog serves request after request.  The watchdog
- * runs no user code and never allocates, so nothing of its own is in what is restored;
- * helpers, which run kernels (and may allocate, or make thread-local storage), are started
- * by a request's first job that can use them and ended by nopi_pool_end_helpers before the
- * restore.  NULL on no memory. */
+/* A pool that lives in a mapping of its own with its threads' stacks, for a kept worker,
+ * which puts that mapping back with the rest of its memory between requests: its pages stay
+ * resident, so a request's threads start on stacks that cost no page faults.  Its threads,
+ * the watchdog and the helpers, are started by a request's first job (the helpers by the
+ * first that can use them) and ended by nopi_pool_end_threads before the worker puts itself
+ * back.  NULL on no memory. */
 nopi_pool *nopi_pool_new_resident(int threads);
-/* A resident pool's mapping and how many threads it keeps between requests (the watchdog). */
-void nopi_pool_region(const nopi_pool *p, const void **addr, size_t *len, int *threads);
-/* Ends and joins p's helpers (the watchdog stays); the next job that can use them starts
- * them again. */
-void nopi_pool_end_helpers(nopi_pool *p);
+/* Ends and joins the threads a resident pool's jobs started (a pool of nopi_pool_new's
+ * keeps its watchdog); the next job starts them again. */
+void nopi_pool_end_threads(nopi_pool *p);
 /* Stops and joins every thread. */
 void nopi_pool_free(nopi_pool *p);
 /* Threads that can take part in a job, the caller included. */

@@ -241,8 +241,9 @@ void nopi_device_attach(nop_device *dev, nopi_wire *w);
 /* seccomp.c: confines the calling process (the worker, once its device is ready) to the
  * system calls the runtime needs: any other is trapped and reported as a kernel's system call
  * the device does not have.  0, or -1 when the filter cannot be installed (err filled).  fd
- * is the pipe its report goes to. */
-int nopi_confine(int fd, nop_error *err);
+ * is the pipe its report goes to; timer, the kernel id of the one timer it may set (its
+ * device's, nopi_device_own_timer), or -1. */
+int nopi_confine(int fd, int timer, nop_error *err);
 /* seccomp.c: makes a trapped call's report go to fd from now (a kept worker's request comes
  * with a record pipe of its own). */
 void nopi_confine_report_to(int fd);

@@ -58,6 +58,7 @@ enum when {
     SELF,            /* argument arg is the worker's pid, or 0 (the caller) for SELF_OR_0 */
     SELF_OR_0,
     READ_OWN_LIMIT,  /* prlimit64 of the worker itself (pid 0 or its own) that sets nothing */
+    OWN_TIMER,       /* argument arg is the worker's own timer (none: never) */
     ONLY,            /* argument arg is value */
     NOT,             /* argument arg is not value */
     NO_SUCH_CALL,    /* fails with ENOSYS */
@@ -150,6 +151,8 @@ static const struct rule {
     { SYS_sigaltstack, ALWAYS, 0, 0, "handlers run on their own stack" },
     { SYS_kill, SELF, 0, 0, "abort() and raise() signal the worker itself" },
     { SYS_tgkill, SELF, 0, 0, "the watchdog stops a core's thread; abort()" },
+    { SYS_timer_settime, OWN_TIMER, 0, 0, "a kept worker's timer stops a core at its time "
+                                          "limit; no other timer, none made" },
 };
 #define NRULES (sizeof rules / sizeof rules[0])
 
@@ -217,9 +220,15 @@ void nopi_done_trapped(struct nopi_done *done)
 #define ARG_HI(i) (offsetof(struct seccomp_data, args) + 8 * (i) + \
                    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? 4 : 0))
 
+/* What the rules that name the worker's own things compare with. */
+struct own {
+    pid_t pid;
+    int timer;   /* -1: none */
+};
+
 /* Appends the checks of one rule: "not this call: on to what follows", then its verdict. */
 static unsigned short rule_checks(struct sock_filter *p, unsigned short n, const struct rule *r,
-                                  pid_t self)
+                                  const struct own *own)
 {
     const uint32_t trap = SECCOMP_RET_TRAP, allow = SECCOMP_RET_ALLOW;
     const uint32_t writes = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND;
@@ -234,7 +243,7 @@ static unsigned short rule_checks(struct sock_filter *p, unsigned short n, const
     switch (r->when) {
     case READ_OWN_LIMIT:   /* pid 0 or self, then both halves of the new limit's pointer 0 */
         p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0);
-        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)self, 0, 4);
+        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)own->pid, 0, 4);
         p[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(2));
         p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2);
         p[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, ARG_HI(2));
@@ -244,7 +253,11 @@ static unsigned short rule_checks(struct sock_filter *p, unsigned short n, const
         p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 2, 0);
         /* fall through */
     case SELF:
-        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)self, 1, 0);
+        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)own->pid, 1, 0);
+        break;
+    case OWN_TIMER:   /* a kernel's timer_t is an int: the high half is not looked at */
+        if (own->timer >= 0)
+            p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)own->timer, 1, 0);
         break;
     case NOT_WRITING:
         p[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, writes, 0, 1);
@@ -277,20 +290,21 @@ static unsigned short rule_checks(struct sock_filter *p, unsigned short n, const
  * kernel runs the filter once per call number when it loads it (to cache the calls it
  * always allows), so a search rather than a list makes loading it 4 times faster. */
 static unsigned short search(struct sock_filter *p, unsigned short n,
-                             const struct rule *const *sorted, size_t lo, size_t hi, pid_t self)
+                             const struct rule *const *sorted, size_t lo, size_t hi,
+                             const struct own *own)
 {
     if (hi - lo <= 3) {
         for (size_t i = lo; i < hi; i++)
-            n = rule_checks(p, n, sorted[i], self);
+            n = rule_checks(p, n, sorted[i], own);
         p[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP);   /* not in the table */
         return n;
     }
     size_t mid = (lo + hi) / 2;
     unsigned short fork_at = n++;
-    n = search(p, n, sorted, lo, mid, self);
+    n = search(p, n, sorted, lo, mid, own);
     p[fork_at] = JUMP(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)sorted[mid]->nr,
                       (uint8_t)(n - fork_at - 1), 0);
-    return search(p, n, sorted, mid, hi, self);
+    return search(p, n, sorted, mid, hi, own);
 }
 
 static int by_nr(const void *a, const void *b)
@@ -301,7 +315,7 @@ static int by_nr(const void *a, const void *b)
 
 /* Writes the filter into p (room for MAX_PROGRAM instructions); returns its length. */
 #define MAX_PROGRAM (8 + 10 * NRULES)   /* no rule takes more than 10 */
-static unsigned short build(struct sock_filter *p, pid_t self)
+static unsigned short build(struct sock_filter *p, const struct own *own)
 {
     const struct rule *sorted[NRULES];
     for (size_t i = 0; i < NRULES; i++)
@@ -315,7 +329,7 @@ static unsigned short build(struct sock_filter *p, pid_t self)
     p[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
     p[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, FOREIGN_NR, 0, 1);
     p[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP);
-    return search(p, n, sorted, 0, NRULES, self);
+    return search(p, n, sorted, 0, NRULES, own);
 }
 
 void nopi_confine_report_to(int fd)
@@ -323,11 +337,12 @@ void nopi_confine_report_to(int fd)
     report_fd = fd;
 }
 
-int nopi_confine(int fd, nop_error *err)
+int nopi_confine(int fd, int timer, nop_error *err)
 {
     report_fd = fd;
     struct sock_filter prog[MAX_PROGRAM];
-    struct sock_fprog f = { build(prog, getpid()), prog };
+    struct own own = { getpid(), timer };
+    struct sock_fprog f = { build(prog, &own), prog };
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_sigsys;

@@ -59,12 +59,12 @@ struct nopi_server {
                                     * one-shot worker's; a zygote's child has its own) */
 };
 
-/* The threads of a reused child between requests: its own and its device's watchdog, the
- * only one its snapshot lets live on (worker.c).  The parent counts them itself before it
- * sends the child a request (sandbox.c): a thread user code left running can hide from the
+/* The threads of a reused child between requests: its own only (worker.c ends its device's
+ * threads, the watchdog too, before it puts itself back).  The parent counts them itself
+ * before it sends the child a request (sandbox.c): a thread user code left running can hide from the
  * child's own count, which reads memory that thread can write (a red team's did, and held
  * on to another library's inputs), but not from the kernel's. */
-#define NOPI_KEPT_THREADS 2
+#define NOPI_KEPT_THREADS 1
 
 /* The payloads of a run's records (wire.c writes them, take.c reads them). */
 /* The scalars of a run's result. */

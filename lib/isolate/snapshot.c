@@ -94,9 +94,6 @@ struct nopi_snap {
     stack_t altstack;
     struct { bool open; dev_t dev; ino_t ino; int flags; } fds[MAX_FDS];
     int nfds;                        /* one past the highest descriptor open */
-    const void *left;                /* a mapping left as it is (a resident pool's) ... */
-    size_t left_len;
-    int threads;                     /* ... and its threads, besides the main one */
     int nregions, nnow;
     struct region regions[MAX_REGIONS];   /* the snapshot's mappings, in address order */
     struct region now[MAX_REGIONS];       /* the mappings as a restore finds them */
@@ -230,22 +227,12 @@ static ssize_t read_proc(const char *path, char *buf, size_t len,
     return (ssize_t)got;
 }
 
-/* Whether [start, end) overlaps the snapshot's own mappings (the struct, the copy) or the
- * one it leaves as it is. */
+/* Whether [start, end) overlaps the snapshot's own mappings (the struct, the copy). */
 static bool own(const nopi_snap *s, uintptr_t start, uintptr_t end)
 {
     uintptr_t a = (uintptr_t)s, b = a + sizeof *s;
     uintptr_t c = (uintptr_t)s->copy, d = c + s->copy_len;
-    uintptr_t e = (uintptr_t)s->left, f = e + s->left_len;
-    return (start < b && end > a) || (s->copy && start < d && end > c) ||
-           (s->left && start < f && end > e);
-}
-
-void nopi_snap_leave(nopi_snap *s, const void *addr, size_t len, int threads)
-{
-    s->left = addr;
-    s->left_len = len;
-    s->threads = threads;
+    return (start < b && end > a) || (s->copy && start < d && end > c);
 }
 
 /* Parses the process's mappings, but the snapshot's own, into out (room for MAX_REGIONS);
@@ -502,9 +489,9 @@ int nopi_snap_take(nopi_snap *s)
 
 /* ---- putting it back -------------------------------------------------------------------- */
 
-/* Whether the process has no thread but its own and those left (nopi_snap_leave), and no
- * signal pending; it also notes the signals caught and ignored now.  A thread that has just
- * been joined may take a moment to leave the kernel's count. */
+/* Whether the process has no thread but its own, and no signal pending; it also notes the
+ * signals caught and ignored now.  A thread that has just been joined may take a moment to
+ * leave the kernel's count. */
 static bool alone(nopi_snap *s)
 {
     for (int tries = 0; tries < 200; tries++) {
@@ -513,11 +500,8 @@ static bool alone(nopi_snap *s)
             return false;
         s->caught_now = now.caught;
         s->ignored_now = now.ignored;
-        uint64_t n = now.threads;
-        if (n == 1 + (uint64_t)s->threads)
+        if (now.threads == 1)
             return true;
-        if (n < 1 + (uint64_t)s->threads)
-            return false;   /* one of those left is gone: its pool is broken */
         struct timespec ts = { 0, 50 * 1000 };
         nanosleep(&ts, NULL);
     }

@@ -29,11 +29,6 @@ typedef struct nopi_snap nopi_snap;
  * shadow memory is terabytes of writable mappings), or on no memory: the child then serves
  * one request and ends, as without. */
 nopi_snap *nopi_snap_open(void);
-/* Leaves [addr, addr + len) (whole mappings) out of what the snapshot restores, and lets
- * `threads` threads besides the calling one be there: a resident pool's (device.h), parked
- * when the snapshot is taken and whenever it is put back, whose state lives only there and
- * on their own stacks inside it.  Before nopi_snap_take. */
-void nopi_snap_leave(nopi_snap *s, const void *addr, size_t len, int threads);
 /* Takes the snapshot of the process as it is now.  Returns 0 once taken, 1 each time a
  * restore comes back here (the process is then as it was at the first return), or -1 when
  * it cannot be taken (then serve once and end). */

@@ -86,7 +86,9 @@ static void own_signals(void)
 }
 
 /* Makes the serving process's device (a zygote's child: takes the one it inherited) and
- * confines it, starting its threads unless threads is false; 0, or -1 with done filled. */
+ * confines it, starting its threads unless threads is false (a kept child: its device's
+ * runs on this thread time their cores with a timer of its own instead, pool.h); 0, or -1
+ * with done filled. */
 static int set_up(nopi_server *s, nopi_wire *w, nop_device **cdev, struct nopi_done *done,
                   bool threads)
 {
@@ -97,7 +99,8 @@ static int set_up(nopi_server *s, nopi_wire *w, nop_device **cdev, struct nopi_d
     if (nopi_usercode_confine(s->library) != 0)
         return done->rc = nopi_fault(&done->err, NOP_FAULT_HOST, "cannot confine the device "
                                      "process's file access: %s", strerror(errno));
-    if (nopi_confine(w->fd, &done->err) != 0)
+    int timer = threads ? -1 : nopi_device_own_timer(*cdev);   /* before the filter */
+    if (nopi_confine(w->fd, timer, &done->err) != 0)
         return done->rc = -1;
     /* its runs use the device's threads: made before the request comes, and after the
      * filter, which a thread made before it would not have */
@@ -134,18 +137,14 @@ static bool request_waits(int fd)
 }
 
 /* A kept child's snapshot, taken once its request has come (a spare may never get one) and
- * before it reads it, with the device's watchdog waiting in a mapping of its own, which the
- * snapshot leaves as it is (it serves every request).  Returns what nopi_snap_take does: 0
- * once taken, 1 each time a restore comes back here; or -1 (serve once and end). */
+ * before it reads it, with the device's threads made a resident pool: started by each
+ * request and ended after it, so that the child has no thread but its own between requests.
+ * Returns what nopi_snap_take does: 0 once taken, 1 each time a restore comes back here; or
+ * -1 (serve once and end). */
 static int snapshot(nopi_snap *snap, nop_device *cdev, int own_fd)
 {
-    const void *pool;
-    size_t len;
-    int threads;
-    if (!request_waits(own_fd) || nopi_device_start_resident(cdev, &pool, &len, &threads) != 0 ||
-        1 + threads != NOPI_KEPT_THREADS)   /* the parent counts them so (no watchdog: none) */
+    if (!request_waits(own_fd) || nopi_device_start_resident(cdev) != 0)
         return -1;
-    nopi_snap_leave(snap, pool, len, threads);
     return nopi_snap_take(snap);
 }
 
@@ -215,7 +214,7 @@ static _Noreturn void child(nopi_server *s, pid_t zygote, int own_fd, int rec_fd
         close(own_fd);
     if (serve_one(s, cdev, &w, &done, req, len) || took < 0)
         _exit(0);   /* no atexit handlers, no stdio flush: the parent owns those */
-    nopi_device_end_helpers(cdev);   /* they ran kernels: a snapshot is put back without */
+    nopi_device_end_threads(cdev);   /* a snapshot is put back with no thread but this one */
     nopi_snap_restore(snap);         /* returns only when it cannot */
     _exit(0);
 }

@@ -519,11 +519,11 @@ static void run_case(const suite *s, nopi_server *const *srv, int test, const no
  * Each case runs in a fresh child of each zygote, forked from a process that ran no user
  * code, and killed before the next case's child gets its request.  A child put back between
  * cases (nopi_server_reuse, as a Python session's is) would be only as clean as its own
- * restore, which code that ran in it can subvert: a thread that outlives the restore, having
- * stopped the watchdog so that the count of threads holds, takes the next case's request and
- * answers it.  A reference's answer is no less a part of the verdict than a kernel's: a shape
- * function of another op did that to an honest reference, and wrong kernels passed.  0, or -1
- * with err filled. */
+ * restore, which code that ran in it can subvert (a review's thread, passing for the
+ * watchdog a kept child then had in the count of its threads, took the next case's request
+ * and answered it; a write into the snapshot's own copy still lives on).  A reference's
+ * answer is no less a part of the verdict than a kernel's: a shape function of another op
+ * did that to an honest reference, and wrong kernels passed.  0, or -1 with err filled. */
 static int start_servers(const suite *s, const nop_manifest *m, nop_device **dev,
                          case_server *cs, nopi_server **srv, nop_error *err)
 {

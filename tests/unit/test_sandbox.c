@@ -21,6 +21,7 @@
 #include "unit.h"
 #include "isolate/sandbox.h"
 #include "isolate/snapshot.h"
+#include "device/fiber.h"
 
 /* ---- the fork server -------------------------------------------------------------------- */
 
@@ -613,6 +614,8 @@ static void a_worker_diagnostic_prints_no_line_of_its_own(void **state)
 /* Runs call in a confined child; returns the name the trap reported, "" when the call was
  * allowed (its result in *ret), or "died" when the child died without a report. */
 static pid_t parent;   /* the confined child's */
+static bool with_timer;   /* the child makes its timer first, as a kept worker does */
+static int own_timer = -1;   /* the child's timer, or -1 */
 
 static const char *confined(long (*call)(void), long *ret)
 {
@@ -624,7 +627,8 @@ static const char *confined(long (*call)(void), long *ret)
     assert_true(pid >= 0);
     if (pid == 0) {
         nop_error err;
-        if (nopi_confine(fds[1], &err) != 0)
+        own_timer = with_timer ? nopi_thread_timer_new() : -1;
+        if ((with_timer && own_timer < 0) || nopi_confine(fds[1], own_timer, &err) != 0)
             _exit(2);
         long r = call();
         (void)!write(fds[1], &r, sizeof r);
@@ -753,6 +757,43 @@ static long do_setpgid(void) { return syscall(SYS_setpgid, 0, 0); }
 static long do_alarm(void) { return syscall(SYS_alarm, 1); }
 static long do_kill_group(void) { return syscall(SYS_kill, 0, SIGTERM); }
 
+static long do_set_own_timer(void)
+{
+    struct itimerspec it = { { 0, 0 }, { 100, 0 } };
+    return syscall(SYS_timer_settime, own_timer, 0, &it, NULL);
+}
+static long do_set_other_timer(void)
+{
+    struct itimerspec it = { { 0, 0 }, { 100, 0 } };
+    return syscall(SYS_timer_settime, own_timer + 1, 0, &it, NULL);
+}
+static long do_set_timer_0(void)
+{
+    struct itimerspec it = { { 0, 0 }, { 100, 0 } };
+    return syscall(SYS_timer_settime, 0, 0, &it, NULL);
+}
+static long do_timer_create(void)
+{
+    int id;
+    return syscall(SYS_timer_create, CLOCK_MONOTONIC, NULL, &id);
+}
+static long do_timer_delete(void) { return syscall(SYS_timer_delete, own_timer); }
+
+/* A kept worker's timer (nopi_device_own_timer) is the one timer its code may set: none can
+ * be made or ended (a timer outlives a restore), and a worker without one may set none. */
+static void the_filter_lets_a_worker_set_its_own_timer_only(void **state)
+{
+    long r = -1;
+    assert_string_equal(confined(do_set_timer_0, &r), "timer_settime");
+    with_timer = true;
+    assert_string_equal(confined(do_set_own_timer, &r), "");
+    assert_int_equal(r, 0);
+    assert_string_equal(confined(do_set_other_timer, &r), "timer_settime");
+    assert_string_equal(confined(do_timer_create, &r), "timer_create");
+    assert_string_equal(confined(do_timer_delete, &r), "timer_delete");
+    with_timer = false;
+}
+
 static void the_filter_traps_what_the_device_has_not(void **state)
 {
     long r;
@@ -827,6 +868,7 @@ int main(void)
         cmocka_unit_test(a_kept_worker_puts_back_every_page_a_run_wrote),
         cmocka_unit_test(a_kept_worker_reaches_no_other_runs_inputs_or_phase_page),
         cmocka_unit_test(a_request_of_any_number_of_runs_ends_at_its_budget),
+        cmocka_unit_test(the_filter_lets_a_worker_set_its_own_timer_only),
         cmocka_unit_test(the_filter_traps_what_the_device_has_not),
         cmocka_unit_test(a_trapped_calls_role_is_named_and_a_forged_one_is_user_code),
         cmocka_unit_test(the_filter_allows_what_the_runtime_needs),
