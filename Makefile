@@ -39,8 +39,10 @@ ALL_CFLAGS = -std=c11 $(WARNINGS) $(CFLAGS)
 STATIC_DEPS ?= yes
 comma := ,
 DEP_LIBS = -lyaml -lxxhash -ljansson
+# libsleef: ATen's float32 sin, exp, pow ... are Sleef's, and so are the tensor library's
+# (lib/device/tlsleef.c); Debian ships it shared only.
 LIBS = -lseccomp $(if $(filter yes,$(STATIC_DEPS)),-Wl$(comma)-Bstatic $(DEP_LIBS) -Wl$(comma)-Bdynamic,\
-	$(DEP_LIBS)) -ltcc -ldl -lpthread -lm
+	$(DEP_LIBS)) -ltcc -lsleef -ldl -lpthread -lm
 # Bind every symbol at start-up: glibc's lazy-binding resolver would otherwise run on a
 # kernel's small stack the first time the runtime calls into libc, and use 3 KB of it.
 ALL_LDFLAGS = -Wl,-z,now $(LDFLAGS)
@@ -80,7 +82,13 @@ $(LIBA): $(LIB_OBJS)
 
 $(O)/lib/%.o: lib/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(LIB_CPPFLAGS) $(ALL_CFLAGS) $(FILE_CFLAGS) -c -o $@ $<
+
+# Sleef's 8-lane functions take AVX registers: that file alone is built for AVX2 (its caller
+# checks the processor first).
+ifeq ($(shell uname -m),x86_64)
+$(O)/lib/device/tlsleef.o $(O)/syntax/lib/device/tlsleef.ok: FILE_CFLAGS = -mavx2 -mfma
+endif
 
 $(O)/cmd/%.o: cmd/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -152,7 +160,7 @@ warnings: $(if $(shell command -v clang 2>/dev/null),$(SYNTAX_OKS))
 
 $(O)/syntax/lib/%.ok: lib/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	@clang -fsyntax-only $(LIB_CPPFLAGS) -std=c11 $(WARNINGS) -Werror $< && touch $@
+	@clang -fsyntax-only $(LIB_CPPFLAGS) -std=c11 $(WARNINGS) $(FILE_CFLAGS) -Werror $< && touch $@
 
 $(O)/syntax/cmd/%.ok: cmd/%.c $(HEADERS)
 	@mkdir -p $(dir $@)

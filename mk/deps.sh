@@ -6,7 +6,7 @@
 # Usage: mk/deps.sh [build|test]   (test includes build)
 set -eu
 
-build_pkgs="gcc g++ make pkg-config libyaml-dev libtcc-dev tcc libxxhash-dev libjansson-dev libseccomp-dev"
+build_pkgs="gcc g++ make pkg-config libyaml-dev libtcc-dev tcc libxxhash-dev libjansson-dev libseccomp-dev libsleef-dev"
 # python3-torch (for /usr/bin/python3) and libtorch-dev: real PyTorch/libtorch 1.13, the oracle
 # that tensor and element semantics are tested against, and the Python bridge's host.
 test_pkgs="libcmocka-dev perl jq libxml2-utils lintian python3-yaml clang bash-completion strace procps time

@@ -1,13 +1,14 @@
 /*
  * tlkernel.c - the tensor library's element kernels: one resolved op (tensorlib.h) over every
- * element, in the op's compute dtype as ATen's CPU kernels compute it (ATen's scalar loop;
- * where its vectorised loop rounds differently, neuronop-api(3) says so).  A float32 op on
- * float32 tensors runs a plain float loop; the rest read and write through the dtype.
+ * element, in the op's compute dtype as ATen's CPU kernels compute it, in its vectorised
+ * loop or its scalar one as the element falls (neuronop-api(3)).  A float32 op on float32
+ * tensors runs a plain float loop; the rest read and write through the dtype.
  */
 #include <math.h>
 #include <string.h>
 
 #include "tensorlib.h"
+#include "tlsleef.h"
 
 /* ---- elements -------------------------------------------------------------------------- */
 
@@ -121,6 +122,24 @@ static float pow_scalar(const nopi_tl_args *x, float a)
     return powf(a, eb);
 }
 
+/* A transcendental function of a float: ATen's vectorised loop computes these to the last
+ * element (float32, and bfloat16 widened to float) with Sleef's, which tlsleef.c calls;
+ * libm's rounds within 1 ulp of it, and stands in where Sleef's AVX2 functions cannot run. */
+static float transcendental(nopi_sleef_fn fn, float a)
+{
+    if (nopi_sleef_ok())
+        return nopi_sleef(fn, a, 0);
+    switch (fn) {
+    case NOPI_SLEEF_SIN: return (float)sin(a);
+    case NOPI_SLEEF_COS: return (float)cos(a);
+    case NOPI_SLEEF_TAN: return (float)tan(a);
+    case NOPI_SLEEF_LOG: return (float)log(a);
+    case NOPI_SLEEF_LOG2: return (float)log2(a);
+    case NOPI_SLEEF_LOG10: return (float)log10(a);
+    default: return (float)exp(a);
+    }
+}
+
 static float fop(const nopi_tl_args *x, float a, float b)
 {
     nt_dtype ct = x->ct;
@@ -128,13 +147,13 @@ static float fop(const nopi_tl_args *x, float a, float b)
     case NOPI_TL_ABS: return fabsf(a);
     case NOPI_TL_CEIL: return ceilf(a);
     case NOPI_TL_FLOOR: return floorf(a);
-    case NOPI_TL_SIN: return (float)sin(a);
-    case NOPI_TL_COS: return (float)cos(a);
-    case NOPI_TL_TAN: return (float)tan(a);
-    case NOPI_TL_LOG: return (float)log(a);
-    case NOPI_TL_LOG2: return (float)log2(a);
-    case NOPI_TL_LOG10: return (float)log10(a);
-    case NOPI_TL_EXP: return (float)exp(a);
+    case NOPI_TL_SIN: return transcendental(NOPI_SLEEF_SIN, a);
+    case NOPI_TL_COS: return transcendental(NOPI_SLEEF_COS, a);
+    case NOPI_TL_TAN: return transcendental(NOPI_SLEEF_TAN, a);
+    case NOPI_TL_LOG: return transcendental(NOPI_SLEEF_LOG, a);
+    case NOPI_TL_LOG2: return transcendental(NOPI_SLEEF_LOG2, a);
+    case NOPI_TL_LOG10: return transcendental(NOPI_SLEEF_LOG10, a);
+    case NOPI_TL_EXP: return transcendental(NOPI_SLEEF_EXP, a);
     case NOPI_TL_ADD: return ct == NT_F32 ? fmaf(x->af, b, a) : a + nopi_round_to(ct, x->af * b);
     case NOPI_TL_MUL: return a * b;
     case NOPI_TL_DIV: return a / b;
@@ -377,7 +396,7 @@ static bool run_f32(const nopi_tl_args *x, nt_tensor *r)
         return true;
     case NOPI_TL_EXP:
         for (int64_t i = 0; i < n; i++)
-            o[i] = (float)exp(a[i]);
+            o[i] = transcendental(NOPI_SLEEF_EXP, a[i]);
         return true;
     default:
         return false;
@@ -443,6 +462,9 @@ void nopi_tl_run(const nopi_tl_args *xa, nt_tensor *r)
                            : nopi_round_to(x->ct, fop(x, va, vb));
             if (bf16_rsqrt && i < vec32)   /* ATen's vectorised rsqrt: one rounding */
                 v = nopi_round_to(x->ct, 1 / sqrtf(va));
+            if (sleef_pow(x, i, n) && nopi_sleef_ok())   /* ATen's vectorised pow: Sleef's */
+                v = nopi_round_to(x->ct, nopi_sleef(NOPI_SLEEF_POW, va, !x->pow_special ? vb
+                                                    : x->ct == NT_F32 ? (float)x->ed : x->bf));
             if (v != v && (va == 1 || vb == 0) && sleef_pow(x, i, n))
                 v = 1;   /* Sleef's 1 ^ y and x ^ 0, of a signalling NaN too (libm: NaN) */
             if (v == v)
