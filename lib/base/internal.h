@@ -134,9 +134,14 @@ void *nopi_host_block(size_t n);
  * for a 512 KiB tensor). */
 void nopi_prefault(void *p, size_t len);
 /* reap.c: waits for child `leader` (a process group's, killed or ending) and returns its wait
- * status; then kills what is left of its group and reaps those of them this process adopted
- * (a subreaper's: prctl PR_SET_CHILD_SUBREAPER), so that none is left a zombie. */
+ * status; then, the leader's end seen but before it is reaped, kills what is left of its
+ * group, and reaps those of them this process adopted (a subreaper's: prctl
+ * PR_SET_CHILD_SUBREAPER), so that none is left running or a zombie. */
 int nopi_reap_group(pid_t leader);
+/* The same, with the leader's wait status in *status and its resource use in *ru (may be
+ * NULL); 0, or -1 when the leader could not be waited for. */
+struct rusage;
+int nopi_reap_group_usage(pid_t leader, int *status, struct rusage *ru);
 /* Monotonic clock in seconds. */
 double nopi_now(void);
 /* The calling thread's CPU time in seconds: unlike nopi_now, it stands still while the host

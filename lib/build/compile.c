@@ -605,6 +605,7 @@ static struct nopi_ccserver *start_server(nopi_confine *c, nop_error *err)
         close(fds[0]);
         serve(c, fds[1]);
     }
+    setpgid(srv->pid, srv->pid);   /* as the child does (nopi_confine_child) */
     close(fds[1]);
     srv->sock = fds[0];
     return srv;
@@ -623,8 +624,7 @@ static void end_server(nopi_confine *c, bool kill_it, int *status, double *cpu)
     close(srv->sock);
     int st = 0;
     struct rusage ru = { 0 };
-    while (wait4(srv->pid, &st, 0, &ru) < 0 && errno == EINTR)
-        ;
+    nopi_reap_group_usage(srv->pid, &st, &ru);   /* and its group, as any compiler's */
     if (status)
         *status = st;
     if (cpu)

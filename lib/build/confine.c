@@ -319,11 +319,11 @@ int nopi_confine_wait(pid_t pid, double deadline, int fd, nopi_confine_sink *sin
     }
     if (pidfd >= 0)
         close(pidfd);
+    /* Ended (or killed), not reaped yet: its group goes with it whatever its status, so
+     * nothing a wrapper started ("sleep 600 &", then exec cc) outlives the compile */
     struct rusage ru = { 0 };
-    while (wait4(pid, status, 0, &ru) < 0) {
-        if (errno != EINTR)
-            return -1;
-    }
+    if (nopi_reap_group_usage(pid, status, &ru) != 0)
+        return -1;
     *cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
            (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
     return killed ? 1 : 0;

@@ -91,9 +91,12 @@ void nopi_confine_past(const nopi_confine *c, nop_error *err, const char *name, 
 
 /*
  * Waits for a compiler child until it ends or the wall-clock deadline (seconds from now,
- * <= 0: none) passes, then kills it.  Fills *status as waitpid does and *cpu with the
- * child's CPU seconds; returns 1 when it was killed at the deadline, 0 when it ended,
- * -1 when it could not be waited for.  fd: a pipe to read meanwhile into sink (or -1).
+ * <= 0: none) passes, then kills it.  Either way it then kills and reaps what is left of the
+ * child's process group (nopi_reap_group_usage: the child must lead its own group, as
+ * nopi_confine_child makes it), so that no process of a compile outlives it.  Fills *status
+ * as waitpid does and *cpu with the child's CPU seconds; returns 1 when it was killed at the
+ * deadline, 0 when it ended, -1 when it could not be waited for.  fd: a pipe to read
+ * meanwhile into sink (or -1).
  */
 typedef void nopi_confine_sink(void *ctx, const char *data, size_t len);
 int nopi_confine_wait(pid_t pid, double deadline, int fd, nopi_confine_sink *sink, void *ctx,

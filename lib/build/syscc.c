@@ -121,6 +121,9 @@ static int spawn(nopi_tool_job *j, const nopi_confine *c, char **env, pid_t *pid
         return cannot_run(j, e, err);
     }
     if (*pid == 0) {
+        /* its own process group before anything else runs, confined or not: the group is
+         * what nopi_confine_wait kills when the tool ends, so it must never be neuronop's */
+        setpgid(0, 0);
         close(fds[0]);
         int e = 0;
         int log = open(j->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -136,6 +139,7 @@ static int spawn(nopi_tool_job *j, const nopi_confine *c, char **env, pid_t *pid
             _exit(126);
         _exit(127);
     }
+    setpgid(*pid, *pid);   /* as the child does: whichever runs first */
     close(fds[1]);
     int e = 0;
     ssize_t got;
@@ -144,7 +148,7 @@ static int spawn(nopi_tool_job *j, const nopi_confine *c, char **env, pid_t *pid
     close(fds[0]);
     if (got != (ssize_t)sizeof e)
         return 0;   /* exec worked: the pipe closed */
-    waitpid(*pid, NULL, 0);
+    nopi_reap_group(*pid);
     return cannot_run(j, e, err);
 }
 
