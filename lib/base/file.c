@@ -14,12 +14,18 @@
 
 #include "internal.h"
 
+/* Which part of a file read_regular reads: all of it (a bigger file is refused), or at most
+ * cap bytes from its start or its end. */
+typedef enum part { WHOLE, HEAD, TAIL } part;
+
 /* Reads the regular file at path, of at most cap bytes, into a malloc'd NUL-terminated
  * buffer.  0; or -1 with errno set and, when the file itself is refused, *why saying what it
  * is ("is a directory", "is not a regular file": a FIFO, /dev/zero) or that it is too big
- * (EFBIG): nothing is read from such a file, which could block or never end. */
-static int read_regular(const char *path, size_t cap, char **data, size_t *len,
-                        const char **why)
+ * (EFBIG): nothing is read from such a file, which could block or never end.  With HEAD or
+ * TAIL, a bigger file is not refused: its first or last cap bytes are read, and *whole (may
+ * be NULL) gets its size. */
+static int read_regular(const char *path, size_t cap, part which, char **data, size_t *len,
+                        unsigned long long *whole, const char **why)
 {
     *data = NULL;
     *why = NULL;
@@ -41,15 +47,19 @@ static int read_regular(const char *path, size_t cap, char **data, size_t *len,
         errno = e;
         return -1;
     }
+    bool big = (uint64_t)st.st_size > cap;
     int e = S_ISDIR(st.st_mode) ? EISDIR : !S_ISREG(st.st_mode) ? EINVAL
-          : (uint64_t)st.st_size > cap ? EFBIG : 0;
+          : big && which == WHOLE ? EFBIG : 0;
     *why = e == EISDIR ? "is a directory" : e == EINVAL ? "is not a regular file" : NULL;
-    size_t size = e ? 0 : (size_t)st.st_size, got = 0;
+    if (whole)
+        *whole = (unsigned long long)st.st_size;
+    size_t size = e ? 0 : big ? cap : (size_t)st.st_size, got = 0;
+    off_t from = !e && big && which == TAIL ? st.st_size - (off_t)cap : 0;
     char *buf = e ? NULL : malloc(size + 1);
     if (!e && !buf)
         e = ENOMEM;
     while (!e && got < size) {   /* a file that shrinks while read ends early: what was there */
-        ssize_t n = read(fd, buf + got, size - got);
+        ssize_t n = pread(fd, buf + got, size - got, from + (off_t)got);
         if (n < 0 && errno != EINTR)
             e = errno;
         if (n == 0)
@@ -74,7 +84,7 @@ int nopi_read_input(const char *path, const char *what, size_t cap, char **data,
                     nop_error *err)
 {
     const char *why;
-    if (read_regular(path, cap, data, len, &why) == 0)
+    if (read_regular(path, cap, WHOLE, data, len, NULL, &why) == 0)
         return 0;
     if (errno == ENOMEM)
         return nopi_nomem(err);
@@ -93,7 +103,14 @@ int nopi_read_input(const char *path, const char *what, size_t cap, char **data,
 int nopi_read_file(const char *path, char **data, size_t *len)
 {
     const char *why;
-    return read_regular(path, SIZE_MAX - 1, data, len, &why);
+    return read_regular(path, SIZE_MAX - 1, WHOLE, data, len, NULL, &why);
+}
+
+int nopi_read_part(const char *path, size_t cap, bool tail, char **data, size_t *len,
+                   unsigned long long *whole)
+{
+    const char *why;
+    return read_regular(path, cap, tail ? TAIL : HEAD, data, len, whole, &why);
 }
 
 int nopi_read_line(const char *path, int line, char *buf, size_t size)

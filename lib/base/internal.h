@@ -94,6 +94,10 @@ void nopi_sb_free(nopi_strbuf *sb);
  * file (a FIFO would block, /dev/zero never end: a symbolic link in a folder that came with
  * the sources can name either). */
 int nopi_read_file(const char *path, char **data, size_t *len);
+/* The same, of at most cap bytes: the first ones, or with tail the last ones; *whole (may be
+ * NULL) gets the file's size, so whole - len bytes were not read. */
+int nopi_read_part(const char *path, size_t cap, bool tail, char **data, size_t *len,
+                   unsigned long long *whole);
 /* Reads an input file the user named (what: "manifest", ".npy file") into a malloc'd,
  * NUL-terminated buffer: only a regular file of at most cap bytes, so a directory, a FIFO or
  * /dev/zero is refused at once with what it is.  -1 with an input error naming the file. */

@@ -257,8 +257,11 @@ void nopi_objcache_put(const nopi_objcache *c, const char *key, const char *obj,
     char *odata = NULL, *ldata = NULL;
     size_t olen = 0, llen = 0;
     nop_error ignored = { 0 };
+    unsigned long long more;
+    /* of the messages, what the build read (syscc.h: a flood of them is not kept) */
     if (o && l && nopi_read_file(obj, &odata, &olen) == 0 &&
-        nopi_read_file(log, &ldata, &llen) == 0) {
+        nopi_tool_log(log, &ldata, &more) == 0) {
+        llen = strlen(ldata);
         const void *lb[] = { ldata }, *ob[] = { odata };
         if (nopi_write_whole(l, lb, &llen, 1, &ignored) == 0)
             nopi_write_whole(o, ob, &olen, 1, &ignored);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "builder.h"
@@ -346,23 +347,40 @@ static void note_job(builder *b, const nopi_tool_job *job)
 }
 
 /* The tool's own words under an error neuronop found no diagnostic for (a linker's
- * "undefined reference to `exp'"): the first lines of its log, without the driver's summary. */
+ * "undefined reference to `exp'"): the first lines of its log, without the driver's summary,
+ * each cut to LINE_SHOWN bytes so that all of them, and what was left unread, fit. */
+enum { LINES_SHOWN = 6, LINE_SHOWN = 240 };
 static void detail_from_log(nop_error *e, const char *log)
 {
     char *text = NULL;
-    if (nopi_read_file(log, &text, NULL) != 0)
+    unsigned long long more;
+    if (nopi_tool_log(log, &text, &more) != 0)
         return;
     int shown = 0;
-    for (char *line = text, *next; line && *line && shown < 6; line = next) {
+    for (char *line = text, *next; line && *line && shown < LINES_SHOWN; line = next) {
         next = strchr(line, '\n');
         if (next)
             *next++ = '\0';
         if (*line && strncmp(line, "collect2: ", 10) != 0) {
-            nopi_detail(e, "%s", line);
+            nopi_detail(e, "%.*s%s", LINE_SHOWN, line, strlen(line) > LINE_SHOWN ? " ..." : "");
             shown++;
         }
     }
     free(text);
+}
+
+/* How much of a job's log neuronop did not read (nopi_tool_log): 0 when it read it all. */
+static unsigned long long log_unread(const char *log)
+{
+    struct stat st;
+    if (stat(log, &st) != 0 || (unsigned long long)st.st_size <= NOPI_LOG_KEEP)
+        return 0;
+    char *text = NULL;
+    unsigned long long more = 0;
+    if (nopi_tool_log(log, &text, &more) != 0)
+        more = 0;
+    free(text);
+    return more;
 }
 
 /* A system compiler's warnings pass the same check as libtcc's (confine.h) on their way to
@@ -416,6 +434,14 @@ static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what, bo
                 detail_from_log(&e, jobs[i].log);
             }
             failed = jobs[i].status != 0 || bad;
+            unsigned long long more = log_unread(jobs[i].log);
+            if (more && failed)
+                nopi_detail(&e, "(%llu more bytes of what it printed were not read)", more);
+            else if (more)   /* warnings past the start were not shown: say so */
+                nopi_emit(b->o->diag, b->o->diag_ctx, NOP_SEV_WARNING, NULL, 0, 0,
+                          "%llu more bytes of what '%s' printed %s%s%s%s were not read",
+                          more, jobs[i].argv.v[0], what, jobs[i].name ? " '" : "",
+                          jobs[i].name ? jobs[i].name : "", jobs[i].name ? "'" : "");
         }
         if (ok)
             ok[i] = !failed;

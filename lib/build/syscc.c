@@ -152,6 +152,42 @@ static int spawn(nopi_tool_job *j, const nopi_confine *c, char **env, pid_t *pid
     return cannot_run(j, e, err);
 }
 
+int nopi_tool_log(const char *path, char **text, unsigned long long *more)
+{
+    size_t len = 0;
+    unsigned long long whole = 0;
+    *more = 0;
+    if (nopi_read_part(path, NOPI_LOG_KEEP, false, text, &len, &whole) != 0)
+        return -1;
+    char *nl = whole > len ? strrchr(*text, '\n') : NULL;
+    if (nl) {   /* no half line: a cut "file:line: error" would read as another message */
+        nl[1] = '\0';
+        len = (size_t)(nl + 1 - *text);
+    }
+    *more = whole > len ? whole - len : 0;
+    return 0;
+}
+
+/* True when the log's start or its end has one of the words (a tool that says it ran out
+ * says so last, after whatever it printed before). */
+static bool log_says(const char *path, const char *const *words, size_t n)
+{
+    bool found = false;
+    for (int tail = 0; tail < 2 && !found; tail++) {
+        char *text = NULL;
+        unsigned long long whole = 0;
+        size_t len = 0;
+        if (nopi_read_part(path, NOPI_LOG_KEEP, tail, &text, &len, &whole) != 0)
+            break;
+        for (size_t i = 0; i < n && !found; i++)
+            found = strstr(text, words[i]) != NULL;
+        free(text);
+        if (whole <= len)
+            break;   /* the start was all of it */
+    }
+    return found;
+}
+
 /* What a job's end says about its limits: the log's words for running out (g++, cc1plus,
  * as and ld each say it their own way), the CPU signal, or the deadline.  Under a memory
  * limit a program may also die before it can say so: the loader unable to map a shared
@@ -160,23 +196,23 @@ static int spawn(nopi_tool_job *j, const nopi_confine *c, char **env, pid_t *pid
  * such a crash is the compiler's own (a stack overflow on 60000 nested parentheses), and
  * reported as it is. */
 enum { LOW_LIMIT_MB = 256 };
-static void judge(nopi_tool_job *j, const nopi_confine *c, int waited, int status, double cpu)
+static void judge(nopi_tool_job *j, const nopi_confine *c, int waited, int status,
+                  double cpu_seconds)
 {
-    char *text = NULL;
-    bool memory = false, time = waited == 1;
-    if (nopi_read_file(j->log, &text, NULL) == 0) {
-        memory = strstr(text, "out of memory") || strstr(text, "memory exhausted") ||
-                 strstr(text, "Cannot allocate memory") || strstr(text, "std::bad_alloc") ||
-                 strstr(text, "File size limit exceeded") ||
-                 (c->mem_mb && strstr(text, "failed to map segment")) ||
-                 (c->mem_mb && c->mem_mb <= LOW_LIMIT_MB &&
-                  strstr(text, "internal compiler error: Segmentation fault"));
-        time = time || strstr(text, "CPU time limit exceeded");
-    }
-    free(text);
+    static const char *const out_of_memory[] = {
+        "out of memory", "memory exhausted", "Cannot allocate memory", "std::bad_alloc",
+        "File size limit exceeded",
+    };
+    static const char *const map_failed[] = { "failed to map segment" };
+    static const char *const crashed[] = { "internal compiler error: Segmentation fault" };
+    static const char *const cpu[] = { "CPU time limit exceeded" };
+    bool memory = log_says(j->log, out_of_memory, NOPI_ARRAY_LEN(out_of_memory)) ||
+                  (c->mem_mb && log_says(j->log, map_failed, 1)) ||
+                  (c->mem_mb && c->mem_mb <= LOW_LIMIT_MB && log_says(j->log, crashed, 1));
+    bool time = waited == 1 || log_says(j->log, cpu, 1);
     memory = memory || (WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ);
     time = time || (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) ||
-           (c->cpu_seconds && cpu >= c->cpu_seconds);
+           (c->cpu_seconds && cpu_seconds >= c->cpu_seconds);
     j->limit = time ? NOPI_LIMIT_TIME : memory ? NOPI_LIMIT_MEMORY : NOPI_LIMIT_NONE;
 }
 
@@ -359,7 +395,8 @@ int nopi_gcc_log(const char *log_path, const char *own_dir, const char *fallback
                  nop_diag_fn *diag, void *ctx, nop_error *err)
 {
     char *text = NULL;
-    if (nopi_read_file(log_path, &text, NULL) != 0)
+    unsigned long long more;
+    if (nopi_tool_log(log_path, &text, &more) != 0)
         return nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "%s failed", fallback);
     /* The user line that led into the current header: the last "required from here" or
      * "In file included from" in a user file, and the template being instantiated. */

@@ -51,12 +51,28 @@ int nopi_tools_run(nopi_tool_job *jobs, int n, int parallel, const nopi_confine 
                    nop_error *err);
 
 /*
+ * A tool's log (its stdout and stderr) is a file the tool writes itself, so however much it
+ * writes it never waits for neuronop to read, and several run at once; the file is bounded
+ * by the compile's own limit on what it writes (--compile-memory), and neuronop reads at most
+ * NOPI_LOG_KEEP bytes of it: its start, where g++'s first error and what led to it are (and,
+ * for the words that say a limit was hit, its end).  A wrapper that prints gigabytes costs
+ * neuronop no more memory than that.
+ */
+#define NOPI_LOG_KEEP (256u << 10)
+
+/* Reads the first NOPI_LOG_KEEP bytes of a tool's log into *text (malloc'd, NUL-terminated;
+ * cut at its last whole line when there was more), and how many bytes were left unread into
+ * *more.  0, or -1 when it cannot be read. */
+int nopi_tool_log(const char *path, char **text, unsigned long long *more);
+
+/*
  * Reads a gcc-style log (-fdiagnostics-plain-output) of a failed or warning compile.
  * Warnings in the user's files go to diag; the first error fills err (NOP_ERR_COMPILE) at the
  * user's location: an error inside a header under `own_dir` (neuronop's include folder) is
  * moved to the user line that led to it ("required from here", "In file included from"),
  * with the header's location and the template it was in as detail.  `fallback` names what
- * failed when the log has no error line.  Returns -1 when an error was recorded.
+ * failed when the log has no error line.  Only the log's start is read (nopi_tool_log).
+ * Returns -1 when an error was recorded.
  */
 int nopi_gcc_log(const char *log_path, const char *own_dir, const char *fallback,
                  nop_diag_fn *diag, void *ctx, nop_error *err);

@@ -69,4 +69,52 @@ test_expect "what is killed is the tool's group, not neuronop's" '
     kill "$mine"
     none_left'
 
+# loud NAME BYTES THEN: $WORK/NAME prints BYTES bytes of 39-byte lines on stderr, then does
+# THEN
+loud() {
+    cat >"$WORK/$1" <<SH
+#!/bin/sh
+yes "noise from a wrapper, not a diagnostic" | head -c $2 >&2
+$3
+SH
+    chmod +x "$WORK/$1"
+}
+loud cc-loud 67108864 "exit 1"
+loud cxx-loud 16777216 'exec g++ "$@"'
+
+# What a tool prints is a file it writes itself (bounded by the compile's own limit on what
+# it writes), of which neuronop reads the first 256 KiB: 64 MiB of it cost neuronop 68 MB
+# before (its peak, compilers included), and a build of the example about 3 MB
+if [ -n "${NEURONOP_SANITIZED:-}" ] || [ ! -x /usr/bin/time ]; then
+    echo "ok $((test_count + 1)) # skip no /usr/bin/time, or AddressSanitizer's quarantine"
+    test_count=$((test_count + 1))
+else
+test_expect "a compiler that prints 64 MiB and fails costs neuronop little, and it says what it left" '
+    copy_example relu noisy
+    NEURONOP_LANDLOCK=off CC="$WORK/cc-loud" /usr/bin/time -f "maxrss %M" -o rss \
+        "$NEURONOP" build --compiler=cc noisy >out 2>err || status=$?
+    cat err
+    expect_status 3
+    expect_err "neuronop: error: compiling failed ('"'"'$WORK/cc-loud'"'"' exited with 1)"
+    expect_err "noise from a wrapper, not a diagnostic"
+    expect_err "($((67108864 - 262144 / 39 * 39)) more bytes of what it printed were not read)"
+    test "$(wc -c <err)" -lt 2048
+    rss=$(sed -n "s/^maxrss //p" rss)
+    echo "neuronop held at most $rss KiB"
+    [ "$rss" -lt 32768 ]'
+fi
+
+# A compile that succeeds: its warnings past the start are not read, and it says so; the
+# compile cache keeps of its messages only what was read (16 MiB each before)
+test_expect "a compiler that prints 16 MiB and succeeds: a warning, and a small cache entry" '
+    copy_example negate_cxx chatty
+    NEURONOP_LANDLOCK=off NEURONOP_CACHE_DIR=$WORK/cache CXX="$WORK/cxx-loud" \
+        run build chatty
+    expect_status 0
+    expect_err "neuronop: warning: $((16777216 - 262144 / 39 * 39)) more bytes of what '"'"'$WORK/cxx-loud'"'"' printed compiling '"'"'negate.cpp'"'"' were not read"
+    ls "$WORK"/cache/*.log
+    for log in "$WORK"/cache/*.log; do
+        test "$(wc -c <"$log")" -le 262144
+    done'
+
 test_done

@@ -209,6 +209,36 @@ static void reading_takes_only_a_regular_file(void **state)
     unit_cleanup(dir);
 }
 
+/* A part of a file: the first or last cap bytes and the whole size; a FIFO is refused */
+static void reading_a_part_keeps_at_most_cap_bytes(void **state)
+{
+    const char *dir = unit_tmpdir();
+    char *fifo = join(dir, "fifo"), *file = join(dir, "file");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(write_one(nopi_write_whole, file, "0123456789"), 0);
+    char *data = NULL;
+    size_t len = 0;
+    unsigned long long whole = 0;
+    assert_int_equal(nopi_read_part(file, 4, false, &data, &len, &whole), 0);
+    assert_string_equal(data, "0123");
+    assert_int_equal(len, 4);
+    assert_int_equal(whole, 10);
+    free(data);
+    assert_int_equal(nopi_read_part(file, 4, true, &data, &len, &whole), 0);
+    assert_string_equal(data, "6789");
+    free(data);
+    assert_int_equal(nopi_read_part(file, 64, true, &data, &len, &whole), 0);
+    assert_string_equal(data, "0123456789");
+    free(data);
+    data = NULL;
+    assert_int_equal(nopi_read_part(fifo, 4, false, &data, &len, NULL), -1);
+    assert_int_equal(errno, EINVAL);
+    assert_null(data);
+    free(fifo);
+    free(file);
+    unit_cleanup(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +250,7 @@ int main(void)
         cmocka_unit_test(outputs_write_into_a_fifo_in_place),
         cmocka_unit_test(a_folder_is_an_error_naming_it),
         cmocka_unit_test(reading_takes_only_a_regular_file),
+        cmocka_unit_test(reading_a_part_keeps_at_most_cap_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
