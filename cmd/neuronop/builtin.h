@@ -56,6 +56,12 @@ int describe_target(const char *arg, nop_library **out);
  * saying why. */
 int check_output_file(const char *path, const char *kind);
 
+/* leftovers.c: nop_build, then kills and reaps every child this process did not have before
+ * it (the processes a compiler started that left its process group, adopted by this process
+ * as their subreaper), so that no process of a build outlives it. */
+int build_bounded(const nop_manifest *m, const nop_build_opts *o, nop_build_result *res,
+                  nop_error *err);
+
 /* Fills build options with the CLI's defaults (share dir, printing sink). */
 void default_build_opts(nop_build_opts *o);
 

@@ -141,7 +141,7 @@ int cmd_build(int argc, char **argv)
     o.compile_mb = (unsigned)compile_memory;
     nop_build_result res;
     rc = 0;
-    if (nop_build(m, &o, &res, &err) != 0)
+    if (build_bounded(m, &o, &res, &err) != 0)
         rc = report_error(&err);
     else if (json)
         rc = print_json(&res);

@@ -104,7 +104,8 @@ int main(int argc, char **argv)
         prctl(PR_SET_DUMPABLE, 0);
     /* A worker's processes killed together (a case past its deadline: a zygote and its
      * child) are adopted by the nearest subreaper: this process, which the library then
-     * reaps them in (nopi_reap_group), not an init that may reap them late or never.  Not
+     * reaps them in (nopi_reap_group), not an init that may reap them late or never; and so
+     * are the processes a build's compiler started that left its group (build_bounded).  Not
      * for `python`, which execs the interpreter: the setting would outlive the exec. */
     if (sandbox_on() && strcmp(name, "python") != 0)
         prctl(PR_SET_CHILD_SUBREAPER, 1);

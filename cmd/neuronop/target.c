@@ -54,7 +54,7 @@ static int resolve(const char *arg, bool verbose, bool memcheck, opener *open,
     o.memcheck = memcheck;
     nop_build_result res;
     int rc = 0;
-    if (nop_build(m, &o, &res, &err) != 0)
+    if (build_bounded(m, &o, &res, &err) != 0)
         rc = report_error(&err);
     else if (open(out, res.lib_path, &err) != 0)
         rc = report_error(&err);
