@@ -3,7 +3,10 @@
 # as when it goes past a limit: whatever its status, what is left of its process group is
 # killed and reaped, so a wrapper that starts `sleep 300 &` and then execs the real cc leaves
 # nothing once the build returns (before, only a compile past its deadline had its group
-# killed: t0101); and neuronop's own group, which the wrapper's is not, is left alone.
+# killed: t0101); and neuronop's own group, which the wrapper's is not, is left alone.  A
+# process that leaves the group (setsid) is ended with the build all the same.  And what a
+# tool prints costs neuronop at most the 256 KiB of it that it reads, and it says how much
+# it did not read.
 . ./lib.sh
 unset NEURONOP_CACHE_DIR   # every compile runs: the cache would skip the wrapper
 
