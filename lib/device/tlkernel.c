@@ -290,9 +290,12 @@ static float first_nan(float first, float second)
  * loop takes 32 elements at a time): the general case, not its sqrt, x * x ... forms */
 static bool sleef_pow(const nopi_tl_args *x, int64_t i, int64_t n)
 {
-    double e = x->ed;
+    /* ATen picks sqrt, rsqrt and reciprocal by the Scalar itself, and x * x ... by the
+     * exponent in the compute dtype (a float32 one stays a double; bfloat16's is rounded:
+     * 3.004 is 3, and computes x * x * x) */
+    double e = x->ed, ec = x->ct == NT_F32 ? e : x->bf;
     if (x->op != NOPI_TL_POW || (x->pow_special && (e == 0.5 || e == -0.5 || e == -1 ||
-                                                    e == 2 || e == 3 || e == -2)))
+                                                    ec == 2 || ec == 3 || ec == -2)))
         return false;
     return x->ct == NT_F32 ? i < n - n % 16 : x->ct == NT_BF16 && i < n - n % 32;
 }

@@ -162,6 +162,33 @@ print(\" \".join(str(v) for v in np.load(\"sum.npy\").view(np.uint16).tolist()))
     [ "$got" = "$(echo "$sums" | sed -n 3p)" ] || {
         echo "torch:    $(echo "$sums" | sed -n 3p)"; echo "neuronop: $got"; false; }'
 
+# bfloat16 pow by a Scalar that rounds to -2 or 3 in bfloat16 (-2.003, 3.004): ATen picks its
+# 1 / (x * x) and x * x * x forms by the exponent in bfloat16, not Sleef's pow, in its
+# vectorised loop too (the first 32 of 40 elements).  The inputs are 1e-20 to 1e19, where
+# Sleef's powf and those forms round otherwise; torch 1.13's results, bit for bit.
+bpows=$(torch_says '
+import torch
+a = torch.logspace(-20, 19, 40).bfloat16()
+print(" ".join(repr(v) for v in a.float().tolist()))
+for e in (-2.003, 3.004):
+    print(" ".join(str(v & 0xffff) for v in torch.pow(a, e).view(torch.int16).tolist()))
+')
+test_expect "bfloat16 pow by -2.003 and 3.004 of 40 elements is torch's, bit for bit, both loops" '
+    [ -n "$bpows" ]
+    npy write bp.npy "<V2" 40 $(echo "$bpows" | sed -n 1p)
+    line=2
+    for e in -2.003 3.004; do
+        run run tdiff pow_scalar bp.npy $e -o bpow.npy
+        expect_status 0
+        got=$("$PY" -c "
+import numpy as np
+print(\" \".join(str(v) for v in np.load(\"bpow.npy\").view(np.uint16).tolist()))
+")
+        want=$(echo "$bpows" | sed -n ${line}p)
+        [ "$got" = "$want" ] || { echo "^$e torch:    $want"; echo "neuronop: $got"; exit 1; }
+        line=$((line + 1))
+    done'
+
 # float32 add of a Scalar with an alpha: ATen's vectorised loop (16 elements at a time) and
 # the scalar code of its scalar loop fuse self + alpha * other; the part of that loop GCC 12
 # vectorised again adds alpha * other rounded once before it.  Tensors of 47 and 13
