@@ -118,7 +118,7 @@ static const struct rule {
     /* clone3's flags are in memory BPF cannot read: glibc falls back to clone */
     { SYS_clone3, NO_SUCH_CALL, 0, 0, "threads come from clone" },
     { SYS_set_robust_list, ALWAYS, 0, 0, "new threads" },
-    { SYS_rseq, ALWAYS, 0, 0, "new threads" },
+    { SYS_rseq, ONLY, 2, 0, "new threads register (none unregisters: a registration outlives a restore)" },
     { SYS_set_tid_address, ALWAYS, 0, 0, "new threads" },
 #ifdef SYS_arch_prctl
     { SYS_arch_prctl, ALWAYS, 0, 0, "new threads' thread-local storage" },

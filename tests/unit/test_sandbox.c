@@ -794,6 +794,21 @@ static void the_filter_lets_a_worker_set_its_own_timer_only(void **state)
     with_timer = false;
 }
 
+/* rseq: a thread registers its area (glibc does, for each new thread), but none may end
+ * the main thread's registration for one of its own: the kernel keeps a registration across
+ * a kept worker's restore, and one in a library's initialised data, whose critical section
+ * covers the runtime's code, sent the worker to the library's code after its call ended. */
+static long do_rseq_unregister(void) { return syscall(SYS_rseq, NULL, 32, 1, 0x53053053); }
+static long do_rseq_register(void) { return syscall(SYS_rseq, NULL, 32, 0, 0x53053053); }
+
+static void the_filter_lets_no_thread_end_its_rseq_registration(void **state)
+{
+    long r = 0;
+    assert_string_equal(confined(do_rseq_unregister, &r), "rseq");
+    assert_string_equal(confined(do_rseq_register, &r), "");
+    assert_true(r < 0);   /* EINVAL or EBUSY: the kernel's answer, not the filter's */
+}
+
 static void the_filter_traps_what_the_device_has_not(void **state)
 {
     long r;
@@ -869,6 +884,7 @@ int main(void)
         cmocka_unit_test(a_kept_worker_reaches_no_other_runs_inputs_or_phase_page),
         cmocka_unit_test(a_request_of_any_number_of_runs_ends_at_its_budget),
         cmocka_unit_test(the_filter_lets_a_worker_set_its_own_timer_only),
+        cmocka_unit_test(the_filter_lets_no_thread_end_its_rseq_registration),
         cmocka_unit_test(the_filter_traps_what_the_device_has_not),
         cmocka_unit_test(a_trapped_calls_role_is_named_and_a_forged_one_is_user_code),
         cmocka_unit_test(the_filter_allows_what_the_runtime_needs),
