@@ -39,10 +39,13 @@
 #include <stddef.h>
 #include <stdint.h>
 /* What torch's header brings with it and kernels use without including it themselves:
- * assert, abort, memcpy and math (the device has them, neuronop-cxx(3)). */
+ * assert, abort, memcpy and math (the device has them, neuronop-cxx(3)).  <cmath>, as
+ * libtorch's has it, not the C++ <math.h>: that one also puts std's float overloads in the
+ * global namespace, so an unqualified exp(v) of a float was expf, where against libtorch it
+ * is exp of a double, rounded once (t0130's libm_unqualified). */
 #include <assert.h>
 #include <float.h>
-#include <math.h>
+#include <cmath>
 #include <stdlib.h>
 #include <string.h>
 #include <initializer_list>
