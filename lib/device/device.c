@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,9 +61,9 @@ struct nop_device {
     void *ext;                  /* what a layer above keeps with the device (a zygote) */
     void (*ext_free)(void *);
     pid_t worker;               /* an isolated device's last worker, killed, not yet reaped */
-    bool has_timer;             /* nopi_device_own_timer's: timer is timer_tid's own */
+    bool has_timer;             /* nopi_device_own_timer's: timer is timer_thread's own */
     int timer;
-    pid_t timer_tid;
+    pthread_t timer_thread;
 };
 
 /* The cores option's check, as nop_device_new and nopi_device_renew make it. */
@@ -261,7 +260,7 @@ int nopi_device_own_timer(nop_device *dev)
     if (!dev->has_timer) {
         dev->timer = nopi_thread_timer_new();
         dev->has_timer = dev->timer >= 0;
-        dev->timer_tid = (pid_t)syscall(SYS_gettid);
+        dev->timer_thread = pthread_self();
     }
     return dev->has_timer ? dev->timer : -1;
 }
@@ -617,7 +616,7 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     pthread_mutex_lock(&dev->running);
     nopi_worker self;
     bool worker = nopi_worker_enter(&self, lib->text_lo, lib->text_hi) == 0;
-    if (worker && dev->has_timer && dev->timer_tid == (pid_t)syscall(SYS_gettid)) {
+    if (worker && dev->has_timer && pthread_equal(dev->timer_thread, pthread_self())) {
         self.has_timer = true;
         self.timer = dev->timer;
     }

@@ -461,13 +461,14 @@ void nopi_tl_run(const nopi_tl_args *xa, nt_tensor *r)
                 vb = vb != vb && x->ct == NT_BF16 ? vb : nopi_round_to(x->ct, vb);
             }
             bool fuse = i < fused || (f32_add_s && !f32_add_s_rounded(i, n));
-            float v = fuse ? nopi_round_to(x->ct, fmaf(alpha, b ? vb : other, va))
-                           : nopi_round_to(x->ct, fop(x, va, vb));
+            /* ATen's vectorised pow: Sleef's, of the exponent as that loop has it */
+            bool vec_pow = sleef_pow(x, i, n) && nopi_sleef_ok();
+            float e = !x->pow_special ? vb : x->ct == NT_F32 ? (float)x->ed : x->bf;
+            float v = fuse ? fmaf(alpha, b ? vb : other, va)
+                      : vec_pow ? nopi_sleef(NOPI_SLEEF_POW, va, e) : fop(x, va, vb);
+            v = nopi_round_to(x->ct, v);
             if (bf16_rsqrt && i < vec32)   /* ATen's vectorised rsqrt: one rounding */
                 v = nopi_round_to(x->ct, 1 / sqrtf(va));
-            if (sleef_pow(x, i, n) && nopi_sleef_ok())   /* ATen's vectorised pow: Sleef's */
-                v = nopi_round_to(x->ct, nopi_sleef(NOPI_SLEEF_POW, va, !x->pow_special ? vb
-                                                    : x->ct == NT_F32 ? (float)x->ed : x->bf));
             if (v != v && (va == 1 || vb == 0) && sleef_pow(x, i, n))
                 v = 1;   /* Sleef's 1 ^ y and x ^ 0, of a signalling NaN too (libm: NaN) */
             if (v == v)
