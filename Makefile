@@ -64,8 +64,11 @@ SAN_ENV = ASAN_OPTIONS=allow_user_segv_handler=1:detect_leaks=1:abort_on_error=0
 
 # The tests share one compile cache (neuronop-build(1)), kept from run to run: a C++ example
 # built by several scripts is compiled once.  The scripts that test the build itself unset it.
+# The precompiled standard headers (neuronop-build(1), "Precompiled header") are in the XDG
+# cache folder, here beside it rather than the user's.
 TEST_ENV = NEURONOP="$(abspath $(BIN))" NEURONOP_SHARE_DIR="$(abspath share/neuronop)" \
-	NEURONOP_SRC="$(abspath .)" NEURONOP_CACHE_DIR="$(abspath $(O))/check-cache"
+	NEURONOP_SRC="$(abspath .)" NEURONOP_CACHE_DIR="$(abspath $(O))/check-cache" \
+	XDG_CACHE_HOME="$(abspath $(O))/check-xdg"
 
 .PHONY: all deps test-deps demo demo-run check check-run unit e2e sanitize bench golden deb fuzz \
 	install clean warnings examples-test check-sanitized oracles
@@ -124,7 +127,7 @@ E2E_SLOW = t0100-build-diagnostics.sh t0120-build-cxx.sh t0105-build-cache.sh \
 	t0601-python-ops.sh t0602-python-memcheck.sh t0121-cxx-examples.sh t0208-run-hostile.sh \
 	t0502-deb-package.sh t0110-run-diagnostics.sh t0220-run-aten-diff.sh \
 	t0212-test-fork-server.sh t0101-build-compile-limits.sh t0123-build-linked-check.sh \
-	t0600-python-launcher.sh
+	t0600-python-launcher.sh t0133-build-cxx-pch.sh
 E2E_ALL = $(patsubst tests/e2e/%,%,$(sort $(wildcard tests/e2e/t[0-9]*.sh)))
 E2E_ORDER = $(filter $(E2E_ALL),$(E2E_SLOW)) $(filter-out $(E2E_SLOW),$(E2E_ALL))
 CHECK_ORDER = $(filter $(E2E_ALL),$(E2E_SLOW)) $(abspath $(UNIT_BINS)) \

@@ -86,8 +86,8 @@ static int choose_compilers(builder *b)
 }
 
 /* What a compiler may read: the library folder, neuronop's and tcc's headers, the system's,
- * and the include folders the manifest names (all inside the library folder, manifest.c);
- * and the limits. */
+ * the include folders the manifest names (all inside the library folder, manifest.c) and,
+ * for C++, the folder of precompiled standard headers (pch.h); and the limits. */
 static int confine(builder *b)
 {
     nopi_confine *c = &b->confine;
@@ -101,6 +101,13 @@ static int confine(builder *b)
     for (int i = 0; i < b->m->nflags; i++)
         if (b->m->flags[i].kind == NOPI_FLAG_INCLUDE)
             nopi_confine_read(c, b->m->flags[i].value);
+    bool cxx = false;
+    for (int i = 0; i < b->nsources; i++)
+        cxx = cxx || nopi_build_lang(b, i) == NOPI_LANG_CXX;
+    if (cxx)
+        nopi_pch_open(&b->pch, nopi_cxx_program(b->m->cxx));
+    if (b->pch.root)
+        nopi_confine_read(c, b->pch.root);
     c->cpu_seconds = b->o->compile_seconds ? b->o->compile_seconds : NOPI_COMPILE_SECONDS;
     c->mem_mb = b->o->compile_mb ? b->o->compile_mb : NOPI_COMPILE_MB;
     return nopi_confine_resolve(c) == 0 ? 0 : nopi_nomem(b->err);
@@ -225,6 +232,7 @@ int nop_build(const nop_manifest *m, const nop_build_opts *opts, nop_build_resul
     nopi_cc_server_stop(&b.confine);
     free(b.tmpdir);
     nopi_confine_free(&b.confine);
+    nopi_pch_free(&b.pch);
     nopi_build_registration_free(&b);
     return rc;
 }

@@ -9,6 +9,7 @@
  *               confined child processes, syscc.c) and linking the library (libtcc alone, or
  *               the system linker when any object came from a system compiler)
  *   objcache.c  the compile cache of g++'s objects (NEURONOP_CACHE_DIR)
+ *   pch.c       the standard headers each C++ source is given first, precompiled once
  *   confine.c   what every compiler child may read, write and use, and the checks of the
  *               files diagnostics name
  *   register.c  the ops of a NEURON_LIBRARY registration, and the C++ symbol of each op's
@@ -25,6 +26,8 @@
 #include "compile.h"
 #include "confine.h"
 #include "gen.h"
+#include "pch.h"
+#include "syscc.h"
 
 #define STAMP_MAGIC "neuronop-build-stamp 2"
 
@@ -62,6 +65,7 @@ typedef struct builder {
     int nsources;
     char *tmpdir;
     nopi_confine confine;     /* what every compiler child may read, write and use */
+    nopi_pch pch;             /* where the precompiled standard headers are (pch.h) */
     int compiled;
     int cached;               /* objects taken from the compile cache (objcache.h) */
     bool cc;                  /* compiler: cc (the manifest, or the build option) */
@@ -101,6 +105,16 @@ int nopi_build_write_atomically(builder *b, const char *path, const char *data);
 
 /* build.c: the language of source i (b->sources[i]). */
 nopi_lang nopi_build_lang(const builder *b, int i);
+
+/* objects.c: says, under --verbose, the command a job runs (not for a done job). */
+void nopi_build_note_job(builder *b, const nopi_tool_job *job);
+
+/* pch.c: adds `-include H` to a C++ compile whose other flags a holds (those before -c,
+ * -o and the source), H being torch/detail/std.h: the copy beside its precompiled form,
+ * made now when b->pch has none for these flags, or neuronop's own (the text) when nothing
+ * can be precompiled.  A failed precompile is not the build's error (the text is used, and
+ * the compile reports what is wrong): -1 only when out of memory. */
+int nopi_build_std_header(builder *b, nopi_argv *a);
 
 /* objects.c: each compiles the sources of its kind into objs[i] (same index as sources) */
 int nopi_build_compile_system(builder *b, object *objs);

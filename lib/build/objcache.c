@@ -57,8 +57,7 @@ void nopi_objcache_close(nopi_objcache *c)
     c->dir = NULL;
 }
 
-/* The compiler as a file: a new version (a package upgrade, another $CXX) is another key. */
-static int hash_compiler(nopi_hasher *h, const char *program)
+int nopi_hash_compiler(nopi_hasher *h, const char *program)
 {
     char *found = NULL;
     if (strchr(program, '/')) {
@@ -93,7 +92,7 @@ int nopi_objcache_key(const nopi_argv *compile, const char *preprocessed, char k
     char *text = NULL;
     size_t len = 0;
     int rc = -1;
-    if (!h || compile->n < 1 || hash_compiler(h, compile->v[0]) != 0 ||
+    if (!h || compile->n < 1 || nopi_hash_compiler(h, compile->v[0]) != 0 ||
         nopi_read_file(preprocessed, &text, &len) != 0)
         goto out;
     nopi_hasher_add_str(h, CACHE_MAGIC);

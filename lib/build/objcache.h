@@ -27,6 +27,11 @@ typedef struct nopi_objcache {
 int nopi_objcache_open(nopi_objcache *c, nop_error *err);
 void nopi_objcache_close(nopi_objcache *c);
 
+/* Adds the compiler, as a file (its resolved path, size and modification time), to h: a new
+ * version (a package upgrade, another $CXX) is another key.  0, or -1 when the program
+ * cannot be found. */
+int nopi_hash_compiler(nopi_hasher *h, const char *program);
+
 /* The key of a compile: its argv (the compiler first; -o and -MF paths left out) and the
  * file holding the source preprocessed with the same arguments.  0, or -1 when the
  * compiler or the file cannot be read (no caching then). */

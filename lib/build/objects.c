@@ -235,15 +235,9 @@ static const char *const cc_enforced[] = {
 
 /* Messages neuronop can read (syscc.c): one line each, no colours, no caret lines.  gcc and
  * clang spell that differently, and each refuses the other's flags. */
-static bool is_clang(const char *program)
-{
-    const char *base = strrchr(program, '/');
-    return strstr(base ? base + 1 : program, "clang") != NULL;
-}
-
 static void add_plain_diagnostics(nopi_argv *a, const char *program)
 {
-    if (is_clang(program)) {
+    if (nopi_is_clang(program)) {
         nopi_argv_add(a, "-fno-color-diagnostics");
         nopi_argv_add(a, "-fno-caret-diagnostics");
     } else {
@@ -279,7 +273,7 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
     for (size_t i = 0; i < nenforced; i++)
         nopi_argv_add(a, enforced[i]);
     add_plain_diagnostics(a, a->v[0]);
-    if (cxx && b->o->memcheck && role == NOPI_ROLE_COMPUTE && is_clang(a->v[0])) {
+    if (cxx && b->o->memcheck && role == NOPI_ROLE_COMPUTE && nopi_is_clang(a->v[0])) {
         nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "--memcheck of C++ kernels needs g++, "
                   "not '%s': g++'s address instrumentation is what memcheck reads", a->v[0]);
         nopi_detail(b->err, "build the memcheck library with CXX=g++ (the plain one may stay "
@@ -289,6 +283,8 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
     if (cxx && b->o->memcheck && role == NOPI_ROLE_COMPUTE)
         for (size_t i = 0; i < NOPI_ARRAY_LEN(cxx_memcheck); i++)
             nopi_argv_add(a, cxx_memcheck[i]);
+    if (cxx && nopi_build_std_header(b, a) != 0)   /* -include torch/detail/std.h (pch.h) */
+        return -1;
     if (!nopi_confine_landlock()) {   /* the files it reads, to check them (confine.h) */
         snprintf(log, sizeof log, "%s%d.d", role_names[role], index);
         if (!(job->deps = nopi_path_join(b->tmpdir, log)))
@@ -299,7 +295,7 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
         /* the files the assembler reads: a top-level asm's .incbin embedded a file from
          * outside the library, which -MF does not list (clang assembles without gas: that
          * route stays open without Landlock) */
-        if (!is_clang(a->v[0])) {
+        if (!nopi_is_clang(a->v[0])) {
             snprintf(log, sizeof log, "%s%d.as.d", role_names[role], index);
             if (!(job->asdeps = nopi_path_join(b->tmpdir, log)))
                 return nopi_nomem(b->err);
@@ -335,7 +331,7 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
     return ok ? 0 : nopi_nomem(b->err);
 }
 
-static void note_job(builder *b, const nopi_tool_job *job)
+void nopi_build_note_job(builder *b, const nopi_tool_job *job)
 {
     if ((!b->o->verbose && !b->m->verbose) || job->done)
         return;
@@ -403,7 +399,7 @@ static void confined_diag(void *ctx, const nop_diag *d)
 static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what, bool *ok)
 {
     for (int i = 0; i < n; i++)
-        note_job(b, &jobs[i]);
+        nopi_build_note_job(b, &jobs[i]);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (nopi_tools_run(jobs, n, cpus > 1 ? (int)cpus : 1, &b->confine, b->err) != 0)
         return -1;
@@ -508,9 +504,13 @@ static void preprocess_argv(const nopi_argv *compile, nopi_argv *a, const char *
         nopi_argv_add(a, strcmp(s, "-c") == 0 ? "-E" : s);
     }
     /* with -g, g++ writes the current folder into its output: the key has it when it
-     * matters (objcache.c), and memcheck's -gstabs objects do not depend on it */
-    if (!is_clang(compile->v[0]))
+     * matters (objcache.c), and memcheck's -gstabs objects do not depend on it.  A
+     * precompiled header stays one line, naming it (its folder is its key, pch.h), rather
+     * than the megabytes of the headers it holds. */
+    if (!nopi_is_clang(compile->v[0])) {
         nopi_argv_add(a, "-fno-working-directory");
+        nopi_argv_add(a, "-fpch-preprocess");
+    }
     nopi_argv_add(a, "-o");
     nopi_argv_add(a, out);
 }
@@ -543,7 +543,7 @@ static int from_cache(builder *b, const nopi_objcache *cache, const object *objs
         pre[m].name = jobs[k].name;
         pre[m].source = jobs[k].source;
         preprocess_argv(&jobs[k].argv, &pre[m].argv, ii[m]);
-        note_job(b, &pre[m]);
+        nopi_build_note_job(b, &pre[m]);
         of[m++] = k;
     }
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);

@@ -54,6 +54,12 @@ void nopi_argv_free(nopi_argv *a)
     memset(a, 0, sizeof *a);
 }
 
+bool nopi_is_clang(const char *program)
+{
+    const char *base = strrchr(program, '/');
+    return strstr(base ? base + 1 : program, "clang") != NULL;
+}
+
 const char *nopi_cxx_program(const char *manifest_value)
 {
     const char *env = getenv("CXX");

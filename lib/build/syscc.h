@@ -87,6 +87,10 @@ int nopi_gcc_log(const char *log_path, const char *own_dir, const char *fallback
 bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint,
                      size_t hint_size);
 
+/* True when program names clang, whose flags for plain messages, and whose precompiled
+ * headers, are not gcc's. */
+bool nopi_is_clang(const char *program);
+
 /* The C++ compiler: $CXX, else "g++"; and the C compiler: $CC, else "cc". */
 const char *nopi_cxx_program(const char *manifest_value);
 const char *nopi_cc_program(void);

@@ -31,26 +31,15 @@
 #error "include <torch/torch.h> before <neuronop.h> (or only torch/torch.h) in C++ sources"
 #endif
 
-/* libc's stdio first: neuronop.h, and then torch/detail/printf.h, make printf the device's
- * printf, and a later <cstdio> must not undo that, so it is included here, before the
- * macro exists. */
-#include <stdio.h>
-#include <cstdio>
-#include <stddef.h>
-#include <stdint.h>
-/* What torch's header brings with it and kernels use without including it themselves:
- * assert, abort, memcpy and math (the device has them, neuronop-cxx(3)).  <cmath>, as
- * libtorch's has it, not the C++ <math.h>: that one also puts std's float overloads in the
- * global namespace, so an unqualified exp(v) of a float was expf, where against libtorch it
- * is exp of a double, rounded once (t0130's libm_unqualified). */
+/* The standard headers torch's header brings with it (the file says which and why).
+ * neuronop build also gives it to every C++ source before its first line, precompiled, so
+ * that parsing them costs a unit little (neuronop-build(1), "Precompiled header"); included
+ * here as well, for a compiler run without neuronop. */
+#include <torch/detail/std.h>
+/* assert as the source's NDEBUG has it here: a source that defines NDEBUG and then includes
+ * this header has no assertions, as against libtorch, though the standard headers were
+ * given to it before its first line (<assert.h> is made to be included again). */
 #include <assert.h>
-#include <float.h>
-#include <cmath>
-#include <stdlib.h>
-#include <string.h>
-#include <initializer_list>
-#include <limits>
-#include <type_traits>
 
 #define NT__TORCH_API 1
 #include <neuronop.h>

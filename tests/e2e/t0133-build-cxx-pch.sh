@@ -1,0 +1,103 @@
+#!/bin/sh
+# The standard headers each C++ source is given before its first line (torch/detail/std.h,
+# -include), precompiled once per compiler and flags in the user's cache folder
+# (neuronop-build(1), PRECOMPILED HEADER): made when missing or stale, used by g++ itself (its
+# own -H says so), the same objects as without it, never for clang++, and at most four
+# entries kept.  And what giving the headers first must not change: a source that defines
+# NDEBUG before <torch/torch.h> has no assertions, as the C standard's <assert.h> says.
+. ./lib.sh
+unset NEURONOP_CACHE_DIR   # the build itself is under test: every compile runs cold
+export XDG_CACHE_HOME="$WORK/xdg"
+pch="$XDG_CACHE_HOME/neuronop/pch"
+copy_example relu_cxx "$WORK/rc"
+
+# entry: the one folder of the cache (fails unless there is exactly one)
+entry() {
+    set -- "$pch"/*/
+    test $# = 1 && test -d "$1" && echo "${1%/}"
+}
+
+test_expect "a first C++ build precompiles the standard headers once, into the XDG cache" '
+    run build -v rc
+    expect_status 0
+    test "$(grep -c -- "-x c++-header" err)" = 1
+    e=$(entry)
+    test "${#e}" = "$((${#pch} + 33))"
+    test -s "$e/std.h.gch"
+    grep -q "/torch/detail/std.h" "$e/std.h.d"
+    cmp "$e/std.h" "$NEURONOP_SHARE_DIR/include/torch/detail/std.h"
+    test "$(grep -c -- "-include $e/std.h -c -o" err)" = 3'
+
+test_expect "g++ uses it: its -H marks the precompiled header as used" '
+    e=$(entry)
+    cmd=$(sed -n "s/^neuronop: note: \(g++ .* -include [^ ]*\) -c -o [^ ]* rc\/relu.cpp$/\1/p" err)
+    test -n "$cmd"
+    $cmd -Winvalid-pch -H -fsyntax-only rc/relu.cpp 2>h.txt
+    grep -qx "! $e/std.h.gch" h.txt'
+
+# HOME=/proc/self: a folder no one can make a cache in, root included
+test_expect "a later build uses the entry it finds; without one, the text builds the same library" '
+    cp rc/build/librelu_cxx.so with-pch.so
+    run build -v --force rc
+    expect_status 0
+    if grep -q -- "-x c++-header" err; then exit 1; fi
+    (unset XDG_CACHE_HOME; HOME=/proc/self "$NEURONOP" build -v --force rc) >out 2>err
+    grep -q -- "-include $NEURONOP_SHARE_DIR/include/torch/detail/std.h -c -o" err
+    if grep -q -- "-x c++-header" err; then exit 1; fi
+    cmp with-pch.so rc/build/librelu_cxx.so'
+
+test_expect "an entry older than a header it was made from is made again" '
+    e=$(entry)
+    touch -d "2001-01-01" "$e/std.h.gch"
+    run build -v --force rc
+    expect_status 0
+    test "$(grep -c -- "-x c++-header" err)" = 1
+    test "$(entry)" = "$e"
+    test "$(stat -c %Y "$e/std.h.gch")" -gt 978307200'
+
+test_expect "a macro of the manifest is not part of the key: g++ checks it against the entry" '
+    e=$(entry)
+    cp -R rc rd
+    echo "extra_cflags: [-DRELU_SOMETHING=3]" >>rd/neuronop.yaml
+    run build -v rd
+    expect_status 0
+    if grep -q -- "-x c++-header" err; then exit 1; fi
+    test "$(grep -c -- "-include $e/std.h -c -o" err)" = 3'
+
+test_expect "when the cache has four entries, the least recently used goes for a new one" '
+    for k in 1 2 3; do
+        mkdir -p "$pch/0000000000000000000000000000000$k"
+        touch -d "$k days ago" "$pch/0000000000000000000000000000000$k"
+    done
+    cp -R rc opt
+    echo "extra_cflags: [-O3]" >>opt/neuronop.yaml
+    run build -v opt
+    expect_status 0
+    test "$(grep -c -- "-x c++-header" err)" = 1
+    test ! -e "$pch/00000000000000000000000000000003"
+    test -d "$pch/00000000000000000000000000000001"
+    test "$(ls "$pch" | wc -l)" = 4'
+
+if command -v clang++ >/dev/null 2>&1; then
+    test_expect "clang++ is given the text: its precompiled headers are another format" '
+        rm -rf "$pch"
+        CXX=clang++ "$NEURONOP" build -v --force rc >out 2>err
+        grep -q -- "-include $NEURONOP_SHARE_DIR/include/torch/detail/std.h -c -o" err
+        test ! -e "$pch"'
+fi
+
+# assert(false) in the kernel: with NDEBUG defined before <torch/torch.h>, it is gone
+test_expect "NDEBUG defined before <torch/torch.h> removes assert, as <assert.h> says" '
+    copy_example relu_cxx nd
+    sed -i "s|#include <torch/torch.h>|#define NDEBUG\n#include <torch/torch.h>|" nd/relu.cpp
+    sed -i "0,/int64_t rows/s//assert(t_in.size(0) < 0);\n    int64_t rows/" nd/relu.cpp
+    grep -q "^#define NDEBUG" nd/relu.cpp
+    grep -q "assert(t_in.size(0) < 0);" nd/relu.cpp
+    run run nd relu_forward randn:4x4
+    expect_status 0
+    sed -i "/^#define NDEBUG/d" nd/relu.cpp
+    run run nd relu_forward randn:4x4
+    expect_status 1
+    expect_err "assertion failed: t_in.size(0) < 0"'
+
+test_done
