@@ -127,7 +127,7 @@ E2E_SLOW = t0100-build-diagnostics.sh t0120-build-cxx.sh t0105-build-cache.sh \
 	t0601-python-ops.sh t0602-python-memcheck.sh t0121-cxx-examples.sh t0208-run-hostile.sh \
 	t0502-deb-package.sh t0110-run-diagnostics.sh t0220-run-aten-diff.sh \
 	t0212-test-fork-server.sh t0101-build-compile-limits.sh t0123-build-linked-check.sh \
-	t0600-python-launcher.sh t0133-build-cxx-pch.sh
+	t0600-python-launcher.sh t0133-build-cxx-pch.sh t0132-build-cxx-std-names.sh
 E2E_ALL = $(patsubst tests/e2e/%,%,$(sort $(wildcard tests/e2e/t[0-9]*.sh)))
 E2E_ORDER = $(filter $(E2E_ALL),$(E2E_SLOW)) $(filter-out $(E2E_SLOW),$(E2E_ALL))
 CHECK_ORDER = $(filter $(E2E_ALL),$(E2E_SLOW)) $(abspath $(UNIT_BINS)) \
@@ -137,7 +137,8 @@ PROVE = cd tests/e2e && $(TEST_ENV) $(PROVE_ENV) CMOCKA_MESSAGE_OUTPUT=TAP prove
 # Expectations that real libtorch computes are compiled before the tests run (each is cached
 # by its sources' hash), so that the suite's time is the tests' own; at the same time as the
 # second compiler's checks (warnings), which need the other CPU when the tree is new.
-ORACLES = sh tests/fixtures/cxx/idioms/oracle.sh "$(abspath out)" >/dev/null
+ORACLES = sh tests/fixtures/cxx/idioms/oracle.sh "$(abspath out)" >/dev/null && \
+	sh tests/fixtures/cxx/stdnames/probe.sh libtorch "$(abspath out)" >/dev/null
 
 oracles:
 	@$(ORACLES)
