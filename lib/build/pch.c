@@ -57,15 +57,28 @@ void nopi_pch_free(nopi_pch *p)
     memset(p, 0, sizeof *p);
 }
 
-/* A flag the entry is made without: a folder to include from, or a macro (g++ checks that
- * a unit's macros leave the header's meaning alone, and reads its text when they do not). */
-static bool per_unit(const char *arg)
+/* Whether flag i of a is one the entry is made without, and that its key leaves out: a
+ * folder to include from or a macro (g++ checks that a unit's macros leave the header's
+ * meaning alone, and reads its text when they do not); a warning flag (g++ does not check
+ * them: warnings in standard headers are not shown anyway); a -std= that a later one
+ * overrides (the device's, which comes after the user's); and the repeat of an earlier flag
+ * (an -O2 in extra_cflags).  So libraries that differ only in these share one entry. */
+static bool left_out(const nopi_argv *a, int i)
 {
-    return strncmp(arg, "-I", 2) == 0 || strncmp(arg, "-D", 2) == 0 ||
-           strncmp(arg, "-U", 2) == 0;
+    const char *f = a->v[i];
+    if (strncmp(f, "-I", 2) == 0 || strncmp(f, "-D", 2) == 0 || strncmp(f, "-U", 2) == 0 ||
+        strncmp(f, "-W", 2) == 0 || strcmp(f, "-w") == 0)
+        return true;
+    for (int j = i + 1; strncmp(f, "-std=", 5) == 0 && j < a->n; j++)
+        if (strncmp(a->v[j], "-std=", 5) == 0)
+            return true;
+    for (int j = 1; j < i; j++)
+        if (strcmp(a->v[j], f) == 0)
+            return true;
+    return false;
 }
 
-/* The entry's key: the compiler as a file, the flags but the per-unit ones, the header's
+/* The entry's key: the compiler as a file, the flags but those left out, the header's
  * text.  0, or -1 when the compiler or the header cannot be read. */
 static int entry_key(const nopi_argv *a, const char *text, char key[33])
 {
@@ -76,7 +89,7 @@ static int entry_key(const nopi_argv *a, const char *text, char key[33])
     }
     nopi_hasher_add_str(h, PCH_MAGIC);
     for (int i = 1; i < a->n; i++)
-        if (!per_unit(a->v[i]))
+        if (!left_out(a, i))
             nopi_hasher_add_str(h, a->v[i]);
     nopi_hasher_add_str(h, text);
     nopi_hasher_hex(h, key);
@@ -178,7 +191,7 @@ static void prune(const char *root)
     }
 }
 
-/* Precompiles the header at share_h with a's flags (but the per-unit ones) in the build's
+/* Precompiles the header at share_h with a's flags (but those left out) in the build's
  * temporary folder, and moves the entry into dir.  0, or -1 when the compiler failed or
  * the entry could not be written (the caller then gives the text). */
 static int make_entry(builder *b, const nopi_argv *a, const char *share_h, const char *text,
@@ -191,7 +204,7 @@ static int make_entry(builder *b, const nopi_argv *a, const char *share_h, const
     job.name = STD_HEADER;
     job.status = -1;
     for (int i = 0; i < a->n; i++)
-        if (i == 0 || !per_unit(a->v[i]))
+        if (i == 0 || !left_out(a, i))
             nopi_argv_add(&job.argv, a->v[i]);
     const char *rest[] = { "-x", "c++-header", "-MD", "-MF", deps, "-o", gch, share_h };
     for (size_t i = 0; i < NOPI_ARRAY_LEN(rest); i++)

@@ -55,10 +55,11 @@ test_expect "an entry older than a header it was made from is made again" '
     test "$(entry)" = "$e"
     test "$(stat -c %Y "$e/std.h.gch")" -gt 978307200'
 
-test_expect "a macro of the manifest is not part of the key: g++ checks it against the entry" '
+test_expect "macros, warnings and moot flags are not part of the key: g++ checks macros" '
     e=$(entry)
     cp -R rc rd
-    echo "extra_cflags: [-DRELU_SOMETHING=3]" >>rd/neuronop.yaml
+    echo "extra_cflags: [-DRELU_SOMETHING=3, -Wall, -Wextra, -w, -O2, -std=c++11]" \
+        >>rd/neuronop.yaml
     run build -v rd
     expect_status 0
     if grep -q -- "-x c++-header" err; then exit 1; fi
