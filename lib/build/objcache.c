@@ -86,6 +86,34 @@ int nopi_hash_compiler(nopi_hasher *h, const char *program)
     return 0;
 }
 
+/* A precompiled header stands in the preprocessed text as one line naming it (g++
+ * -fpch-preprocess): its headers are not in the text, so the file itself goes into the key,
+ * as its size and modification time.  An entry made again (a standard header upgraded) keeps
+ * its name but not its time (pch.c), and the objects compiled with the old one miss. */
+static void hash_pch_lines(nopi_hasher *h, const char *text, size_t len)
+{
+    static const char pragma[] = "#pragma GCC pch_preprocess \"";
+    const char *end = text + len;
+    for (const char *p = text; p < end; p++) {
+        p = memmem(p, (size_t)(end - p), pragma, sizeof pragma - 1);
+        if (!p)
+            return;
+        const char *name = p + sizeof pragma - 1;
+        const char *q = memchr(name, '"', (size_t)(end - name));
+        char path[4096];
+        struct stat st;
+        if (!q || (size_t)(q - name) >= sizeof path)
+            return;
+        memcpy(path, name, (size_t)(q - name));
+        path[q - name] = '\0';
+        if (stat(path, &st) == 0) {
+            nopi_hasher_add(h, &st.st_size, sizeof st.st_size);
+            nopi_hasher_add(h, &st.st_mtim, sizeof st.st_mtim);
+        }
+        p = q;
+    }
+}
+
 int nopi_objcache_key(const nopi_argv *compile, const char *preprocessed, char key[33])
 {
     nopi_hasher *h = nopi_hasher_new();
@@ -115,6 +143,7 @@ int nopi_objcache_key(const nopi_argv *compile, const char *preprocessed, char k
         nopi_hasher_add_str(h, getcwd(cwd, sizeof cwd) ? cwd : "?");
     }
     nopi_hasher_add(h, text, len);
+    hash_pch_lines(h, text, len);
     nopi_hasher_hex(h, key);
     rc = 0;
 out:

@@ -55,6 +55,16 @@ test_expect "an entry older than a header it was made from is made again" '
     test "$(entry)" = "$e"
     test "$(stat -c %Y "$e/std.h.gch")" -gt 978307200'
 
+test_expect "an object compiled with an entry since made again is not taken from the compile cache" '
+    e=$(entry)
+    NEURONOP_CACHE_DIR="$WORK/objs" "$NEURONOP" build --force rc >out
+    NEURONOP_CACHE_DIR="$WORK/objs" "$NEURONOP" build --force rc >out
+    grep -q "(0 files compiled, 3 from the cache)" out
+    touch -d "2001-01-01" "$e/std.h.gch"
+    NEURONOP_CACHE_DIR="$WORK/objs" "$NEURONOP" build -v --force rc >out 2>err
+    test "$(grep -c -- "-x c++-header" err)" = 1
+    grep -q "(3 files compiled)" out'
+
 test_expect "macros, warnings and moot flags are not part of the key: g++ checks macros" '
     e=$(entry)
     cp -R rc rd
