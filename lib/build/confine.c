@@ -1,5 +1,5 @@
 /*
- * confine.c - a compiler child's limits and Landlock ruleset, waiting for it under a
+ * confine.c - a compiler child's limits, Landlock ruleset and seccomp filter (ccfilter.c), waiting for it under a
  * deadline, and the parent's check of the files diagnostics name (see confine.h).
  */
 #include <errno.h>
@@ -38,6 +38,7 @@ int nopi_confine_resolve(nopi_confine *c)
         if (r)
             c->resolved[c->nresolved++] = r;
     }
+    nopi_ccfilter_build(&c->filter);
     return 0;
 }
 
@@ -124,9 +125,9 @@ int nopi_confine_child(const nopi_confine *c, bool exec, unsigned long long addr
     /* a core file of a compile bomb would be as big as the bomb */
     struct rlimit none = { 0, 0 };
     setrlimit(RLIMIT_CORE, &none);
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || landlock(c, exec) != 0)
         return -1;
-    return landlock(c, exec);
+    return nopi_ccfilter_install(&c->filter);
 }
 
 /* ---- in the parent ---------------------------------------------------------------------- */

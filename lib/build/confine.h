@@ -4,7 +4,8 @@
  * Every compile of a build runs in a child process (libtcc in a fork of neuronop, g++ and cc
  * as programs): the child sets its own CPU-time and address-space limits and, where the
  * kernel has Landlock, restricts itself to reading the library folder and the toolchain's
- * folders and to writing the build's temporary folder.  The parent turns the child's end into
+ * folders and to writing the build's temporary folder, and refuses itself the system calls
+ * no compile makes (the network, other processes, namespaces: ccfilter.h).  The parent turns the child's end into
  * a verdict ("went past N s", "went past N MB") and, with or without Landlock, checks every
  * file a diagnostic names before quoting it: no line of a file outside those folders reaches
  * the user's log.
@@ -15,6 +16,7 @@
 #include <sys/types.h>
 
 #include "base/internal.h"
+#include "ccfilter.h"
 
 /* Defaults of the limits (neuronop-build(1)): far above what a real kernel needs (every
  * example builds within 150 MB of address space, the C++ ones in about 2 s). */
@@ -33,12 +35,13 @@ typedef struct nopi_confine {
     char *resolved[NOPI_CONFINE_MAX + 1];
     int nresolved;
     struct nopi_ccserver *server;         /* compile.c: the libtcc child serving compiles */
+    nopi_ccfilter filter;                 /* the seccomp filter, built by nopi_confine_resolve */
 } nopi_confine;
 
 /* Adds a folder or file the compiler may read (borrowed; ignored when the table is full). */
 void nopi_confine_read(nopi_confine *c, const char *path);
-/* Resolves the folders for nopi_confine_allows; call once all are added.  0, or -1 when out
- * of memory. */
+/* Resolves the folders for nopi_confine_allows and builds the seccomp filter (in the parent:
+ * the child must not allocate); call once all are added.  0, or -1 when out of memory. */
 int nopi_confine_resolve(nopi_confine *c);
 void nopi_confine_free(nopi_confine *c);
 
@@ -46,9 +49,9 @@ void nopi_confine_free(nopi_confine *c);
  * In the child, before it compiles or execs: its own process group (the parent ends the
  * group at the deadline), death with the parent, the limits, no new privileges, the Landlock
  * ruleset (exec: the compiler is a program, so the system's program folders are readable and
- * executable too).  Uses only system calls, safe between fork and exec.  0, or -1 when a
- * limit cannot be set or Landlock refused the ruleset; a kernel without Landlock is not an
- * error (the parent's checks remain).  address_base: bytes already mapped that the memory limit comes on top of (a
+ * executable too), the seccomp filter last.  Uses only system calls, safe between fork and
+ * exec.  0, or -1 when a limit cannot be set or Landlock or seccomp refused; a kernel
+ * without Landlock is not an error (the parent's checks remain).  address_base: bytes already mapped that the memory limit comes on top of (a
  * forked child keeps its parent's mappings; 0 before an exec).
  */
 int nopi_confine_child(const nopi_confine *c, bool exec, unsigned long long address_base);

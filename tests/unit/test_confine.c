@@ -1,7 +1,16 @@
 /* Unit tests of what compiler children may touch (lib/build/confine.c): paths that must stay
- * in the library folder, the files a dependency list names, and diagnostics about files a
- * build may not read. */
+ * in the library folder, the files a dependency list names, diagnostics about files a build
+ * may not read, and the system calls a compiler child is refused (ccfilter.c). */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "unit.h"
@@ -111,12 +120,85 @@ static void diagnostics_never_quote_outside(void **state)
     unit_cleanup(top);
 }
 
+/* In a child confined as libtcc's is (no exec, so no program runs in between): each call of
+ * the filter's table fails as it says, and what a compile does still works.  The number of
+ * the first surprise, or 0. */
+static int calls_in_a_confined_child(void)
+{
+    char c = 'x';
+    int sv[2], fds[2], st;
+    if (socket(AF_INET, SOCK_STREAM, 0) >= 0 || errno != EPERM)
+        return 1;
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0 || errno != EPERM)
+        return 2;
+    if (ptrace(PTRACE_TRACEME, 0, 0, 0) == 0 || errno != EPERM)
+        return 3;
+    if (ioctl(2, TIOCSTI, &c) == 0 || errno != EPERM)
+        return 4;
+    /* the high half of the request cannot hide it: the kernel reads only the low one */
+    if (syscall(SYS_ioctl, 2, (unsigned long)TIOCSTI | (1ul << 32), &c) == 0 || errno != EPERM)
+        return 5;
+    if (unshare(CLONE_NEWUSER) == 0 || errno != EPERM)
+        return 6;
+    long r = syscall(SYS_clone, CLONE_NEWNET | SIGCHLD, 0, 0, 0, 0);
+    if (r == 0)
+        _exit(0);
+    if (r > 0 || errno != EPERM)
+        return 7;
+    if (syscall(SYS_clone3, NULL, 0) == 0 || errno != ENOSYS)   /* glibc then uses clone */
+        return 8;
+    if (syscall(SYS_bpf, 0, NULL, 0) == 0 || errno != EPERM)
+        return 9;
+#ifdef __x86_64__
+    if (syscall(SYS_getpid | 0x40000000) >= 0 || errno != EPERM)   /* x32 */
+        return 10;
+#endif
+    /* a compile's own calls: pipes, a child that ends, the terminal's size */
+    if (pipe(fds) != 0)
+        return 20;
+    pid_t p = fork();
+    if (p == 0)
+        _exit(7);
+    if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st) != 7)
+        return 21;
+    struct winsize ws;
+    if (ioctl(fds[0], TIOCGWINSZ, &ws) == 0 || errno != ENOTTY)
+        return 22;
+    return 0;
+}
+
+static void compiler_children_are_refused_calls(void **state)
+{
+    make_tree();
+    nopi_confine c;
+    confine_for(&c);
+    assert_true(c.filter.len > 0);
+    pid_t p = fork();
+    assert_true(p >= 0);
+    if (p == 0)
+        _exit(nopi_confine_child(&c, false, nopi_confine_address_space()) != 0
+                  ? 100 : calls_in_a_confined_child());
+    int st = 0;
+    assert_int_equal(waitpid(p, &st, 0), p);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    nopi_confine_free(&c);
+    /* and NEURONOP_SECCOMP=off leaves the filter out */
+    setenv("NEURONOP_SECCOMP", "off", 1);
+    confine_for(&c);
+    unsetenv("NEURONOP_SECCOMP");
+    assert_int_equal(c.filter.len, 0);
+    nopi_confine_free(&c);
+    unit_cleanup(top);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(paths_stay_in_the_folder),
         cmocka_unit_test(dependency_lists_are_checked),
         cmocka_unit_test(diagnostics_never_quote_outside),
+        cmocka_unit_test(compiler_children_are_refused_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
