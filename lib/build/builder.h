@@ -12,6 +12,7 @@
  *   pch.c       the standard headers each C++ source is given first, precompiled once
  *   confine.c   what every compiler child may read, write and use, and the checks of the
  *               files diagnostics name
+ *   ccfilter.c  the system calls a compiler child is refused (its seccomp filter)
  *   register.c  the ops of a NEURON_LIBRARY registration, and the C++ symbol of each op's
  *               kernel and shape function
  *   check.c     what a built library must satisfy: device symbols, every function defined
