@@ -24,6 +24,19 @@
                         LANDLOCK_ACCESS_FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV)
 #define FS_READ (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
 
+/* The ruleset's attribute as ABI 6 has it: linux/landlock.h before Linux 6.7 has only its
+ * first field and before 6.12 not its last (Debian 12's has only the first, so the network
+ * rules were never built here); the kernel reads the size it is given. */
+struct ruleset_attr {
+    unsigned long long handled_access_fs;
+    unsigned long long handled_access_net;   /* ABI 4 */
+    unsigned long long scoped;               /* ABI 6 */
+};
+#define NET_BIND_TCP (1ULL << 0)
+#define NET_CONNECT_TCP (1ULL << 1)
+#define SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#define SCOPE_SIGNAL (1ULL << 1)
+
 int nop_landlock_abi(void)
 {
     const char *env = getenv("NEURONOP_LANDLOCK");
@@ -73,7 +86,7 @@ static void add_rule(int ruleset, const nopi_landlock_rule *r, unsigned long lon
     close(fd);
 }
 
-int nopi_landlock_restrict(const nopi_landlock_rule *rules, int n)
+int nopi_landlock_restrict(const nopi_landlock_rule *rules, int n, bool scoped)
 {
     long v = abi();
     if (v < 1)
@@ -86,14 +99,16 @@ int nopi_landlock_restrict(const nopi_landlock_rule *rules, int n)
         handled |= FS_TRUNCATE;
     if (v >= 5)
         handled |= FS_IOCTL_DEV;
-    struct landlock_ruleset_attr attr = { .handled_access_fs = handled };
-    size_t size = sizeof attr;
-#ifdef LANDLOCK_ACCESS_NET_BIND_TCP
-    if (v >= 4)   /* nothing confined has any business with the network */
-        attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
-    else
-        size = offsetof(struct landlock_ruleset_attr, handled_access_net);
-#endif
+    struct ruleset_attr attr = { .handled_access_fs = handled };
+    size_t size = offsetof(struct ruleset_attr, handled_access_net);
+    if (v >= 4) {   /* nothing confined has any business with the network */
+        attr.handled_access_net = NET_BIND_TCP | NET_CONNECT_TCP;
+        size = offsetof(struct ruleset_attr, scoped);
+    }
+    if (v >= 6 && scoped) {
+        attr.scoped = SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX_SOCKET;
+        size = sizeof attr;
+    }
     int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
     if (rs < 0)
         return -1;

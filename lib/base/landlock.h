@@ -29,9 +29,11 @@ typedef struct nopi_landlock_rule {
 bool nopi_landlock_available(void);
 
 /* Restricts the calling process, and every process it forks, to the n rules: any other file
- * access is refused with EACCES, and TCP bind and connect too where the kernel can.  The
- * process must have set no_new_privs.  0; -1 when the kernel has Landlock and refused to
- * restrict (the caller must not go on as if confined); 0 without Landlock. */
-int nopi_landlock_restrict(const nopi_landlock_rule *rules, int n);
+ * access is refused with EACCES, and TCP bind and connect too where the kernel can (ABI 4,
+ * Linux 6.7); scoped: and, where the kernel can (ABI 6, Linux 6.12), signals to a process
+ * that is not the caller or one of those it starts (EPERM), and connecting to one's abstract
+ * unix socket.  The process must have set no_new_privs.  0; -1 when the kernel has Landlock
+ * and refused to restrict (the caller must not go on as if confined); 0 without Landlock. */
+int nopi_landlock_restrict(const nopi_landlock_rule *rules, int n, bool scoped);
 
 #endif /* NEURONOP_LANDLOCK_H */

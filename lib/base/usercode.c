@@ -151,7 +151,7 @@ static int confine_reads(const char *library)
         if (pick)
             rules[n++] = (nopi_landlock_rule){ pick, NOPI_LL_READ };
     }
-    int rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? nopi_landlock_restrict(rules, n)
+    int rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? nopi_landlock_restrict(rules, n, false)
                                                          : -1;
     free(dirs);
     for (int i = 0; i < nresolved; i++)

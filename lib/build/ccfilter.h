@@ -5,9 +5,11 @@
  * A compiler is a trusted program, but what it compiles is not (a hostile pull request's
  * sources and manifest, built in CI): should a source exploit a bug of cc1plus, as, ld or
  * libtcc, the process it took must not reach the network, another process, the kernel's
- * rarer interfaces or the user's terminal.  Landlock (confine.c) bounds the files; this
- * filter refuses, with EPERM, the system calls no compile makes, and every call through
- * another entry point (32-bit int 0x80, x32).  It is a deny-list, not the worker's
+ * rarer interfaces or the user's terminal.  Landlock (confine.c) bounds the files and,
+ * where the kernel has its scopes, the signals (which a filter cannot judge: it does not
+ * know the compiler's own children from the user's other processes); this filter refuses,
+ * with EPERM, the system calls no compile makes, and every call through another entry
+ * point (32-bit int 0x80, x32).  It is a deny-list, not the worker's
  * allow-list (isolate/seccomp.c): the gcc driver forks and execs, pipes, maps and writes
  * files, and which calls a toolchain (or a wrapper the user names as CXX) makes varies from
  * one version to the next.  EPERM rather than a kill: tools probe for what they may do and
@@ -23,7 +25,7 @@
 
 #include <linux/filter.h>
 
-#define NOPI_CCFILTER_MAX 400   /* instructions: at most 5 for each of ccfilter.c's 70 rules */
+#define NOPI_CCFILTER_MAX 400   /* instructions: 5 at most for each of ccfilter.c's rules */
 
 typedef struct nopi_ccfilter {
     struct sock_filter prog[NOPI_CCFILTER_MAX];

@@ -92,7 +92,9 @@ static int landlock(const nopi_confine *c, bool exec)
     if (c->write)
         rules[n++] = (nopi_landlock_rule){ c->write, NOPI_LL_READ | NOPI_LL_WRITE };
     rules[n++] = (nopi_landlock_rule){ "/dev/null", NOPI_LL_READ | NOPI_LL_WRITE };
-    return nopi_landlock_restrict(rules, n);
+    /* scoped: the seccomp filter cannot tell the user's processes from the compiler's own
+     * children, Landlock can (where the kernel has its scopes) */
+    return nopi_landlock_restrict(rules, n, true);
 }
 
 int nopi_confine_child(const nopi_confine *c, bool exec, unsigned long long address_base)

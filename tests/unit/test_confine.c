@@ -164,6 +164,17 @@ static int calls_in_a_confined_child(void)
     struct winsize ws;
     if (ioctl(fds[0], TIOCGWINSZ, &ws) == 0 || errno != ENOTTY)
         return 22;
+    /* signals: to its own children and group, yes; where Landlock has scopes (ABI 6), not
+     * to a process it did not start, its parent here */
+    p = fork();
+    if (p == 0) {
+        pause();
+        _exit(0);
+    }
+    if (p < 0 || kill(p, SIGKILL) != 0 || waitpid(p, &st, 0) != p || kill(0, 0) != 0)
+        return 23;
+    if (nop_landlock_abi() >= 6 && (kill(getppid(), 0) == 0 || errno != EPERM))
+        return 24;
     return 0;
 }
 
