@@ -51,12 +51,34 @@
 #include <torch/detail/printf.h>
 #include <neuron/neuron-utils.hpp>
 
+/* The namespaces nest as libtorch's do: at:: has every name of c10:: (c10/macros/Macros.h's
+ * using namespace c10) and ATen's types and functions, and torch:: has every name of at::
+ * (torch/types.h's using namespace at).  So at::kFloat, c10::kInt, at::Half, at::BFloat16,
+ * torch::Half, torch::toString, at::zeros and at::TensorAccessor name what they name in
+ * libtorch; the device's own names (get_dst_tensor, the stream and TCM accessors ...) stay
+ * in torch::, where the device has them. */
 namespace at {
+using namespace c10;
 using torch::Tensor;
-using torch::Scalar;
-using torch::IntArrayRef;
-using torch::ScalarType;
-using torch::TensorOptions;
+using torch::TensorAccessor;
+using torch::empty;
+using torch::zeros;
+using torch::ones;
+using torch::full;
+using torch::eye;
+using torch::abs; using torch::abs_out; using torch::ceil; using torch::ceil_out;
+using torch::floor; using torch::floor_out; using torch::sin; using torch::sin_out;
+using torch::cos; using torch::cos_out; using torch::tan; using torch::tan_out;
+using torch::log; using torch::log_out; using torch::log2; using torch::log2_out;
+using torch::log10; using torch::log10_out; using torch::exp; using torch::exp_out;
+using torch::pow; using torch::pow_out; using torch::clamp; using torch::clamp_out;
+using torch::add; using torch::add_out; using torch::sub; using torch::sub_out;
+using torch::mul; using torch::mul_out; using torch::div; using torch::div_out;
+using torch::bitwise_and; using torch::bitwise_and_out; using torch::bitwise_or;
+using torch::bitwise_or_out; using torch::bitwise_not; using torch::bitwise_not_out;
 } // namespace at
+namespace torch {
+using namespace at;
+} // namespace torch
 
 #endif /* NEURONOP_TORCH_TORCH_H */

@@ -243,6 +243,8 @@ public:
         static_assert(torch::detail::never<D>::value, NT__TORCH_NO_BOOL);
     }
     TensorOptions dtype(ScalarType d) const noexcept { return TensorOptions(d); }
+    /* dtype<T>(), the dtype of element type T (caffe2::TypeMeta::Make<T>() in torch) */
+    template <class T> TensorOptions dtype() const noexcept;
     template <ScalarType T>
     TensorOptions dtype(detail::NonDeviceType<T> d) const noexcept { return TensorOptions(d); }
     ScalarType dtype() const noexcept { return dtype_; }
@@ -255,6 +257,18 @@ private:
 #undef NT__TORCH_NO_DOUBLE
 #undef NT__TORCH_NO_BOOL
 
+/* c10's names of the dtypes (kDouble and kBool only as values, see NonDeviceType) */
+constexpr ScalarType kFloat = ScalarType::Float;
+constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
+constexpr ScalarType kHalf = ScalarType::Half;
+constexpr ScalarType kInt = ScalarType::Int;
+constexpr ScalarType kChar = ScalarType::Char;
+constexpr ScalarType kLong = ScalarType::Long;
+constexpr ScalarType kShort = ScalarType::Short;
+constexpr ScalarType kByte = ScalarType::Byte;
+constexpr detail::NonDeviceType<ScalarType::Double> kDouble{};
+constexpr detail::NonDeviceType<ScalarType::Bool> kBool{};
+
 } // namespace c10
 
 namespace torch {
@@ -263,20 +277,26 @@ using c10::ScalarType;
 using c10::TensorOptions;
 using Dtype = c10::ScalarType;
 
-constexpr ScalarType kFloat = ScalarType::Float;
+/* c10's own dtype names are c10's (c10/core/ScalarType.h), so c10::kFloat and at::kFloat are
+ * there as in libtorch; torch's are the same objects (a using-declaration, not a second
+ * constant: a source with using namespace torch and c10 finds one kFloat), and its
+ * aliases (kFloat32, kF32 ...) are its own, as torch/types.h has them. */
+using c10::kFloat;
+using c10::kBFloat16;
+using c10::kHalf;
+using c10::kInt;
+using c10::kChar;
+using c10::kLong;
+using c10::kShort;
+using c10::kByte;
+using c10::kDouble;
+using c10::kBool;
 constexpr ScalarType kFloat32 = ScalarType::Float;
-constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
-constexpr ScalarType kHalf = ScalarType::Half;
 constexpr ScalarType kFloat16 = ScalarType::Half;
-constexpr ScalarType kInt = ScalarType::Int;
 constexpr ScalarType kInt32 = ScalarType::Int;
-constexpr ScalarType kChar = ScalarType::Char;
 constexpr ScalarType kInt8 = ScalarType::Char;
-constexpr ScalarType kLong = ScalarType::Long;
 constexpr ScalarType kInt64 = ScalarType::Long;
-constexpr ScalarType kShort = ScalarType::Short;
 constexpr ScalarType kInt16 = ScalarType::Short;
-constexpr ScalarType kByte = ScalarType::Byte;
 constexpr ScalarType kUInt8 = ScalarType::Byte;
 constexpr ScalarType kF32 = ScalarType::Float;
 constexpr ScalarType kF16 = ScalarType::Half;
@@ -286,10 +306,8 @@ constexpr ScalarType kI64 = ScalarType::Long;
 constexpr ScalarType kI16 = ScalarType::Short;
 constexpr ScalarType kU8 = ScalarType::Byte;
 /* no tensor's dtype (c10::detail::NonDeviceType): for Scalar::type() */
-constexpr c10::detail::NonDeviceType<ScalarType::Double> kDouble{};
 constexpr c10::detail::NonDeviceType<ScalarType::Double> kFloat64{};
 constexpr c10::detail::NonDeviceType<ScalarType::Double> kF64{};
-constexpr c10::detail::NonDeviceType<ScalarType::Bool> kBool{};
 
 inline TensorOptions dtype(ScalarType d) noexcept { return TensorOptions(d); }
 template <ScalarType T> inline TensorOptions dtype(c10::detail::NonDeviceType<T> d) noexcept
@@ -387,7 +405,36 @@ template <class T> struct elem_ok {
     static_assert(elem<typename std::remove_cv<T>::type>::ok, NT__TORCH_ELEM_TYPES);
     static constexpr nt_dtype dtype = elem<typename std::remove_cv<T>::type>::dtype;
 };
+/* The options of dtype<T>(): T's dtype; double and bool are refused as kDouble and kBool
+ * are, any other T as an accessor's element type is */
+template <class T> struct nondevice_of {};
+template <> struct nondevice_of<double> {
+    typedef c10::detail::NonDeviceType<ScalarType::Double> type;
+};
+template <> struct nondevice_of<bool> {
+    typedef c10::detail::NonDeviceType<ScalarType::Bool> type;
+};
+template <class T, class = void> struct options_of {
+    static TensorOptions get() noexcept { return TensorOptions(from_nt(elem_ok<T>::dtype)); }
+};
+template <class T>
+struct options_of<T, typename std::enable_if<std::is_same<T, double>::value ||
+                                             std::is_same<T, bool>::value>::type> {
+    static TensorOptions get() noexcept { return TensorOptions(typename nondevice_of<T>::type()); }
+};
 } // namespace detail
+
+template <class T> inline TensorOptions dtype() noexcept { return detail::options_of<T>::get(); }
+} // namespace torch
+
+namespace c10 {
+template <class T> inline TensorOptions TensorOptions::dtype() const noexcept
+{
+    return torch::detail::options_of<T>::get();
+}
+} // namespace c10
+
+namespace torch {
 
 namespace detail {
 /* c10's overflow check of a Scalar converted to dtype d (checked_convert, c10/util/Half.h's
@@ -631,6 +678,16 @@ public:
         for (size_t i = 0; i < n && i < kMax; i++)
             v_[i] = sizes[i];
     }
+    /* c10::ArrayRef's other implicit sources: one size (torch::zeros(n, torch::kFloat) is 1-D),
+     * a C array or std::array of int64_t, and a std::vector<int64_t> (host code: in a kernel a
+     * vector needs operator new, which is refused at build time) */
+    IntArrayRef(const int64_t &one) noexcept : IntArrayRef(&one, 1) {}
+    template <size_t N> IntArrayRef(const int64_t (&sizes)[N]) noexcept : IntArrayRef(sizes, N) {}
+    template <size_t N>
+    IntArrayRef(const std::array<int64_t, N> &sizes) noexcept : IntArrayRef(sizes.data(), N) {}
+    template <class A>
+    IntArrayRef(const std::vector<int64_t, A> &sizes) noexcept
+        : IntArrayRef(sizes.data(), sizes.size()) {}
     /* The sizes of tensor t (Tensor::sizes()): data() points into the tensor, as torch's
      * does, so it stays valid after this list is gone. */
     explicit IntArrayRef(const nt_tensor *t) noexcept
@@ -654,6 +711,9 @@ public:
     int64_t at(size_t i) const noexcept { return (*this)[i]; }
     int64_t front() const noexcept { return (*this)[0]; }
     int64_t back() const noexcept { return (*this)[n_ - 1]; }
+    /* the sizes as a std::vector, as c10's vec() (host code: a kernel's is refused for its
+     * operator new) */
+    std::vector<int64_t> vec() const { return std::vector<int64_t>(begin(), end()); }
     bool equals(const IntArrayRef &o) const noexcept
     {
         if (n_ != o.n_)
