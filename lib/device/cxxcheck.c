@@ -51,6 +51,10 @@ void nopi_api_cxx_check(int what, const nt_tensor *t, int64_t a, int64_t b)
         nopi_core_fail(c, "sizes()[%lld] of a tensor of %d dimension%s (%s): the index must be "
                        "below dim()", (long long)a, t->ndim, t->ndim == 1 ? "" : "s", shape);
     }
+    if (what == NT__CXX_SLICE)   /* c10's ArrayRef::slice check, in its words */
+        nopi_core_fail(c, "IntArrayRef::slice(%lld, %lld): ArrayRef: invalid slice, N = %lld; "
+                       "M = %lld; size = %lld", (long long)a, (long long)(b >> 4), (long long)a,
+                       (long long)(b >> 4), (long long)(b & 15));
     if (what == NT__CXX_SCALAR) {   /* Scalar::toInt(), to<T>() ...: c10's checked_convert */
         nt_scalar s = nt_scalar_i(a);
         if (!(b & 256)) {

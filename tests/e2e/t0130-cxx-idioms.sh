@@ -4,10 +4,11 @@
 # later writes, c10's 16-bit float rounding, 4-D kernels in the style of the public RWKV
 # wkv op - our own code, not a copy; c10's dtype numbers, BFloat16's bitwise operators,
 # 16-bit NaNs widened and narrowed, clamp's promotion, libtorch's spellings: at:: and c10::
-# names, sizes from one number or an array, dtype<T>()) compute bit for bit what libtorch
-# 1.13 computes, and torch::Scalar's conversions (and its type(), unary minus, equal(),
-# log() and conj()) give its values and refuse what it refuses, as do c10's facts of a
-# ScalarType (toString, elementSize, isFloatingType ...) and a tensor's element_size().
+# names, sizes from one number or an array, dtype<T>(), IntArrayRef's slice() and reverse
+# iterators) compute bit for bit what libtorch 1.13 computes, and torch::Scalar's
+# conversions (and its type(), unary minus, equal(), log() and conj()) give its values and
+# refuse what it refuses, as do c10's facts of a ScalarType (toString, elementSize,
+# isFloatingType ...), a tensor's element_size() and IntArrayRef::slice().
 # tests/fixtures/cxx/idioms/k.cpp is compiled unmodified twice: by neuronop build, and into
 # driver.cpp against the real libtorch, whose outputs are the expectations.
 # One translation unit against libtorch takes 6-40 s, so the driver's outputs are cached

@@ -702,6 +702,30 @@ public:
     const int64_t *data() const noexcept { return ext_ ? ext_ : v_; }
     const int64_t *begin() const noexcept { return data(); }
     const int64_t *end() const noexcept { return data() + (n_ < kMax ? n_ : kMax); }
+    const int64_t *cbegin() const noexcept { return begin(); }
+    const int64_t *cend() const noexcept { return end(); }
+    std::reverse_iterator<const int64_t *> rbegin() const noexcept
+    {
+        return std::reverse_iterator<const int64_t *>(end());
+    }
+    std::reverse_iterator<const int64_t *> rend() const noexcept
+    {
+        return std::reverse_iterator<const int64_t *>(begin());
+    }
+    /* c10's slice(N, M), the M sizes from the Nth on, and slice(N), those from the Nth to the
+     * end; past the end the core stops, where c10 throws */
+    IntArrayRef slice(size_t N, size_t M) const noexcept
+    {
+        const size_t n = n_ < kMax ? n_ : kMax;
+        if (N > n || M > n - N) {
+            const uint64_t m = M < (uint64_t{1} << 58) ? M : (uint64_t{1} << 58);
+            nt__cxx_check(NT__CXX_SLICE, nullptr, static_cast<int64_t>(N),
+                          static_cast<int64_t>(m << 4 | n));
+            return IntArrayRef();
+        }
+        return IntArrayRef(data() + N, M);
+    }
+    IntArrayRef slice(size_t N) const noexcept { return slice(N, N <= n_ ? n_ - N : 0); }
     int64_t operator[](size_t i) const noexcept
     {
         if (i >= n_ || i >= kMax)
