@@ -31,6 +31,12 @@ static const char *const torch_names[] = {
     "sub_out", "mul", "mul_out", "div", "div_out", "bitwise_and", "bitwise_and_out",
     "bitwise_or", "bitwise_or_out", "bitwise_not", "bitwise_not_out",
 };
+/* ... of it in c10:: (at:: has these and torch_names' ATen functions, as in libtorch) */
+static const char *const c10_names[] = {
+    "ScalarType", "TensorOptions", "Scalar", "IntArrayRef", "BFloat16", "Half", "toString",
+    "elementSize", "isFloatingType", "isIntegralType", "isComplexType", "nullopt",
+    "kFloat", "kBFloat16", "kHalf", "kInt", "kChar", "kLong", "kShort", "kByte",
+};
 static const char *const tensor_members[] = {
     "defined", "numel", "dim", "ndimension", "size", "sizes", "scalar_type", "dtype",
     "accessor", "read_stream_accessor", "write_stream_accessor", "tcm_accessor",
@@ -189,6 +195,23 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
                          : "neuronop-cxx(3) lists the torch API the device has");
             return true;
         }
+    }
+    /* at:: and c10:: are torch's too (libtorch's torch:: has all of at::, at:: all of c10::) */
+    bool at = p == NULL && (p = strstr(msg, "' is not a member of 'at'")) != NULL;
+    bool c10 = p == NULL && (p = strstr(msg, "' is not a member of 'c10'")) != NULL;
+    if ((at || c10) && quoted(msg, name, sizeof name) && !strchr(name, ':')) {
+        const char *const *have = c10 ? c10_names : torch_names;
+        size_t nhave = c10 ? NOPI_ARRAY_LEN(c10_names) : NOPI_ARRAY_LEN(torch_names);
+        not_in_subset(msg, size, c10 ? "c10::" : "at::", name, have, nhave);
+        bool dtype = name[0] == 'k' && name[1] >= 'A' && name[1] <= 'Z';
+        const char *use = replacement(name);
+        if (use && at)
+            snprintf(hint, hint_size, "instead: %s", use);
+        else
+            snprintf(hint, hint_size, "%s", dtype ? "the device's dtypes are kFloat, "
+                     "kBFloat16, kHalf, kInt, kChar, kLong, kShort and kByte (no float64)"
+                     : "neuronop-cxx(3) lists the torch API the device has");
+        return true;
     }
     if ((p = strstr(msg, "torch::Tensor' has no member named '")) != NULL &&
         quoted(strstr(p, "named '") + 6, name, sizeof name)) {

@@ -184,6 +184,16 @@ static void rewords_torch_errors(void **state)
     strcpy(msg, "'foo' is not a member of 'std'");
     assert_false(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
 
+    /* at:: and c10:: hold the subset too, as in libtorch: their missing names are said alike */
+    strcpy(msg, "'zero' is not a member of 'at'; did you mean 'zeros'?");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
+    assert_string_equal(msg, "'at::zero' is not in the device's torch subset; did you mean "
+                        "'zeros'?");
+    strcpy(msg, "'kComplexFloat' is not a member of 'c10'");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
+    assert_string_equal(msg, "'c10::kComplexFloat' is not in the device's torch subset");
+    assert_non_null(strstr(hint, "kFloat, kBFloat16"));
+
     /* a short name: two edits are most of it, so torch::neg is no misspelt torch::ones */
     strcpy(msg, "'neg' is not a member of 'torch'");
     assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
