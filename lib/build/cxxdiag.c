@@ -151,6 +151,18 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
     static const char subset[] = "is not in the device's torch subset";
     char name[200];
     hint[0] = '\0';
+    /* a read-only accessor (of a const tensor: an op's input) given to a TensorAccessor<T, N>
+     * variable or parameter: libtorch's TensorAccessor<T, N> takes it, the device's (and
+     * accessors.h's) TensorAccessor<T, N, read_only> does not; g++ elides the T and N */
+    if (strstr(msg, "from 'TensorAccessor<[...],[...],true>' to") &&
+        strstr(msg, "'TensorAccessor<[...],[...],false>'")) {
+        snprintf(msg, size, "a read-only accessor (of a const tensor, such as an op's input) "
+                 "cannot become a writable torch::TensorAccessor<T, N>");
+        snprintf(hint, hint_size, "on the device an accessor is TensorAccessor<T, N, read_only> "
+                 "(libtorch's TensorAccessor<T, N> would take it): hold it with auto, or make "
+                 "the helper that takes it a template, template <class A> float f(A a)");
+        return true;
+    }
     /* a row of an accessor used as an element, or bound to a T & (torch refuses both too) */
     if (torch_accessor_names(msg, size)) {
         if (strstr(msg, "cannot bind non-const lvalue reference of type 'TensorAccessor<")) {

@@ -184,6 +184,14 @@ static void rewords_torch_errors(void **state)
     strcpy(msg, "'foo' is not a member of 'std'");
     assert_false(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
 
+    /* a read-only accessor given to a TensorAccessor<T, N>, as libtorch would take it */
+    strcpy(msg, "could not convert 'x.TensorAccessor<float, 2> (read-only)::operator[](i)' from "
+           "'TensorAccessor<[...],[...],true>' to 'TensorAccessor<[...],[...],false>'");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
+    assert_string_equal(msg, "a read-only accessor (of a const tensor, such as an op's input) "
+                        "cannot become a writable torch::TensorAccessor<T, N>");
+    assert_non_null(strstr(hint, "template <class A>"));
+
     /* at:: and c10:: hold the subset too, as in libtorch: their missing names are said alike */
     strcpy(msg, "'zero' is not a member of 'at'; did you mean 'zeros'?");
     assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
