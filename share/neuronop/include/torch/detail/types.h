@@ -460,10 +460,11 @@ inline bool scalar_fits(nt_scalar s, nt_dtype d) noexcept
 }
 
 /* How c10::Scalar takes a value of type T (bool aside): 1 as an integer (int64_t and the
- * types its constructors take exactly or by promotion to int, unscoped enums too), 2 as a
- * double (float, double), 3 not at all, as ambiguous (unsigned int, long long, unsigned long,
- * char32_t, long double: none of its constructors is better than another), 0 not a number
- * (a scoped enum such as ScalarType among them: so no overload taking a Scalar is viable). */
+ * types its constructors take exactly or by promotion to int, unscoped enums too, and those
+ * whose underlying type is int64_t), 2 as a double (float, double), 3 not at all, as
+ * ambiguous (unsigned int, long long, unsigned long, char32_t, long double, and enums of
+ * those: none of its constructors is better than another), 0 not a number (a scoped enum
+ * such as ScalarType among them: so no overload taking a Scalar is viable). */
 template <class T, class = void> struct scalar_kind {
     static constexpr int value = std::is_same<T, long double>::value ? 3
                                : std::is_floating_point<T>::value ? 2 : 0;
@@ -474,9 +475,12 @@ struct scalar_kind<T, typename std::enable_if<(std::is_integral<T>::value ||
                                                 std::is_convertible<T, int>::value)) &&
                                               !std::is_same<T, bool>::value>::type> {
     typedef typename std::decay<decltype(+std::declval<T>())>::type promoted;
+    /* an enum promotes to its underlying type, so one of int64_t's is an int64 too, and one
+     * of unsigned int's ambiguous, as in c10 */
     static constexpr int value = std::is_same<T, int64_t>::value ||
-                                 std::is_same<promoted, int>::value ? 1
-                               : std::is_integral<T>::value ? 3 : 0;
+                                 std::is_same<promoted, int>::value ||
+                                 (std::is_enum<T>::value &&
+                                  std::is_same<promoted, int64_t>::value) ? 1 : 3;
 };
 /* a == b for Scalar::equal, as c10 writes it; between arithmetic types with C++'s usual
  * conversions made explicit, so that an int64 against an unsigned number compares as c10's
