@@ -225,6 +225,15 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
                      : "neuronop-cxx(3) lists the torch API the device has");
         return true;
     }
+    /* torch's other options (device, layout, requires_grad ...): the device's have a dtype */
+    if ((p = strstr(msg, "c10::TensorOptions' has no member named '")) != NULL &&
+        quoted(strstr(p, "named '") + 6, name, sizeof name)) {
+        snprintf(msg, size, "'torch::TensorOptions::%s' is not in the device's torch subset",
+                 name);
+        snprintf(hint, hint_size, "a factory's options have a dtype only, as on the device: "
+                 "torch::TensorOptions().dtype(torch::kFloat), or torch::kFloat itself");
+        return true;
+    }
     if ((p = strstr(msg, "torch::Tensor' has no member named '")) != NULL &&
         quoted(strstr(p, "named '") + 6, name, sizeof name)) {
         not_in_subset(msg, size, "torch::Tensor::", name, tensor_members,

@@ -192,6 +192,13 @@ static void rewords_torch_errors(void **state)
                         "cannot become a writable torch::TensorAccessor<T, N>");
     assert_non_null(strstr(hint, "template <class A>"));
 
+    /* torch's options other than the dtype */
+    strcpy(msg, "'class c10::TensorOptions' has no member named 'requires_grad'");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
+    assert_string_equal(msg, "'torch::TensorOptions::requires_grad' is not in the device's "
+                        "torch subset");
+    assert_non_null(strstr(hint, "dtype only"));
+
     /* at:: and c10:: hold the subset too, as in libtorch: their missing names are said alike */
     strcpy(msg, "'zero' is not a member of 'at'; did you mean 'zeros'?");
     assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
