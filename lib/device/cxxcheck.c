@@ -51,6 +51,11 @@ void nopi_api_cxx_check(int what, const nt_tensor *t, int64_t a, int64_t b)
         nopi_core_fail(c, "sizes()[%lld] of a tensor of %d dimension%s (%s): the index must be "
                        "below dim()", (long long)a, t->ndim, t->ndim == 1 ? "" : "s", shape);
     }
+    if (what == NT__CXX_DIM) {   /* nt_size's report, with the int64 dim the kernel gave */
+        nopi_check_tensor(c, t, "size");
+        nopi_core_fail(c, "size(dim=%lld): the tensor has %d dimension%s", (long long)a,
+                       t->ndim, t->ndim == 1 ? "" : "s");
+    }
     if (what == NT__CXX_SLICE)   /* c10's ArrayRef::slice check, in its words */
         nopi_core_fail(c, "IntArrayRef::slice(%lld, %lld): ArrayRef: invalid slice, N = %lld; "
                        "M = %lld; size = %lld", (long long)a, (long long)(b >> 4), (long long)a,

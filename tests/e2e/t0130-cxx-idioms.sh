@@ -81,4 +81,11 @@ test_expect "c10::elementSize() of a ScalarType the subset lacks stops the core"
     expect_status 1
     expect_err "error: c10::elementSize() of ScalarType 9, which the device'\''s torch subset does not have (neuronop-cxx(3) lists its types)"'
 
+# size(dim) of an int64 dim no int holds: torch 1.13 throws (Dimension out of range ...), and
+# nt_size takes an int, which would wrap 4294967295 onto -1 and answer the last size
+test_expect "size(dim) of a dim past int's range stops the core, as libtorch throws" '
+    run run idioms/scalars scalar_to zeros:1 4294967295 32 -o bigdim.npy
+    expect_status 1
+    expect_err "error: size(dim=4294967295): the tensor has 2 dimensions"'
+
 test_done

@@ -169,8 +169,10 @@ enum {
                              * s.log() (a = 1); always stops the core */
     NT__CXX_UNKNOWN_TYPE,   /* c10::elementSize() of a ScalarType the subset does not have
                              * (a = its number); always stops the core */
-    NT__CXX_SLICE           /* IntArrayRef::slice(N, M) past the end of its list: a = N,
+    NT__CXX_SLICE,          /* IntArrayRef::slice(N, M) past the end of its list: a = N,
                              * b = M << 4 | the list's size (at most 8); always stops the core */
+    NT__CXX_DIM             /* t.size(a) with an a no int holds (nt_size takes an int, which
+                             * would wrap it onto a dimension); always stops the core */
 };
 void nt__cxx_check(int what, const nt_tensor *t, int64_t a, int64_t b);
 

@@ -55,7 +55,10 @@ public:
      * counts from the last, which a row shares with its tensor */
     int64_t size(int64_t dim) const noexcept
     {
-        return nt_size(t_, static_cast<int>(dim < 0 ? dim : dim + depth_));
+        const int64_t d = dim < 0 ? dim : dim + depth_;
+        if (d != static_cast<int>(d))   /* out of range, not wrapped by nt_size's int */
+            nt__cxx_check(NT__CXX_DIM, t_, dim, 0);
+        return nt_size(t_, static_cast<int>(d));
     }
 
 private:

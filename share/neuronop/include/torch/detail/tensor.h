@@ -45,8 +45,14 @@ public:
     int64_t numel() const noexcept { return nt_numel(t_); }
     int64_t dim() const noexcept { return nt_dim(t_); }
     int64_t ndimension() const noexcept { return nt_dim(t_); }
-    /* dim < 0 counts from the end */
-    int64_t size(int64_t dim) const noexcept { return nt_size(t_, static_cast<int>(dim)); }
+    /* dim < 0 counts from the end; one no int holds is out of range (not wrapped onto a
+     * dimension by nt_size's int) */
+    int64_t size(int64_t dim) const noexcept
+    {
+        if (dim != static_cast<int>(dim))
+            nt__cxx_check(NT__CXX_DIM, t_, dim, 0);
+        return nt_size(t_, static_cast<int>(dim));
+    }
     IntArrayRef sizes() const noexcept { return IntArrayRef(t_); }
     ScalarType scalar_type() const noexcept { return detail::from_nt(nt_dtype_of(t_)); }
     ScalarType dtype() const noexcept { return scalar_type(); }
