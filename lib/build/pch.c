@@ -60,19 +60,27 @@ void nopi_pch_free(nopi_pch *p)
 /* Whether flag i of a is one the entry is made without, and that its key leaves out: a
  * folder to include from or a macro (g++ checks that a unit's macros leave the header's
  * meaning alone, and reads its text when they do not); a warning flag (g++ does not check
- * them: warnings in standard headers are not shown anyway); a -std= that a later one
- * overrides (the device's, which comes after the user's); and the repeat of an earlier flag
- * (an -O2 in extra_cflags).  So libraries that differ only in these share one entry. */
+ * them: warnings in standard headers are not shown anyway), but -W[no-]deprecated, which
+ * sets __DEPRECATED, a macro libstdc++ tests: made without it, the entry is refused by
+ * every unit compiled with it (memcheck's); a -std= that a later one overrides (the
+ * device's, which comes after the user's); and a flag given again later (an -O2 in
+ * extra_cflags).  The later copy is the one kept: the last of -fX, -fno-X, -fX wins, and
+ * keeping the first would make an entry with -fno-X that g++ does not always refuse
+ * (-fshort-enums changes the size of the header's enums, and no macro says so).  So
+ * libraries that differ only in these share one entry. */
 static bool left_out(const nopi_argv *a, int i)
 {
     const char *f = a->v[i];
     if (strncmp(f, "-I", 2) == 0 || strncmp(f, "-D", 2) == 0 || strncmp(f, "-U", 2) == 0 ||
-        strncmp(f, "-W", 2) == 0 || strcmp(f, "-w") == 0)
+        strcmp(f, "-w") == 0)
+        return true;
+    if (strncmp(f, "-W", 2) == 0 && strcmp(f, "-Wdeprecated") != 0 &&
+        strcmp(f, "-Wno-deprecated") != 0)
         return true;
     for (int j = i + 1; strncmp(f, "-std=", 5) == 0 && j < a->n; j++)
         if (strncmp(a->v[j], "-std=", 5) == 0)
             return true;
-    for (int j = 1; j < i; j++)
+    for (int j = i + 1; j < a->n; j++)
         if (strcmp(a->v[j], f) == 0)
             return true;
     return false;

@@ -12,9 +12,9 @@
  * Whether g++ may use it is g++'s own check: a macro a unit defines (-D, or STACK_SIZE) that
  * changes what the header means makes it read the text instead, which is slower and
  * computes the same.  So the key of an entry is the compiler, as a file, and every flag of
- * the compile but -I, -D, -U and warning flags, which the entry is made without (and an -O2
- * or -std= that another makes moot); an entry whose header or any file it read (its -MD
- * list) is newer than it is made again.  Only g++'s: clang has a
+ * the compile but -I, -D, -U and warning flags (but -Wno-deprecated), which the entry is
+ * made without (and an -O2 or -std= that a later one makes moot); an entry whose header or
+ * any file it read (its -MD list) is newer than it is made again.  Only g++'s: clang has a
  * format of its own and refuses one made with other options instead of reading the text,
  * so clang++ is given the header's text.
  *

@@ -97,6 +97,29 @@ if command -v clang++ >/dev/null 2>&1; then
         test ! -e "$pch"'
 fi
 
+# -fshort-enums makes std::float_round_style one byte (g++ on the text says so), and no
+# macro tells g++ that an entry was made without it
+test_expect "a flag given again keeps its last place: -fX -fno-X -fX is -fX, in the entry too" '
+    cp -R rc se
+    echo "static_assert(sizeof(std::float_round_style) == 1, \"short enums\");" >>se/relu.cpp
+    echo "extra_cflags: [-fshort-enums, -fno-short-enums, -fshort-enums]" >>se/neuronop.yaml
+    export XDG_CACHE_HOME="$WORK/xdg-se"
+    run build -v se
+    expect_status 0
+    test "$(grep -c -- "-x c++-header" err)" = 1'
+
+# -Wno-deprecated leaves __DEPRECATED undefined, which libstdc++ tests (memcheck gives it)
+test_expect "-Wno-deprecated is part of the key: g++ would refuse an entry made without it" '
+    cp -R rc dep
+    echo "extra_cflags: [-Wno-deprecated]" >>dep/neuronop.yaml
+    export XDG_CACHE_HOME="$WORK/xdg-dep"
+    run build -v dep
+    expect_status 0
+    cmd=$(sed -n "s/^neuronop: note: \(g++ .* -include [^ ]*\) -c -o [^ ]* dep\/relu.cpp$/\1/p" err)
+    test -n "$cmd"
+    $cmd -Winvalid-pch -H -fsyntax-only dep/relu.cpp 2>h.txt
+    grep -q "^! .*/std.h.gch$" h.txt'
+
 # assert(false) in the kernel: with NDEBUG defined before <torch/torch.h>, it is gone
 test_expect "NDEBUG defined before <torch/torch.h> removes assert, as <assert.h> says" '
     copy_example relu_cxx nd
