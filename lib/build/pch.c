@@ -105,10 +105,18 @@ static int entry_key(const nopi_argv *a, const char *text, char key[33])
     return 0;
 }
 
+static bool later(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+}
+
+/* Whether the file a changed after the entry b was made.  Its change time too, not only its
+ * modification time: a package manager (dpkg, rpm), tar and cp -p give an upgraded header
+ * the time it has in the package, often older than an entry made last week, but the change
+ * time is when it was put in place. */
 static bool newer(const struct stat *a, const struct stat *b)
 {
-    return a->st_mtim.tv_sec > b->st_mtim.tv_sec ||
-           (a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec > b->st_mtim.tv_nsec);
+    return later(&a->st_mtim, &b->st_mtim) || later(&a->st_ctim, &b->st_mtim);
 }
 
 /* True when dir holds a whole entry that no file it was made from is newer than (a package
@@ -256,17 +264,20 @@ int nopi_build_std_header(builder *b, nopi_argv *a)
         return nopi_nomem(b->err);
     const char *header = share_h;
     if (p->root && nopi_read_file(share_h, &text, NULL) == 0 && entry_key(a, text, key) == 0) {
-        if (p->header && strcmp(p->key, key) == 0) {
-            header = p->header;   /* this build has made or checked it already */
-        } else if ((dir = nopi_path_join(p->root, key)) &&
-                   (fresh(dir) || make_entry(b, a, share_h, text, dir) == 0)) {
-            utimensat(AT_FDCWD, dir, NULL, 0);   /* used now: pruned last */
-            char *copy = nopi_path_join(dir, "std.h");
-            if (copy) {
-                free(p->header);
-                p->header = copy;
-                memcpy(p->key, key, sizeof key);
-                header = copy;
+        if (strcmp(p->key, key) == 0) {
+            /* this build has made or checked it already, or failed to make it: the other
+             * units do not each try again (2 s each), they get the text */
+            if (p->header)
+                header = p->header;
+        } else {
+            free(p->header);
+            p->header = NULL;
+            memcpy(p->key, key, sizeof key);
+            if ((dir = nopi_path_join(p->root, key)) &&
+                (fresh(dir) || make_entry(b, a, share_h, text, dir) == 0)) {
+                utimensat(AT_FDCWD, dir, NULL, 0);   /* used now: pruned last */
+                if ((p->header = nopi_path_join(dir, "std.h")))
+                    header = p->header;
             }
         }
     }

@@ -14,9 +14,9 @@
  * computes the same.  So the key of an entry is the compiler, as a file, and every flag of
  * the compile but -I, -D, -U and warning flags (but -Wno-deprecated), which the entry is
  * made without (and an -O2 or -std= that a later one makes moot); an entry whose header or
- * any file it read (its -MD list) is newer than it is made again.  Only g++'s: clang has a
- * format of its own and refuses one made with other options instead of reading the text,
- * so clang++ is given the header's text.
+ * any file it read (its -MD list) was modified or changed since it was made is made again.
+ * Only g++'s: clang has a format of its own and refuses one made with other options
+ * instead of reading the text, so clang++ is given the header's text.
  *
  * Where: $XDG_CACHE_HOME/neuronop/pch, else ~/.cache/neuronop/pch, whether or not the
  * compile cache of objects (NEURONOP_CACHE_DIR, bounded by NEURONOP_CACHE_SIZE) is on; at
@@ -30,8 +30,8 @@
 
 typedef struct nopi_pch {
     char *root;           /* the folder of entries, or NULL: nothing is precompiled */
-    char key[33];         /* the last entry this build used, and the header it gives */
-    char *header;
+    char key[33];         /* the last entry this build used or tried, and the header it */
+    char *header;         /* gives (NULL when it could not be made: the text is given) */
 } nopi_pch;
 
 /* Picks the folder (made if missing) when the build has C++ sources and its compiler is

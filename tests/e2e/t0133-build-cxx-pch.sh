@@ -120,6 +120,36 @@ test_expect "-Wno-deprecated is part of the key: g++ would refuse an entry made 
     $cmd -Winvalid-pch -H -fsyntax-only dep/relu.cpp 2>h.txt
     grep -q "^! .*/std.h.gch$" h.txt'
 
+# A header upgraded by a package manager keeps the package's (older) modification time; its
+# change time is when it was put in place.  CPLUS_INCLUDE_PATH puts a "system" header of the
+# library folder (which the confined compiler may read) on g++'s search path.
+test_expect "an entry is made again when a header it read was replaced with an older time" '
+    cp -R rc up
+    mkdir up/sys
+    printf "#include_next <float.h>\n#define SYS_VERSION 1\n" >up/sys/float.h
+    echo "static_assert(SYS_VERSION == 2, \"the header as it is now\");" >>up/relu.cpp
+    export CPLUS_INCLUDE_PATH="$PWD/up/sys" XDG_CACHE_HOME="$WORK/xdg-up"
+    run build up
+    expect_status 3
+    grep -q "the header as it is now" err
+    printf "#include_next <float.h>\n#define SYS_VERSION 2\n" >up/sys/float.h
+    touch -d "2001-01-01" up/sys/float.h
+    run build -v up
+    expect_status 0
+    test "$(grep -c -- "-x c++-header" err)" = 1'
+
+test_expect "a header that cannot be precompiled is tried once a build, not once a source" '
+    run build -v --force rc
+    key=$(sed -n "s|.* -include $pch/\([0-9a-f]*\)/std.h -c -o .*|\1|p" err | sort -u)
+    test "${#key}" = 32
+    mkdir -p "$WORK/xdg-bad/neuronop/pch"
+    : >"$WORK/xdg-bad/neuronop/pch/$key"   # a file where the entry would go
+    export XDG_CACHE_HOME="$WORK/xdg-bad"
+    run build -v --force rc
+    expect_status 0
+    test "$(grep -c -- "-x c++-header" err)" = 1
+    test "$(grep -c -- "-include $NEURONOP_SHARE_DIR/include/torch/detail/std.h -c -o" err)" = 3'
+
 # assert(false) in the kernel: with NDEBUG defined before <torch/torch.h>, it is gone
 test_expect "NDEBUG defined before <torch/torch.h> removes assert, as <assert.h> says" '
     copy_example relu_cxx nd
