@@ -86,8 +86,15 @@ static bool left_out(const nopi_argv *a, int i)
     return false;
 }
 
-/* The entry's key: the compiler as a file, the flags but those left out, the header's
- * text.  0, or -1 when the compiler or the header cannot be read. */
+/* The environment g++ reads its search path and its own programs from: the compiler runs
+ * with neuronop's environment, so an entry made with CPLUS_INCLUDE_PATH=DIR holds DIR's
+ * headers, and no -MD list says that a build without it would find others. */
+static const char *const compiler_env[] = { "CPATH", "CPLUS_INCLUDE_PATH", "GCC_EXEC_PREFIX",
+                                            "COMPILER_PATH" };
+
+/* The entry's key: the compiler as a file, the flags but those left out, the compiler's
+ * environment, the header's text.  0, or -1 when the compiler or the header cannot be
+ * read. */
 static int entry_key(const nopi_argv *a, const char *text, char key[33])
 {
     nopi_hasher *h = nopi_hasher_new();
@@ -96,6 +103,12 @@ static int entry_key(const nopi_argv *a, const char *text, char key[33])
         return -1;
     }
     nopi_hasher_add_str(h, PCH_MAGIC);
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(compiler_env); i++) {
+        const char *v = getenv(compiler_env[i]);
+        nopi_hasher_add_str(h, compiler_env[i]);
+        nopi_hasher_add_str(h, v ? v : "");
+        nopi_hasher_add_str(h, v ? "set" : "unset");   /* CPATH= is a search of "." */
+    }
     for (int i = 1; i < a->n; i++)
         if (!left_out(a, i))
             nopi_hasher_add_str(h, a->v[i]);

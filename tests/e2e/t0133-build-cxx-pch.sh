@@ -138,6 +138,15 @@ test_expect "an entry is made again when a header it read was replaced with an o
     expect_status 0
     test "$(grep -c -- "-x c++-header" err)" = 1'
 
+# up's entry was made with CPLUS_INCLUDE_PATH: without it, g++ finds no up/sys/float.h
+test_expect "the compiler's search path in the environment is part of the key" '
+    export XDG_CACHE_HOME="$WORK/xdg-up"
+    unset CPLUS_INCLUDE_PATH
+    run build -v --force up
+    expect_status 3
+    test "$(grep -c -- "-x c++-header" err)" = 1
+    grep -q "SYS_VERSION" err'
+
 test_expect "a header that cannot be precompiled is tried once a build, not once a source" '
     run build -v --force rc
     key=$(sed -n "s|.* -include $pch/\([0-9a-f]*\)/std.h -c -o .*|\1|p" err | sort -u)
