@@ -246,6 +246,27 @@ static void add_plain_diagnostics(nopi_argv *a, const char *program)
     }
 }
 
+/* Whether the C++ source at path includes one of neuronop's headers that bring
+ * <torch/torch.h>, by name: only those are given torch.h's standard headers first (pch.h).
+ * A source that includes none of them (a helper with no header at all) gets no standard
+ * name it did not ask for: its global `int index` or `double y1` is not a redeclaration of
+ * <strings.h>'s or <math.h>'s, as with libtorch, whose headers a source that does not include
+ * them never sees.  One that includes torch.h through a header of its own gets the text. */
+static bool brings_torch(const char *path)
+{
+    static const char *const headers[] = { "torch/torch.h", "torchneuron/register.h",
+                                           "neuron/neuron-utils.hpp" };
+    char *text = NULL;
+    size_t len = 0;
+    if (nopi_read_file(path, &text, &len) != 0)
+        return true;   /* the compile says what is wrong with it */
+    bool found = false;
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(headers) && !found; i++)
+        found = memmem(text, len, headers[i], strlen(headers[i])) != NULL;
+    free(text);
+    return found;
+}
+
 static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job)
 {
     const char *path = b->sources[index].file;
@@ -283,7 +304,7 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
     if (cxx && b->o->memcheck && role == NOPI_ROLE_COMPUTE)
         for (size_t i = 0; i < NOPI_ARRAY_LEN(cxx_memcheck); i++)
             nopi_argv_add(a, cxx_memcheck[i]);
-    if (cxx && nopi_build_std_header(b, a) != 0)   /* -include torch/detail/std.h (pch.h) */
+    if (cxx && brings_torch(path) && nopi_build_std_header(b, a) != 0)   /* -include std.h */
         return -1;
     if (!nopi_confine_landlock()) {   /* the files it reads, to check them (confine.h) */
         snprintf(log, sizeof log, "%s%d.d", role_names[role], index);

@@ -1,13 +1,14 @@
 /*
- * pch.h - the standard headers every C++ source is given before its first line, precompiled
- * (internal to lib/build/).
+ * pch.h - the standard headers a C++ source that includes torch.h is given before its first
+ * line, precompiled (internal to lib/build/).
  *
  * libtorch's <torch/torch.h> brings some sixty standard headers with it, and so does the
  * device's (torch/detail/std.h): parsing them costs g++ about 0.7 s of CPU a source, three
- * times what the rest of a kernel costs.  So each C++ source is compiled with
- * `-include torch/detail/std.h`, and g++ finds that header precompiled beside the copy it is
- * given: made once per compiler and flags, kept in a folder of the user's cache, and read
- * in a few milliseconds after that (neuronop-build(1), "Precompiled header").
+ * times what the rest of a kernel costs.  So each C++ source that includes torch.h (by
+ * name: objects.c, brings_torch) is compiled with `-include torch/detail/std.h`, and g++
+ * finds that header precompiled beside the copy it is given: made once per compiler and
+ * flags, kept in a folder of the user's cache, and read in a few milliseconds after that
+ * (neuronop-build(1), "Precompiled header").
  *
  * Whether g++ may use it is g++'s own check: a macro a unit defines (-D, or STACK_SIZE) that
  * changes what the header means makes it read the text instead, which is slower and

@@ -159,6 +159,19 @@ test_expect "a header that cannot be precompiled is tried once a build, not once
     test "$(grep -c -- "-x c++-header" err)" = 1
     test "$(grep -c -- "-include $NEURONOP_SHARE_DIR/include/torch/detail/std.h -c -o" err)" = 3'
 
+# strings.h declares index(), math.h y1(): names a source that includes nothing must not meet
+test_expect "a C++ source that includes no torch header is given no standard header" '
+    cp -R rc hp
+    printf "static int index = 0;\nstatic double y1 = 1.0;\nint bump() { return ++index + (int)y1; }\n" \
+        >hp/helper.cpp
+    g++ -std=c++14 -pedantic-errors -fsyntax-only hp/helper.cpp
+    sed -i "s/^compute_srcs: \[relu.cpp\]/compute_srcs: [relu.cpp, helper.cpp]/" hp/neuronop.yaml
+    grep -q "helper.cpp" hp/neuronop.yaml
+    run build -v hp
+    expect_status 0
+    test "$(grep -c -- "-include .* hp/helper.cpp$" err)" = 0
+    test "$(grep -c -- "-include .* hp/relu.cpp$" err)" = 1'
+
 # assert(false) in the kernel: with NDEBUG defined before <torch/torch.h>, it is gone
 test_expect "NDEBUG defined before <torch/torch.h> removes assert, as <assert.h> says" '
     copy_example relu_cxx nd
