@@ -91,7 +91,6 @@
 #include <unordered_set>
 #include <utility>
 #include <vector>
-#include <experimental/string_view>
 /* c10's string_view.h includes it where the library has it (libc++ 7's is an #error) */
 #if defined(__has_include) && !defined(_LIBCPP_VERSION)
 #if __has_include(<experimental/string_view>)
