@@ -145,6 +145,20 @@ static bool torch_accessor_names(char *msg, size_t size)
     return true;
 }
 
+/* The detail line under "'X' is not in the device's torch subset": what to use instead
+ * (use, or NULL when there is nothing), else the dtypes the device has for a dtype's name,
+ * else where the API is listed. */
+static void subset_hint(char *hint, size_t size, const char *name, const char *use)
+{
+    bool dtype = name[0] == 'k' && name[1] >= 'A' && name[1] <= 'Z';
+    if (use)
+        snprintf(hint, size, "instead: %s", use);
+    else
+        snprintf(hint, size, "%s", dtype ? "the device's dtypes are kFloat, kBFloat16, kHalf, "
+                 "kInt, kChar, kLong, kShort and kByte (no float64)"
+                 : "neuronop-cxx(3) lists the torch API the device has");
+}
+
 bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, size_t hint_size)
 {
     static const char assert_prefix[] = "static assertion failed: ";
@@ -197,14 +211,7 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
         if (top || neuron) {
             not_in_subset(msg, size, neuron ? "torch::neuron::" : "torch::", name,
                           torch_names, NOPI_ARRAY_LEN(torch_names));
-            bool dtype = name[0] == 'k' && name[1] >= 'A' && name[1] <= 'Z';
-            const char *use = neuron ? NULL : replacement(name);
-            if (use)
-                snprintf(hint, hint_size, "instead: %s", use);
-            else
-                snprintf(hint, hint_size, "%s", dtype ? "the device's dtypes are kFloat, "
-                         "kBFloat16, kHalf, kInt, kChar, kLong, kShort and kByte (no float64)"
-                         : "neuronop-cxx(3) lists the torch API the device has");
+            subset_hint(hint, hint_size, name, neuron ? NULL : replacement(name));
             return true;
         }
     }
@@ -215,14 +222,7 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
         const char *const *have = c10 ? c10_names : torch_names;
         size_t nhave = c10 ? NOPI_ARRAY_LEN(c10_names) : NOPI_ARRAY_LEN(torch_names);
         not_in_subset(msg, size, c10 ? "c10::" : "at::", name, have, nhave);
-        bool dtype = name[0] == 'k' && name[1] >= 'A' && name[1] <= 'Z';
-        const char *use = replacement(name);
-        if (use && at)
-            snprintf(hint, hint_size, "instead: %s", use);
-        else
-            snprintf(hint, hint_size, "%s", dtype ? "the device's dtypes are kFloat, "
-                     "kBFloat16, kHalf, kInt, kChar, kLong, kShort and kByte (no float64)"
-                     : "neuronop-cxx(3) lists the torch API the device has");
+        subset_hint(hint, hint_size, name, at ? replacement(name) : NULL);
         return true;
     }
     /* torch's other options (device, layout, requires_grad ...): the device's have a dtype */
