@@ -17,6 +17,29 @@
 
 /* ---- files: lock, temporary folder, atomic writes --------------------------------------- */
 
+int nopi_build_flock(builder *b, int fd, const char *dir)
+{
+    double deadline = nopi_now() + nopi_build_lock_timeout(b);
+    bool told = false;
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if ((errno != EWOULDBLOCK && errno != EINTR) || nopi_now() > deadline)
+            return -1;
+        if (dir && !told) {
+            nopi_emit(b->o->diag, b->o->diag_ctx, NOP_SEV_NOTE, NULL, 0, 0,
+                      "waiting for another build of '%s' to finish", dir);
+            told = true;
+        }
+        struct timespec ts = { 0, 10 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+double nopi_build_lock_timeout(const builder *b)
+{
+    return b->o->lock_timeout > 0 ? b->o->lock_timeout : 60.0;
+}
+
 int nopi_build_lock(builder *b, int *fd)
 {
     /* never through a symbolic link: a build folder that came with the sources could point
@@ -31,28 +54,14 @@ int nopi_build_lock(builder *b, int *fd)
     if (*fd < 0)
         return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot create '%s': %s",
                          b->lock_path, strerror(errno));
-    double timeout = b->o->lock_timeout > 0 ? b->o->lock_timeout : 60.0;
-    double deadline = nopi_now() + timeout;
-    bool told = false;
-    while (flock(*fd, LOCK_EX | LOCK_NB) != 0) {
-        if (errno != EWOULDBLOCK && errno != EINTR)
-            break;
-        if (!told) {
-            nopi_emit(b->o->diag, b->o->diag_ctx, NOP_SEV_NOTE, NULL, 0, 0,
-                      "waiting for another build of '%s' to finish", b->m->build_dir);
-            told = true;
-        }
-        if (nopi_now() > deadline) {
-            close(*fd);
-            *fd = -1;
-            nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "another build of '%s' has held "
-                      "its lock for %.0f s", b->m->build_dir, timeout);
-            nopi_detail(b->err, "wait for it to finish, or stop it; the lock is '%s'",
-                        b->lock_path);
-            return -1;
-        }
-        struct timespec ts = { 0, 10 * 1000 * 1000 };
-        nanosleep(&ts, NULL);
+    if (nopi_build_flock(b, *fd, b->m->build_dir) != 0) {
+        close(*fd);
+        *fd = -1;
+        nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "another build of '%s' has held "
+                  "its lock for %.0f s", b->m->build_dir, nopi_build_lock_timeout(b));
+        nopi_detail(b->err, "wait for it to finish, or stop it; the lock is '%s'",
+                    b->lock_path);
+        return -1;
     }
     return 0;
 }

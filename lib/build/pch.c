@@ -268,6 +268,24 @@ static int make_entry(builder *b, const nopi_argv *a, const char *share_h, const
     return rc;
 }
 
+/* Makes the entry in dir, unless a build that held the lock first made it; true when it is
+ * there.  One build at a time makes entries (the lock is the folder of entries' flock):
+ * builds started together wait for the first one's instead of each making its own and
+ * moving it in over the others', which changes its time, and so the compile cache's keys
+ * of the objects made with it, and the next build would miss them.  A build that waited
+ * past the lock timeout (another one stopped) gives the text. */
+static bool made(builder *b, const nopi_argv *a, const char *share_h, const char *text,
+                 const char *dir)
+{
+    int fd = open(b->pch.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    bool ok = nopi_build_flock(b, fd, NULL) == 0 &&
+              (fresh(dir) || make_entry(b, a, share_h, text, dir) == 0);
+    close(fd);   /* releases the flock */
+    return ok;
+}
+
 int nopi_build_std_header(builder *b, nopi_argv *a)
 {
     nopi_pch *p = &b->pch;
@@ -286,8 +304,8 @@ int nopi_build_std_header(builder *b, nopi_argv *a)
             free(p->header);
             p->header = NULL;
             memcpy(p->key, key, sizeof key);
-            if ((dir = nopi_path_join(p->root, key)) &&
-                (fresh(dir) || make_entry(b, a, share_h, text, dir) == 0)) {
+            if ((dir = nopi_path_join(p->root, key)) && (fresh(dir) || made(b, a, share_h,
+                                                                             text, dir))) {
                 utimensat(AT_FDCWD, dir, NULL, 0);   /* used now: pruned last */
                 if ((p->header = nopi_path_join(dir, "std.h")))
                     header = p->header;

@@ -159,6 +159,21 @@ test_expect "a header that cannot be precompiled is tried once a build, not once
     test "$(grep -c -- "-x c++-header" err)" = 1
     test "$(grep -c -- "-include $NEURONOP_SHARE_DIR/include/torch/detail/std.h -c -o" err)" = 3'
 
+# Both builds start before either has an entry: without the lock each made its own and moved it
+# in over the other's, whose new time made the compile cache miss the objects built with it.
+test_expect "builds started together make one entry: the others wait for it" '
+    export XDG_CACHE_HOME="$WORK/xdg-together"
+    cp -R rc t1
+    cp -R rc t2
+    "$NEURONOP" build -v t1 >out1 2>err1 &
+    one=$!
+    "$NEURONOP" build -v t2 >out2 2>err2 &
+    two=$!
+    wait $one
+    wait $two
+    test "$(cat err1 err2 | grep -c -- "-x c++-header")" = 1
+    test "$(cat err1 err2 | grep -c -- "-include $XDG_CACHE_HOME/neuronop/pch/.*/std.h -c -o")" = 6'
+
 # strings.h declares index(), math.h y1(): names a source that includes nothing must not meet
 test_expect "a C++ source that includes no torch header is given no standard header" '
     cp -R rc hp
