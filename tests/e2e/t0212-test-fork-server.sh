@@ -75,21 +75,24 @@ test_expect "outputs come back from the worker bit for bit, small and large (by 
 if [ -z "${NEURONOP_SANITIZED:-}" ] && strace -f -o /dev/null true 2>/dev/null; then
 # forks LOG: the processes (clones that signal SIGCHLD, not threads) that neuronop itself
 # started, then those its children started, from strace -ff's file per process (one log per
-# process: a single -f log splits a call that others interrupt across two lines).
+# process: a single -f log splits a call that others interrupt across two lines).  neuronop's
+# own file is the one that shows its execve: not the lowest process id, as ids wrap around
+# (at 32768 here) while the whole suite starts thousands of processes.
 forks() {
-    main=$(ls "$1".* | sort -t . -k 2 -n | head -n 1)
+    main=$(grep -l "^execve(\"$NEURONOP\"" "$1".*)
+    test "$(echo "$main" | wc -l)" = 1 || { echo "execve of neuronop in: $main"; exit 1; }
     zygotes=$(grep -c "SIGCHLD.*= [0-9]" "$main")
     children=$(cat $(ls "$1".* | grep -vxF "$main") | grep -c "SIGCHLD.*= [0-9]")
 }
 test_expect "each case gets a fresh child of the zygote" '
-    strace -ff -qq -e trace=clone,clone3,fork,vfork -o passing "$NEURONOP" test fs -k after \
+    strace -ff -qq -e trace=clone,clone3,fork,vfork,execve -o passing "$NEURONOP" test fs -k after \
         >out 2>err
     expect_out "9 passed, 0 failed"
     forks passing
     # a child for each of the 9 cases and a spare, ready for a next one
     test "$zygotes" = 1 && test "$children" -ge 10 && test "$children" -le 11 ||
         { echo "zygotes $zygotes, children $children"; cat out err; exit 1; }
-    strace -ff -qq -e trace=clone,clone3,fork,vfork -o all "$NEURONOP" test fs --timeout 1 \
+    strace -ff -qq -e trace=clone,clone3,fork,vfork,execve -o all "$NEURONOP" test fs --timeout 1 \
         >out 2>err || true
     expect_out "18 passed, 5 failed"
     forks all
