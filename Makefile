@@ -68,7 +68,7 @@ SAN_ENV = ASAN_OPTIONS=allow_user_segv_handler=1:detect_leaks=1:abort_on_error=0
 # cache folder, here beside it rather than the user's.
 TEST_ENV = NEURONOP="$(abspath $(BIN))" NEURONOP_SHARE_DIR="$(abspath share/neuronop)" \
 	NEURONOP_SRC="$(abspath .)" NEURONOP_CACHE_DIR="$(abspath $(O))/check-cache" \
-	XDG_CACHE_HOME="$(abspath $(O))/check-xdg"
+	XDG_CACHE_HOME="$(abspath $(O))/check-xdg" NEURONOP_FAILURES="$(abspath $(O))/check-failures"
 
 .PHONY: all deps test-deps demo demo-run check check-run unit e2e sanitize bench golden deb fuzz \
 	install clean warnings examples-test check-sanitized oracles
@@ -133,6 +133,10 @@ E2E_ORDER = $(filter $(E2E_ALL),$(E2E_SLOW)) $(filter-out $(E2E_SLOW),$(E2E_ALL)
 CHECK_ORDER = $(filter $(E2E_ALL),$(E2E_SLOW)) $(abspath $(UNIT_BINS)) \
 	$(filter-out $(E2E_SLOW),$(E2E_ALL))
 PROVE = cd tests/e2e && $(TEST_ENV) $(PROVE_ENV) CMOCKA_MESSAGE_OUTPUT=TAP prove --timer -j$(TEST_JOBS)
+# The same, and when a test fails, what each failed test printed (lib.sh keeps it) once more
+# after prove's summary: a CI log shown from its end still says why.
+PROVE_REPORTED = rm -rf $(O)/check-failures && { $(PROVE) $(1) || \
+	{ sh "$(abspath mk/failures.sh)" "$(abspath $(O))/check-failures"; exit 1; }; }
 
 # Expectations that real libtorch computes are compiled before the tests run (each is cached
 # by its sources' hash), so that the suite's time is the tests' own; at the same time as the
@@ -145,13 +149,13 @@ oracles:
 
 check-run: $(BIN) $(UNIT_BINS)
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) warnings oracles
-	@$(PROVE) $(PROVE_FLAGS) $(CHECK_ORDER)
+	@$(call PROVE_REPORTED,$(PROVE_FLAGS) $(CHECK_ORDER))
 
 unit: $(UNIT_BINS)
 	@$(PROVE) $(abspath $(UNIT_BINS))
 
 e2e: $(BIN)
-	@$(PROVE) $(PROVE_FLAGS) $(E2E_ORDER)
+	@$(call PROVE_REPORTED,$(PROVE_FLAGS) $(E2E_ORDER))
 
 # Every shipped example's own test cases, under every core order and count.
 examples-test: $(BIN)
@@ -177,7 +181,7 @@ sanitize: test-deps
 
 check-sanitized: $(BIN) $(UNIT_BINS)
 	@$(ORACLES)
-	@$(PROVE) $(CHECK_ORDER)
+	@$(call PROVE_REPORTED,$(CHECK_ORDER))
 
 $(O)/bench/devbench: bench/devbench.c $(LIBA)
 	@mkdir -p $(dir $@)

@@ -2,7 +2,8 @@
 #
 # Environment (set by the Makefile): NEURONOP (the binary under test), NEURONOP_SHARE_DIR,
 # NEURONOP_SRC (the source tree), NEURONOP_CACHE_DIR (the compile cache all scripts share;
-# a script that tests the build itself unsets it and compiles cold).  Each test script gets a
+# a script that tests the build itself unsets it and compiles cold), NEURONOP_FAILURES (a
+# folder where each failed test's output is kept, a file per script).  Each test script gets a
 # private scratch folder, $WORK.
 #
 #   test_expect "description" 'shell commands'   one TAP test: ok when the commands succeed
@@ -45,8 +46,13 @@ test_expect() {
         test_failed=$((test_failed + 1))
         echo "not ok $test_count - $1"
         sed 's/^/# /' "$WORK/.log"
-        # and on stderr, which prove shows without -v: a failure in CI says why
+        # and on stderr, which prove shows without -v: a failure in CI says why; and kept
+        # for `make check` to print again after prove's summary (mk/failures.sh)
         sed "s/^/# $test_count: /" "$WORK/.log" >&2
+        if [ -n "${NEURONOP_FAILURES:-}" ] && mkdir -p "$NEURONOP_FAILURES"; then
+            { echo "not ok $test_count - $1"; sed 's/^/# /' "$WORK/.log"; } \
+                >>"$NEURONOP_FAILURES/${0##*/}"
+        fi
     fi
     # NEURONOP_TEST_TIMES=1: each test's wall time, to find what makes a script slow
     [ -z "${NEURONOP_TEST_TIMES:-}" ] || echo "# $(( ($(date +%s%N) - te_start) / 1000000 )) ms"
