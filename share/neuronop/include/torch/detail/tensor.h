@@ -132,29 +132,44 @@ private:
 
 #undef NT__TORCH_NOT_A_MEMBER
 
-/* torch's Tensor operators (t * 2, a + b, -t, t += x ...) are not in the device's subset,
- * which has the functions: each is a compile error that names the function to call. */
+/* torch's Tensor operators (t * 2, a + b, -t, t += x, t > 0, t % 2 ...) are not in the
+ * device's subset: each is a compile error that names the function to call, or, for those
+ * the subset has no function for (comparisons, % and ^), says to compute on each element
+ * (g++'s own "no match for 'operator%'" would not say the subset lacks it). */
 namespace detail {
 template <class A, class B = Tensor> struct any_tensor {
     static constexpr bool value = std::is_same<typename std::decay<A>::type, Tensor>::value ||
                                   std::is_same<typename std::decay<B>::type, Tensor>::value;
 };
 } // namespace detail
-#define NT__TORCH_TENSOR_OP(op, fn)                                                           \
+#define NT__TORCH_TENSOR_OP(op, hint)                                                         \
     template <class A, class B,                                                               \
               typename std::enable_if<detail::any_tensor<A, B>::value, int>::type = 0>        \
     Tensor operator op(A &&, B &&)                                                            \
     {                                                                                         \
         static_assert(detail::never<A, B>::value, "torch::Tensor's operator" #op " is not "   \
-                      "in the device's torch subset: call " fn " (neuronop-cxx(3))");         \
-        return Tensor();                                                                      \
+                      "in the device's torch subset" hint " (neuronop-cxx(3))");              \
+        return Tensor(); /* what libtorch's returns: code that uses it has no other error */  \
     }
-NT__TORCH_TENSOR_OP(+, "torch::add") NT__TORCH_TENSOR_OP(-, "torch::sub")
-NT__TORCH_TENSOR_OP(*, "torch::mul") NT__TORCH_TENSOR_OP(/, "torch::div")
-NT__TORCH_TENSOR_OP(&, "torch::bitwise_and") NT__TORCH_TENSOR_OP(|, "torch::bitwise_or")
-NT__TORCH_TENSOR_OP(+=, "torch::add_out") NT__TORCH_TENSOR_OP(-=, "torch::sub_out")
-NT__TORCH_TENSOR_OP(*=, "torch::mul_out") NT__TORCH_TENSOR_OP(/=, "torch::div_out")
-NT__TORCH_TENSOR_OP(&=, "torch::bitwise_and_out") NT__TORCH_TENSOR_OP(|=, "torch::bitwise_or_out")
+#define NT__TORCH_BY_ELEMENT ", nor is a function that does it: compute it on each element " \
+                             "through an accessor"
+NT__TORCH_TENSOR_OP(+, ": call torch::add") NT__TORCH_TENSOR_OP(-, ": call torch::sub")
+NT__TORCH_TENSOR_OP(*, ": call torch::mul") NT__TORCH_TENSOR_OP(/, ": call torch::div")
+NT__TORCH_TENSOR_OP(&, ": call torch::bitwise_and")
+NT__TORCH_TENSOR_OP(|, ": call torch::bitwise_or")
+NT__TORCH_TENSOR_OP(+=, ": call torch::add_out") NT__TORCH_TENSOR_OP(-=, ": call torch::sub_out")
+NT__TORCH_TENSOR_OP(*=, ": call torch::mul_out") NT__TORCH_TENSOR_OP(/=, ": call torch::div_out")
+NT__TORCH_TENSOR_OP(&=, ": call torch::bitwise_and_out")
+NT__TORCH_TENSOR_OP(|=, ": call torch::bitwise_or_out")
+NT__TORCH_TENSOR_OP(==, NT__TORCH_BY_ELEMENT) NT__TORCH_TENSOR_OP(!=, NT__TORCH_BY_ELEMENT)
+NT__TORCH_TENSOR_OP(<, NT__TORCH_BY_ELEMENT) NT__TORCH_TENSOR_OP(>, NT__TORCH_BY_ELEMENT)
+NT__TORCH_TENSOR_OP(<=, NT__TORCH_BY_ELEMENT) NT__TORCH_TENSOR_OP(>=, NT__TORCH_BY_ELEMENT)
+NT__TORCH_TENSOR_OP(%, NT__TORCH_BY_ELEMENT) NT__TORCH_TENSOR_OP(^, NT__TORCH_BY_ELEMENT)
+NT__TORCH_TENSOR_OP(%=, NT__TORCH_BY_ELEMENT) NT__TORCH_TENSOR_OP(^=, NT__TORCH_BY_ELEMENT)
+/* libtorch's << prints a tensor to a stream (a shift is no more libtorch's than the device's) */
+NT__TORCH_TENSOR_OP(<<, ", nor is printing one to a stream: print its elements with printf "
+                        "through an accessor")
+#undef NT__TORCH_BY_ELEMENT
 #undef NT__TORCH_TENSOR_OP
 #define NT__TORCH_TENSOR_UNARY(op, fn)                                                        \
     template <class A, typename std::enable_if<detail::any_tensor<A>::value &&                \
