@@ -29,12 +29,13 @@ static const char *const torch_names[] = {
     "abs_out", "ceil_out", "floor_out", "sin_out", "cos_out", "tan_out", "log_out", "log2_out",
     "log10_out", "exp_out", "pow", "pow_out", "clamp", "clamp_out", "add", "add_out", "sub",
     "sub_out", "mul", "mul_out", "div", "div_out", "bitwise_and", "bitwise_and_out",
-    "bitwise_or", "bitwise_or_out", "bitwise_not", "bitwise_not_out",
+    "bitwise_or", "bitwise_or_out", "bitwise_not", "bitwise_not_out", "promote_types",
 };
 /* ... of it in c10:: (at:: has these and torch_names' ATen functions, as in libtorch) */
 static const char *const c10_names[] = {
     "ScalarType", "TensorOptions", "Scalar", "IntArrayRef", "BFloat16", "Half", "toString",
-    "elementSize", "isFloatingType", "isIntegralType", "isComplexType", "nullopt",
+    "elementSize", "isFloatingType", "isIntegralType", "isComplexType", "promoteTypes",
+    "nullopt",
     "kFloat", "kBFloat16", "kHalf", "kInt", "kChar", "kLong", "kShort", "kByte",
 };
 static const char *const tensor_members[] = {

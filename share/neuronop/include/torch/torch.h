@@ -76,6 +76,11 @@ using torch::add; using torch::add_out; using torch::sub; using torch::sub_out;
 using torch::mul; using torch::mul_out; using torch::div; using torch::div_out;
 using torch::bitwise_and; using torch::bitwise_and_out; using torch::bitwise_or;
 using torch::bitwise_or_out; using torch::bitwise_not; using torch::bitwise_not_out;
+/* ATen's name of c10::promoteTypes (torch::promote_types) */
+inline ScalarType promote_types(ScalarType a, ScalarType b) noexcept
+{
+    return promoteTypes(a, b);
+}
 } // namespace at
 namespace torch {
 using namespace at;

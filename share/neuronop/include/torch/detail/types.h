@@ -77,6 +77,32 @@ inline bool isFloatingType(ScalarType t) noexcept
 }
 inline bool isComplexType(ScalarType) noexcept { return false; }
 
+/* c10's type promotion of two dtypes (c10/core/ScalarType.h's table, for the types here):
+ * bool gives way to anything, an integer to a floating type, Byte and Char meet in Short,
+ * Half and BFloat16 in Float, and otherwise the wider wins.  ATen's spelling is
+ * at::promote_types (torch.h).  A number that is no ScalarType stops the core, where c10
+ * throws. */
+inline ScalarType promoteTypes(ScalarType a, ScalarType b) noexcept
+{
+    elementSize(a);   /* each stops the core for a number that is none */
+    elementSize(b);
+    if (a == b || b == ScalarType::Bool)
+        return a;
+    if (a == ScalarType::Bool)
+        return b;
+    if (isFloatingType(a) != isFloatingType(b))
+        return isFloatingType(a) ? a : b;
+    const bool pair16 = (a == ScalarType::Half && b == ScalarType::BFloat16) ||
+                        (a == ScalarType::BFloat16 && b == ScalarType::Half);
+    const bool pair8 = (a == ScalarType::Byte && b == ScalarType::Char) ||
+                       (a == ScalarType::Char && b == ScalarType::Byte);
+    if (pair16)
+        return ScalarType::Float;
+    if (pair8)
+        return ScalarType::Short;
+    return elementSize(a) >= elementSize(b) ? a : b;
+}
+
 /* 16-bit floats as stored in tensors and TCM buffers: two bytes, converted to and from float
  * (round to nearest even) by the runtime, exactly as the C API's nt_f32_to_bf16 does.  Their
  * conversions and arithmetic are c10's (c10/util/BFloat16-inl.h, Half-inl.h), operator for
