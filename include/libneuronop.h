@@ -173,7 +173,8 @@ typedef struct nop_build_opts {
     const char *tcc_dir;       /* tcc's lib dir (libtcc1.a, include/); NULL: search */
     bool force;                /* rebuild even when up to date */
     bool memcheck;             /* instrument kernels for memcheck: builds libNAME.memcheck.so */
-    double lock_timeout;       /* seconds to wait for another build of the same dir; 0: 60 */
+    double lock_timeout;       /* seconds to wait for another build of the same dir, or
+                                * one making the precompiled header this one needs; 0: 60 */
     nop_diag_fn *diag;         /* warnings and, with verbose, each compile step; may be NULL */
     void *diag_ctx;
     bool verbose;              /* report each compile step as a NOP_SEV_NOTE */

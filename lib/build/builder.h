@@ -94,10 +94,11 @@ int nopi_build_record(builder *b);
 int nopi_build_lock(builder *b, int *fd);
 /* buildfs.c: takes an exclusive flock on fd, waiting up to nopi_build_lock_timeout(b) s;
  * when it has to wait and dir is not NULL, a note says it waits for another build of dir.
- * 0, or -1 when the time ran out or flock failed (nothing is written to b->err: the caller
- * says what was not locked). */
+ * 0 when locked; -1 when the time ran out; 1 when the file system has no locks (flock
+ * failed otherwise: the caller goes on unlocked).  Nothing is written to b->err: the caller
+ * says what was not locked. */
 int nopi_build_flock(builder *b, int fd, const char *dir);
-/* buildfs.c: how long a build waits for a lock: --lock-timeout, else 60 s. */
+/* buildfs.c: how long a build waits for a lock: nop_build_opts' lock_timeout, else 60 s. */
 double nopi_build_lock_timeout(const builder *b);
 /* buildfs.c: removes temporary folders and files that killed builds left (under the lock,
  * nobody else is building here). */

@@ -22,7 +22,9 @@ int nopi_build_flock(builder *b, int fd, const char *dir)
     double deadline = nopi_now() + nopi_build_lock_timeout(b);
     bool told = false;
     while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        if ((errno != EWOULDBLOCK && errno != EINTR) || nopi_now() > deadline)
+        if (errno != EWOULDBLOCK && errno != EINTR)
+            return 1;   /* no locks here (ENOLCK: NFS without lockd) */
+        if (nopi_now() > deadline)
             return -1;
         if (dir && !told) {
             nopi_emit(b->o->diag, b->o->diag_ctx, NOP_SEV_NOTE, NULL, 0, 0,
@@ -54,7 +56,8 @@ int nopi_build_lock(builder *b, int *fd)
     if (*fd < 0)
         return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot create '%s': %s",
                          b->lock_path, strerror(errno));
-    if (nopi_build_flock(b, *fd, b->m->build_dir) != 0) {
+    /* where flock does not work, builds go on unlocked, as they did before there was one */
+    if (nopi_build_flock(b, *fd, b->m->build_dir) < 0) {
         close(*fd);
         *fd = -1;
         nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "another build of '%s' has held "

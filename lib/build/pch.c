@@ -273,16 +273,24 @@ static int make_entry(builder *b, const nopi_argv *a, const char *share_h, const
  * builds started together wait for the first one's instead of each making its own and
  * moving it in over the others', which changes its time, and so the compile cache's keys
  * of the objects made with it, and the next build would miss them.  A build that waited
- * past the lock timeout (another one stopped) gives the text. */
+ * past the lock timeout (another one stopped) gives the text; where the file system has no
+ * locks, it makes the entry unlocked. */
 static bool made(builder *b, const nopi_argv *a, const char *share_h, const char *text,
                  const char *dir)
 {
-    int fd = open(b->pch.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    bool ok = nopi_build_flock(b, fd, NULL) == 0 &&
-              (fresh(dir) || make_entry(b, a, share_h, text, dir) == 0);
-    close(fd);   /* releases the flock */
+    /* a file, not the folder: NFS makes flock a POSIX lock, which needs a file open for
+     * writing; prune passes it by (a dot name, no folder) */
+    char *path = nopi_path_join(b->pch.root, ".lock");
+    int fd = path ? open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666) : -1;
+    free(path);
+    int locked = fd >= 0 ? nopi_build_flock(b, fd, NULL) : 1;   /* 1: no locks, go on */
+    if (locked < 0 && (b->o->verbose || b->m->verbose))
+        nopi_emit(b->o->diag, b->o->diag_ctx, NOP_SEV_NOTE, NULL, 0, 0,
+                  "another build has been making the precompiled standard headers for "
+                  "%.0f s: each C++ source parses them", nopi_build_lock_timeout(b));
+    bool ok = locked >= 0 && (fresh(dir) || make_entry(b, a, share_h, text, dir) == 0);
+    if (fd >= 0)
+        close(fd);   /* releases the flock */
     return ok;
 }
 
