@@ -135,7 +135,9 @@ private:
 /* torch's Tensor operators (t * 2, a + b, -t, t += x, t > 0, t % 2 ...) are not in the
  * device's subset: each is a compile error that names the function to call, or, for those
  * the subset has no function for (comparisons, % and ^), says to compute on each element
- * (g++'s own "no match for 'operator%'" would not say the subset lacks it). */
+ * (g++'s own "no match for 'operator%'" would not say the subset lacks it).  By const
+ * reference, so that a kernel's own operator on tensors (an operator<< that prints one,
+ * taking a const Tensor &) is a better match than these and is the one called. */
 namespace detail {
 template <class A, class B = Tensor> struct any_tensor {
     static constexpr bool value = std::is_same<typename std::decay<A>::type, Tensor>::value ||
@@ -145,7 +147,7 @@ template <class A, class B = Tensor> struct any_tensor {
 #define NT__TORCH_TENSOR_OP(op, hint)                                                         \
     template <class A, class B,                                                               \
               typename std::enable_if<detail::any_tensor<A, B>::value, int>::type = 0>        \
-    Tensor operator op(A &&, B &&)                                                            \
+    Tensor operator op(const A &, const B &)                                                  \
     {                                                                                         \
         static_assert(detail::never<A, B>::value, "torch::Tensor's operator" #op " is not "   \
                       "in the device's torch subset" hint " (neuronop-cxx(3))");              \
@@ -175,7 +177,7 @@ NT__TORCH_TENSOR_OP(<<, ", nor is printing one to a stream: print its elements w
     template <class A, typename std::enable_if<detail::any_tensor<A>::value &&                \
                                                std::is_same<typename std::decay<A>::type,     \
                                                             Tensor>::value, int>::type = 0>   \
-    Tensor operator op(A &&)                                                                  \
+    Tensor operator op(const A &)                                                             \
     {                                                                                         \
         static_assert(detail::never<A>::value, "torch::Tensor's operator" #op " is not in "   \
                       "the device's torch subset: call " fn " (neuronop-cxx(3))");            \
