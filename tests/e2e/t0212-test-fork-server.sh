@@ -79,7 +79,7 @@ if [ -z "${NEURONOP_SANITIZED:-}" ] && strace -f -o /dev/null true 2>/dev/null; 
 # own file is the one that shows its execve: not the lowest process id, as ids wrap around
 # (at 32768 here) while the whole suite starts thousands of processes.
 forks() {
-    main=$(grep -l "^execve(\"$NEURONOP\"" "$1".*)
+    main=$(grep -lF "execve(\"$NEURONOP\"" "$1".* || true)
     test "$(echo "$main" | wc -l)" = 1 || { echo "execve of neuronop in: $main"; exit 1; }
     zygotes=$(grep -c "SIGCHLD.*= [0-9]" "$main")
     children=$(cat $(ls "$1".* | grep -vxF "$main") | grep -c "SIGCHLD.*= [0-9]")
