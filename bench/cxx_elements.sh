@@ -43,6 +43,10 @@ if git -C "$src" cat-file -e "$base" 2>/dev/null; then
     mkdir -p "$work/el-tree"
     git -C "$src" archive "$base" share/neuronop/include/torch | tar -x -C "$work/el-tree"
     cp -R "$work/el-tree/share/neuronop/include/torch" "$work/el-share/include/torch"
+    # the build gives every torch source today's standard headers first (-include std.h),
+    # which the old tree did not have: only the element classes are to differ
+    mkdir -p "$work/el-share/include/torch/detail"
+    cp "$src/share/neuronop/include/torch/detail/std.h" "$work/el-share/include/torch/detail/"
     cp -R "$src/share/neuronop/examples/relu_cxx" "$work/el-old"
     rm -rf "$work/el-old/build"
     NEURONOP_SHARE_DIR="$work/el-share" "$neuronop" build "$work/el-old" >/dev/null
