@@ -150,14 +150,18 @@ copy_example() {
 
 # torch_says 'CODE': the standard output of CODE run by Debian's python3 with torch 1.13, the
 # real thing, kept under out/e2e-cache by a hash of the code and of torch's version file:
-# importing torch costs two seconds of CPU, so an expectation is computed once, not every run.
+# importing torch costs a second of CPU, so an expectation is computed once, not every run,
+# and the run's snippets share one import (torch_oracle.py: a server that forks a fresh child
+# for each, and leaves a minute after the last).
 torch_says() {
     ts_key=$( (printf '%s' "$1"; cat /usr/lib/python3/dist-packages/torch/version.py) |
         cksum | cut -d' ' -f1) || return 1
     ts_file="$NEURONOP_SRC/out/e2e-cache/torch-$ts_key"
     if [ ! -f "$ts_file" ]; then
         mkdir -p "$NEURONOP_SRC/out/e2e-cache"
-        /usr/bin/python3 -c "$1" >"$ts_file.tmp.$$" || { rm -f "$ts_file.tmp.$$"; return 1; }
+        printf '%s' "$1" | /usr/bin/python3 -S "$NEURONOP_SRC/tests/e2e/torch_oracle.py" ask \
+            "$NEURONOP_SRC/out/e2e-cache/torch-oracle.sock" >"$ts_file.tmp.$$" ||
+            { rm -f "$ts_file.tmp.$$"; return 1; }
         mv "$ts_file.tmp.$$" "$ts_file"   # whole or not at all, for scripts running at once
     fi
     cat "$ts_file"
