@@ -142,7 +142,8 @@ PROVE_REPORTED = rm -rf $(O)/check-failures && { $(PROVE) $(1) || \
 # by its sources' hash), so that the suite's time is the tests' own; at the same time as the
 # second compiler's checks (warnings), which need the other CPU when the tree is new.
 ORACLES = sh tests/fixtures/cxx/idioms/oracle.sh "$(abspath out)" >/dev/null && \
-	sh tests/fixtures/cxx/stdnames/probe.sh libtorch "$(abspath out)" >/dev/null
+	sh tests/fixtures/cxx/stdnames/probe.sh libtorch "$(abspath out)" >/dev/null && \
+	sh tests/fixtures/cxx/stdnames/probe.sh unit "$(abspath out)" >/dev/null
 
 oracles:
 	@$(ORACLES)
