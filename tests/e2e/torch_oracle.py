@@ -8,9 +8,12 @@ computes a score of them when its cache is cold, as in CI).
     torch_oracle.py serve SOCKET   the server `ask` starts when none answers on SOCKET
 
 The server imports torch once, then forks a child for each snippet, so every snippet starts
-from the state a fresh interpreter has after `import torch`, in the asking script's folder:
-the server itself computes nothing, and a child seeds its random generators anew, as a fresh
-interpreter does (torch's from the system's entropy too).  It leaves on
+from the state a fresh interpreter has after `import torch`, as the asking script's
+`__main__`, in its folder and with its environment variables: the server itself computes
+nothing, and a child seeds its random generators anew, as a fresh interpreter does (torch's
+from the system's entropy too).  What torch read of the environment as it was imported
+(OMP_NUM_THREADS, say) is the first asker's, as are the limits and the locale: a snippet that
+depends on them must set them itself.  It leaves on
 its own after IDLE_SECONDS without a question.  `ask` falls back to running the snippet in a
 fresh /usr/bin/python3 whenever the server cannot answer, so a snippet's output never depends
 on the server: only the time it takes does.  Run `ask` with /usr/bin/python3 -S: it must not
@@ -43,7 +46,14 @@ def _connect(path):
 def _start(path):
     """A connection to a server on path, started here unless another asker started one
     meanwhile (the lock beside path makes one server of the askers that find none); None
-    when it could not be started."""
+    when it could not be started (the lock too: flock fails on some network file systems)."""
+    try:
+        return _start_locked(path)
+    except OSError:
+        return None
+
+
+def _start_locked(path):
     with open(path + ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         s = _connect(path)
@@ -66,8 +76,10 @@ def _start(path):
 
 def _exchange(s, code):
     """The server's answer to code: (status, out, err), or None when it gave none whole."""
+    cwd = os.fsencode(os.getcwd())
+    env = b"\0".join(k + b"=" + v for k, v in os.environb.items())
     with s:
-        s.sendall(os.fsencode(os.getcwd()) + b"\n" + code)
+        s.sendall(b"%d %d\n" % (len(cwd), len(env)) + cwd + env + code)
         s.shutdown(socket.SHUT_WR)
         data = bytearray()
         while True:
@@ -119,9 +131,29 @@ def reseed():
         sys.modules["numpy"].random.seed()
 
 
+def _run_as_main(code):
+    """Runs code as `python3 -c` runs it: in a new module __main__, to its end, where the
+    interpreter then waits for threads and runs exit handlers (their output is the
+    snippet's too)."""
+    import atexit
+    import threading
+    import types
+    main = types.ModuleType("__main__")
+    main.__dict__["__builtins__"] = __builtins__
+    sys.modules["__main__"] = main
+    sys.argv = ["-c"]
+    sys.path[0] = ""
+    try:
+        exec(compile(code, "<string>", "exec"), main.__dict__)
+    finally:
+        threading._shutdown()
+        atexit._run_exitfuncs()
+
+
 def _answer(conn):
-    """In a child of the server: runs the snippet conn sends, in the asker's folder, with
-    its standard output and error in files, and sends back its status and both."""
+    """In a child of the server: runs the snippet conn sends, in the asker's folder and
+    environment, with its standard output and error in files, and sends back its status
+    and both."""
     import tempfile
     import traceback
     data = bytearray()
@@ -130,19 +162,25 @@ def _answer(conn):
         if not chunk:
             break
         data += chunk
-    cwd, _, code = bytes(data).partition(b"\n")
+    head, _, rest = bytes(data).partition(b"\n")
+    ncwd, nenv = (int(f) for f in head.split())
+    cwd, env, code = rest[:ncwd], rest[ncwd:ncwd + nenv], rest[ncwd + nenv:]
     out = tempfile.TemporaryFile()
     err = tempfile.TemporaryFile()
     status = 0
     try:
         os.chdir(cwd)
+        os.environb.clear()
+        for kv in env.split(b"\0") if env else ():
+            k, _, v = kv.partition(b"=")
+            os.environb[k] = v
         os.dup2(out.fileno(), 1)
         os.dup2(err.fileno(), 2)
-        sys.argv = ["-c"]
-        sys.path[0] = ""
         reseed()
-        exec(compile(code, "<string>", "exec"), {"__name__": "__main__",
-                                                  "__builtins__": __builtins__})
+        _run_as_main(code)
+    except KeyboardInterrupt:
+        traceback.print_exc()
+        status = 130   # as the shell sees an interpreter that ended by SIGINT
     except SystemExit as e:
         if e.code is None:
             status = 0
@@ -165,16 +203,16 @@ def _answer(conn):
 
 def serve(path):
     import signal
-    import torch  # noqa: F401  the point of the server: every snippet's child inherits it
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     tmp = "%s.%d" % (path, os.getpid())
     try:
         os.unlink(tmp)
     except FileNotFoundError:
         pass
-    listener.bind(tmp)
+    listener.bind(tmp)   # before the import: where it fails, it fails at once
     listener.listen(64)
-    os.rename(tmp, path)   # askers find it only once it listens
+    import torch  # noqa: F401  the point of the server: every snippet's child inherits it
+    os.rename(tmp, path)   # askers find it only once it is ready
     mine = os.stat(path).st_ino
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)   # the kernel reaps the children
     listener.settimeout(IDLE_SECONDS)
