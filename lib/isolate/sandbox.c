@@ -38,6 +38,7 @@
 #include "server.h"
 
 #define LANE_WAIT_US 500000   /* how long a reused child has to say it is back */
+#define FORGET_WAIT 1.0       /* seconds a zygote has to say a child took a posted request */
 
 /* ---- the parent's side ------------------------------------------------------------------ */
 
@@ -163,11 +164,6 @@ static int start(nopi_server *s, nop_error *err)
     s->req_fd = req[0];
     s->rec_fd = rec[0];
     return 0;
-}
-
-int nopi_server_start(nopi_server *s, nop_error *err)
-{
-    return s->pid ? 0 : start(s, err);
 }
 
 /* Gives up s's reused child: the next request goes to the zygote, which ends the child
@@ -457,10 +453,16 @@ typedef struct taker {
 static int exchange(nopi_server *s, nopi_watch *wt, const void *req, size_t len, int pass,
                     size_t pass_bytes, taker *who, nop_error *err)
 {
-    int fd = lane_send(s, req, len, pass, pass_bytes);
-    *who = (taker){ 0, fd >= 0, false };
-    if (!who->on_lane && send_request(s, req, len, pass, err) != 0)
-        return -1;
+    int fd = -1;
+    if (s->posted) {   /* sent already: the zygote's child has it */
+        s->posted = false;
+        *who = (taker){ 0, false, false };
+    } else {
+        fd = lane_send(s, req, len, pass, pass_bytes);
+        *who = (taker){ 0, fd >= 0, false };
+        if (!who->on_lane && send_request(s, req, len, pass, err) != 0)
+            return -1;
+    }
     nopi_watch_start(wt);
     struct nopi_phase_page *page = NULL;
     bool late = false;
@@ -513,10 +515,43 @@ static void take_last_printf(const nopi_server *s, const struct nopi_phase_page 
     free(text);
 }
 
+int nopi_server_post(nopi_server *s, const void *req, size_t len, nop_error *err)
+{
+    if (!s->zygote || s->reuse || s->posted)
+        return nopi_fault(err, NOP_FAULT_HOST, "a request posted to a server that cannot "
+                          "take one (a neuronop bug)");
+    if (len > MAX_REQUEST)
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "a request of %zu bytes to the "
+                         "device process is too large", len);
+    if (send_request(s, req, len, -1, err) != 0)
+        return -1;
+    s->posted = true;
+    return 0;
+}
+
+void nopi_server_forget(nopi_server *s)
+{
+    if (!s->posted)
+        return;
+    s->posted = false;
+    /* the zygote's word that a child took it (at once: its child was ready), whose record
+     * pipe is closed unread; a zygote that says nothing in time is not trusted again */
+    struct nopi_phase_page *page;
+    uint32_t seq;
+    bool late;
+    int fd = child_records(s, nopi_now() + FORGET_WAIT, &page, &seq, &late);
+    if (fd >= 0)
+        close(fd);
+    else
+        stop(s, false);
+}
+
 int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int runs,
                         const void *req, size_t len, int pass, size_t pass_bytes,
                         nopi_take_fn *take, void *take_ctx, nop_error *err)
 {
+    if (req && s->posted)   /* a new request: the posted one is given up */
+        nopi_server_forget(s);
     if (len > MAX_REQUEST)
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "a request of %zu bytes to the "
                          "device process is too large", len);

@@ -153,17 +153,13 @@ void nopi_server_reuse(nopi_server *s);
  * library folders (where the kernel has Landlock; worker.c).  A server that names none reads
  * only those.  Call it before the first request; 0, or -1 on no memory. */
 int nopi_server_library(nopi_server *s, const char *path, nop_error *err);
-/* Starts the server's zygote now rather than at the first request, so that its first child
- * readies itself (loads the library) meanwhile: for a server whose first request comes
- * later, while another works.  0, or -1 with err filled (the first request starts it then). */
-int nopi_server_start(nopi_server *s, nop_error *err);
 /* Asks the server's zygote to prepare, once, a device whose stacks (stack_size bytes, on
  * ncores cores), TCM and buffers its children inherit, as a first run would make them: each
  * request's child then touches only the pages its run writes.  Call it before the first
  * request; a child whose run needs other sizes makes them itself. */
 void nopi_server_warm(nopi_server *s, size_t stack_size, int ncores);
-/* Sends a request of len bytes and passes what the worker sends back to take(take_ctx, ...),
- * until the request is answered.  budget is how long it may take in seconds besides the
+/* Sends a request of len bytes (or takes the one nopi_server_post sent: req NULL) and passes
+ * what the worker sends back to take(take_ctx, ...), until the request is answered.  budget is how long it may take in seconds besides the
  * phases it announces (each a run's timeout per core); runs is how many runs it may make
  * (each may take its shape function's and all its cores' timeouts, one after another, with
  * a grace); runs 0 means any number, and then budget bounds the whole request.  These alone
@@ -179,6 +175,19 @@ int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs
 int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int runs,
                         const void *req, size_t len, int pass, size_t pass_bytes,
                         nopi_take_fn *take, void *take_ctx, nop_error *err);
+/* Sends a request of len bytes to the zygote's next child now and returns without waiting
+ * for it, so that the child works while the caller does something else (another server's
+ * call, on another CPU).  The request is then either answered by the next
+ * nopi_server_call(s, opname, ..., NULL, 0, ...), which reads its records as if it had sent
+ * it then (its limit is counted from that call: the child has had the time between too, no
+ * more than the caller took), or given up with nopi_server_forget.  Only for a server whose
+ * children are not reused.  0, or -1 with err filled when nothing could be sent (call
+ * nopi_server_call with the request then). */
+int nopi_server_post(nopi_server *s, const void *req, size_t len, nop_error *err);
+/* Gives up the request nopi_server_post sent, unread: what its child sends reaches no one,
+ * and the zygote ends the child before the next request's child takes its request (or as
+ * the server is freed).  Nothing when no request was posted. */
+void nopi_server_forget(nopi_server *s);
 /* Kills the server's worker (the device reaps it by its next call or nop_device_free) and
  * frees the server; NULL is fine. */
 void nopi_server_free(nopi_server *s);

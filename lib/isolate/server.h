@@ -53,6 +53,8 @@ struct nopi_server {
                                     * ZMSG_ENDED for the child carries */
     int lane_stat;                 /* that child's /proc/PID/stat, or -1: the parent counts
                                     * its threads there before each request it sends it */
+    bool posted;                   /* a request went with nopi_server_post: its child
+                                    * works, and the next call reads what it sends */
     pid_t pid;                     /* the worker (or zygote), 0 when none is running */
     int req_fd, rec_fd;            /* the parent's ends: requests out (and, from a zygote,
                                     * what became of its children in), records in (a

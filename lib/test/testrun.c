@@ -464,20 +464,29 @@ static int take_case(void *ctx, uint32_t type, const void *data, size_t len, voi
     return 0;
 }
 
-/* Runs a part of sub-case (test, pick) in a worker in its library's loaded state: a kernel
- * that kills its worker fails the case, and a reference that does is the case's ERROR (as a
- * reference that fails in place is).  false when the worker failed so. */
-static bool run_part_isolated(nopi_server *srv, judge *j, int test, const int *pick,
-                              bool reference)
+/* The request for a part of sub-case (test, pick). */
+static case_req part_request(const nop_testinfo *t, int test, const int *pick, bool reference)
 {
-    nop_error err;
-    const nop_testinfo *t = j->t;
     case_req rq = { test, reference, { 0 } };
     for (int a = 0; a < t->nargs && a < NOP_MAX_ARGS; a++)
         rq.pick[a] = pick[a];
+    return rq;
+}
+
+/* Runs a part of sub-case (test, pick) in a worker in its library's loaded state (posted: the
+ * request went with nopi_server_post, and its records are read now): a kernel that kills its
+ * worker fails the case, and a reference that does is the case's ERROR (as a reference that
+ * fails in place is).  false when the worker failed so. */
+static bool run_part_isolated(nopi_server *srv, judge *j, int test, const int *pick,
+                              bool reference, bool posted)
+{
+    nop_error err;
+    const nop_testinfo *t = j->t;
+    case_req rq = part_request(t, test, pick, reference);
     double budget = 10.0;   /* loading the library and making the arguments */
     int runs = reference ? 1 : j->nex;
-    if (nopi_server_call(srv, t->op, budget, runs, &rq, sizeof rq, take_case, j, &err) == 0)
+    if (nopi_server_call(srv, t->op, budget, runs, posted ? NULL : &rq, posted ? 0 : sizeof rq,
+                         take_case, j, &err) == 0)
         return true;
     nop_run_result_clear(&j->cur);
     if (!j->over && reference) {   /* the test's own code failed, as when it crashes in place */
@@ -493,7 +502,11 @@ static bool run_part_isolated(nopi_server *srv, judge *j, int test, const int *p
 
 /* Runs one sub-case on every execution and fills res: in this process, or (srv) its
  * executions in a worker of the kernels' server (srv[0]) and its reference in one of the
- * references' (srv[1]), so that neither sees the other's answer. */
+ * references' (srv[1]), so that neither sees the other's answer.  In workers the reference
+ * runs while the executions do (on another CPU), and its records are read after theirs, as
+ * in this process: the verdict, and the order of what is reported, are the same.  Its
+ * request was posted before the executions', so it has their time on top of its own limit;
+ * when the executions fail it is given up unread. */
 static void run_case(const suite *s, nopi_server *const *srv, int test, const nop_testinfo *t,
                      const int *pick, nop_test_result *res)
 {
@@ -506,9 +519,14 @@ static void run_case(const suite *s, nopi_server *const *srv, int test, const no
         run_part(s, t, pick, false, NULL, report_here, &j);
         if (!j.over && t->reference)
             run_part(s, t, pick, true, NULL, report_here, &j);
-    } else if (run_part_isolated(srv[0], &j, test, pick, false) && !j.over &&
-               j.seen == j.nex && t->reference) {
-        run_part_isolated(srv[1], &j, test, pick, true);
+    } else {
+        case_req rq = part_request(t, test, pick, true);
+        bool posted = t->reference && nopi_server_post(srv[1], &rq, sizeof rq, NULL) == 0;
+        if (run_part_isolated(srv[0], &j, test, pick, false, false) && !j.over &&
+            j.seen == j.nex && t->reference)
+            run_part_isolated(srv[1], &j, test, pick, true, posted);
+        else
+            nopi_server_forget(srv[1]);
     }
     judge_end(&j);
     res->seconds = nopi_now() - t0;
@@ -545,16 +563,6 @@ static int start_servers(const suite *s, const nop_manifest *m, nop_device **dev
             return -1;
         }
         nopi_server_prepare(srv[i], prepare_case);
-    }
-    /* the references' worker readies itself (loads the library) while the first case's
-     * kernels run, rather than after them */
-    for (int i = 0; i < nop_manifest_test_count(m); i++) {
-        nop_testinfo t;
-        nop_manifest_test(m, i, &t);
-        if (t.reference) {
-            nopi_server_start(srv[1], err);   /* else its first request starts it */
-            break;
-        }
     }
     return 0;
 }
