@@ -23,28 +23,43 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Adds dir's regular files that pass `want` to the list (sorted later). */
+/* The resolved path of the file name in dir, whose own resolved path is real_dir (NULL when
+ * it could not be resolved), if it is a regular file or a symlink to one; NULL otherwise.
+ * Only a symlink is resolved again: the path of any other entry is real_dir's with its name,
+ * which saves a build resolving every folder on the way to each header (a readlink each). */
+static char *resolved_entry(const char *dir, const char *real_dir, const struct dirent *e)
+{
+    char *spelled = nopi_path_join(dir, e->d_name);
+    if (!spelled)
+        return NULL;
+    struct stat st;
+    bool plain = e->d_type == DT_REG ||
+                 (e->d_type == DT_UNKNOWN && lstat(spelled, &st) == 0 && S_ISREG(st.st_mode));
+    char *path = NULL;
+    if (plain && real_dir)
+        path = nopi_path_join(real_dir, e->d_name);
+    else if (plain || (e->d_type != DT_DIR && stat(spelled, &st) == 0 && S_ISREG(st.st_mode)))
+        path = realpath(spelled, NULL);
+    free(spelled);
+    return path;
+}
+
+/* Adds dir's regular files that pass `want` to the list (sorted later), each by its resolved
+ * path, so that the sorted list, and the key, are the same however the folder was named on
+ * the command line ("lib", "./lib/", "$PWD/lib"). */
 static int list_dir(const char *dir, bool (*want)(const char *), char ***list, size_t *n,
                     size_t *cap)
 {
     DIR *d = opendir(dir);
     if (!d)
         return 0;   /* a folder that is not there holds no headers */
+    char *real_dir = realpath(dir, NULL);
     struct dirent *e;
     int rc = 0;
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.' || !want(e->d_name))
             continue;
-        char *spelled = nopi_path_join(dir, e->d_name);
-        struct stat st;
-        if (!spelled || stat(spelled, &st) != 0 || !S_ISREG(st.st_mode)) {
-            free(spelled);
-            continue;
-        }
-        /* resolved, so that the sorted list, and the key, are the same however the folder
-         * was named on the command line ("lib", "./lib/", "$PWD/lib") */
-        char *path = realpath(spelled, NULL);
-        free(spelled);
+        char *path = resolved_entry(dir, real_dir, e);
         if (!path)
             continue;
         if (*n == *cap) {
@@ -60,6 +75,7 @@ static int list_dir(const char *dir, bool (*want)(const char *), char ***list, s
         }
         (*list)[(*n)++] = path;
     }
+    free(real_dir);
     closedir(d);
     return rc;
 }
@@ -122,13 +138,13 @@ static int visible_headers(builder *b, char ***out, size_t *n)
 }
 
 /* Adds a file to the key by canonical path and content, so the key does not depend on the
- * folder neuronop was started from. */
-static int hash_input(builder *b, nopi_hasher *h, const char *path, char hex[33])
+ * folder neuronop was started from (resolved: path is canonical already). */
+static int hash_input(builder *b, nopi_hasher *h, const char *path, bool resolved, char hex[33])
 {
     if (nopi_hash_file(path, hex) != 0)
         return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read '%s': %s", path,
                          strerror(errno));
-    char *canonical = realpath(path, NULL);
+    char *canonical = resolved ? NULL : realpath(path, NULL);
     nopi_hasher_add_str(h, canonical ? canonical : path);
     free(canonical);
     nopi_hasher_add_str(h, hex);
@@ -209,9 +225,9 @@ int nopi_build_key(builder *b)
         nopi_hasher_add_str(h, nopi_cc_program());
     }
     char hex[33];
-    int rc = hash_input(b, h, m->path, hex);
+    int rc = hash_input(b, h, m->path, false, hex);
     for (int i = 0; rc == 0 && i < b->nsources; i++) {
-        rc = hash_input(b, h, b->sources[i].file, b->sources[i].hash);
+        rc = hash_input(b, h, b->sources[i].file, false, b->sources[i].hash);
         nopi_hasher_add_str(h, b->sources[i].role == NOPI_ROLE_COMPUTE ? "compute" : "shape");
     }
     char **headers = NULL;
@@ -220,7 +236,7 @@ int nopi_build_key(builder *b)
         rc = nopi_nomem(b->err);
     for (size_t i = 0; i < nheaders; i++) {
         if (rc == 0)
-            rc = hash_input(b, h, headers[i], hex);
+            rc = hash_input(b, h, headers[i], true, hex);   /* resolved */
         free(headers[i]);
     }
     free(headers);

@@ -68,6 +68,19 @@ test_expect "changing a header beside the sources rebuilds" '
     run build relu
     expect_out "built"'
 
+# the key takes a header by the file it resolves to: through a symlink, the target's content
+test_expect "a header beside the sources that is a symlink counts by what it points to" '
+    copy_example relu linked
+    echo "#define TARGET 1" >"$WORK/target.h"
+    ln -s "$WORK/target.h" linked/linked.h
+    run build linked
+    expect_out "relu: built linked/build/librelu.so"
+    run build linked
+    expect_out "relu: up to date: "
+    echo "#define TARGET 2" >"$WORK/target.h"
+    run build linked
+    expect_out "relu: built linked/build/librelu.so"'
+
 test_expect "changing the manifest rebuilds" '
     echo "# comment" >>relu/neuronop.yaml
     run build relu
