@@ -50,6 +50,7 @@ static int compile_all(builder *b)
         rc = nopi_check_references(b, objs, nobjs);
     if (rc == 0)
         rc = nopi_build_link(b, objs, nobjs);
+    nopi_cc_server_release(&b->confine);   /* no compile is left: it ends meanwhile */
     if (rc == 0)
         rc = nopi_build_record(b);
     for (int i = 0; i < nobjs; i++) {

@@ -621,7 +621,8 @@ static void end_server(nopi_confine *c, bool kill_it, int *status, double *cpu)
         kill(-srv->pid, SIGKILL);
         kill(srv->pid, SIGKILL);
     }
-    close(srv->sock);
+    if (srv->sock >= 0)
+        close(srv->sock);
     int st = 0;
     struct rusage ru = { 0 };
     nopi_reap_group_usage(srv->pid, &st, &ru);   /* and its group, as any compiler's */
@@ -632,6 +633,14 @@ static void end_server(nopi_confine *c, bool kill_it, int *status, double *cpu)
                (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
     free(srv);
     c->server = NULL;
+}
+
+void nopi_cc_server_release(nopi_confine *c)
+{
+    if (c->server && c->server->sock >= 0) {
+        close(c->server->sock);
+        c->server->sock = -1;
+    }
 }
 
 void nopi_cc_server_stop(nopi_confine *c)
@@ -727,6 +736,8 @@ static int read_records(nopi_cc *cc, const inbox *in, bool *memory)
 static int run_child(nopi_cc *cc, nop_error *err)
 {
     nopi_confine *c = cc->confine;
+    if (c->server && c->server->sock < 0)   /* released: it is ending; a new one serves */
+        end_server(c, false, NULL, NULL);
     if (!c->server && !(c->server = start_server(c, err)))
         return -1;
     inbox in = { 0 };

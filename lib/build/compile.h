@@ -28,9 +28,13 @@ typedef enum nopi_cc_kind { NOPI_CC_OBJECT, NOPI_CC_SHARED, NOPI_CC_MEMORY } nop
  * the state; NULL: in this process) bounds the compile.  NULL on no memory. */
 nopi_cc *nopi_cc_new(nopi_cc_kind kind, const char *tcc_dir, nopi_confine *confine,
                      nop_diag_fn *diag, void *ctx);
-/* Ends the child that serves the compiles confined by c (started at the first; none: no-op).
- * Call before nopi_confine_free. */
+/* Ends the child that serves the compiles confined by c (started at the first; none: no-op)
+ * and reaps it and its process group.  Call before nopi_confine_free. */
 void nopi_cc_server_stop(nopi_confine *c);
+/* Lets that child end (it exits at the end of its socket) while the caller goes on, after
+ * its last compile: nopi_cc_server_stop reaps it then, most often already gone, so its exit
+ * is off the build's path.  A compile after this starts a new child. */
+void nopi_cc_server_release(nopi_confine *c);
 /* What is compiled, as the user wrote it ("relu.c"), for the message of a limit. */
 void nopi_cc_name(nopi_cc *cc, const char *name);
 void nopi_cc_free(nopi_cc *cc);
