@@ -535,15 +535,19 @@ void nopi_server_forget(nopi_server *s)
         return;
     s->posted = false;
     /* the zygote's word that a child took it (at once: its child was ready), whose record
-     * pipe is closed unread; a zygote that says nothing in time is not trusted again */
+     * pipe is closed unread, and the word that it is given up: the zygote kills that child
+     * now, not when the next request comes (which may be many cases later, or never: it
+     * would compute on, beside them, to its own time limit).  A zygote that says nothing in
+     * time, or cannot be told, is not trusted again: it is killed, as one that misses a
+     * request's deadline is (asked to end, it would be waited for by the next start) */
     struct nopi_phase_page *page;
     uint32_t seq;
     bool late;
     int fd = child_records(s, nopi_now() + FORGET_WAIT, &page, &seq, &late);
     if (fd >= 0)
         close(fd);
-    else
-        stop(s, false);
+    if (fd < 0 || nopi_send_request(s->req_fd, NULL, 0, NULL, 0) != 0)
+        stop(s, true);
 }
 
 int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int runs,

@@ -159,13 +159,14 @@ int nopi_server_library(nopi_server *s, const char *path, nop_error *err);
  * request; a child whose run needs other sizes makes them itself. */
 void nopi_server_warm(nopi_server *s, size_t stack_size, int ncores);
 /* Sends a request of len bytes (or takes the one nopi_server_post sent: req NULL) and passes
- * what the worker sends back to take(take_ctx, ...), until the request is answered.  budget is how long it may take in seconds besides the
- * phases it announces (each a run's timeout per core); runs is how many runs it may make
- * (each may take its shape function's and all its cores' timeouts, one after another, with
- * a grace); runs 0 means any number, and then budget bounds the whole request.  These alone
- * set its limit: nothing the worker writes extends it.  Returns serve's own 0 or -1 (with its
- * error) when the worker answered and ended cleanly; -1 with a device error naming opname (or
- * the phase it was in) when it died, ended early, sent garbage or missed its deadline. */
+ * what the worker sends back to take(take_ctx, ...), until the request is answered.  budget
+ * is how long it may take in seconds besides the phases it announces (each a run's timeout
+ * per core); runs is how many runs it may make (each may take its shape function's and all
+ * its cores' timeouts, one after another, with a grace); runs 0 means any number, and then
+ * budget bounds the whole request.  These alone set its limit: nothing the worker writes
+ * extends it.  Returns serve's own 0 or -1 (with its error) when the worker answered and
+ * ended cleanly; -1 with a device error naming opname (or the phase it was in) when it died,
+ * ended early, sent garbage or missed its deadline. */
 int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs,
                      const void *req, size_t len, nopi_take_fn *take, void *take_ctx,
                      nop_error *err);
@@ -185,8 +186,8 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
  * nopi_server_call with the request then). */
 int nopi_server_post(nopi_server *s, const void *req, size_t len, nop_error *err);
 /* Gives up the request nopi_server_post sent, unread: what its child sends reaches no one,
- * and the zygote ends the child before the next request's child takes its request (or as
- * the server is freed).  Nothing when no request was posted. */
+ * and the zygote kills the child at once (told so; a zygote that cannot be is killed with
+ * it).  Nothing when no request was posted. */
 void nopi_server_forget(nopi_server *s);
 /* Kills the server's worker (the device reaps it by its next call or nop_device_free) and
  * frees the server; NULL is fine. */

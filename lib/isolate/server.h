@@ -12,7 +12,9 @@
 #define SMALL_PIPE_BYTES (48 << 10) /* inputs up to this size: an output as large, with its
                                      * records, fits a new pipe (Linux: 64 KB) */
 
-/* What a zygote tells its parent, on the request socket (sent as a request is). */
+/* What a zygote tells its parent, on the request socket (sent as a request is).  The parent
+ * sends it requests there, and an empty one when it gives up the last (its child is killed
+ * at once: it never answers one). */
 enum nopi_zmsg_kind {
     ZMSG_STARTED = 1,   /* the request went to a child: the read end of its record pipe
                          * and its phase page (a memfd) come with this, and, from a server

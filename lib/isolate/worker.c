@@ -310,7 +310,9 @@ static bool reap(int fd, pid_t pid, uint32_t seq, bool kill_it)
  * zygote reaps it and tells the parent its wait status (ZMSG_ENDED, with the number of the
  * request it came with).  A child still there when the next request comes here has answered
  * (the parent sends the next request only after DONE) or been given up: it is killed before
- * the next child is handed its request, and reaped after, off that request's path.  A killed
+ * the next child is handed its request, and reaped after, off that request's path.  An empty
+ * request is the parent's word that it gave up the last one (nopi_server_forget): its child
+ * is killed then, rather than left to run until the next request comes.  A killed
  * child never runs user code again, and it never had the next child's pipe or page: nothing
  * a child leaves reaches the next, which comes from this process's state.  The zygote runs
  * no user code: the library is loaded in each child. */
@@ -354,6 +356,13 @@ static _Noreturn void zygote(nopi_server *s, int req_fd)
         int in_fd;
         if (!nopi_read_request(req_fd, &req, &len, &in_fd, 1))
             break;   /* the parent is done with the device: its children end with it */
+        if (len == 0) {   /* the parent gave up the last request: its child ends now */
+            if (in_fd >= 0)
+                close(in_fd);
+            if (cur > 0)
+                kill(cur, SIGKILL);   /* reaped, and told ENDED, when its pidfd says so */
+            continue;
+        }
         uint32_t this_seq = ++seq;
         pid_t old = cur;
         int old_fd = cur_fd;

@@ -10,6 +10,7 @@
  * from the expected output (a reference function's, or an expect file's) beyond the
  * tolerances.  Each sub-case's result goes to the caller's callback as soon as it is known.
  */
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +31,8 @@ typedef struct suite {
     const nop_profile *profile;
     const nop_test_opts *o;
     nopi_wire *wire;           /* inside a worker: its devices report through it */
+    bool alongside;            /* a case's reference runs while its executions do: this
+                                * process may use more than one CPU */
 } suite;
 
 /* A device for one execution: in-process inside a worker (attached to its wire, so
@@ -503,10 +506,10 @@ static bool run_part_isolated(nopi_server *srv, judge *j, int test, const int *p
 /* Runs one sub-case on every execution and fills res: in this process, or (srv) its
  * executions in a worker of the kernels' server (srv[0]) and its reference in one of the
  * references' (srv[1]), so that neither sees the other's answer.  In workers the reference
- * runs while the executions do (on another CPU), and its records are read after theirs, as
- * in this process: the verdict, and the order of what is reported, are the same.  Its
- * request was posted before the executions', so it has their time on top of its own limit;
- * when the executions fail it is given up unread. */
+ * runs while the executions do (on another CPU: with one, after them), and its records are
+ * read after theirs, as in this process: the verdict, and the order of what is reported, are
+ * the same.  Its request was posted before the executions', so it has their time on top of
+ * its own limit; when the executions fail it is given up unread, and its child killed. */
 static void run_case(const suite *s, nopi_server *const *srv, int test, const nop_testinfo *t,
                      const int *pick, nop_test_result *res)
 {
@@ -521,7 +524,8 @@ static void run_case(const suite *s, nopi_server *const *srv, int test, const no
             run_part(s, t, pick, true, NULL, report_here, &j);
     } else {
         case_req rq = part_request(t, test, pick, true);
-        bool posted = t->reference && nopi_server_post(srv[1], &rq, sizeof rq, NULL) == 0;
+        bool posted = t->reference && s->alongside &&
+                      nopi_server_post(srv[1], &rq, sizeof rq, NULL) == 0;
         if (run_part_isolated(srv[0], &j, test, pick, false, false) && !j.over &&
             j.seen == j.nex && t->reference)
             run_part_isolated(srv[1], &j, test, pick, true, posted);
@@ -581,7 +585,11 @@ int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profil
                          shard, nshards);
     if (nop_manifest_check_cores(m, profile, err) != 0)
         return -1;
-    suite s = { lib, profile, opts, NULL };
+    /* on one CPU a reference alongside would only take the executions' time: one that
+     * computes for a while could make an honest kernel miss its time limit */
+    cpu_set_t cpus;
+    bool more = sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) > 1;
+    suite s = { lib, profile, opts, NULL, more };
     nop_device *dev = NULL;
     nopi_server *srv[2] = { NULL, NULL };
     case_server cs;
