@@ -24,6 +24,12 @@ test_expect "three shards run at once, each with its JUnit file, and pass" '
     cat res/shard-*.log | grep -c "^ok " >count
     test "$(cat count)" -eq 5'
 
+test_expect "a later run into the same folder lists only the JUnit files it wrote" '
+    sh "$CI/neuronop-ci.sh" -j 1 -o res lib >out 2>err || { cat out err; exit 1; }
+    grep -qx "JUnit files: res/junit-1.xml" out
+    sh "$CI/neuronop-ci.sh" --shard 3/3 -o res lib >out 2>err || { cat out err; exit 1; }
+    grep -qx "JUnit files: res/junit-3.xml" out'
+
 test_expect "a failing case fails its shard and the run, naming the case" '
     status=0
     sh "$CI/neuronop-ci.sh" -j 2 -o bad broken >out 2>err || status=$?

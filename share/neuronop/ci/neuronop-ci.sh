@@ -49,7 +49,9 @@ mkdir -p "$out" || exit 2
 "$neuronop" build "$lib" || exit $?
 
 # run_shard I N: one shard's tests, its output in DIR/shard-I.log, JUnit in DIR/junit-I.xml
+# (written anew: a file an earlier run left there is not this run's)
 run_shard() {
+    rm -f "$out/junit-$1.xml"
     "$neuronop" test "$lib" --shard "$1/$2" --junit "$out/junit-$1.xml" >"$out/shard-$1.log" 2>&1
 }
 
@@ -84,8 +86,14 @@ if [ -n "$bench" ] && [ "$status" -eq 0 ]; then
     "$neuronop" bench "$lib" $bench --baseline "$baseline" >"$out/bench.log" 2>&1 || status=1
     cat "$out/bench.log"
 fi
-# the files themselves, for the CI step that publishes them (a glob that matched nothing
-# stays a glob: say so rather than list a file that is not there)
-set -- "$out"/junit-*.xml
-if [ -e "$1" ]; then echo "JUnit files: $*"; else echo "JUnit files: none written"; fi
+# the files this run wrote, for the CI step that publishes them: not those an earlier run
+# with more shards left in the same folder
+if [ -n "$shard" ]; then first=$i last=$i; else first=1 last=$jobs; fi
+written=
+i=$first
+while [ "$i" -le "$last" ]; do
+    [ ! -e "$out/junit-$i.xml" ] || written="$written $out/junit-$i.xml"
+    i=$((i + 1))
+done
+if [ -n "$written" ]; then echo "JUnit files:$written"; else echo "JUnit files: none written"; fi
 exit "$status"
