@@ -170,8 +170,44 @@ static void remove_partial(const char *tmp, const struct template_flavour *fl, c
     rmdir(tmp);
 }
 
-/* Writes the flavour's files for name into a temporary folder beside target and renames it
- * to target, which must not exist.  Returns 0 or an exit status after printing. */
+/* Makes the folders of path that are missing, outermost first, as mkdir -p does, and records
+ * how many it made in *made (the last *made prefixes of path, which remove_parents removes
+ * again).  0, or -1 with errno set and *made those made before the failure. */
+static int make_parents(char *path, int *made)
+{
+    *made = 0;
+    for (char *p = path + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char c = *p;
+        *p = '\0';
+        int rc = mkdir(path, 0777);
+        *p = c;
+        if (rc == 0)
+            (*made)++;
+        else if (errno != EEXIST)
+            return -1;
+        if (c == '\0')
+            return 0;
+    }
+}
+
+/* Removes the folders make_parents made (empty again: nothing was left in them), innermost
+ * first. */
+static void remove_parents(char *path, int made)
+{
+    for (; made > 0; made--) {
+        rmdir(path);
+        char *slash = strrchr(path, '/');
+        if (!slash || slash == path)
+            return;
+        *slash = '\0';
+    }
+}
+
+/* Writes the flavour's files for name into a temporary folder beside target (making the
+ * folders above it that are missing) and renames it to target, which must not exist.
+ * Returns 0 or an exit status after printing; on a failure nothing it made is left. */
 static int create(const char *target, const struct template_flavour *fl, const char *name)
 {
     char *copy = strdup(target), *tmp = NULL;
@@ -181,13 +217,15 @@ static int create(const char *target, const struct template_flavour *fl, const c
         copy[n - 1] = '\0';   /* "ops/" names the folder ops, whose parent is "." */
     char *slash = strrchr(copy, '/');
     const char *parent = slash ? (slash == copy ? "/" : (*slash = '\0', copy)) : ".";
-    if (asprintf(&tmp, "%s/.neuronop-new-XXXXXX", parent) < 0 || !mkdtemp(tmp)) {
+    int made = 0;
+    if ((slash && slash != copy && make_parents(copy, &made) != 0) ||
+        asprintf(&tmp, "%s/.neuronop-new-XXXXXX", parent) < 0 || !mkdtemp(tmp)) {
         report_plain_error("cannot create a folder in '%s': %s", parent, strerror(errno));
+        remove_parents(copy, made);
         free(copy);
         free(tmp);
         return STATUS_USAGE;
     }
-    free(copy);
     int rc = 0;
     const struct template_file *lists[] = { fl->common, fl->own };
     for (int l = 0; l < 2 && rc == 0; l++)
@@ -207,8 +245,11 @@ static int create(const char *target, const struct template_flavour *fl, const c
             report_plain_error("cannot create '%s': %s", target, strerror(errno));
         rc = STATUS_USAGE;
     }
-    if (rc != 0)
+    if (rc != 0) {
         remove_partial(tmp, fl, name);
+        remove_parents(copy, made);
+    }
+    free(copy);
     free(tmp);
     return rc;
 }

@@ -132,10 +132,25 @@ test_expect "--cxx --multicore passes on 1, 3 and 8 cores, sizes that do not div
     expect_status 0
     expect_out "values: 0 0 0 0 0 0 0 0 0 0"'
 
-test_expect "a folder that cannot be made is an error, and no temporary folder stays" '
-    run new y --dir no/such/parent/y
+test_expect "the folders above --dir that are missing are made, as in the man page" '
+    run new --multicore my_mc_ops --dir ops/mc
+    expect_status 0
+    test -f ops/mc/neuronop.yaml
+    run test ops/mc
+    expect_status 0'
+
+test_expect "a folder that cannot be made is an error, and nothing made stays" '
+    : >plainfile
+    run new y --dir plainfile/sub/y
     expect_status 2
-    expect_err "neuronop: error: cannot create a folder in '\''no/such/parent'\''"
-    test -z "$(ls -A . | grep neuronop-new || true)"'
+    expect_err "neuronop: error: cannot create a folder in '\''plainfile/sub'\'': Not a directory"
+    test -z "$(ls -A . | grep neuronop-new || true)"
+    # the parents fit in PATH_MAX, the temporary folder beside the target does not: the
+    # 1359 folders made for it are removed again
+    deep=$(printf "dd/%.0s" $(seq 1359))
+    run new y --dir "${deep}y"
+    expect_status 2
+    expect_err "neuronop: error: cannot create a folder in '\''dd/dd/dd/"
+    test ! -e dd'
 
 test_done
