@@ -236,7 +236,7 @@ int cmd_python(int argc, char **argv)
     for (int i = 0; i < extra; i++)
         pargv[2 + i] = argv[at + i];
     fflush(NULL);
-    execv(python, pargv);
+    execvp(python, pargv);   /* a name without a slash is looked for on PATH, as a shell would */
     int e = errno;
     free(pargv);
     report_plain_error("cannot run Python '%s': %s; install python3-torch, or set "

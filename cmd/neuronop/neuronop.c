@@ -32,7 +32,8 @@ static void usage(FILE *out)
     fprintf(out, "usage: neuronop [--version] [--help] COMMAND [ARGS]\n\ncommands:\n");
     for (size_t i = 0; commands[i].fn; i++)
         fprintf(out, "  %-10s %s\n", commands[i].spec->name, commands[i].spec->brief);
-    fprintf(out, "\n'neuronop COMMAND --help' describes a command; see neuronop(1).\n");
+    fprintf(out, "\n'neuronop COMMAND --help' (or 'neuronop help COMMAND') describes a "
+            "command; see neuronop(1).\n");
 }
 
 /* Runs the command argv[1] names; its exit status. */

@@ -10,9 +10,21 @@ Every op runs in neuronop's confined worker with every device check on, as under
 See neuronop-python(1).
 """
 
-from . import custom_op
-from ._ops import format_stats, stats
-from .errors import (BuildError, CrashError, DeviceError, DeviceWarning, Error,
+import sys
+
+try:
+    import torch  # noqa: F401  (every op call is a torch one)
+except ModuleNotFoundError as e:
+    if e.name != "torch":
+        raise
+    raise ModuleNotFoundError(
+        "neuronop needs torch, and this Python (%s) has none: install python3-torch, or "
+        "choose a Python that has it with NEURONOP_PYTHON" % sys.executable,
+        name="torch") from None
+
+from . import custom_op  # noqa: E402  (after the check: it imports torch)
+from ._ops import format_stats, stats  # noqa: E402
+from .errors import (BuildError, CrashError, DeviceError, DeviceWarning, Error,  # noqa: E402
                      ForbiddenError, InputError, ResourceError, StackOverflowError,
                      SupervisorError, TimeoutError, WorkerError)
 

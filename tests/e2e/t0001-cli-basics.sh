@@ -80,7 +80,8 @@ done
 test_expect "--help lists each command with the brief from its own table" '
     run --help
     expect_out "  build      build an op library from its manifest"
-    expect_out "  test       run a manifest'\''s test cases under every core order and count"'
+    expect_out "  test       run a manifest'\''s test cases under every core order and count"
+    expect_out "'\''neuronop COMMAND --help'\'' (or '\''neuronop help COMMAND'\'') describes a command"'
 
 test_expect "help COMMAND is COMMAND --help; help of no command is a usage error" '
     run help run

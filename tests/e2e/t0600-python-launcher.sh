@@ -120,7 +120,24 @@ test_expect "NEURONOP_PYTHON chooses the Python" '
     status=0
     NEURONOP_PYTHON=$WORK/none "$NEURONOP" python s.py >out 2>err || status=$?
     test "$status" = 2
-    grep -q "neuronop: error: cannot run Python '\''$WORK/none'\''" err'
+    grep -q "neuronop: error: cannot run Python '\''$WORK/none'\''" err
+    mkdir -p bin
+    ln -sf "$WORK/mypy" bin/mypython
+    status=0
+    PATH="$WORK/bin:$PATH" NEURONOP_PYTHON=mypython "$NEURONOP" python s.py >out 2>err ||
+        status=$?
+    test "$status" = 0
+    grep -q ran out'
+
+# python3 -S has no site folders, so no Debian torch; the launcher's own path still has neuronop
+test_expect "a Python without torch says so when the script imports neuronop" '
+    printf "#!/bin/sh\nexec /usr/bin/python3 -S \"\$@\"\n" >notorch
+    chmod +x notorch
+    py "import neuronop"
+    status=0
+    NEURONOP_PYTHON=$WORK/notorch "$NEURONOP" python s.py >out 2>err || status=$?
+    test "$status" = 1
+    grep -q "ModuleNotFoundError: neuronop needs torch, and this Python (/usr/bin/python3) has none: install python3-torch, or choose a Python that has it with NEURONOP_PYTHON" err'
 
 copy_example negate "$WORK/negate"
 "$NEURONOP" build "$WORK/negate" >/dev/null
