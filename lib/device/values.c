@@ -26,20 +26,29 @@ static int bad_arg(const nop_opinfo *op, int i, const char *arg, const char *wha
     return -1;
 }
 
-/* An input error for an op the library does not have, with its closest name and the ops. */
+/* An input error for an op the library does not have, with its closest name and the ops.
+ * A C++ library's ops are named with its namespace (NEURON_LIBRARY(ns, m): "ns::op"), in the
+ * hint and the list, and a name given with a namespace is matched by the part after it, so
+ * a mistyped op or a wrong namespace both get the name that works. */
 static int no_such_op(const nop_library *lib, const char *opname, nop_error *err)
 {
     int n = nop_library_op_count(lib);
+    if (n > NOP_MAX_OPS)
+        n = NOP_MAX_OPS;
+    const char *ns = nop_library_namespace(lib);
+    const char *sep = strstr(opname, "::");
+    const char *bare = sep ? sep + 2 : opname;
     const char *names[NOP_MAX_OPS];
-    for (int i = 0; i < n && i < NOP_MAX_OPS; i++) {
+    for (int i = 0; i < n; i++) {
         nop_opinfo o;
         nop_library_op(lib, i, &o);
         names[i] = o.name;
     }
-    const char *hint = nop_closest(opname, names, (size_t)(n < NOP_MAX_OPS ? n : NOP_MAX_OPS));
+    const char *hint = nop_closest(bare, names, (size_t)n);
     if (hint)
         nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no op '%s' in library '%s'; did you mean "
-                  "'%s'?", opname, nop_library_name(lib), hint);
+                  "'%s%s%s'?", opname, nop_library_name(lib), ns ? ns : "", ns ? "::" : "",
+                  hint);
     else
         nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no op '%s' in library '%s'", opname,
                   nop_library_name(lib));
@@ -50,7 +59,7 @@ static int no_such_op(const nop_library *lib, const char *opname, nop_error *err
         char sig[512];
         nop_library_op(lib, i, &o);
         nop_signature(&o, sig, sizeof sig);
-        nopi_sb_printf(&sb, " %s", sig);
+        nopi_sb_printf(&sb, " %s%s%s", ns ? ns : "", ns ? "::" : "", sig);
     }
     nopi_detail(err, "%s", sb.s ? sb.s : "");
     nopi_sb_free(&sb);

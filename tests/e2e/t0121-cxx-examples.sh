@@ -66,6 +66,14 @@ test_expect "negate_cxx negates (accessor<float, 1>), by OP and by ns::OP" '
     expect_status 0
     expect_out "values: 2.5 2.5 2.5"'
 
+test_expect "a mistyped op or a wrong namespace is told the name that works, namespace and all" '
+    for name in relu_ops::relu_foward my_ops::relu_forward relu_foward; do
+        run run relu_cxx $name zeros:4
+        expect_status 2
+        expect_err "neuronop: error: no op '\''$name'\'' in library '\''relu_cxx'\''; did you mean '\''relu_ops::relu_forward'\''?"
+        expect_err "its ops: relu_ops::relu_forward(tensor) relu_ops::relu_backward(tensor, tensor)"
+    done'
+
 test_expect "relu_cxx relu_forward zeroes the negatives of a 2-D tensor (a[i][j])" '
     npy write x.npy "<f4" 2x3 1.5 -2 0 -0.25 3 -7
     run run relu_cxx relu_forward x.npy -o out.npy
