@@ -18,7 +18,8 @@ for ex in relu relu_tcm relu_multicore; do
     "$neuronop" run "$here/$ex" relu_forward randn:32x4096
     echo
 done
-echo "== relu_multicore on 10 elements: 8 cores cannot split them evenly"
+echo "== relu_multicore on 10 elements: 8 cores cannot split them evenly (this kernel gives"
+echo "   core 7 its remainder; the public sample, as written, copies past the end there)"
 "$neuronop" run "$here/relu_multicore" relu_forward randn:10
 echo
 echo "== the seed tutorial's three relu variants in C and in C++, benched side by side (randn:32x4096)"
