@@ -14,7 +14,7 @@
 #include "devopts.h"
 #include "report.h"
 
-static struct device_cli dc;
+static struct device_cli dc = { .spec = &bench_spec };
 static long warmup = 10, iters = -1;
 static double seconds, max_regression = -1;   /* -1: not given; then 5 */
 static const char *baseline, *trace, *trace_clock;
@@ -315,18 +315,16 @@ static void print_json(const char *opname, const char *inputs, const nop_profile
 /* The checks of option values that parse_options cannot make.  Prints; returns 0 or 2. */
 static int check_options(void)
 {
-    if (seconds > 0 && iters > 0)   /* each one's range is the parser's */
-        report_plain_error("give --iters or --time, not both");
-    else if (trace_clock && !trace)
-        report_plain_error("--trace-clock '%s' needs --trace FILE", trace_clock);
-    else if (max_regression >= 0 && !baseline)
-        report_plain_error("--max-regression %g needs --baseline FILE", max_regression);
-    else if (trace_clock && strcmp(trace_clock, clock_names[NOP_TRACE_MODELED]) != 0 &&
-             strcmp(trace_clock, clock_names[NOP_TRACE_HOST]) != 0)
-        report_plain_error("unknown --trace-clock '%s'; use modeled or host", trace_clock);
-    else
-        return 0;
-    return STATUS_USAGE;
+    /* each one's range, and --trace-clock's words, are the parser's */
+    if (seconds > 0 && iters > 0)
+        return command_usage_error(&bench_spec, "give --iters or --time, not both");
+    if (trace_clock && !trace)
+        return command_usage_error(&bench_spec, "--trace-clock '%s' needs --trace FILE",
+                                   trace_clock);
+    if (max_regression >= 0 && !baseline)
+        return command_usage_error(&bench_spec, "--max-regression %g needs --baseline FILE",
+                                   max_regression);
+    return 0;
 }
 
 int cmd_bench(int argc, char **argv)
@@ -339,7 +337,7 @@ int cmd_bench(int argc, char **argv)
         return rc > 0 ? 0 : STATUS_USAGE;
     struct op_call oc = { 0 };
     nop_bench_result b = { 0 };
-    if ((rc = check_options()) != 0 ||
+    if ((rc = check_options()) != 0 || (rc = device_cli_checks(&dc)) != 0 ||
         (trace && (rc = check_output_file(trace, "a .json file")) != 0))
         goto out;
     nop_error err;

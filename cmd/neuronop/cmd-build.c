@@ -11,6 +11,7 @@
 
 static bool force, verbose, json, memcheck;
 static const char *compiler, *build_dir, *library_dir;
+static const char *const compiler_names[] = { "tcc", "cc", NULL };
 static long compile_time, compile_memory;
 
 static const struct option_spec options[] = {
@@ -19,8 +20,9 @@ static const struct option_spec options[] = {
     OPTION(0, "json", OPT_FLAG, &json, NULL, "print the result and the library's metadata as JSON"),
     OPTION(0, "memcheck", OPT_FLAG, &memcheck, NULL,
            "instrument the kernels for memcheck, into libNAME.memcheck.so"),
-    OPTION(0, "compiler", OPT_STRING, &compiler, "tcc|cc",
-           "compile C sources with libtcc or the system C compiler at -O2 (overrides 'compiler:')"),
+    { 0, "compiler", OPT_STRING, &compiler, "tcc|cc",
+      "compile C sources with libtcc or the system C compiler at -O2 (overrides 'compiler:')",
+      COMPLETE_VALUES, compiler_names, 0, 0 },
     OPTION(0, "build-dir", OPT_STRING, &build_dir, "DIR",
            "build into DIR, anywhere (overrides build_directory, which must stay in the folder)"),
     OPTION(0, "library-dir", OPT_STRING, &library_dir, "DIR",
@@ -120,10 +122,8 @@ int cmd_build(int argc, char **argv)
         return rc > 0 ? 0 : STATUS_USAGE;
     const char *target = nargs ? args[0] : ".";
     free(args);
-    if (build_dir && !build_dir[0]) {
-        report_plain_error("--build-dir needs a folder, not ''");
-        return STATUS_USAGE;
-    }
+    if (build_dir && !build_dir[0])
+        return command_usage_error(&build_spec, "--build-dir needs a folder, not ''");
 
     nop_error err;
     nop_manifest *m;

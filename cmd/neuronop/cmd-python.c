@@ -29,7 +29,7 @@
 #include "devopts.h"
 #include "report.h"
 
-static struct device_cli dc;
+static struct device_cli dc = { .spec = &python_spec };
 static bool stats;
 
 static const struct option_spec options[] = {
@@ -123,14 +123,6 @@ int cmd_python(int argc, char **argv)
         return rc;
     }
     free_option_lists(&python_spec);
-    bool known = !dc.schedule;   /* the supervisor would refuse it only at the first op */
-    for (int i = 0; dc.schedule && schedule_names[i]; i++)
-        known |= strcmp(dc.schedule, schedule_names[i]) == 0;
-    if (!known) {
-        report_plain_error("unknown schedule '%s'; use parallel, sequential, reversed or "
-                           "shuffle", dc.schedule);
-        return STATUS_USAGE;
-    }
     if (dc.device || dc.cores) {   /* a wrong profile or --cores is said now, as run says
                                     * it, not at the script's first op */
         nop_profile *p;

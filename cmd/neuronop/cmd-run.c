@@ -12,7 +12,7 @@
 #include "devopts.h"
 #include "report.h"
 
-static struct device_cli dc;
+static struct device_cli dc = { .spec = &run_spec };
 static const char *output, *expect;
 static double rel_tol = -1, abs_tol = -1;
 static bool json, verbose;
@@ -230,9 +230,11 @@ int cmd_run(int argc, char **argv)
     if (rc != 0)
         return rc > 0 ? 0 : STATUS_USAGE;
     if (!expect && (rel_tol >= 0 || abs_tol >= 0)) {   /* a tolerance with nothing to judge */
-        report_plain_error("--%s needs --expect FILE", rel_tol >= 0 ? "rtol" : "atol");
-        rc = STATUS_USAGE;
+        rc = command_usage_error(&run_spec, "--%s needs --expect FILE",
+                                 rel_tol >= 0 ? "rtol" : "atol");
     }
+    if (rc == 0)   /* before the library is built: a bad option builds nothing */
+        rc = device_cli_checks(&dc);
     if (rc == 0 && output)
         rc = check_output_file(output, "a .npy file");
     if (rc != 0) {

@@ -52,7 +52,7 @@
 #include "report.h"
 #include "serve.h"
 
-static struct device_cli dc;
+static struct device_cli dc = { .spec = &serve_spec };
 static bool profile_opt;
 static const struct option_spec options[] = {
     DEVICE_OPTIONS(dc),

@@ -14,7 +14,7 @@
 #include "junit.h"
 #include "report.h"
 
-static struct device_cli dc;
+static struct device_cli dc = { .spec = &test_spec };
 static const char *pattern, *shard, *junit;
 static long shuffles = 2;
 static bool verbose, json;
@@ -181,9 +181,8 @@ int cmd_test(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     double t0 = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
     if (shard && parse_shard(shard, &shard_i, &shard_n) != 0) {
-        report_plain_error("--shard takes I/N with 1 <= I <= N <= 1000000, like 2/4, not '%s'",
-                           shard);
-        rc = STATUS_USAGE;
+        rc = command_usage_error(&test_spec, "--shard takes I/N with 1 <= I <= N <= 1000000, "
+                                 "like 2/4, not '%s'", shard);
         goto out;
     }
     if (junit && (rc = check_output_file(junit, "a .xml file")) != 0)

@@ -19,16 +19,15 @@ bool sandbox_on(void)
 
 const char *const schedule_names[] = { "parallel", "sequential", "reversed", "shuffle", NULL };
 
-/* ORs the checks named in a list of comma-separated lists into *bits; prints and returns 2
- * for an unknown name. */
-static int parse_checks(const struct option_list *l, unsigned *bits)
+/* ORs the checks named in a list of comma-separated lists into *bits; prints a usage error
+ * of spec's command and returns 2 for an unknown name. */
+static int parse_checks(const struct command_spec *spec, const struct option_list *l,
+                        unsigned *bits)
 {
     for (int i = 0; i < l->n; i++) {
-        if (!l->items[i][strspn(l->items[i], ",")]) {
-            report_plain_error("--check and --no-check take a comma-separated list of checks, "
-                               "not '%s'", l->items[i]);
-            return STATUS_USAGE;
-        }
+        if (!l->items[i][strspn(l->items[i], ",")])
+            return command_usage_error(spec, "--check and --no-check take a comma-separated "
+                                       "list of checks, not '%s'", l->items[i]);
         char *copy = strdup(l->items[i]), *save = NULL;
         if (!copy)
             return report_nomem();
@@ -39,13 +38,13 @@ static int parse_checks(const struct option_list *l, unsigned *bits)
                 while (nop_check_names[n])
                     n++;
                 const char *hint = nop_closest(name, nop_check_names, (size_t)n);
-                report_plain_error("unknown check '%s'%s%s%s", name,
-                                   hint ? "; did you mean '" : "", hint ? hint : "",
-                                   hint ? "'?" : "");
-                fprintf(stderr, "checks:");
-                for (int k = 0; k < n; k++)
-                    fprintf(stderr, " %s", nop_check_names[k]);
-                fprintf(stderr, ", or all\n");
+                char names[512] = "";
+                for (int k = 0, at = 0; k < n && at < (int)sizeof names; k++)
+                    at += snprintf(names + at, sizeof names - (size_t)at, " %s",
+                                   nop_check_names[k]);
+                command_usage_error(spec, "unknown check '%s'%s%s%s (checks:%s, or all)", name,
+                                    hint ? "; did you mean '" : "", hint ? hint : "",
+                                    hint ? "'?" : "", names);
                 free(copy);
                 return STATUS_USAGE;
             }
@@ -60,7 +59,8 @@ int device_cli_checks(struct device_cli *dc)
 {
     unsigned off = 0, on = 0;
     int rc;
-    if ((rc = parse_checks(&dc->no_check, &off)) != 0 || (rc = parse_checks(&dc->check, &on)))
+    if ((rc = parse_checks(dc->spec, &dc->no_check, &off)) != 0 ||
+        (rc = parse_checks(dc->spec, &dc->check, &on)) != 0)
         return rc;
     dc->disabled = off & ~on;   /* --check wins over --no-check */
     return 0;

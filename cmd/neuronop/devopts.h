@@ -10,7 +10,11 @@
 
 #define DEFAULT_DEVICE "trn1"   /* the profile without --device (neuronop-run(1)) */
 
+struct command_spec;
+
 struct device_cli {
+    const struct command_spec *spec;   /* the command whose options these are: a bad
+                                        * value is its usage error */
     const char *device;     /* --device: profile name or path */
     long cores;             /* --cores */
     long threads;           /* -j, --threads */

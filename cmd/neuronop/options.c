@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,40 @@ static int usage_error(const struct command_spec *spec, const char *fmt, const c
     return -1;
 }
 
+int command_usage_error(const struct command_spec *spec, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    usage_error(spec, "%s", msg, NULL);
+    return STATUS_USAGE;
+}
+
+/* Whether arg is one of o's words (an OPT_STRING with COMPLETE_VALUES); else prints the usage
+ * error that lists them ("--schedule takes parallel, sequential, reversed or shuffle, not
+ * 'random'"), with the closest, and returns false. */
+static bool one_of_values(const struct command_spec *spec, const struct option_spec *o,
+                          const char *arg)
+{
+    size_t n = 0;
+    while (o->values[n])
+        n++;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(arg, o->values[i]) == 0)
+            return true;
+    char words[256] = "";
+    size_t at = 0;
+    for (size_t i = 0; i < n && at < sizeof words; i++)
+        at += (size_t)snprintf(words + at, sizeof words - at, "%s%s",
+                               i == 0 ? "" : i + 1 == n ? " or " : ", ", o->values[i]);
+    const char *hint = nop_closest(arg, o->values, n);
+    command_usage_error(spec, "--%s takes %s, not '%s'%s%s%s", o->long_name, words, arg,
+                        hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+    return false;
+}
+
 static int store(const struct command_spec *spec, const struct option_spec *o, const char *arg)
 {
     char *end;
@@ -62,6 +97,8 @@ static int store(const struct command_spec *spec, const struct option_spec *o, c
         *(bool *)o->dest = true;
         return 0;
     case OPT_STRING:
+        if (o->complete == COMPLETE_VALUES && o->values && !one_of_values(spec, o, arg))
+            return -1;
         *(const char **)o->dest = arg;
         return 0;
     case OPT_INT:

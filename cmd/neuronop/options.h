@@ -39,7 +39,8 @@ struct option_spec {
     const char *arg_name;     /* for help: "N", "FILE"; NULL for flags */
     const char *help;
     enum option_complete complete;
-    const char *const *values;   /* COMPLETE_VALUES: the accepted words, NULL-terminated */
+    const char *const *values;   /* COMPLETE_VALUES: the accepted words, NULL-terminated (an
+                                  * OPT_STRING's value must be one of them) */
     double min, max;          /* OPT_INT and OPT_DOUBLE: the accepted range, when min < max
                                * (OPT_DOUBLE must be finite in any case) */
 };
@@ -71,6 +72,12 @@ struct command_spec {
 int parse_options(const struct command_spec *spec, int argc, char **argv, char ***args,
                   int *nargs);
 void free_option_lists(const struct command_spec *spec);
+
+/* Prints a usage error of spec's command, in the parser's form ("neuronop CMD: error: ...",
+ * then where to read about it), for what only the command can judge (options that go
+ * together, a value of a form of its own); returns the usage exit status, 2. */
+int command_usage_error(const struct command_spec *spec, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Prints the generated help of a command to stdout. */
 void print_command_help(const struct command_spec *spec);

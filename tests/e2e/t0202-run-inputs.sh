@@ -351,7 +351,7 @@ test_expect "--expect with another shape" '
 test_expect "a misspelt schedule" '
     run run copy copy zeros:2 --schedule sequental
     expect_status 2
-    expect_err "unknown schedule '\''sequental'\'' (did you mean '\''sequential'\''?)"'
+    expect_err "neuronop run: error: --schedule takes parallel, sequential, reversed or shuffle, not '\''sequental'\''; did you mean '\''sequential'\''?"'
 
 test_expect "an unknown device profile" '
     run run copy copy zeros:2 --device trn9

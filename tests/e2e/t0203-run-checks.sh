@@ -58,7 +58,7 @@ test_expect "--no-check turns a check off, --check back on" '
 test_expect "an unknown check name is a usage error with a suggestion" '
     run run checks race randn:100 --no-check rcae
     expect_status 2
-    expect_err "neuronop: error: unknown check '\''rcae'\''; did you mean '\''race'\''?"
-    expect_err "checks: race unwritten init dst multicore coherence readonly leak streams printf, or all"'
+    expect_err "neuronop run: error: unknown check '\''rcae'\''; did you mean '\''race'\''? (checks: race unwritten init dst multicore coherence readonly leak streams printf, or all)"
+    expect_err "see '\''neuronop run --help'\''"'
 
 test_done

@@ -61,12 +61,23 @@ test_expect "numbers are written in decimal, without spaces" '
 
 # Before, an empty --build-dir was blamed on the manifest.
 test_expect "an empty --build-dir is a usage error of the option" '
-    refused build one --build-dir "" -- "neuronop: error: --build-dir needs a folder, not '\'''\''"'
+    refused build one --build-dir "" -- "neuronop build: error: --build-dir needs a folder, not '\'''\''"'
 
 # Before, each was ignored: a tolerance or a regression limit that judges nothing.
 test_expect "a tolerance without --expect, a limit without --baseline, are refused" '
-    refused run mc relu_forward randn:8 --rtol 0.1 -- "neuronop: error: --rtol needs --expect FILE"
-    refused run mc relu_forward randn:8 --atol 0.1 -- "neuronop: error: --atol needs --expect FILE"
-    refused bench mc relu_forward randn:8 --max-regression 3 -- "neuronop: error: --max-regression 3 needs --baseline FILE"'
+    refused run mc relu_forward randn:8 --rtol 0.1 -- "neuronop run: error: --rtol needs --expect FILE"
+    refused run mc relu_forward randn:8 --atol 0.1 -- "neuronop run: error: --atol needs --expect FILE"
+    refused bench mc relu_forward randn:8 --max-regression 3 -- "neuronop bench: error: --max-regression 3 needs --baseline FILE"'
+
+# Before, the library was built first and the bad word refused after; the usage error's
+# form is neuronop(1)'s, with where to read about the option.
+test_expect "a word an option does not take is refused in its command'\''s words, before a build" '
+    copy_example relu_tcm fresh
+    refused run fresh relu_forward randn:8 --schedule random -- "neuronop run: error: --schedule takes parallel, sequential, reversed or shuffle, not '\''random'\''"
+    expect_err "see '\''neuronop run --help'\''"
+    refused bench fresh relu_forward randn:8 --check rcae -- "neuronop bench: error: unknown check '\''rcae'\''; did you mean '\''race'\''?"
+    refused build fresh --compiler gcc -- "neuronop build: error: --compiler takes tcc or cc, not '\''gcc'\''"
+    refused test fresh --shard 5/4 -- "neuronop test: error: --shard takes I/N"
+    test ! -e fresh/build'
 
 test_done

@@ -44,7 +44,7 @@ test_expect "the device options of run are taken, and -v shows the build" '
     expect_err "neuronop: note: compile (device)"
     run bench mc relu_forward randn:1000 --schedule backwards
     expect_status 2
-    expect_err "unknown schedule '\''backwards'\''"
+    expect_err "neuronop bench: error: --schedule takes parallel, sequential, reversed or shuffle, not '\''backwards'\''"
     run bench mc relu_forward randn:1000 --no-check rase
     expect_status 2'
 
@@ -57,7 +57,7 @@ for bad in "--iters 0|--iters takes a whole number from 1 to 100000000, not '0'"
     "--iters -3|--iters takes a whole number from 1 to 100000000, not '-3'" \
     "--time -1|--time takes a number from 0.001 to 86400, not '-1'" \
     "--warmup -1|--warmup takes a whole number from 0 to 1000000, not '-1'" \
-    "--iters 5 --time 1|neuronop: error: give --iters or --time, not both"; do
+    "--iters 5 --time 1|neuronop bench: error: give --iters or --time, not both"; do
     test_expect "bad arguments: ${bad%%|*}" '
         run bench relu relu_forward randn:64 '"${bad%%|*}"'
         expect_status 2

@@ -69,10 +69,10 @@ test_expect "--json reports the trace" '
 test_expect "bad --trace-clock, --trace-clock alone, and an unwritable trace file" '
     run bench tcm relu_forward randn:64 --trace t2.json --trace-clock wall
     expect_status 2
-    expect_err "neuronop: error: unknown --trace-clock '\''wall'\''; use modeled or host"
+    expect_err "neuronop bench: error: --trace-clock takes modeled or host, not '\''wall'\''"
     run bench tcm relu_forward randn:64 --trace-clock host
     expect_status 2
-    expect_err "neuronop: error: --trace-clock '\''host'\'' needs --trace FILE"
+    expect_err "neuronop bench: error: --trace-clock '\''host'\'' needs --trace FILE"
     run bench tcm relu_forward randn:64 --iters 1 --trace no/such/dir/t.json
     expect_status 2
     expect_err "neuronop: error: cannot write '\''no/such/dir/t.json'\'': No such file or directory"

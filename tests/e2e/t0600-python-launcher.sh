@@ -64,7 +64,8 @@ test_expect "a bad device option is a usage error" '
     expect_status 2
     run python --schedule sideways s.py
     expect_status 2
-    expect_err "unknown schedule '\''sideways'\''"
+    expect_err "neuronop python: error: --schedule takes parallel, sequential, reversed or shuffle, not '\''sideways'\''"
+    expect_err "see '\''neuronop python --help'\''"
     run python --device nosuch s.py
     expect_status 2'
 
