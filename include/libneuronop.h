@@ -583,6 +583,7 @@ int nop_trace_save(const nop_run_result *r, const nop_profile *p, const nop_mode
  * strings are "" (and cores 0) when the report predates them. */
 typedef struct nop_baseline {
     double host_throughput, modeled_throughput;
+    char library[128];          /* the library's name (its manifest's); "" in an older report */
     char op[128], device[128];
     char inputs[2048];          /* the op's arguments as given, space-separated */
     int cores;

@@ -250,13 +250,15 @@ static int write_trace(const struct op_call *oc, double host_ns, trace_report *t
     return rc;
 }
 
-static void print_json(const char *opname, const char *inputs, const nop_profile *p,
-                       bool memcheck, const nop_bench_result *b, const nop_model *m,
-                       double host_ns, const comparison *cmp, const hugepage_report *hp,
-                       const trace_report *tr)
+static void print_json(const char *library, const char *opname, const char *inputs,
+                       const nop_profile *p, bool memcheck, const nop_bench_result *b,
+                       const nop_model *m, double host_ns, const comparison *cmp,
+                       const hugepage_report *hp, const trace_report *tr)
 {
     const nop_run_result *r = &b->fastest;
-    printf("{\"op\": ");
+    printf("{\"library\": ");
+    print_json_string(stdout, library);
+    printf(", \"op\": ");
     print_json_string(stdout, opname);
     printf(", \"inputs\": ");
     print_json_string(stdout, inputs);
@@ -357,7 +359,8 @@ int cmd_bench(int argc, char **argv)
     char inputs[sizeof cmp.old.inputs];
     inputs_of(args, nargs, inputs, sizeof inputs);
     if (baseline &&
-        ((rc = check_baseline("of op", cmp.old.op, oc.name)) != 0 ||
+        ((rc = check_baseline("of library", cmp.old.library, nop_library_name(oc.lib))) != 0 ||
+         (rc = check_baseline("of op", cmp.old.op, oc.name)) != 0 ||
          (rc = check_baseline("on device", cmp.old.device,
                               nop_profile_name(oc.profile))) != 0 ||
          (rc = check_baseline("with inputs", cmp.old.inputs, inputs)) != 0))
@@ -412,8 +415,8 @@ int cmd_bench(int argc, char **argv)
     if (trace && (rc = write_trace(&oc, host_ns, &tr)) != 0)
         goto out;
     if (json)
-        print_json(oc.name, inputs, oc.profile, nop_library_memcheck(oc.lib), &b, &m, host_ns,
-                   &cmp, &hp, &tr);
+        print_json(nop_library_name(oc.lib), oc.name, inputs, oc.profile,
+                   nop_library_memcheck(oc.lib), &b, &m, host_ns, &cmp, &hp, &tr);
     else
         print_human(oc.display, oc.profile, &b, &m, nop_library_memcheck(oc.lib));
     if (hugepages && !json)

@@ -27,6 +27,7 @@ int nop_bench_baseline_load(const char *path, nop_baseline *b, nop_error *err)
                                                            "throughput"));
     b->modeled_throughput = json_number_value(json_object_get(json_object_get(root, "modeled"),
                                                               "throughput"));
+    get_string(root, "library", b->library, sizeof b->library);
     get_string(root, "op", b->op, sizeof b->op);
     get_string(root, "device", b->device, sizeof b->device);
     get_string(root, "inputs", b->inputs, sizeof b->inputs);

@@ -4,6 +4,9 @@
 . ./lib.sh
 copy_example relu "$WORK/std"
 copy_example relu_tcm "$WORK/tcm"
+# the TCM relu's library with the standard accessor's kernel: the same library made slower
+copy_example relu "$WORK/slow"
+sed -i "s/^name: relu\$/name: relu_tcm/" "$WORK/slow/neuronop.yaml"
 
 # An unchanged kernel's modeled figure moves only through its compute term (about 1% of it
 # here), but a test machine under load can still move that term severalfold, so the checks
@@ -24,7 +27,7 @@ test_expect "--json reports the comparison" '
            (.baseline.modeled_change_percent | fabs) < 50" out'
 
 test_expect "a slower kernel fails the gate with exit 1, after printing its figures" '
-    run bench std relu_forward randn:32x4096 --iters 2 --warmup 0 --baseline base.json
+    run bench slow relu_forward randn:32x4096 --iters 2 --warmup 0 --baseline base.json
     expect_status 1
     expect_out "modeled throughput (iter/sec):"
     # 99% here when the machine is quiet; load on it inflates the baseline'"'"'s compute term, so
@@ -32,21 +35,24 @@ test_expect "a slower kernel fails the gate with exit 1, after printing its figu
     grep -Eq "^neuronop: error: modeled throughput fell 9[0-9]\.[0-9]% " "$WORK/err" ||
         { echo "stderr lacks a fall of 90% or more"; cat "$WORK/err"; exit 1; }
     expect_err "% against '\''base.json'\'', more than --max-regression 5%"
-    run bench std relu_forward randn:32x4096 --iters 2 --warmup 0 --baseline base.json --json
+    run bench slow relu_forward randn:32x4096 --iters 2 --warmup 0 --baseline base.json --json
     expect_status 1
     jq -e ".baseline.regressed == true and .baseline.modeled_change_percent < -90" out'
 
 test_expect "--max-regression widens the gate" '
-    run bench std relu_forward randn:32x4096 --iters 2 --warmup 0 --baseline base.json --max-regression 100
+    run bench slow relu_forward randn:32x4096 --iters 2 --warmup 0 --baseline base.json --max-regression 100
     expect_status 0'
 
-test_expect "a baseline of another input, op or core count is refused, not compared" '
-    jq -e ".inputs == \"randn:32x4096\" and .op == \"relu_forward\" and .cores == 1" base.json
+test_expect "a baseline of another input, library, op or core count is refused, not compared" '
+    jq -e ".inputs == \"randn:32x4096\" and .library == \"relu_tcm\" and .op == \"relu_forward\" and .cores == 1" base.json
     run bench tcm relu_forward randn:4x4 --iters 2 --baseline base.json
     expect_status 2
     expect_err "neuronop: error: '\''base.json'\'' is a baseline with inputs '\''randn:32x4096'\'', not '\''randn:4x4'\'': compare like with like"
     expect_err "make a baseline of this bench with '\''neuronop bench ... --json > base.json'\''"
     if grep -q "modeled throughput" out; then exit 1; fi
+    run bench std relu_forward randn:32x4096 --iters 2 --baseline base.json
+    expect_status 2
+    expect_err "is a baseline of library '\''relu_tcm'\'', not '\''relu'\'': compare like with like"
     sed "s/\"op\": \"relu_forward\"/\"op\": \"relu_backward\"/" base.json >other-op.json
     run bench tcm relu_forward randn:32x4096 --iters 2 --baseline other-op.json
     expect_status 2
@@ -56,7 +62,8 @@ test_expect "a baseline of another input, op or core count is refused, not compa
     expect_status 2
     expect_err "is a baseline on device '\''trn2'\'', not '\''trn1'\''"
     copy_example relu_multicore "$WORK/mc"
-    run bench mc relu_forward randn:32x4096 --iters 2 --baseline base.json --cores 3
+    sed "s/\"library\": \"relu_tcm\"/\"library\": \"relu_multicore\"/" base.json >mc.json
+    run bench mc relu_forward randn:32x4096 --iters 2 --baseline mc.json --cores 3
     expect_status 2
     expect_err "is a baseline on cores '\''1'\'', not '\''3'\'': compare like with like"
     expect_err "make a baseline of this bench with"
