@@ -44,6 +44,8 @@ const char *nopi_number_article(const char *text);
 bool nopi_dtype_is_float(nt_dtype d);
 /* Parses a name or suffix ("float32", "f32", "bfloat16", "bf16", ...); -1 when unknown. */
 int nopi_dtype_parse(const char *s);
+/* The dtypes' names as a list to show ("float32, bfloat16, ... or uint8"), into buf. */
+void nopi_dtype_names(char *buf, size_t size);
 
 /* Allocates a tensor with zeroed data (or none when shape_only), its pages mapped at once,
  * huge ones when it is large (nopi_host_zalloc: every element is soon written or read).  NULL

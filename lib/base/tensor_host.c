@@ -170,8 +170,10 @@ int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_e
                                          : "expected KIND:SHAPE with an optional :DTYPE");
     int dtype = NT_F32;
     if (nparts == want + 1 && (dtype = nopi_dtype_parse(parts[want])) < 0) {
-        char what[128];
-        snprintf(what, sizeof what, "unknown dtype '%s'", parts[want]);
+        char names[160], what[256];
+        nopi_dtype_names(names, sizeof names);
+        snprintf(what, sizeof what, "unknown dtype '%s'; the device's are %s", parts[want],
+                 names);
         return gen_error(err, spec, what);
     }
     bool random = strcmp(kind, "randn") == 0 || strcmp(kind, "rand") == 0;

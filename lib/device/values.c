@@ -134,6 +134,13 @@ int nop_values_parse(const nop_library *lib, const char *opname, int argc,
                         "a .npy file", a, a, a);
             return -1;
         }
+        if (absent && a[0] >= '0' && a[0] <= '9' && !a[strspn(a, "0123456789x")]) {
+            nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "argument %d of op '%s' is a tensor: "
+                      "'%s' is a shape, not a generator or a .npy file", i + 1, op.name, a);
+            nopi_detail(err, "for a tensor of that shape write a generator with it: randn:%s, "
+                        "zeros:%s, ...", a, a);
+            return -1;
+        }
         const char *meant = absent ? nopi_generator_like(a) : NULL;
         if (meant)
             return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%.*s' is not a generator; did "

@@ -28,6 +28,13 @@ test_expect "a number where a tensor goes says which argument and what to write"
     expect_err "neuronop: error: argument 1 of op '\''softclip'\'' is a tensor: '\''3'\'' is a number, not a generator or a .npy file"
     expect_err "for a tensor of 3s write full:SHAPE:3 (full:4:3), or give a .npy file"'
 
+# Before: "cannot read .npy file '32x4096'"
+test_expect "a shape where a tensor goes is told the generator to write" '
+    run run relu relu_forward 32x4096
+    expect_status 2
+    expect_err "neuronop: error: argument 1 of op '\''relu_forward'\'' is a tensor: '\''32x4096'\'' is a shape, not a generator or a .npy file"
+    expect_err "for a tensor of that shape write a generator with it: randn:32x4096, zeros:32x4096, ..."'
+
 test_expect "a number argument that is not a number" '
     run run softclip softclip zeros:4 five 1
     expect_status 2
@@ -130,7 +137,7 @@ test_expect "the same seed gives the same tensor; another seed another" '
 
 for bad in "randn:|a shape is sizes joined by x" "randn:3y4|a shape is sizes joined by x" \
            "randn:4x|a shape is sizes joined by x" "randn:4xx4|a shape is sizes joined by x" \
-           "zeros:4:f64|unknown dtype 'f64'" "full:4|full needs a shape and a value" \
+           "zeros:4:f64|unknown dtype 'f64'; the device's are float32, bfloat16, float16, int32, int8, int64, int16 or uint8" "full:4|full needs a shape and a value" \
            "full:4:abc|the value of full is not a number" "arange:2x2|arange takes a count"; do
     spec=${bad%%|*}
     msg=${bad#*|}
