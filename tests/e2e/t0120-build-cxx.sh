@@ -265,7 +265,9 @@ test_expect "--compiler takes only tcc or cc" '
     copy_example negate negcc3
     run build --compiler=clang negcc3
     expect_status 2
-    expect_err "unknown compiler '\''clang'\''"'
+    expect_err "neuronop build: error: --compiler takes tcc or cc, not '\''clang'\''"
+    expect_err "see '\''neuronop build --help'\''"
+    test ! -e negcc3/build'
 
 test_expect "CXX=clang++ builds, runs and tests a C++ library; --memcheck says it needs g++" '
     command -v clang++ >/dev/null || { echo "# no clang++: skipped"; exit 0; }
