@@ -60,8 +60,8 @@ void nopi_dtype_names(char *buf, size_t size)
     size_t at = 0, n = NOPI_ARRAY_LEN(dtypes);
     buf[0] = '\0';
     for (size_t i = 0; i < n && at < size; i++)
-        at += (size_t)snprintf(buf + at, size - at, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
-                               dtypes[i].name);
+        at += (size_t)snprintf(buf + at, size - at, "%s%s",
+                               i == 0 ? "" : i + 1 == n ? " or " : ", ", dtypes[i].name);
 }
 
 int nopi_dtype_parse(const char *s)

@@ -35,9 +35,11 @@ static int no_such_op(const nop_library *lib, const char *opname, nop_error *err
     int n = nop_library_op_count(lib);
     if (n > NOP_MAX_OPS)
         n = NOP_MAX_OPS;
-    const char *ns = nop_library_namespace(lib);
-    const char *sep = strstr(opname, "::");
-    const char *bare = sep ? sep + 2 : opname;
+    const char *ns = nop_library_namespace(lib), *sep = ns ? "::" : "";
+    if (!ns)
+        ns = "";
+    const char *given = strstr(opname, "::");
+    const char *bare = given ? given + 2 : opname;
     const char *names[NOP_MAX_OPS];
     for (int i = 0; i < n; i++) {
         nop_opinfo o;
@@ -47,8 +49,7 @@ static int no_such_op(const nop_library *lib, const char *opname, nop_error *err
     const char *hint = nop_closest(bare, names, (size_t)n);
     if (hint)
         nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no op '%s' in library '%s'; did you mean "
-                  "'%s%s%s'?", opname, nop_library_name(lib), ns ? ns : "", ns ? "::" : "",
-                  hint);
+                  "'%s%s%s'?", opname, nop_library_name(lib), ns, sep, hint);
     else
         nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no op '%s' in library '%s'", opname,
                   nop_library_name(lib));
@@ -59,7 +60,7 @@ static int no_such_op(const nop_library *lib, const char *opname, nop_error *err
         char sig[512];
         nop_library_op(lib, i, &o);
         nop_signature(&o, sig, sizeof sig);
-        nopi_sb_printf(&sb, " %s%s%s", ns ? ns : "", ns ? "::" : "", sig);
+        nopi_sb_printf(&sb, " %s%s%s", ns, sep, sig);
     }
     nopi_detail(err, "%s", sb.s ? sb.s : "");
     nopi_sb_free(&sb);

@@ -476,20 +476,18 @@ static case_req part_request(const nop_testinfo *t, int test, const int *pick, b
     return rq;
 }
 
-/* Runs a part of sub-case (test, pick) in a worker in its library's loaded state (posted: the
- * request went with nopi_server_post, and its records are read now): a kernel that kills its
- * worker fails the case, and a reference that does is the case's ERROR (as a reference that
- * fails in place is).  false when the worker failed so. */
-static bool run_part_isolated(nopi_server *srv, judge *j, int test, const int *pick,
-                              bool reference, bool posted)
+/* Runs the part of a sub-case that rq asks for in a worker in its library's loaded state
+ * (posted: rq went with nopi_server_post, and its records are read now): a kernel that kills
+ * its worker fails the case, and a reference that does is the case's ERROR (as a reference
+ * that fails in place is).  false when the worker failed so. */
+static bool run_part_isolated(nopi_server *srv, judge *j, const case_req *rq, bool posted)
 {
     nop_error err;
-    const nop_testinfo *t = j->t;
-    case_req rq = part_request(t, test, pick, reference);
+    bool reference = rq->reference != 0;
     double budget = 10.0;   /* loading the library and making the arguments */
     int runs = reference ? 1 : j->nex;
-    if (nopi_server_call(srv, t->op, budget, runs, posted ? NULL : &rq, posted ? 0 : sizeof rq,
-                         take_case, j, &err) == 0)
+    if (nopi_server_call(srv, j->t->op, budget, runs, posted ? NULL : rq,
+                         posted ? 0 : sizeof *rq, take_case, j, &err) == 0)
         return true;
     nop_run_result_clear(&j->cur);
     if (!j->over && reference) {   /* the test's own code failed, as when it crashes in place */
@@ -523,12 +521,13 @@ static void run_case(const suite *s, nopi_server *const *srv, int test, const no
         if (!j.over && t->reference)
             run_part(s, t, pick, true, NULL, report_here, &j);
     } else {
-        case_req rq = part_request(t, test, pick, true);
+        case_req kernels = part_request(t, test, pick, false);
+        case_req ref = part_request(t, test, pick, true);
         bool posted = t->reference && s->alongside &&
-                      nopi_server_post(srv[1], &rq, sizeof rq, NULL) == 0;
-        if (run_part_isolated(srv[0], &j, test, pick, false, false) && !j.over &&
-            j.seen == j.nex && t->reference)
-            run_part_isolated(srv[1], &j, test, pick, true, posted);
+                      nopi_server_post(srv[1], &ref, sizeof ref, NULL) == 0;
+        if (run_part_isolated(srv[0], &j, &kernels, false) && !j.over && j.seen == j.nex &&
+            t->reference)
+            run_part_isolated(srv[1], &j, &ref, posted);
         else
             nopi_server_forget(srv[1]);
     }

@@ -109,24 +109,28 @@ test_expect "a real torch_neuronx on the path wins over the compatibility packag
     expect_status 0
     expect_out True'
 
+# with_python PYTHON: runs s.py under neuronop python with NEURONOP_PYTHON=PYTHON; sets
+# $status, and out and err in the current folder
+with_python() {
+    status=0
+    NEURONOP_PYTHON=$1 "$NEURONOP" python s.py >out 2>err || status=$?
+}
+
 test_expect "NEURONOP_PYTHON chooses the Python" '
     printf "#!/bin/sh\necho chosen >&2\nexec /usr/bin/python3 \"\$@\"\n" >mypy
     chmod +x mypy
     py "print(\"ran\")"
-    status=0
-    NEURONOP_PYTHON=$WORK/mypy "$NEURONOP" python s.py >out 2>err || status=$?
+    with_python "$WORK/mypy"
     test "$status" = 0
     grep -q chosen err
     grep -q ran out
-    status=0
-    NEURONOP_PYTHON=$WORK/none "$NEURONOP" python s.py >out 2>err || status=$?
+    with_python "$WORK/none"
     test "$status" = 2
     grep -q "neuronop: error: cannot run Python '\''$WORK/none'\''" err
     mkdir -p bin
     ln -sf "$WORK/mypy" bin/mypython
-    status=0
-    PATH="$WORK/bin:$PATH" NEURONOP_PYTHON=mypython "$NEURONOP" python s.py >out 2>err ||
-        status=$?
+    export PATH="$WORK/bin:$PATH"
+    with_python mypython
     test "$status" = 0
     grep -q ran out'
 
@@ -135,8 +139,7 @@ test_expect "a Python without torch says so when the script imports neuronop" '
     printf "#!/bin/sh\nexec /usr/bin/python3 -S \"\$@\"\n" >notorch
     chmod +x notorch
     py "import neuronop"
-    status=0
-    NEURONOP_PYTHON=$WORK/notorch "$NEURONOP" python s.py >out 2>err || status=$?
+    with_python "$WORK/notorch"
     test "$status" = 1
     grep -q "ModuleNotFoundError: neuronop needs torch, and this Python (/usr/bin/python3) has none: install python3-torch, or choose a Python that has it with NEURONOP_PYTHON" err'
 

@@ -74,6 +74,18 @@ def _start_locked(path):
         return None
 
 
+def _message(s):
+    """What s sends until it shuts its side: (its first line, the rest), as bytes."""
+    data = bytearray()
+    while True:
+        chunk = s.recv(1 << 16)
+        if not chunk:
+            break
+        data += chunk
+    head, _, rest = bytes(data).partition(b"\n")
+    return head, rest
+
+
 def _exchange(s, code):
     """The server's answer to code: (status, out, err), or None when it gave none whole."""
     cwd = os.fsencode(os.getcwd())
@@ -81,13 +93,7 @@ def _exchange(s, code):
     with s:
         s.sendall(b"%d %d\n" % (len(cwd), len(env)) + cwd + env + code)
         s.shutdown(socket.SHUT_WR)
-        data = bytearray()
-        while True:
-            chunk = s.recv(1 << 16)
-            if not chunk:
-                break
-            data += chunk
-    head, _, rest = bytes(data).partition(b"\n")
+        head, rest = _message(s)
     try:
         status, nout, nerr = (int(f) for f in head.split())
     except ValueError:
@@ -99,8 +105,9 @@ def _exchange(s, code):
 
 def ask(path, code):
     answer = None
-    # a socket's name has room for 107 bytes: past that, no server
-    for _ in range(2 if len(os.fsencode(path)) < 100 else 0):   # a server that was leaving as we connected: start another once
+    # a socket's name has room for 107 bytes: past that, no server; a server that was
+    # leaving as we connected: start another, once
+    for _ in range(2 if len(os.fsencode(path)) < 100 else 0):
         s = _connect(path) or _start(path)
         if s is None:
             break
@@ -156,13 +163,7 @@ def _answer(conn):
     and both."""
     import tempfile
     import traceback
-    data = bytearray()
-    while True:
-        chunk = conn.recv(1 << 16)
-        if not chunk:
-            break
-        data += chunk
-    head, _, rest = bytes(data).partition(b"\n")
+    head, rest = _message(conn)
     ncwd, nenv = (int(f) for f in head.split())
     cwd, env, code = rest[:ncwd], rest[ncwd:ncwd + nenv], rest[ncwd + nenv:]
     out = tempfile.TemporaryFile()
