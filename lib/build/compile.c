@@ -19,6 +19,7 @@
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -129,7 +130,9 @@ static void send_record(int fd, char kind, const char *text)
     uint32_t len = (uint32_t)strlen(text);
     char head[5] = { kind };
     memcpy(head + 1, &len, 4);
-    if (write(fd, head, 5) != 5 || write(fd, text, len) != (ssize_t)len)
+    /* one write: written in two, the parent woke for the head alone, then again */
+    struct iovec iov[2] = { { head, 5 }, { (void *)text, len } };
+    if (writev(fd, iov, 2) != (ssize_t)(5 + len))
         _exit(EXIT_FAILURE);
 }
 
@@ -493,49 +496,66 @@ static char *request(const nopi_cc *cc, size_t *len)
     return nopi_sb_take(&sb);
 }
 
-static bool read_full(int fd, void *buf, size_t n)
+/* The child's end of its socket, read a request at a time: the parent sends a request
+ * whole, so one read takes it all (a read for each field cost the child two dozen system
+ * calls a compile, each through its seccomp filter).  Bytes past the request wait here for
+ * the next one. */
+typedef struct reader {
+    int fd;
+    size_t pos, len;
+    char buf[16384];
+} reader;
+
+static bool read_full(reader *r, void *out, size_t n)
 {
-    for (char *p = buf; n > 0;) {
-        ssize_t r = read(fd, p, n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return false;
-        p += r;
-        n -= (size_t)r;
+    for (char *p = out; n > 0;) {
+        if (r->pos == r->len) {
+            ssize_t got = read(r->fd, r->buf, sizeof r->buf);
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got <= 0)
+                return false;
+            r->pos = 0;
+            r->len = (size_t)got;
+        }
+        size_t k = r->len - r->pos < n ? r->len - r->pos : n;
+        memcpy(p, r->buf + r->pos, k);
+        r->pos += k;
+        p += k;
+        n -= k;
     }
     return true;
 }
 
-static bool get_bytes(int fd, char **out)
+static bool get_bytes(reader *r, char **out)
 {
     uint32_t len;
     *out = NULL;
-    if (!read_full(fd, &len, 4))
+    if (!read_full(r, &len, 4))
         return false;
     if (len == UINT32_MAX)
         return true;
-    if (!(*out = malloc((size_t)len + 1)) || !read_full(fd, *out, len))
+    if (!(*out = malloc((size_t)len + 1)) || !read_full(r, *out, len))
         return false;
     (*out)[len] = '\0';
     return true;
 }
 
 /* In the child: reads one request into cc; false at the end of the socket. */
-static bool get_request(int fd, nopi_cc *cc)
+static bool get_request(reader *r, nopi_cc *cc)
 {
     char kind;
-    if (!read_full(fd, &kind, 1) || !get_bytes(fd, &cc->tcc_dir))
+    if (!read_full(r, &kind, 1) || !get_bytes(r, &cc->tcc_dir))
         return false;
     cc->kind = (nopi_cc_kind)(kind - 'a');
     for (;;) {
         char k;
         char *a, *b;
-        if (!read_full(fd, &k, 1))
+        if (!read_full(r, &k, 1))
             return false;
         if (k == 'x')
             return true;
-        if (!get_bytes(fd, &a) || !get_bytes(fd, &b))
+        if (!get_bytes(r, &a) || !get_bytes(r, &b))
             return false;
         record(cc, (opkind)(k - 'a'), a, b);
         free(a);
@@ -559,13 +579,15 @@ static _Noreturn void serve(nopi_confine *c, int fd)
     if (nopi_confine_child(&cpu_free, false, nopi_confine_address_space()) != 0)
         _exit(EXIT_FAILURE);
     bool prescan_first = c->write && !nopi_confine_landlock();
+    static reader in;   /* the child's own: it never returns */
+    in.fd = fd;
     for (;;) {
         nopi_cc *cc = calloc(1, sizeof *cc);
         if (!cc)
             _exit(EXIT_MEMORY);
         cc->confine = c;
         cc->pipe = fd;
-        if (!get_request(fd, cc))
+        if (!get_request(&in, cc))
             _exit(0);
         if (c->cpu_seconds) {   /* this compile's CPU time, on top of what earlier ones used */
             struct rusage ru;
