@@ -52,6 +52,7 @@ const struct command_spec bench_spec = {
     "arguments as for neuronop run.",
     options, 2, -1,
     "measure an op's throughput on the virtual device",
+    NULL,
 };
 
 static const char what_a_run_is[] =

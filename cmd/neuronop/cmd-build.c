@@ -41,6 +41,7 @@ const struct command_spec build_spec = {
     "with compiler: cc, the system C compiler), C++ sources with g++ -std=c++14.",
     options, 0, 1,
     "build an op library from its manifest",
+    NULL,
 };
 
 static void print_signature(const nop_opinfo *op)

@@ -18,6 +18,7 @@ const struct command_spec inspect_spec = {
     "multicore, stack size, flags, source hashes, neuronop version) as JSON.",
     options, 1, 1,
     "print the self-description of a built op library",
+    NULL,
 };
 
 int cmd_inspect(int argc, char **argv)

@@ -41,6 +41,7 @@ const struct command_spec new_spec = {
     "overwrites anything.",
     options, 1, 1,
     "start a new op library from a template",
+    NULL,
 };
 
 /* text with every @NAME@ replaced by name; malloc'd, NULL on no memory. */

@@ -49,6 +49,7 @@ const struct command_spec python_spec = {
     "status is the script's.",
     options, 1, -1,
     "run a Python script whose torch ops run on the virtual device",
+    NULL,
 };
 
 /* Where SCRIPT is in argv: the first argument that is not an option or an option's value

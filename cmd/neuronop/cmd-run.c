@@ -38,6 +38,7 @@ const struct command_spec run_spec = {
     "full:4x4:2.5, arange:10:i64).  A DIR is built first.",
     options, 2, -1,
     "run an op on the virtual GPSIMD device",
+    NULL,
 };
 
 /* "[3, 17]" for flat index i of t. */

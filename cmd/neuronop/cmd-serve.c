@@ -65,6 +65,7 @@ const struct command_spec serve_spec = {
     "__serve", "FD [options]",
     "Serve the Python package's requests on socket descriptor FD (internal).",
     options, 1, 1, "the Python package's supervisor (internal)",
+    NULL,
 };
 
 /* ---- the server ------------------------------------------------------------------------- */

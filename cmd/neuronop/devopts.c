@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "builtin.h"
 #include "devopts.h"
@@ -132,10 +133,26 @@ int device_cli_tracer(struct device_cli *dc, const nop_profile *profile, nop_dev
     return 0;
 }
 
+/* Whether LIB and OP came the wrong way round: no file is named like the first, and the
+ * second names one (a library folder, manifest or shared object).  Says so, with the command
+ * as it was meant. */
+static bool swapped(const struct device_cli *dc, char **args, int nargs)
+{
+    struct stat st;
+    if (stat(args[0], &st) == 0 || errno != ENOENT || stat(args[1], &st) != 0)
+        return false;
+    report_plain_error("cannot find '%s'; did you mean 'neuronop %s %s %s%s'? (the library "
+                       "comes first, then the op)", args[0], dc->spec->name, args[1], args[0],
+                       nargs > 2 ? " ..." : "");
+    return true;
+}
+
 int op_call_open(struct op_call *oc, struct device_cli *dc, char **args, int nargs,
                  bool verbose)
 {
     *oc = (struct op_call){ .name = args[1], .nvals = nargs - 2 };
+    if (swapped(dc, args, nargs))
+        return STATUS_USAGE;
     int rc = open_target(args[0], verbose, dc->memcheck, &oc->lib);
     nop_error err;
     if (rc == 0 && nop_values_parse(oc->lib, oc->name, oc->nvals, (const char *const *)args + 2,

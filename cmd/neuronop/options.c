@@ -216,8 +216,13 @@ int parse_options(const struct command_spec *spec, int argc, char **argv, char *
         }
     }
     if (n < spec->min_args || (spec->max_args >= 0 && n > spec->max_args)) {
-        const char *what = n < spec->min_args ? "missing arguments" : "too many arguments";
-        report_plain_error("neuronop %s: %s", spec->name, what);
+        if (n < spec->min_args)
+            report_plain_error("neuronop %s: missing arguments", spec->name);
+        else   /* the first one too many, which is often what was meant otherwise */
+            report_plain_error("neuronop %s: too many arguments: '%s'%s%s%s", spec->name,
+                               pos[spec->max_args], spec->surplus_hint ? " (" : "",
+                               spec->surplus_hint ? spec->surplus_hint : "",
+                               spec->surplus_hint ? ")" : "");
         fprintf(stderr, "usage: neuronop %s %s\n", spec->name, spec->usage);
         free(pos);
         return -1;

@@ -62,6 +62,8 @@ struct command_spec {
     const struct option_spec *options;   /* terminated by an entry with long_name NULL */
     int min_args, max_args;   /* positional arguments; max -1 for no limit */
     const char *brief;        /* a line for `neuronop --help`'s list of commands */
+    const char *surplus_hint; /* said after "too many arguments" (what the user may have
+                               * meant by the extra one); may be NULL */
 };
 
 /* Parses argv[1..] (argv[0] is the command name).  *args receives the positional arguments

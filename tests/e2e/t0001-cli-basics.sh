@@ -28,8 +28,27 @@ test_expect "an unknown option gets a suggestion and exit 2" '
 test_expect "a flag given a value is a usage error" '
     run build --force=yes; expect_status 2; expect_err "takes no value"'
 
-test_expect "too many arguments is a usage error" '
-    run build a b; expect_status 2; expect_err "too many arguments"'
+test_expect "too many arguments is a usage error that names the first extra one" '
+    run build a b; expect_status 2; expect_err "neuronop build: error: too many arguments: '\''b'\''"'
+
+test_expect "test given an op after the library points to -k" '
+    copy_example relu rl
+    run test rl relu_forward; expect_status 2
+    expect_err "neuronop test: error: too many arguments: '\''relu_forward'\'' (to run only the cases whose name contains it, give -k PATTERN)"
+    expect_err "usage: neuronop test"'
+
+for cmd in run bench; do
+    test_expect "$cmd with the op before the library says which comes first" '
+        copy_example relu rl
+        run '"$cmd"' relu_forward rl randn:4x4; expect_status 2
+        expect_err "neuronop: error: cannot find '\''relu_forward'\''; did you mean '\''neuronop '"$cmd"' rl relu_forward ...'\''? (the library comes first, then the op)"
+        test ! -e rl/build'
+done
+
+test_expect "a missing library with no library after it is only missing" '
+    run run nothere relu_forward; expect_status 2
+    expect_err "neuronop: error: cannot find '\''nothere'\'': No such file or directory"
+    if grep -q "did you mean" err; then exit 1; fi'
 
 for cmd in bench build inspect new python run test; do
     test_expect "$cmd --help documents every option its man page names" '
