@@ -507,6 +507,15 @@ int nop_manifest_check_cores(const nop_manifest *m, const nop_profile *profile, 
 int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profile *profile,
                  const nop_test_opts *opts, nop_test_summary *sum, nop_error *err);
 
+/* How many CPUs this process may keep busy at once: its CPU affinity's count, or its
+ * cgroups' CPU bandwidth limit when that is lower (a container's CPU quota, which the
+ * affinity does not show; a fraction, such as 1.5).  With isolate, nop_test_run runs each
+ * case's reference in its worker alongside the case's executions when this is at least
+ * NOP_TEST_ALONGSIDE_CPUS, and after them otherwise (on one CPU, a reference computing
+ * beside an honest kernel would only take its time). */
+double nop_cpus_usable(void);
+#define NOP_TEST_ALONGSIDE_CPUS 2.0
+
 /* ---- benchmarking ------------------------------------------------------------------------ */
 
 typedef struct nop_bench_opts {

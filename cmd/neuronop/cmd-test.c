@@ -36,7 +36,7 @@ static const struct option_spec options[] = {
     OPTION_RANGE(0, "timeout", OPT_DOUBLE, &dc.timeout, "SECONDS",
                  "stop a kernel after this long", 0.001, 86400),
     DEVICE_CHECK_OPTIONS(dc),
-    OPTION('v', "verbose", OPT_FLAG, &verbose, NULL, "show the build steps, and the sandbox"),
+    OPTION('v', "verbose", OPT_FLAG, &verbose, NULL, "show the build steps, the sandbox, and where references run"),
     OPTIONS_END,
 };
 
@@ -162,6 +162,20 @@ static int check_pattern(const nop_manifest *m, const char *pat)
     return STATUS_USAGE;
 }
 
+/* With -v: whether a case's reference runs alongside its executions, which depends on the
+ * CPUs neuronop may keep busy (neuronop-test(1)). */
+static void note_alongside(void)
+{
+    double cpus = nop_cpus_usable();
+    if (cpus >= NOP_TEST_ALONGSIDE_CPUS)
+        report_note("a case's reference runs alongside its executions (%g CPUs to spare)",
+                    cpus);
+    else
+        report_note("a case's reference runs after its executions: %g CPU%s to spare by the "
+                    "CPU affinity and the cgroups' CPU quota, fewer than %g", cpus,
+                    cpus == 1 ? "" : "s", NOP_TEST_ALONGSIDE_CPUS);
+}
+
 int cmd_test(int argc, char **argv)
 {
     char **args;
@@ -204,6 +218,8 @@ int cmd_test(int argc, char **argv)
     }
     if ((rc = open_target(target, verbose, dc.memcheck, &lib)) != 0)
         goto out;
+    if (verbose && sandbox_on())
+        note_alongside();
     if (nop_manifest_test_count(m) == 0)
         report_warning("'%s' declares no tests; add a 'tests' section (see neuronop.yaml(5))",
                        nop_manifest_path(m));

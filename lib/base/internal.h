@@ -125,6 +125,11 @@ bool nopi_path_within(const char *path, const char *dir);
 /* mkdir -p.  -1 with errno set on failure. */
 int nopi_mkdirs(const char *path);
 
+/* cpus.c (and nop_cpus_usable): the cgroups' CPU limit alone, in CPUs (0: none), read from
+ * the files under root ("" for the system's own: /proc/self/cgroup and /sys/fs/cgroup; a
+ * test's tree otherwise). */
+double nopi_cgroup_cpu_limit(const char *root);
+
 /* hostmem.c: buffers of NOPI_HUGE_FROM bytes or more are whole transparent huge pages (one
  * fault each rather than one per 4 KiB page: see there why that matters); free them all with
  * free().  nopi_host_zalloc: n zeroed bytes, mapped; nopi_host_block: n bytes, uninitialised,

@@ -10,7 +10,6 @@
  * from the expected output (a reference function's, or an expect file's) beyond the
  * tolerances.  Each sub-case's result goes to the caller's callback as soon as it is known.
  */
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -585,9 +584,9 @@ int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profil
     if (nop_manifest_check_cores(m, profile, err) != 0)
         return -1;
     /* on one CPU a reference alongside would only take the executions' time: one that
-     * computes for a while could make an honest kernel miss its time limit */
-    cpu_set_t cpus;
-    bool more = sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) > 1;
+     * computes for a while could make an honest kernel miss its time limit (and so it would
+     * under a container's limit of fewer than two CPUs, whatever CPUs its mask shows) */
+    bool more = nop_cpus_usable() >= NOP_TEST_ALONGSIDE_CPUS;
     suite s = { lib, profile, opts, NULL, more };
     nop_device *dev = NULL;
     nopi_server *srv[2] = { NULL, NULL };

@@ -1,0 +1,140 @@
+/* Unit tests of how many CPUs neuronop may keep busy at once (lib/base/cpus.c): the cgroup
+ * CPU limit as cgroup v2's cpu.max and v1's cpu.cfs_quota_us / cpu.cfs_period_us state it
+ * (the kernel's documented formats, Documentation/admin-guide/cgroup-v2.rst and
+ * scheduler/sched-bwc.rst), read from a fake tree laid out as /proc/self/cgroup and
+ * /sys/fs/cgroup are.  `neuronop test` runs a case's reference alongside its executions only
+ * with two CPUs or more to spare: a container limited to one (docker --cpus=1) shows every
+ * CPU of the host in its affinity mask. */
+#include <unistd.h>
+
+#include "unit.h"
+#include "base/internal.h"
+
+/* Writes text to root/rel, making the folders on the way. */
+static void put(const char *root, const char *rel, const char *text)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s%s')\"", root, rel);
+    assert_int_equal(system(cmd), 0);
+    unit_write(root, rel, text);
+}
+
+static void v2_quota_in_the_process_cgroup(void **state)
+{
+    (void)state;
+    const char *root = unit_tmpdir();
+    put(root, "/proc/self/cgroup", "0::/ci/job\n");
+    put(root, "/sys/fs/cgroup/cpu.max", "max 100000\n");
+    put(root, "/sys/fs/cgroup/ci/cpu.max", "max 100000\n");
+    put(root, "/sys/fs/cgroup/ci/job/cpu.max", "150000 100000\n");
+    assert_true(nopi_cgroup_cpu_limit(root) == 1.5);
+    unit_cleanup(root);
+}
+
+static void v2_a_parent_limit_binds_its_children(void **state)
+{
+    (void)state;
+    const char *root = unit_tmpdir();
+    put(root, "/proc/self/cgroup", "0::/ci/job\n");
+    put(root, "/sys/fs/cgroup/ci/cpu.max", "50000 100000\n");
+    put(root, "/sys/fs/cgroup/ci/job/cpu.max", "400000 100000\n");
+    assert_true(nopi_cgroup_cpu_limit(root) == 0.5);
+    unit_cleanup(root);
+}
+
+static void v2_max_everywhere_is_no_limit(void **state)
+{
+    (void)state;
+    const char *root = unit_tmpdir();
+    put(root, "/proc/self/cgroup", "0::/user.slice\n");
+    put(root, "/sys/fs/cgroup/cpu.max", "max 100000\n");
+    put(root, "/sys/fs/cgroup/user.slice/cpu.max", "max 100000\n");
+    assert_true(nopi_cgroup_cpu_limit(root) == 0);
+    unit_cleanup(root);
+}
+
+/* a container's namespace shows its own cgroup as the root of the mount, while
+ * /proc/self/cgroup may still name the host's path for it */
+static void v2_a_mount_of_the_own_cgroup_is_read_at_its_root(void **state)
+{
+    (void)state;
+    const char *root = unit_tmpdir();
+    put(root, "/proc/self/cgroup", "0::/system.slice/docker-1234.scope\n");
+    put(root, "/sys/fs/cgroup/cpu.max", "100000 100000\n");
+    assert_true(nopi_cgroup_cpu_limit(root) == 1);
+    unit_cleanup(root);
+}
+
+static void v1_quota_and_period_in_the_cpu_hierarchy(void **state)
+{
+    (void)state;
+    const char *root = unit_tmpdir();
+    put(root, "/proc/self/cgroup", "12:memory:/docker/abc\n4:cpu,cpuacct:/docker/abc\n"
+                                   "0::/\n");
+    put(root, "/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us", "-1\n");
+    put(root, "/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us", "100000\n");
+    put(root, "/sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_quota_us", "100000\n");
+    put(root, "/sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_period_us", "100000\n");
+    assert_true(nopi_cgroup_cpu_limit(root) == 1);
+    unit_cleanup(root);
+}
+
+static void v1_no_quota_is_no_limit(void **state)
+{
+    (void)state;
+    const char *root = unit_tmpdir();
+    put(root, "/proc/self/cgroup", "3:cpu:/\n");
+    put(root, "/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "-1\n");
+    put(root, "/sys/fs/cgroup/cpu/cpu.cfs_period_us", "100000\n");
+    assert_true(nopi_cgroup_cpu_limit(root) == 0);
+    unit_cleanup(root);
+}
+
+/* cpuacct alone is not cpu: its line names no limit */
+static void v1_another_controller_named_like_cpu_is_not_it(void **state)
+{
+    (void)state;
+    const char *root = unit_tmpdir();
+    put(root, "/proc/self/cgroup", "5:cpuacct:/a\n6:cpuset:/a\n");
+    put(root, "/sys/fs/cgroup/cpu/a/cpu.cfs_quota_us", "50000\n");
+    put(root, "/sys/fs/cgroup/cpu/a/cpu.cfs_period_us", "100000\n");
+    assert_true(nopi_cgroup_cpu_limit(root) == 0);
+    unit_cleanup(root);
+}
+
+static void missing_or_garbled_files_are_no_limit(void **state)
+{
+    (void)state;
+    const char *root = unit_tmpdir();
+    assert_true(nopi_cgroup_cpu_limit(root) == 0);   /* no /proc/self/cgroup at all */
+    put(root, "/proc/self/cgroup", "0::/x\nnot a line\n");
+    put(root, "/sys/fs/cgroup/x/cpu.max", "banana\n");
+    assert_true(nopi_cgroup_cpu_limit(root) == 0);
+    put(root, "/sys/fs/cgroup/x/cpu.max", "100000 0\n");
+    assert_true(nopi_cgroup_cpu_limit(root) == 0);
+    unit_cleanup(root);
+}
+
+static void the_machine_itself_has_at_least_one(void **state)
+{
+    (void)state;
+    double n = nop_cpus_usable();
+    assert_true(n > 0);
+    assert_true(n <= (double)sysconf(_SC_NPROCESSORS_CONF));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(v2_quota_in_the_process_cgroup),
+        cmocka_unit_test(v2_a_parent_limit_binds_its_children),
+        cmocka_unit_test(v2_max_everywhere_is_no_limit),
+        cmocka_unit_test(v2_a_mount_of_the_own_cgroup_is_read_at_its_root),
+        cmocka_unit_test(v1_quota_and_period_in_the_cpu_hierarchy),
+        cmocka_unit_test(v1_no_quota_is_no_limit),
+        cmocka_unit_test(v1_another_controller_named_like_cpu_is_not_it),
+        cmocka_unit_test(missing_or_garbled_files_are_no_limit),
+        cmocka_unit_test(the_machine_itself_has_at_least_one),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
