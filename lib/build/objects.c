@@ -314,17 +314,17 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
         nopi_argv_add(a, "-MF");
         nopi_argv_add(a, job->deps);
         /* the files the assembler reads: a top-level asm's .incbin embedded a file from
-         * outside the library, which -MF does not list (clang assembles without gas: that
-         * route stays open without Landlock) */
-        if (!nopi_is_clang(a->v[0])) {
-            snprintf(log, sizeof log, "%s%d.as.d", role_names[role], index);
-            if (!(job->asdeps = nopi_path_join(b->tmpdir, log)))
-                return nopi_nomem(b->err);
-            nopi_argv_add(a, "-Xassembler");
-            nopi_argv_add(a, "--MD");
-            nopi_argv_add(a, "-Xassembler");
-            nopi_argv_add(a, job->asdeps);
-        }
+         * outside the library, which -MF does not list.  gas lists them; clang's own
+         * assembler cannot, so without Landlock clang hands its assembly to gas too */
+        snprintf(log, sizeof log, "%s%d.as.d", role_names[role], index);
+        if (!(job->asdeps = nopi_path_join(b->tmpdir, log)))
+            return nopi_nomem(b->err);
+        if (nopi_is_clang(a->v[0]))
+            nopi_argv_add(a, "-fno-integrated-as");
+        nopi_argv_add(a, "-Xassembler");
+        nopi_argv_add(a, "--MD");
+        nopi_argv_add(a, "-Xassembler");
+        nopi_argv_add(a, job->asdeps);
     }
     nopi_argv_add(a, "-c");
     nopi_argv_add(a, "-o");

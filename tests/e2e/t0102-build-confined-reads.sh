@@ -74,6 +74,26 @@ for mode in landlock off; do
         if [ $mode = off ]; then expect_err \"'$secret' is outside the library folder\"; fi
         test ! -e x-bin-$mode/build/libnegate_cxx.so
         not_quoted"
+
+    # clang assembles by itself, and its assembler names no file it read: without Landlock
+    # it hands the assembly to gas, which does
+    if command -v clang++ >/dev/null 2>&1; then
+        test_expect "clang++ ($mode): an asm .incbin of a file outside is refused" "
+            copy_example negate_cxx xc-bin-$mode
+            add_incbin xc-bin-$mode/negate.cpp
+            $env CXX=clang++ run build xc-bin-$mode
+            expect_status 3
+            if [ $mode = off ]; then expect_err \"'$secret' is outside the library folder\"; fi
+            test ! -e xc-bin-$mode/build/libnegate_cxx.so
+            not_quoted"
+        test_expect "clang++ ($mode): a library with no .incbin still builds and runs" "
+            copy_example negate_cxx xc-ok-$mode
+            $env CXX=clang++ run build xc-ok-$mode
+            expect_status 0
+            $env CXX=clang++ run run xc-ok-$mode negate full:4:2
+            expect_status 0
+            expect_out \"values: -2 -2 -2 -2\""
+    fi
 done
 
 test_expect "a source symlinked outside is refused at its manifest entry (exit 2)" '
