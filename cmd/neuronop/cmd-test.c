@@ -36,7 +36,8 @@ static const struct option_spec options[] = {
     OPTION_RANGE(0, "timeout", OPT_DOUBLE, &dc.timeout, "SECONDS",
                  "stop a kernel after this long", 0.001, 86400),
     DEVICE_CHECK_OPTIONS(dc),
-    OPTION('v', "verbose", OPT_FLAG, &verbose, NULL, "show the build steps, the sandbox, and where references run"),
+    OPTION('v', "verbose", OPT_FLAG, &verbose, NULL,
+           "show the build steps, the sandbox, and where references run"),
     OPTIONS_END,
 };
 

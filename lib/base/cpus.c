@@ -1,9 +1,9 @@
 /*
  * cpus.c - how many CPUs this process may keep busy at once (nop_cpus_usable): the CPUs its
- * affinity mask allows, and no more than its cgroups' CPU bandwidth limit (a container started with
- * `docker --cpus=1`, a systemd unit's CPUQuota=), which the mask does not show: such a
- * container sees every CPU of the host in its mask, yet two processes of its own busy at once
- * each run half the time.
+ * affinity mask allows, and no more than its cgroups' CPU bandwidth limit (a container
+ * started with `docker --cpus=1`, a systemd unit's CPUQuota=), which the mask does not show:
+ * such a container sees every CPU of the host in its mask, yet two processes of its own busy
+ * at once each run half the time.
  *
  * The limit is read from the cgroup file system as /proc/self/cgroup names it: cgroup v2's
  * cpu.max ("QUOTA PERIOD", or "max PERIOD"), or v1's cpu.cfs_quota_us and cpu.cfs_period_us

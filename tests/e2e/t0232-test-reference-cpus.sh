@@ -9,7 +9,8 @@
 cp -R "$NEURONOP_SRC/tests/fixtures/refalong" "$WORK/ra"
 (cd "$WORK" && "$NEURONOP" build ra >/dev/null 2>&1)
 
-after1="neuronop: note: a case's reference runs after its executions: 1 CPU to spare by the CPU affinity and the cgroups' CPU quota, fewer than 2"
+after1="neuronop: note: a case's reference runs after its executions: 1 CPU to spare by the"
+after1="$after1 CPU affinity and the cgroups' CPU quota, fewer than 2"
 
 test_expect "with one CPU in its affinity, a reference runs after the executions" '
     status=0
@@ -39,31 +40,32 @@ quota_cgroup() {
             echo "$1" >"$d/cpu.cfs_quota_us" 2>/dev/null && echo "$d/tasks"
     fi
 }
-# in_cgroup PROCS CMD...: runs CMD in the cgroup that PROCS joins
+# in_cgroup PROCS ARGS...: runs neuronop ARGS in the cgroup that PROCS joins, as run does
 in_cgroup() {
     procs=$1
     shift
-    sh -c 'echo $$ >"$0" && exec "$@"' "$procs" "$@"
+    status=0
+    sh -c 'echo $$ >"$0" && exec "$@"' "$procs" "$NEURONOP" "$@" \
+        >"$WORK/out" 2>"$WORK/err" || status=$?
 }
 
 one=$(quota_cgroup 100000 100000 || true)
 half=$(quota_cgroup 150000 100000 || true)
 if [ -n "$one" ] && [ -n "$half" ] && [ "$(nproc)" -ge 2 ]; then
     test_expect "a cgroup quota of one CPU keeps the reference after the executions" '
-        status=0
-        in_cgroup "$one" "$NEURONOP" test -v ra -k quick_honest >"$WORK/out" 2>"$WORK/err" || status=$?
+        in_cgroup "$one" test -v ra -k quick_honest
         expect_status 0
         expect_err "$after1"
         expect_out "1 passed, 0 failed, 4 skipped"'
     test_expect "a quota of one and a half CPUs is not two" '
-        status=0
-        in_cgroup "$half" "$NEURONOP" test -v ra -k quick_honest >"$WORK/out" 2>"$WORK/err" || status=$?
+        in_cgroup "$half" test -v ra -k quick_honest
         expect_status 0
-        expect_err "runs after its executions: 1.5 CPUs to spare by the CPU affinity and the cgroups'\'' CPU quota, fewer than 2"'
+        expect_err "runs after its executions: 1.5 CPUs to spare by the CPU affinity"'
 else
     for what in "a cgroup quota of one CPU" "a quota of one and a half CPUs"; do
         test_count=$((test_count + 1))
-        echo "ok $test_count # skip $what: no cgroup with a CPU quota can be made here (root and a writable cgroup file system are needed) or one CPU only"
+        echo "ok $test_count # skip $what: no cgroup with a CPU quota can be made here" \
+            "(it takes root and a writable cgroup file system), or one CPU only"
     done
 fi
 for q in 100000 150000; do   # empty again: their processes have ended
