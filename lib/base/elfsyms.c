@@ -665,9 +665,11 @@ const char *nopi_elf_image_string(const nopi_elf_image *im, uint64_t off)
         add_over(strtab, off, &at))
         return NULL;
     const char *s = file_at(im, at, &room);
+    if (!s)   /* (room is not set then) */
+        return NULL;
     if (room > strsz - off)
         room = strsz - off;
-    return s && memchr(s, '\0', room) ? s : NULL;
+    return memchr(s, '\0', room) ? s : NULL;
 }
 
 /* A new entry at the end of *rels (of *n used, *cap allocated), or NULL when there is no

@@ -146,6 +146,17 @@ static void offsets_past_the_end_are_refused(void **state)
     const char *name;
     assert_false(nopi_elf_image_sym(&im, 0, &s, &name));   /* no DT_SYMTAB */
     unguard(map);
+
+    craft(img);   /* a string table in no segment's file bytes (in its zeroed tail, the bss) */
+    memcpy(&ph, img + at, sizeof ph);
+    ph.p_memsz = SIZE + 0x100;
+    memcpy(img + at, &ph, sizeof ph);
+    d = (Elf64_Dyn){ DT_STRTAB, { SIZE + 0x10 } };
+    memcpy(img + DYN, &d, sizeof d);
+    data = (const char *)guarded(img, SIZE, &map);
+    assert_null(nopi_elf_image_open(data, SIZE, &im));
+    assert_null(nopi_elf_image_string(&im, 1));
+    unguard(map);
 }
 
 static void a_dynamic_segment_in_no_loadable_one_is_refused(void **state)
