@@ -628,8 +628,8 @@ int nopi_build_compile_system(builder *b, object *objs)
     if (rc == 0 && n > 0)
         rc = run_jobs(b, jobs, n, "compiling", ok);
     /* every object compiled cleanly is kept, also when another source failed: the next
-     * build, once that one is mended, takes it */
-    for (int k = 0; keys && k < n; k++)
+     * build, once that one is mended, takes it (keys without ok: out of memory) */
+    for (int k = 0; keys && ok && k < n; k++)
         if (ok[k] && keys[k][0] && !jobs[k].done)
             nopi_objcache_put(&cache, keys[k], objs[index[k]].path, jobs[k].log);
     for (int k = 0; rc == 0 && k < n; k++) {
