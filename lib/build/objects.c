@@ -289,6 +289,8 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
     nopi_argv_add(a, "-O2");
     add_common(b, a, dir);
     free(dir);
+    if (a->failed)   /* out of memory: a->v[0] is read below, and by preprocess_argv */
+        return nopi_nomem(b->err);
     const char *const *enforced = cxx ? cxx_enforced : cc_enforced;
     size_t nenforced = cxx ? NOPI_ARRAY_LEN(cxx_enforced) : NOPI_ARRAY_LEN(cc_enforced);
     for (size_t i = 0; i < nenforced; i++)
@@ -810,7 +812,8 @@ static int link_system(builder *b, const char *glue, const object *objs, int nob
         rc = version_script(b, &map);
     bool cxx = needs_cxx_runtime(objs, nobjs, all);
     nopi_argv *a = &job.argv;
-    nopi_argv_add(a, cxx ? nopi_cxx_program(b->m->cxx) : nopi_cc_program());
+    const char *program = cxx ? nopi_cxx_program(b->m->cxx) : nopi_cc_program();
+    nopi_argv_add(a, program);   /* named as program below: a->v is NULL if this fails */
     nopi_argv_add(a, "-shared");
     nopi_argv_add(a, "-o");
     nopi_argv_add(a, out);
@@ -823,7 +826,7 @@ static int link_system(builder *b, const char *glue, const object *objs, int nob
         nopi_argv_add(a, "-Xlinker");
         nopi_argv_addf(a, "--version-script=%s", map ? map : "");
     }
-    add_plain_diagnostics(a, a->v[0]);
+    add_plain_diagnostics(a, program);
     nopi_argv_add(a, glue_o ? glue_o : "");
     for (int i = 0; i < nobjs; i++) {   /* references first: their weak copies are kept */
         const object *o = link_order(objs, nobjs, i);
