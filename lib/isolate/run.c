@@ -391,8 +391,9 @@ static int make_request(arena *in, const char *path, const char *name, int op, i
     memcpy(*req + sizeof h, ka, (size_t)nargs * sizeof *ka);
     memcpy(*req + sizeof h + (size_t)nargs * sizeof *ka, name, name_len);
     memcpy(*req + sizeof h + (size_t)nargs * sizeof *ka + name_len, path, h.path_len);
+    /* an empty tensor has no byte to copy, and the arena no map until a run has one */
     for (int a = 0; a < nargs; a++)
-        if (args[a].type == NOP_ARG_TENSOR && args[a].tensor)
+        if (args[a].type == NOP_ARG_TENSOR && args[a].tensor && args[a].tensor->numel)
             memcpy(in->map + ka[a].offset, args[a].tensor->data,
                    (size_t)args[a].tensor->numel * args[a].tensor->itemsize);
     return 0;

@@ -68,9 +68,11 @@ static int take_trace(nop_run_result *r, const void *data, size_t len)
     memcpy(c->total, h.total, sizeof c->total);
     c->start = h.start;
     c->end = h.end;
-    if (h.nspans && !(c->spans = malloc(len - sizeof h)))
-        return -1;
-    memcpy(c->spans, (const char *)data + sizeof h, len - sizeof h);
+    if (h.nspans) {   /* a core may have none: spans stays NULL, which memcpy may not take */
+        if (!(c->spans = malloc(len - sizeof h)))
+            return -1;
+        memcpy(c->spans, (const char *)data + sizeof h, len - sizeof h);
+    }
     c->nspans = h.nspans;
     t->ncores++;
     for (int s = 0; s < c->nspans; s++)   /* kinds index the writer's tables */

@@ -383,6 +383,35 @@ static void a_kept_worker_serves_many_runs_with_different_inputs(void **state)
     unit_cleanup(dir);
 }
 
+/* A kernel that writes nothing: of an empty input's output there is nothing to write. */
+static const char *const nothing_kernel =
+    "#include <neuronop.h>\n"
+    "nt_tensor *nothing(const nt_tensor *t, int64_t k) { return get_dst_tensor(); }\n";
+
+/* A kept worker's first run, traced, of an empty input: no byte to share, so the arena is
+ * not mapped yet, and the core's trace has no span.  Neither is copied through NULL (memcpy
+ * takes no NULL, even for no byte: the sanitized build stops there). */
+static void a_kept_worker_runs_an_empty_input_traced(void **state)
+{
+    const char *dir = unit_tmpdir();
+    nop_library *lib = one_op_library(dir, "nothing", "nothing", nothing_kernel);
+    nop_profile *profile;
+    nop_device *dev;
+    nop_error err;
+    nop_device_opts o = { .isolate = true, .keep_worker = true, .trace = true };
+    assert_int_equal(nop_profile_load(&profile, "trn1", unit_share_dir(), &err), 0);
+    assert_int_equal(nop_device_new(&dev, profile, &o, &err), 0);
+    nop_run_result r;
+    run_tensor_int(dev, lib, "zeros:0", 1, &r);
+    assert_int_equal(nop_tensor_numel(r.output), 0);
+    assert_non_null(r.trace);
+    nop_run_result_clear(&r);
+    nop_device_free(dev);
+    nop_profile_free(profile);
+    nop_library_close(lib);
+    unit_cleanup(dir);
+}
+
 /* A kernel that writes its library's zero-initialized data far apart (three times past the
  * 16 MB mincore asks about at once, beside the library's file-backed data), and counts the
  * writes of the runs before it that it finds: a restore must put every such page back. */
@@ -880,6 +909,7 @@ int main(void)
         cmocka_unit_test(a_record_is_bounded_by_what_its_type_holds),
         cmocka_unit_test(a_worker_diagnostic_prints_no_line_of_its_own),
         cmocka_unit_test(a_kept_worker_serves_many_runs_with_different_inputs),
+        cmocka_unit_test(a_kept_worker_runs_an_empty_input_traced),
         cmocka_unit_test(a_kept_worker_puts_back_every_page_a_run_wrote),
         cmocka_unit_test(a_kept_worker_reaches_no_other_runs_inputs_or_phase_page),
         cmocka_unit_test(a_request_of_any_number_of_runs_ends_at_its_budget),
