@@ -540,7 +540,7 @@ typedef struct nop_bench_result {
 /* Runs op `warmup` times untimed, then times `iters` runs (or runs for `seconds`).  A timed
  * run is one nop_device_run: binding the arguments, the shape function, the kernel on every
  * core and the output checks; not making the inputs (done once by the caller) nor freeing
- * the output.  Any failing run stops the benchmark with its error. */
+ * the output.  Any failing run stops the benchmark with its error, res left empty. */
 int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *args,
               int nargs, const nop_bench_opts *opts, nop_bench_result *res, nop_error *err);
 void nop_bench_result_clear(nop_bench_result *res);

@@ -201,8 +201,10 @@ int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *
             break;
         if (res->runs == cap) {
             double *v = realloc(res->seconds, (size_t)cap * 2 * sizeof *v);
-            if (!v)
+            if (!v) {
+                nop_bench_result_clear(res);
                 return nopi_nomem(err);
+            }
             res->seconds = v;
             cap *= 2;
         }
@@ -210,8 +212,9 @@ int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *
         double t0 = nopi_now();
         int rc = nop_device_run(dev, lib, op, args, nargs, &r, err);
         double t = nopi_now() - t0;
-        if (rc != 0) {
+        if (rc != 0) {   /* nothing is kept, as when the bench runs in a worker */
             nop_run_result_clear(&r);
+            nop_bench_result_clear(res);
             return -1;
         }
         /* counters are the same every run; host times are not, and the least disturbed

@@ -94,6 +94,25 @@ static void arguments_must_match(void **state)
     nop_device_free(dev);
 }
 
+/* A benchmark whose run fails keeps nothing, in this process as in a worker: the caller
+ * has no result to clear. */
+static void a_failed_benchmark_keeps_nothing(void **state)
+{
+    nop_device *dev;
+    nop_error err;
+    assert_int_equal(nop_device_new(&dev, profile, NULL, &err), 0);
+    nop_value v = { .type = NOP_ARG_DOUBLE, .d = 1 };
+    nop_bench_opts o = { .warmup = 0, .iters = 3 };
+    nop_bench_result b;
+    assert_int_equal(nop_bench(dev, lib, nop_library_find_op(lib, "pool"), &v, 1, &o, &b,
+                               &err), -1);
+    assert_int_equal(err.kind, NOP_ERR_INPUT);
+    assert_null(b.seconds);
+    assert_int_equal(b.runs, 0);
+    assert_null(b.fastest.cores);
+    nop_device_free(dev);
+}
+
 /* A traced device records spans (pool's 33 tcm_malloc and tcm_free calls, on its one core) and
  * saves them; an untraced one, alongside, records nothing. */
 static void only_a_traced_device_records(void **state)
@@ -233,6 +252,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tcm_pool_holds_16_kb),
         cmocka_unit_test(arguments_must_match),
+        cmocka_unit_test(a_failed_benchmark_keeps_nothing),
         cmocka_unit_test(two_devices_do_not_interfere),
         cmocka_unit_test(only_a_traced_device_records),
         cmocka_unit_test(a_library_knows_when_its_file_changed),
