@@ -50,6 +50,20 @@ test_expect "a missing library with no library after it is only missing" '
     expect_err "neuronop: error: cannot find '\''nothere'\'': No such file or directory"
     if grep -q "did you mean" err; then exit 1; fi'
 
+# what follows a missing library may be a file without being one: an op named like a folder
+# of the current one, a tensor file given where the op goes, an empty first argument
+test_expect "a missing library before a file that is no library is only missing" '
+    mkdir relu_forward
+    : >x.npy
+    for second in relu_forward x.npy; do
+        run run nothere "$second"; expect_status 2
+        expect_err "neuronop: error: cannot find '\''nothere'\'': No such file or directory"
+        if grep -q "did you mean" err; then exit 1; fi
+    done
+    copy_example relu rl
+    run run "" rl; expect_status 2
+    if grep -q "did you mean" err; then exit 1; fi'
+
 for cmd in bench build inspect new python run test; do
     test_expect "$cmd --help documents every option its man page names" '
         run '"$cmd"' --help
