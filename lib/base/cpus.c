@@ -9,9 +9,11 @@
  * cpu.max ("QUOTA PERIOD", or "max PERIOD"), or v1's cpu.cfs_quota_us and cpu.cfs_period_us
  * (a quota of -1: none), in the process's cgroup and in each one above it, since a parent's
  * limit binds its children too.  A cgroup path that is not found under the mount (a container
- * whose mount is its own cgroup, not the hierarchy's root) is looked at from the mount's root
- * only.  Anything unreadable counts as no limit: the answer is never below what the mask says
- * because of a file that is not there.
+ * whose mount is its own cgroup, not the hierarchy's root) is looked for by its tails, then at
+ * the mount's root.  Anything unreadable counts as no limit: the answer is never below what
+ * the mask says because of a file that is not there.  Not seen: a cgroup namespace whose
+ * cgroup file system is the host's mount (unshare -C without a mount of its own), where
+ * /proc/self/cgroup says "/" of a cgroup the mount does not show as its root.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -72,17 +74,38 @@ static bool dir_exists(const char *root, const char *dir)
            stat(full, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* Whether the cgroup path cg climbs above its namespace's root: "/../x", the path of a
+ * process whose cgroup lies outside the root of its cgroup namespace (cgroup_namespaces(7)). */
+static bool climbs(const char *cg)
+{
+    for (const char *p = cg; (p = strstr(p, "/..")) != NULL; p += 3)
+        if (p[3] == '/' || p[3] == '\0')
+            return true;
+    return false;
+}
+
 /* The tightest limit set by mount (under root) for the cgroup path cg and each cgroup above
  * it; 0 when none is set. */
 static double path_limit(const char *root, const char *mount, const char *cg, bool v2)
 {
     char dir[LINE];
-    if (snprintf(dir, sizeof dir, "%s%s", mount, strcmp(cg, "/") == 0 ? "" : cg) >=
+    if (climbs(cg) ||   /* the mount's cgroups are not the process's nor above it */
+        snprintf(dir, sizeof dir, "%s%s", mount, strcmp(cg, "/") == 0 ? "" : cg) >=
         (int)sizeof dir)
         return 0;
     size_t base = strlen(mount);
-    if (!dir_exists(root, dir))
-        dir[base] = '\0';   /* a mount of the process's own cgroup: its root is the cgroup */
+    /* Not under the mount as named: the mount is a cgroup below the hierarchy's root (a
+     * container's own, bind-mounted without a cgroup namespace, as Docker does on cgroup
+     * v1), and cg starts with that cgroup's path in the hierarchy.  The process's cgroup is
+     * then the longest tail of cg found under the mount (one made inside the container), or
+     * the mount's root itself. */
+    for (const char *tail = cg; !dir_exists(root, dir);) {
+        if (!(tail = strchr(tail + 1, '/'))) {
+            dir[base] = '\0';
+            break;
+        }
+        snprintf(dir, sizeof dir, "%s%s", mount, tail);   /* shorter than before */
+    }
     double limit = 0;
     for (;;) {
         double here = dir_limit(root, dir, v2);

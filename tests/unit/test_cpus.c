@@ -79,6 +79,41 @@ static void v1_quota_and_period_in_the_cpu_hierarchy(void **state)
     unit_cleanup(root);
 }
 
+/* Docker on cgroup v1 bind-mounts the container's own cgroup, so /proc/self/cgroup names
+ * the host's path of it: a cgroup made inside the container (as t0232 does) is found by the
+ * tail of that path, and both its limit and the container's count */
+static void v1_a_cgroup_made_inside_a_container_is_found_by_its_tail(void **state)
+{
+    (void)state;
+    const char *root = unit_tmpdir();
+    put(root, "/proc/self/cgroup", "4:cpu,cpuacct:/docker/abc/inner\n");
+    put(root, "/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us", "400000\n");
+    put(root, "/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us", "100000\n");
+    put(root, "/sys/fs/cgroup/cpu,cpuacct/inner/cpu.cfs_quota_us", "150000\n");
+    put(root, "/sys/fs/cgroup/cpu,cpuacct/inner/cpu.cfs_period_us", "100000\n");
+    assert_true(nopi_cgroup_cpu_limit(root) == 1.5);
+    put(root, "/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us", "50000\n");
+    assert_true(nopi_cgroup_cpu_limit(root) == 0.5);
+    unit_cleanup(root);
+}
+
+/* a process whose cgroup lies outside its cgroup namespace's root sees "/../name": the mount
+ * (the namespace's root) is then no cgroup of its, nor one above it */
+static void a_path_above_the_namespace_root_is_no_limit(void **state)
+{
+    (void)state;
+    const char *root = unit_tmpdir();
+    put(root, "/proc/self/cgroup", "0::/../sibling\n");
+    put(root, "/sys/fs/cgroup/cpu.max", "50000 100000\n");
+    assert_true(nopi_cgroup_cpu_limit(root) == 0);
+    put(root, "/proc/self/cgroup", "0::/..\n");
+    assert_true(nopi_cgroup_cpu_limit(root) == 0);
+    put(root, "/proc/self/cgroup", "0::/a..b\n");   /* a name with dots is a name */
+    put(root, "/sys/fs/cgroup/a..b/cpu.max", "150000 100000\n");
+    assert_true(nopi_cgroup_cpu_limit(root) == 0.5);
+    unit_cleanup(root);
+}
+
 static void v1_no_quota_is_no_limit(void **state)
 {
     (void)state;
@@ -131,6 +166,8 @@ int main(void)
         cmocka_unit_test(v2_max_everywhere_is_no_limit),
         cmocka_unit_test(v2_a_mount_of_the_own_cgroup_is_read_at_its_root),
         cmocka_unit_test(v1_quota_and_period_in_the_cpu_hierarchy),
+        cmocka_unit_test(v1_a_cgroup_made_inside_a_container_is_found_by_its_tail),
+        cmocka_unit_test(a_path_above_the_namespace_root_is_no_limit),
         cmocka_unit_test(v1_no_quota_is_no_limit),
         cmocka_unit_test(v1_another_controller_named_like_cpu_is_not_it),
         cmocka_unit_test(missing_or_garbled_files_are_no_limit),
