@@ -29,6 +29,11 @@ set -u
 EXAMPLES="$NEURONOP_SRC/share/neuronop/examples"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/neuronop-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+# dash runs no EXIT trap when a signal ends it: these make the signal an exit, so a script
+# that is killed (a harness's timeout, ^C) removes its folder too
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 test_count=0
 test_failed=0
 

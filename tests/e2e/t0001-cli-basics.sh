@@ -8,6 +8,21 @@ test_expect "--version prints the version" '
     expect_status 0
     expect_out "neuronop 0."'
 
+# the test scripts themselves: one that is killed (a harness's timeout) leaves no folder
+test_expect "a test script ended by a signal removes its scratch folder" '
+    printf "%s\n" ". ./lib.sh" "echo \"\$WORK\" >\"\$1\"" "sleep 30 & wait" >"$WORK/killed.sh"
+    cp "$NEURONOP_SRC/tests/e2e/lib.sh" "$WORK/"
+    (cd "$WORK" && exec sh killed.sh "$WORK/where") &
+    pid=$!
+    while [ ! -s "$WORK/where" ]; do sleep 0.05; done
+    kill -TERM $pid
+    status=0
+    wait $pid || status=$?
+    [ "$status" = 143 ]
+    scratch=$(cat "$WORK/where")
+    case $scratch in "$WORK"|"") exit 1 ;; esac
+    [ ! -e "$scratch" ]'
+
 test_expect "--help lists the commands" '
     run --help
     expect_status 0

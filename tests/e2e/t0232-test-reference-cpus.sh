@@ -71,10 +71,7 @@ remove_cgroups() {
         [ ! -d "$d" ] || echo "# t0232: could not remove $d" >&2
     done
 }
-trap 'remove_cgroups; rm -rf "$WORK"' EXIT
-trap 'exit 143' TERM
-trap 'exit 130' INT
-trap 'exit 129' HUP
+trap 'remove_cgroups; rm -rf "$WORK"' EXIT   # (lib.sh makes a signal an exit)
 
 one=$(quota_cgroup 100000 100000 || true)
 half=$(quota_cgroup 150000 100000 || true)
