@@ -47,7 +47,7 @@ const struct command_spec test_spec = {
     "count, and report each case; exit 1 if any failed.",
     options, 0, 1,
     "run a manifest's test cases under every core order and count",
-    "to run only the cases whose name contains it, give -k PATTERN",
+    "test takes one library; to run only the cases whose name contains a word, give -k WORD",
 };
 
 /* The results, kept for JSON and JUnit, which are written after the last case. */

@@ -49,7 +49,7 @@ test_expect "too many arguments is a usage error that names the first extra one"
 test_expect "test given an op after the library points to -k" '
     copy_example relu rl
     run test rl relu_forward; expect_status 2
-    expect_err "neuronop test: error: too many arguments: '\''relu_forward'\'' (to run only the cases whose name contains it, give -k PATTERN)"
+    expect_err "neuronop test: error: too many arguments: '\''relu_forward'\'' (test takes one library; to run only the cases whose name contains a word, give -k WORD)"
     expect_err "usage: neuronop test"'
 
 for cmd in run bench; do
