@@ -50,6 +50,11 @@ int open_target(const char *arg, bool verbose, bool memcheck, nop_library **out)
  * code of it is loaded or run.  For inspect. */
 int describe_target(const char *arg, nop_library **out);
 
+/* Whether arg names, as it is, what those take: a folder with a neuronop.yaml, a manifest
+ * (.yaml, .yml), or a shared object (.so, or a file that starts as an ELF one does).  Any
+ * other file (an op's folder, an .npy input) is none. */
+bool names_target(const char *arg);
+
 /* outfile.c: whether PATH, an output file's option value, names a file that can be made (its
  * folder exists, and it is no folder itself), found before the work whose result it keeps.
  * kind says what to name instead of a folder ("a .npy file").  0, or the exit status after

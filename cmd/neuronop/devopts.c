@@ -133,40 +133,13 @@ int device_cli_tracer(struct device_cli *dc, const nop_profile *profile, nop_dev
     return 0;
 }
 
-/* Whether path names what run takes as its LIB: a folder with a neuronop.yaml, a manifest
- * (.yaml, .yml) or a shared object (.so, or any file that starts as an ELF one does).  Any
- * other file (an op's folder, an .npy input) is not one: that it exists says nothing of
- * the order of the arguments. */
-static bool names_library(const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return false;
-    if (S_ISDIR(st.st_mode)) {
-        char manifest[4200];
-        return snprintf(manifest, sizeof manifest, "%s/neuronop.yaml", path) <
-                   (int)sizeof manifest && stat(manifest, &st) == 0 && S_ISREG(st.st_mode);
-    }
-    if (!S_ISREG(st.st_mode))
-        return false;
-    const char *dot = strrchr(path, '.');
-    if (dot && (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0 || strcmp(dot, ".so") == 0))
-        return true;
-    char magic[4] = { 0 };
-    FILE *f = fopen(path, "rb");
-    bool elf = f && fread(magic, 1, 4, f) == 4 && memcmp(magic, "\177ELF", 4) == 0;
-    if (f)
-        fclose(f);
-    return elf;
-}
-
 /* Whether LIB and OP came the wrong way round: no file is named like the first, and the
  * second names a library (a library folder, manifest or shared object).  Says so, with the
  * command as it was meant. */
 static bool swapped(const struct device_cli *dc, char **args, int nargs)
 {
     struct stat st;
-    if (!args[0][0] || stat(args[0], &st) == 0 || errno != ENOENT || !names_library(args[1]))
+    if (!args[0][0] || stat(args[0], &st) == 0 || errno != ENOENT || !names_target(args[1]))
         return false;
     report_plain_error("cannot find '%s'; did you mean 'neuronop %s %s %s%s'? (the library "
                        "comes first, then the op)", args[0], dc->spec->name, args[1], args[0],

@@ -10,13 +10,45 @@
 #include "devopts.h"
 #include "report.h"
 
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n > k && strcmp(s + n - k, suffix) == 0;
+}
+
+static bool is_manifest_name(const char *arg)
+{
+    return ends_with(arg, ".yaml") || ends_with(arg, ".yml");
+}
+
+/* A file that is not a manifest is opened as a library (and refused there if it is none). */
 static bool is_shared_object(const char *arg)
 {
-    size_t n = strlen(arg);
     struct stat st;
-    return (n > 3 && strcmp(arg + n - 3, ".so") == 0) ||
-           (stat(arg, &st) == 0 && S_ISREG(st.st_mode) &&
-            !(n > 5 && (strcmp(arg + n - 5, ".yaml") == 0 || strcmp(arg + n - 4, ".yml") == 0)));
+    return ends_with(arg, ".so") ||
+           (stat(arg, &st) == 0 && S_ISREG(st.st_mode) && !is_manifest_name(arg));
+}
+
+bool names_target(const char *arg)
+{
+    struct stat st;
+    if (stat(arg, &st) != 0)
+        return false;
+    if (S_ISDIR(st.st_mode)) {
+        char manifest[4200];
+        return snprintf(manifest, sizeof manifest, "%s/neuronop.yaml", arg) <
+                   (int)sizeof manifest && stat(manifest, &st) == 0 && S_ISREG(st.st_mode);
+    }
+    if (!S_ISREG(st.st_mode))
+        return false;
+    if (is_manifest_name(arg) || ends_with(arg, ".so"))
+        return true;
+    char magic[4] = { 0 };   /* a shared object by another name */
+    FILE *f = fopen(arg, "rb");
+    bool elf = f && fread(magic, 1, 4, f) == 4 && memcmp(magic, "\177ELF", 4) == 0;
+    if (f)
+        fclose(f);
+    return elf;
 }
 
 /* A library given as a file must already be what --memcheck asks for. */

@@ -586,7 +586,7 @@ int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profil
     /* on one CPU a reference alongside would only take the executions' time: one that
      * computes for a while could make an honest kernel miss its time limit (and so it would
      * under a container's limit of fewer than two CPUs, whatever CPUs its mask shows) */
-    bool more = nop_cpus_usable() >= NOP_TEST_ALONGSIDE_CPUS;
+    bool more = opts->isolate && nop_cpus_usable() >= NOP_TEST_ALONGSIDE_CPUS;
     suite s = { lib, profile, opts, NULL, more };
     nop_device *dev = NULL;
     nopi_server *srv[2] = { NULL, NULL };

@@ -315,12 +315,13 @@ static const char *const same_shape =
     "nt_tensor *same(const nt_tensor *t, int64_t k) {\n"
     "    return nt_empty(nt_dim(t), nt_sizes(t), nt_dtype_of(t)); }\n";
 
-/* A device of trn1 (*profile, freed by the caller after the device) made with keep_worker. */
-static nop_device *kept_device(nop_profile **profile)
+/* A device of trn1 (*profile, freed by the caller after the device) made with keep_worker,
+ * recording each core's timeline when trace. */
+static nop_device *kept_device(nop_profile **profile, bool trace)
 {
     nop_device *dev;
     nop_error err;
-    nop_device_opts o = { .isolate = true, .keep_worker = true };
+    nop_device_opts o = { .isolate = true, .keep_worker = true, .trace = trace };
     assert_int_equal(nop_profile_load(profile, "trn1", unit_share_dir(), &err), 0);
     assert_int_equal(nop_device_new(&dev, *profile, &o, &err), 0);
     return dev;
@@ -362,7 +363,7 @@ static void a_kept_worker_serves_many_runs_with_different_inputs(void **state)
     const char *dir = unit_tmpdir();
     nop_library *lib = one_op_library(dir, "kept", "scale", scale_kernel);
     nop_profile *profile;
-    nop_device *dev = kept_device(&profile);
+    nop_device *dev = kept_device(&profile, false);
     double t0 = 0;
     for (int i = 0; i < 20; i++) {
         if (i == 1)
@@ -396,11 +397,7 @@ static void a_kept_worker_runs_an_empty_input_traced(void **state)
     const char *dir = unit_tmpdir();
     nop_library *lib = one_op_library(dir, "nothing", "nothing", nothing_kernel);
     nop_profile *profile;
-    nop_device *dev;
-    nop_error err;
-    nop_device_opts o = { .isolate = true, .keep_worker = true, .trace = true };
-    assert_int_equal(nop_profile_load(&profile, "trn1", unit_share_dir(), &err), 0);
-    assert_int_equal(nop_device_new(&dev, profile, &o, &err), 0);
+    nop_device *dev = kept_device(&profile, true);
     nop_run_result r;
     run_tensor_int(dev, lib, "zeros:0", 1, &r);
     assert_int_equal(nop_tensor_numel(r.output), 0);
@@ -434,7 +431,7 @@ static void a_kept_worker_puts_back_every_page_a_run_wrote(void **state)
     const char *dir = unit_tmpdir();
     nop_library *lib = one_op_library(dir, "dirty", "dirty", dirty_kernel);
     nop_profile *profile;
-    nop_device *dev = kept_device(&profile);
+    nop_device *dev = kept_device(&profile, false);
     for (int i = 0; i < 4; i++) {
         nop_run_result r;
         run_tensor_int(dev, lib, "full:2:0:i64", 4095, &r);
@@ -536,7 +533,7 @@ static void a_kept_worker_reaches_no_other_runs_inputs_or_phase_page(void **stat
     assert_non_null(a);
     assert_non_null(b);
     nop_profile *profile;
-    nop_device *dev = kept_device(&profile);
+    nop_device *dev = kept_device(&profile, false);
     /* a twice (its child's phase page is then one the parent keeps), then b, whose zygote the
      * parent forks after both */
     assert_int_equal(reach(dev, a), 1);
