@@ -8,13 +8,17 @@
  * The limit is read from the cgroup file system as /proc/self/cgroup names it: cgroup v2's
  * cpu.max ("QUOTA PERIOD", or "max PERIOD"), or v1's cpu.cfs_quota_us and cpu.cfs_period_us
  * (a quota of -1: none), in the process's cgroup and in each one above it, since a parent's
- * limit binds its children too.  A cgroup path that is not found under the mount (a container
- * whose mount is its own cgroup, not the hierarchy's root) is looked for by its tails, then at
- * the mount's root.  Anything unreadable counts as no limit: the answer is never below what
- * the mask says because of a file that is not there.  Not seen: a cgroup namespace whose
- * cgroup file system is the host's mount (unshare -C without a mount of its own), where
- * /proc/self/cgroup says "/" of a cgroup the mount does not show as its root.
+ * limit binds its children too.  The hierarchies are found where /proc/self/mountinfo says
+ * they are mounted (v2's, and v1's with the cpu controller), or in their usual places when
+ * it cannot be read.  A mount of a cgroup below a hierarchy's root (a container's own) is
+ * read for the part of the path below that cgroup; a cgroup path that is still not found
+ * under the mount is looked for by its tails, then at the mount's root.  Anything unreadable
+ * counts as no limit: the answer is never below what the mask says because of a file that
+ * is not there.  Not seen: a cgroup namespace whose cgroup file system is the host's mount
+ * (unshare -C without a mount of its own), where /proc/self/cgroup says "/" of a cgroup the
+ * mount does not show as its root.
  */
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +139,78 @@ static bool names(const char *ctl, const char *name)
     return false;
 }
 
+/* A mounted hierarchy: where, which cgroup it shows as its root ("/" but for a container's
+ * own), and whether it is v2's. */
+typedef struct cgmount {
+    char dir[LINE / 4], shows[LINE / 4];
+    bool v2;
+} cgmount;
+
+enum { MAX_MOUNTS = 8 };
+
+/* Undoes mountinfo's octal escapes (a space is "\040") in place. */
+static void unescape(char *s)
+{
+    char *out = s;
+    for (; *s; s++) {
+        if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+            s[3] >= '0' && s[3] <= '7') {
+            *out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+            s += 3;
+        } else {
+            *out++ = *s;
+        }
+    }
+    *out = '\0';
+}
+
+/* The v2 hierarchies and v1's with the cpu controller, as root/proc/self/mountinfo lists
+ * them ("ID PARENT DEV ROOT DIR OPTIONS [TAGS] - TYPE SOURCE SUPER-OPTIONS"); their usual
+ * places when it cannot be read or lists none.  Returns how many are in m. */
+static int cgroup_mounts(const char *root, cgmount *m)
+{
+    char full[LINE], line[LINE];
+    int n = 0;
+    FILE *f = snprintf(full, sizeof full, "%s/proc/self/mountinfo", root) < (int)sizeof full
+                  ? fopen(full, "re") : NULL;
+    while (f && n < MAX_MOUNTS && fgets(line, sizeof line, f)) {
+        char shows[LINE], dir[LINE], type[64], super[LINE];
+        const char *dash = strstr(line, " - ");
+        if (!dash || sscanf(line, "%*s %*s %*s %4095s %4095s", shows, dir) != 2 ||
+            sscanf(dash + 3, "%63s %*s %4095s", type, super) != 2)
+            continue;
+        bool v2 = strcmp(type, "cgroup2") == 0;
+        if (!v2 && !(strcmp(type, "cgroup") == 0 && names(super, "cpu")))
+            continue;
+        unescape(shows);
+        unescape(dir);
+        if (strlen(shows) >= sizeof m->shows || strlen(dir) >= sizeof m->dir)
+            continue;
+        strcpy(m[n].dir, dir);
+        strcpy(m[n].shows, shows);
+        m[n++].v2 = v2;
+    }
+    if (f)
+        fclose(f);
+    static const cgmount usual[] = {
+        { "/sys/fs/cgroup", "/", true }, { "/sys/fs/cgroup/unified", "/", true },
+        { "/sys/fs/cgroup/cpu", "/", false }, { "/sys/fs/cgroup/cpu,cpuacct", "/", false },
+    };
+    for (size_t i = 0; n == 0 && i < NOPI_ARRAY_LEN(usual); i++)
+        m[i] = usual[i];
+    return n ? n : (int)NOPI_ARRAY_LEN(usual);
+}
+
+/* The limit mount m sets for the cgroup path cg: below the cgroup it shows as its root when
+ * cg is under that one (a container's own cgroup, bind-mounted). */
+static double mount_limit(const char *root, const cgmount *m, const char *cg)
+{
+    size_t n = strlen(m->shows);
+    if (n > 1 && strncmp(cg, m->shows, n) == 0 && (cg[n] == '/' || cg[n] == '\0'))
+        cg = cg[n] ? cg + n : "/";
+    return path_limit(root, m->dir, cg, m->v2);
+}
+
 double nopi_cgroup_cpu_limit(const char *root)
 {
     char path[] = "/proc/self/cgroup", full[LINE], line[LINE];
@@ -143,6 +219,8 @@ double nopi_cgroup_cpu_limit(const char *root)
     FILE *f = fopen(full, "re");
     if (!f)
         return 0;
+    cgmount mounts[MAX_MOUNTS];
+    int nmounts = cgroup_mounts(root, mounts);
     double limit = 0;
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
@@ -152,27 +230,42 @@ double nopi_cgroup_cpu_limit(const char *root)
             continue;
         *c1 = *c2 = '\0';
         const char *ctl = c1 + 1, *cg = c2 + 1;
-        double here = 0;
-        if (strcmp(line, "0") == 0 && *ctl == '\0') {
-            here = path_limit(root, "/sys/fs/cgroup", cg, true);
-            if (here == 0)   /* a hybrid system mounts v2 under unified/ */
-                here = path_limit(root, "/sys/fs/cgroup/unified", cg, true);
-        } else if (names(ctl, "cpu")) {
-            here = path_limit(root, "/sys/fs/cgroup/cpu", cg, false);
-            if (here == 0)
-                here = path_limit(root, "/sys/fs/cgroup/cpu,cpuacct", cg, false);
+        bool v2 = strcmp(line, "0") == 0 && *ctl == '\0';
+        if (!v2 && !names(ctl, "cpu"))
+            continue;
+        for (int i = 0; i < nmounts; i++) {   /* a hybrid system has v2 and v1 mounts */
+            double here = mounts[i].v2 == v2 ? mount_limit(root, &mounts[i], cg) : 0;
+            if (here > 0 && (limit == 0 || here < limit))
+                limit = here;
         }
-        if (here > 0 && (limit == 0 || here < limit))
-            limit = here;
     }
     fclose(f);
     return limit;
 }
 
+/* The CPUs the affinity mask allows, on a machine of any size: the mask grows until the
+ * kernel's fits (EINVAL: larger than 1024, cpu_set_t's size); 1 when it cannot be read. */
+static int affinity_count(void)
+{
+    for (int size = 1024; size <= (1 << 20); size *= 2) {
+        cpu_set_t *set = CPU_ALLOC((size_t)size);
+        if (!set)
+            return 1;
+        size_t bytes = CPU_ALLOC_SIZE((size_t)size);
+        int rc = sched_getaffinity(0, bytes, set), e = errno;
+        int n = rc == 0 ? CPU_COUNT_S(bytes, set) : 0;
+        CPU_FREE(set);
+        if (rc == 0)
+            return n > 0 ? n : 1;
+        if (e != EINVAL)
+            return 1;
+    }
+    return 1;
+}
+
 double nop_cpus_usable(void)
 {
-    cpu_set_t set;
-    double n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    double n = affinity_count();
     double limit = nopi_cgroup_cpu_limit("");
     return limit > 0 && limit < n ? limit : n;
 }

@@ -150,6 +150,40 @@ static void missing_or_garbled_files_are_no_limit(void **state)
     unit_cleanup(root);
 }
 
+/* the hierarchies are where mountinfo says (a v1 cpu hierarchy mounted elsewhere, its name
+ * escaped as the kernel writes it), not only in their usual places */
+static void mountinfo_says_where_the_hierarchies_are(void **state)
+{
+    (void)state;
+    const char *root = unit_tmpdir();
+    put(root, "/proc/self/cgroup", "7:memory:/a\n4:cpu:/a\n");
+    put(root, "/proc/self/mountinfo",
+        "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+        "30 22 0:29 / /cg/mem rw - cgroup cgroup rw,memory\n"
+        "31 22 0:30 / /cg/my\\040cpu rw,nosuid shared:9 - cgroup cgroup rw,cpu\n");
+    put(root, "/cg/mem/a/cpu.cfs_quota_us", "10000\n");      /* not the cpu hierarchy */
+    put(root, "/cg/mem/a/cpu.cfs_period_us", "100000\n");
+    put(root, "/cg/my cpu/a/cpu.cfs_quota_us", "150000\n");
+    put(root, "/cg/my cpu/a/cpu.cfs_period_us", "100000\n");
+    assert_true(nopi_cgroup_cpu_limit(root) == 1.5);
+    unit_cleanup(root);
+}
+
+/* a container's own cgroup mounted as the hierarchy's root: the path below it is read, not a
+ * cgroup that only shares a tail of it */
+static void a_mount_of_a_cgroup_reads_the_path_below_it(void **state)
+{
+    (void)state;
+    const char *root = unit_tmpdir();
+    put(root, "/proc/self/cgroup", "0::/docker/abc/job\n");
+    put(root, "/proc/self/mountinfo",
+        "40 22 0:38 /docker/abc /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+    put(root, "/sys/fs/cgroup/job/cpu.max", "150000 100000\n");
+    put(root, "/sys/fs/cgroup/abc/job/cpu.max", "50000 100000\n");   /* another cgroup */
+    assert_true(nopi_cgroup_cpu_limit(root) == 1.5);
+    unit_cleanup(root);
+}
+
 static void the_machine_itself_has_at_least_one(void **state)
 {
     (void)state;
@@ -171,6 +205,8 @@ int main(void)
         cmocka_unit_test(v1_no_quota_is_no_limit),
         cmocka_unit_test(v1_another_controller_named_like_cpu_is_not_it),
         cmocka_unit_test(missing_or_garbled_files_are_no_limit),
+        cmocka_unit_test(mountinfo_says_where_the_hierarchies_are),
+        cmocka_unit_test(a_mount_of_a_cgroup_reads_the_path_below_it),
         cmocka_unit_test(the_machine_itself_has_at_least_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
