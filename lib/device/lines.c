@@ -13,6 +13,11 @@
  *   N_STSYM, N_LCSYM  a static variable (initialised or not): "name:S<type>", value its
  *           address (globals, N_GSYM, carry no address: the dynamic symbol table has them)
  * Values are addresses in the file; the table adds the library's load address.
+ *
+ * Each unit's records begin with a header (type 0) and name strings of the unit's own part
+ * of .stabstr.  Where a header gives that part's size (its value), the next unit's part
+ * follows it; libtcc's linker leaves the value 0 and the names unrelocated, so a unit's part
+ * is taken to end after the last string its records name (tcc puts only strings it names).
  */
 #include <elf.h>
 #include <stdlib.h>
@@ -23,7 +28,7 @@
 #include "lines.h"
 
 enum {
-    N_FUN = 0x24, N_STSYM = 0x26, N_LCSYM = 0x28, N_SLINE = 0x44, N_LSYM = 0x80, N_SO = 0x64,
+    N_UNDF = 0, N_FUN = 0x24, N_STSYM = 0x26, N_LCSYM = 0x28, N_SLINE = 0x44, N_LSYM = 0x80, N_SO = 0x64,
     N_SOL = 0x84
 };
 
@@ -114,10 +119,20 @@ static int parse(nopi_lines *l, const char *data, size_t n, uintptr_t base)
         return -1;
     const char *dir = NULL, *file = NULL;
     fn *cur = NULL;
+    uint64_t unit = 0, next = 0, end = 0;   /* this unit's strings' base; the next one's */
     for (size_t i = 0; i < n; i++) {
         struct stab st;
         memcpy(&st, data + i * sizeof st, sizeof st);
-        const char *s = str_at(l, st.strx);
+        if (st.type == N_UNDF) {   /* a unit's header */
+            unit = next ? next : end;
+            next = st.value ? unit + st.value : 0;
+            end = unit;
+            continue;
+        }
+        const char *s = unit + st.strx <= UINT32_MAX ? str_at(l, (uint32_t)(unit + st.strx))
+                                                     : NULL;
+        if (s && st.strx && unit + st.strx + strlen(s) + 1 > end)
+            end = unit + st.strx + strlen(s) + 1;
         switch (st.type) {
         case N_SO:
             /* the unit's end; ld linking libtcc's stabs leaves it at the unit's start */
