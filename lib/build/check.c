@@ -317,7 +317,12 @@ int nopi_check_device_symbols(builder *b, const object *objs, int nobjs)
             nopi_fail(b->err, NOP_ERR_COMPILE, objs[i].source, line, col,
                       "kernel code uses '%s', which the device does not have",
                       f.cxx && f.nparams >= 0 ? f.display : s->name);
-            nopi_detail(b->err, "%s", refused_why(s->name));
+            char near[64];
+            if (!f.cxx && nopi_device_symbol_closest(s->name, near, sizeof near))
+                /* a misspelt call: C takes a function it was not told of for another's */
+                nopi_detail(b->err, "did you mean '%s'?", near);
+            else
+                nopi_detail(b->err, "%s", refused_why(s->name));
             return -1;
         }
     }

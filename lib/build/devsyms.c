@@ -7,6 +7,7 @@
  * letting it work on the host and fail on hardware.
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,4 +83,24 @@ bool nopi_device_symbol_allowed(const char *name)
             return true;
     }
     return false;
+}
+
+bool nopi_device_symbol_closest(const char *name, char *buf, size_t size)
+{
+    /* only a name meant as the kernel API's: "exit" is no misspelt "exp" */
+    static const char *const prefixes[] = { "nt_", "tcm_", "get_" };
+    bool api = false;
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(prefixes) && !api; i++)
+        api = strncmp(name, prefixes[i], strlen(prefixes[i])) == 0;
+    if (!api)
+        return false;
+    const char *cands[NOPI_ARRAY_LEN(api_names)];
+    size_t n = 0;
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(api_names); i++)
+        if (strncmp(api_names[i], "nt__", 4) != 0)   /* not the runtime's own */
+            cands[n++] = api_names[i];
+    const char *best = nop_closest(name, cands, n);
+    if (best)
+        snprintf(buf, size, "%s", best);
+    return best != NULL;
 }
