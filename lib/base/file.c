@@ -166,28 +166,6 @@ bool nopi_path_within(const char *path, const char *dir)
     return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
-char *nopi_path_climb(const char *from, const char *to)
-{
-    /* the longest common folder: a run of whole names */
-    size_t common = 0;
-    for (size_t i = 0; from[i] && from[i] == to[i]; i++)
-        if (from[i + 1] == '\0' || from[i + 1] == '/')
-            if (to[i + 1] == '\0' || to[i + 1] == '/')
-                common = i + 1;
-    if (common == 1)   /* only the root: "/" is no name */
-        common = 0;
-    nopi_strbuf sb = NOPI_STRBUF_INIT;
-    for (const char *p = from + common; *p; p++)   /* a ".." for each name left in from */
-        if (*p == '/' && p[1])
-            nopi_sb_puts(&sb, "../");
-    const char *rest = to + common;
-    while (*rest == '/')
-        rest++;
-    if (*rest)
-        nopi_sb_printf(&sb, "%s/", rest);
-    return sb.s ? nopi_sb_take(&sb) : strdup("");
-}
-
 int nopi_mkdirs(const char *path)
 {
     char *p = strdup(path);

@@ -122,10 +122,6 @@ char *nopi_path_join(const char *dir, const char *rel);
 char *nopi_dirname(const char *path);
 /* Whether path is dir or lies beneath it, by their text (resolve both first). */
 bool nopi_path_within(const char *path, const char *dir);
-/* The way from folder `from` to folder `to`, both absolute and resolved (realpath: no
- * symlink, "." or ".."), as a relative path with a final '/' ("../../a/", "" when they are
- * the same folder); malloc'd, NULL on no memory. */
-char *nopi_path_climb(const char *from, const char *to);
 /* mkdir -p.  -1 with errno set on failure. */
 int nopi_mkdirs(const char *path);
 

@@ -122,23 +122,17 @@ static int setup(builder *b)
     const nop_manifest *m = b->m;
     if (!b->o->share_dir)
         return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "no share folder given");
-    b->cwd = getcwd(NULL, 0);   /* NULL (a removed folder): relative paths stay so */
-    char *given = nopi_path_join(b->o->share_dir, "include");
-    char *header = given ? nopi_path_join(given, "neuronop.h") : NULL;
+    b->include_dir = nopi_path_join(b->o->share_dir, "include");
+    char *header = b->include_dir ? nopi_path_join(b->include_dir, "neuronop.h") : NULL;
     bool have_header = header && access(header, R_OK) == 0;
     free(header);
     if (!have_header) {
         nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot find neuronop.h in '%s'",
-                  given ? given : "?");
+                  b->include_dir ? b->include_dir : "?");
         nopi_detail(b->err, "reinstall neuronop, or set NEURONOP_SHARE_DIR to its "
                     "share/neuronop folder");
-        free(given);
         return -1;
     }
-    b->include_dir = nopi_path_join(b->cwd, given);
-    free(given);
-    if (!b->include_dir)
-        return nopi_nomem(b->err);
     if (b->o->tcc_dir)
         nopi_strlcpy(b->tcc_dir, b->o->tcc_dir, sizeof b->tcc_dir);
     else if (nop_find_tcc_dir(b->tcc_dir, sizeof b->tcc_dir, b->err) != 0)
@@ -207,9 +201,7 @@ static int run(builder *b, nop_build_result *res)
         res->up_to_date = true;
         goto unlock;
     }
-    char *build_dir = nopi_path_join(b->cwd, b->m->build_dir);
-    b->tmpdir = build_dir ? nopi_path_join(build_dir, ".neuronop-tmp-XXXXXX") : NULL;
-    free(build_dir);
+    b->tmpdir = nopi_path_join(b->m->build_dir, ".neuronop-tmp-XXXXXX");
     if (!b->tmpdir || !mkdtemp(b->tmpdir)) {
         rc = nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot create a temporary "
                        "folder in '%s': %s", b->m->build_dir, strerror(errno));
@@ -234,7 +226,6 @@ int nop_build(const nop_manifest *m, const nop_build_opts *opts, nop_build_resul
     res->cached = b.cached;
     res->seconds = nopi_now() - t0;
     free(b.include_dir);
-    free(b.cwd);
     free(b.lib_path);
     free(b.stamp_path);
     free(b.lock_path);

@@ -59,16 +59,12 @@ typedef struct builder {
     const nop_build_opts *o;
     nop_error *err;
     char tcc_dir[1024];
-    char *cwd;                /* neuronop's folder (getcwd; NULL when it was removed): a
-                               * compiler runs in its source's folder (objects.c), and is
-                               * given the way back here before each relative path */
-    char *include_dir;        /* share/neuronop/include, absolute (with cwd): the names
-                               * g++ prints of neuronop's headers start with it */
+    char *include_dir;        /* share/neuronop/include */
     char *lib_path, *stamp_path, *lock_path;
     char key[33];
     nopi_gen_source *sources; /* compute, shape, then reference */
     int nsources;
-    char *tmpdir;             /* absolute (with cwd), as the compilers' TMPDIR must be */
+    char *tmpdir;
     nopi_confine confine;     /* what every compiler child may read, write and use */
     nopi_pch pch;             /* where the precompiled standard headers are (pch.h) */
     int compiled;

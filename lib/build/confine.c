@@ -332,56 +332,29 @@ int nopi_confine_wait(pid_t pid, double deadline, int fd, nopi_confine_sink *sin
     return killed ? 1 : 0;
 }
 
-/* Cuts the next name off a make-style list at *p, undoing make's escapes in place: g++
- * writes a space in a name as "\ ", a '#' as "\#" and a '$' as "$$" (gas the first and the
- * last).  NULL at the end of the list. */
-static char *next_name(char **p)
-{
-    char *s = *p;
-    for (;;) {   /* the separators, and a line's continuation */
-        if (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r')
-            s++;
-        else if (s[0] == '\\' && (s[1] == '\n' || s[1] == '\r'))
-            s += 2;
-        else
-            break;
-    }
-    if (!*s)
-        return NULL;
-    char *name = s, *out = s;
-    while (*s && *s != ' ' && *s != '\n' && *s != '\t' && *s != '\r') {
-        if ((s[0] == '\\' && (s[1] == ' ' || s[1] == '#')) || (s[0] == '$' && s[1] == '$'))
-            s++;
-        *out++ = *s++;
-    }
-    if (*s)
-        s++;
-    *out = '\0';
-    *p = s;
-    return name;
-}
-
-bool nopi_confine_deps(const nopi_confine *c, const char *depfile, const char *dir, char *bad,
-                       size_t size)
+/* Make's syntax as g++ -MD writes it: "target: prerequisite prerequisite ...", lines
+ * continued with a backslash. */
+bool nopi_confine_deps(const nopi_confine *c, const char *depfile, char *bad, size_t size)
 {
     char *text = NULL;
     if (nopi_read_file(depfile, &text, NULL) != 0)
         return false;
     bool found = false;
-    /* "target: prerequisite ...": the target is the object, in the build's own folder */
-    char *p = text;
-    while ((p = strchr(p, ':')) != NULL && p[1] && !strchr(" \t\r\n", p[1]))
-        p++;
-    for (p = p ? p + 1 : NULL; p && !found;) {
-        const char *listed = next_name(&p);
-        if (!listed)
-            break;
-        char *name = nopi_path_join(dir, listed);
-        if (!name || !nopi_confine_allows(c, name)) {   /* out of memory: refused too */
-            nopi_strlcpy(bad, listed, size);
+    char *p = strchr(text, ':');
+    for (p = p ? p + 1 : NULL; p && *p && !found;) {
+        while (*p == ' ' || *p == '\\' || *p == '\n' || *p == '\t')
+            p++;
+        char *end = p;
+        while (*end && *end != ' ' && *end != '\n' && *end != '\t')
+            end += end[0] == '\\' && end[1] == ' ' ? 2 : 1;   /* "a\ b": a space in a name */
+        char save = *end;
+        *end = '\0';
+        if (*p && !nopi_confine_allows(c, p)) {
+            nopi_strlcpy(bad, p, size);
             found = true;
         }
-        free(name);
+        *end = save;
+        p = end;
     }
     free(text);
     return found;

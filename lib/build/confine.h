@@ -64,11 +64,9 @@ bool nopi_confine_landlock(void);
 /* Fills d's message and detail: the build may not read `name` (d's location stays). */
 void nopi_confine_refuse(nop_diag *d, const char *name);
 
-/* Reads a make-style dependency file (g++ -MD, gas --MD): true when a file it lists is
- * outside the folders c allows, copied to bad as listed.  A relative name is under `dir`,
- * the folder the compiler ran in (NULL: neuronop's). */
-bool nopi_confine_deps(const nopi_confine *c, const char *depfile, const char *dir, char *bad,
-                       size_t size);
+/* Reads a make-style dependency file (g++ -MD): true when a file it lists is outside the
+ * folders c allows, copied to bad. */
+bool nopi_confine_deps(const nopi_confine *c, const char *depfile, char *bad, size_t size);
 
 /* The current address-space size of this process in bytes (0 when unknown). */
 unsigned long long nopi_confine_address_space(void);

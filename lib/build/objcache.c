@@ -131,9 +131,7 @@ int nopi_objcache_key(const nopi_argv *compile, const char *preprocessed, char k
             i++;   /* output files: in the build's temporary folder, a new name each time */
             continue;
         }
-        /* the debug information's folder, neuronop's (objects.c): in the key below */
-        if (strcmp(a, "-MD") == 0 || strncmp(a, "-fdebug-prefix-map=", 19) == 0 ||
-            strncmp(a, "-fdebug-compilation-dir=", 24) == 0)
+        if (strcmp(a, "-MD") == 0)
             continue;
         /* DWARF names the folder it was compiled in; stabs (memcheck's -gstabs) does not */
         if (strncmp(a, "-g", 2) == 0 && strcmp(a, "-g0") != 0 && strcmp(a, "-gstabs") != 0)

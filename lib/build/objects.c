@@ -195,45 +195,19 @@ static int compile_tcc(builder *b, int index, object *obj)
 
 /* ---- the system compilers --------------------------------------------------------------- */
 
-/* A path for a compiler, which runs in its source's folder (prepare_system), after `flag`
- * ("-I", or ""): a relative one is neuronop's, reached from there by job->back. */
-static void add_path(nopi_tool_job *job, const char *flag, const char *path)
-{
-    const char *back = path[0] != '/' && job->back ? job->back : "";
-    nopi_argv_addf(&job->argv, "%s%s%s", flag, back, path);
-}
-
-/* What the compiler writes of its files as if it ran in neuronop's folder: __FILE__ (an
- * assert's message) and the debug information's names (memcheck's lines) without the way
- * back, and the debug information's folder (DW_AT_comp_dir), which the names are relative
- * to.  g++ has no flag for the folder: its last matching map wins, so a second map keeps
- * the names of files inside the folder. */
-static void add_as_if_in(const builder *b, nopi_tool_job *job, bool clang)
-{
-    if (strchr(job->back, '=') || strchr(job->dir, '=') || strchr(b->cwd, '='))
-        return;   /* a map's two sides are split at the '=' */
-    nopi_argv_addf(&job->argv, "-ffile-prefix-map=%s=", job->back);
-    if (clang) {
-        nopi_argv_addf(&job->argv, "-fdebug-compilation-dir=%s", b->cwd);
-    } else {
-        nopi_argv_addf(&job->argv, "-fdebug-prefix-map=%s=%s", job->dir, b->cwd);
-        nopi_argv_addf(&job->argv, "-fdebug-prefix-map=%s/=%s/", job->dir, job->dir);
-    }
-}
-
 /* -I and -D of a source: neuronop's headers, the source's folder, extra_include_paths and
  * the manifest's flags as written, then STACK_SIZE. */
-static void add_common(builder *b, nopi_tool_job *job, const char *source_dir)
+static void add_common(builder *b, nopi_argv *a, const char *source_dir)
 {
-    nopi_argv *a = &job->argv;
-    add_path(job, "-I", b->include_dir);
-    add_path(job, "-I", source_dir);
+    nopi_argv_addf(a, "-I%s", b->include_dir);
+    if (source_dir)
+        nopi_argv_addf(a, "-I%s", source_dir);
     for (int i = 0; i < b->m->nincludes; i++)
-        add_path(job, "-I", b->m->includes[i].resolved);
+        nopi_argv_addf(a, "-I%s", b->m->includes[i].resolved);
     for (int i = 0; i < b->m->nflags; i++) {
         const nopi_flag *f = &b->m->flags[i];
         if (f->kind == NOPI_FLAG_INCLUDE)
-            add_path(job, "-I", f->value);
+            nopi_argv_addf(a, "-I%s", f->value);
         else
             nopi_argv_add(a, f->text);
     }
@@ -307,25 +281,14 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
         free(dir);
         return nopi_nomem(b->err);
     }
-    /* It runs in the source's folder: the assembler's list (below) names the source by the
-     * bare name of its .file, and an .incbin's relative name is resolved there.  The paths
-     * it is given are as neuronop's, by way of `back`: its messages, the compile cache's
-     * keys and the objects' file names are as if it ran in neuronop's folder. */
-    if (b->cwd && (job->dir = realpath(dir, NULL)) != NULL &&
-        !(job->back = nopi_path_climb(job->dir, b->cwd))) {
-        free(dir);
-        return nopi_nomem(b->err);
-    }
     nopi_argv *a = &job->argv;
     job->name = b->sources[index].path;
     job->source = path;
     bool cxx = obj->lang == NOPI_LANG_CXX;
     nopi_argv_add(a, cxx ? nopi_cxx_program(b->m->cxx) : nopi_cc_program());
     nopi_argv_add(a, "-O2");
-    add_common(b, job, dir);
+    add_common(b, a, dir);
     free(dir);
-    if (job->back && job->back[0])
-        add_as_if_in(b, job, nopi_is_clang(a->v[0]));
     if (a->failed)   /* out of memory: a->v[0] is read below, and by preprocess_argv */
         return nopi_nomem(b->err);
     const char *const *enforced = cxx ? cxx_enforced : cc_enforced;
@@ -369,7 +332,7 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
     nopi_argv_add(a, "-o");
     nopi_argv_add(a, obj->path);
     if (cxx) {
-        add_path(job, "", path);
+        nopi_argv_add(a, path);
         return 0;
     }
     /* C: the source wrapped in its prelude, as for libtcc, so signatures are checked */
@@ -377,10 +340,7 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
     if (nopi_read_file(path, &text, NULL) != 0)
         return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read '%s': %s", path,
                          strerror(errno));
-    /* its messages name the source by the #line the unit gives, the way back and all */
-    char *named = path[0] != '/' && job->back ? nopi_path_join(job->back, path) : strdup(path);
-    char *unit = named ? nopi_gen_unit(b->m, role, named, text) : NULL;
-    free(named);
+    char *unit = nopi_gen_unit(b->m, role, path, text);
     free(text);
     snprintf(unitname, sizeof unitname, "%s%d.c", role_names[role], index);
     char *unitpath = nopi_path_join(b->tmpdir, unitname);
@@ -399,8 +359,6 @@ void nopi_build_note_job(builder *b, const nopi_tool_job *job)
     if ((!b->o->verbose && !b->m->verbose) || job->done)
         return;
     nopi_strbuf sb = NOPI_STRBUF_INIT;
-    if (job->dir)   /* its paths are relative to it */
-        nopi_sb_printf(&sb, "cd %s && ", job->dir);
     for (int i = 0; i < job->argv.n; i++)
         nopi_sb_printf(&sb, "%s%s", i ? " " : "", job->argv.v[i]);
     nopi_emit(b->o->diag, b->o->diag_ctx, NOP_SEV_NOTE, NULL, 0, 0, "%s", sb.s ? sb.s : "");
@@ -476,17 +434,17 @@ static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what, bo
         if (jobs[i].limit != NOPI_LIMIT_NONE) {
             nopi_confine_past(&b->confine, &e, jobs[i].name ? jobs[i].name : "the library",
                               jobs[i].limit == NOPI_LIMIT_TIME);
-        } else if ((jobs[i].deps && nopi_confine_deps(&b->confine, jobs[i].deps, jobs[i].dir,
-                                                      outside, sizeof outside)) ||
-                   (jobs[i].asdeps && nopi_confine_deps(&b->confine, jobs[i].asdeps,
-                                                        jobs[i].dir, outside, sizeof outside))) {
+        } else if ((jobs[i].deps &&
+                    nopi_confine_deps(&b->confine, jobs[i].deps, outside, sizeof outside)) ||
+                   (jobs[i].asdeps && nopi_confine_deps(&b->confine, jobs[i].asdeps, outside,
+                                                        sizeof outside))) {
             /* without Landlock it could read the file: refused all the same, unquoted */
-            nopi_tool_name(&jobs[i], outside, sizeof outside);
             nopi_fail(&e, NOP_ERR_COMPILE, jobs[i].source, 0, 0, "refused");
             nopi_confine_refuse(&e.diag, outside);
         } else {
             confined_sink sink = { b };
-            int bad = nopi_gcc_log(&jobs[i], b->include_dir, what, confined_diag, &sink, &e);
+            int bad = nopi_gcc_log(jobs[i].log, b->include_dir, what, confined_diag, &sink,
+                                   &e);
             if (bad && nopi_confine_diag(&b->confine, &e.diag))
                 e.kind = NOP_ERR_COMPILE;
             if (jobs[i].status != 0 && !bad) {
@@ -521,8 +479,6 @@ static void free_jobs(nopi_tool_job *jobs, int n)
         free(jobs[i].log);
         free(jobs[i].deps);
         free(jobs[i].asdeps);
-        free(jobs[i].dir);
-        free(jobs[i].back);
     }
     free(jobs);
 }
@@ -609,7 +565,6 @@ static int from_cache(builder *b, const nopi_objcache *cache, const object *objs
         }
         pre[m].name = jobs[k].name;
         pre[m].source = jobs[k].source;
-        pre[m].dir = jobs[k].dir ? strdup(jobs[k].dir) : NULL;   /* as its compile */
         preprocess_argv(&jobs[k].argv, &pre[m].argv, ii[m]);
         nopi_build_note_job(b, &pre[m]);
         of[m++] = k;
@@ -638,7 +593,6 @@ static int from_cache(builder *b, const nopi_objcache *cache, const object *objs
     for (int j = 0; pre && j < m; j++) {
         nopi_argv_free(&pre[j].argv);
         free(pre[j].log);
-        free(pre[j].dir);
         free(ii[j]);
     }
     free(pre);

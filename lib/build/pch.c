@@ -59,9 +59,7 @@ void nopi_pch_free(nopi_pch *p)
 
 /* Whether flag i of a is one the entry is made without, and that its key leaves out: a
  * folder to include from or a macro (g++ checks that a unit's macros leave the header's
- * meaning alone, and reads its text when they do not); how the unit's own file names are
- * written (-ffile-prefix-map and its kin: the way to neuronop's folder, objects.c); a
- * warning flag (g++ does not check
+ * meaning alone, and reads its text when they do not); a warning flag (g++ does not check
  * them: warnings in standard headers are not shown anyway), but -W[no-]deprecated, which
  * sets __DEPRECATED, a macro libstdc++ tests: made without it, the entry is refused by
  * every unit compiled with it (memcheck's); a -std= that a later one overrides (the
@@ -73,12 +71,8 @@ void nopi_pch_free(nopi_pch *p)
 static bool left_out(const nopi_argv *a, int i)
 {
     const char *f = a->v[i];
-    static const char *const prefixes[] = { "-I", "-D", "-U", "-ffile-prefix-map=",
-                                            "-fdebug-prefix-map=", "-fdebug-compilation-dir=" };
-    for (size_t k = 0; k < NOPI_ARRAY_LEN(prefixes); k++)
-        if (strncmp(f, prefixes[k], strlen(prefixes[k])) == 0)
-            return true;
-    if (strcmp(f, "-w") == 0)
+    if (strncmp(f, "-I", 2) == 0 || strncmp(f, "-D", 2) == 0 || strncmp(f, "-U", 2) == 0 ||
+        strcmp(f, "-w") == 0)
         return true;
     if (strncmp(f, "-W", 2) == 0 && strcmp(f, "-Wdeprecated") != 0 &&
         strcmp(f, "-Wno-deprecated") != 0)

@@ -137,9 +137,6 @@ static int spawn(nopi_tool_job *j, const nopi_confine *c, char **env, pid_t *pid
             e = errno ? errno : EIO;
         else if (c && nopi_confine_child(c, true, 0) != 0)
             e = errno ? errno : EPERM;
-        else if (j->dir && chdir(j->dir) != 0)   /* after the rules, whose folders may be
-                                                  * named relative to neuronop's */
-            e = errno;
         else
             execvpe(j->argv.v[0], j->argv.v, env);
         if (!e)
@@ -300,7 +297,7 @@ typedef struct gline {
     const char *msg;      /* after "kind: ", or the text after the location */
 } gline;
 
-static bool parse_gline(const nopi_tool_job *job, const char *s, gline *g)
+static bool parse_gline(const char *s, gline *g)
 {
     memset(g, 0, sizeof *g);
     const char *p = s;
@@ -313,7 +310,6 @@ static bool parse_gline(const nopi_tool_job *job, const char *s, gline *g)
             if (n >= sizeof g->file)
                 n = sizeof g->file - 1;
             memcpy(g->file, s, n);
-            nopi_tool_name(job, g->file, sizeof g->file);
             g->line = (int)line;
             p = end + 1;
             long col = strtol(p, &end, 10);
@@ -340,21 +336,6 @@ static bool parse_gline(const nopi_tool_job *job, const char *s, gline *g)
     }
     g->msg = p;
     return true;
-}
-
-void nopi_tool_name(const nopi_tool_job *job, char *name, size_t size)
-{
-    if (name[0] == '/' || !name[0] || !job->dir)
-        return;
-    size_t n = job->back ? strlen(job->back) : 0;
-    if (strncmp(name, job->back ? job->back : "", n) == 0) {
-        memmove(name, name + n, strlen(name + n) + 1);
-        return;
-    }
-    char *full = nopi_path_join(job->dir, name);
-    if (full)
-        nopi_strlcpy(name, full, size);
-    free(full);
 }
 
 /* A header the user did not write: neuronop's, or the system's (an error inside <vector> is
@@ -385,8 +366,7 @@ static void add_detail(nop_diag *d, const char *text)
 /* What follows the first error in the log: the notes g++ gives with it, in the user's
  * files ("'std::optional' is only available from C++17 onwards"), up to two, and how many
  * more errors there are, so the user knows the first is not the last. */
-static void add_followers(const nopi_tool_job *job, char *rest, const char *own_dir,
-                          nop_diag *d)
+static void add_followers(char *rest, const char *own_dir, nop_diag *d)
 {
     int notes = 0, more = 0;
     bool own_notes = true;   /* the notes still belong to the first error */
@@ -395,7 +375,7 @@ static void add_followers(const nopi_tool_job *job, char *rest, const char *own_
         if (next)
             *next++ = '\0';
         gline g;
-        if (!parse_gline(job, line, &g) || !g.kind)
+        if (!parse_gline(line, &g) || !g.kind)
             continue;
         if (strcmp(g.kind, "note: ") != 0) {
             own_notes = false;
@@ -417,12 +397,12 @@ static void add_followers(const nopi_tool_job *job, char *rest, const char *own_
     }
 }
 
-int nopi_gcc_log(const nopi_tool_job *job, const char *own_dir, const char *fallback,
+int nopi_gcc_log(const char *log_path, const char *own_dir, const char *fallback,
                  nop_diag_fn *diag, void *ctx, nop_error *err)
 {
     char *text = NULL;
     unsigned long long more;
-    if (nopi_tool_log(job->log, &text, &more) != 0)
+    if (nopi_tool_log(log_path, &text, &more) != 0)
         return nopi_fail(err, NOP_ERR_COMPILE, NULL, 0, 0, "%s failed", fallback);
     /* The user line that led into the current header: the last "required from here" or
      * "In file included from" in a user file, and the template being instantiated. */
@@ -450,7 +430,7 @@ int nopi_gcc_log(const nopi_tool_job *job, const char *own_dir, const char *fall
             continue;
         }
         gline g;
-        if (!parse_gline(job, s, &g))
+        if (!parse_gline(s, &g))
             continue;
         if (!g.kind) {
             const char *req = strstr(g.msg, "required from here");
@@ -513,7 +493,7 @@ int nopi_gcc_log(const nopi_tool_job *job, const char *own_dir, const char *fall
         err->kind = NOP_ERR_COMPILE;
         err->diag = d;
         failed = true;
-        add_followers(job, next, own_dir, &err->diag);
+        add_followers(next, own_dir, &err->diag);
     }
     free(text);
     if (!failed)

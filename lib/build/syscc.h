@@ -33,12 +33,6 @@ typedef struct nopi_tool_job {
     char *log;            /* file that receives stdout and stderr (caller owns the string) */
     const char *name;     /* what it compiles, as the user wrote it, for a limit's message */
     const char *source;   /* and its path, where a refused read is reported; may be NULL */
-    char *dir;            /* the folder it runs in, NULL: neuronop's (caller owns).  A
-                           * compiler runs in its source's: the names it resolves itself
-                           * (the assembler's .file and .incbin) are then the source's,
-                           * not those of wherever neuronop was started */
-    char *back;           /* with dir: the way from it back to neuronop's folder ("../../"),
-                           * before each relative path the job is given (caller owns) */
     char *deps;           /* its -MF file, checked when Landlock is absent; NULL (caller owns) */
     char *asdeps;         /* and its assembler's (gas --MD: what .incbin and .include read,
                            * which -MF does not list); NULL (caller owns) */
@@ -71,15 +65,8 @@ int nopi_tools_run(nopi_tool_job *jobs, int n, int parallel, const nopi_confine 
  * *more.  0, or -1 when it cannot be read. */
 int nopi_tool_log(const char *path, char **text, unsigned long long *more);
 
-/* A file name the job's tool printed or listed, rewritten in place (name holds size bytes)
- * as neuronop's folder sees it: a relative path it was given loses the job's way back
- * ("../lib/relu.cpp" is "lib/relu.cpp"); another relative name, which the tool resolved
- * itself, is put under the folder it ran in. */
-void nopi_tool_name(const nopi_tool_job *job, char *name, size_t size);
-
 /*
- * Reads the gcc-style log (-fdiagnostics-plain-output) of a failed or warning compile, the
- * job's; the files it names are as nopi_tool_name gives them.
+ * Reads a gcc-style log (-fdiagnostics-plain-output) of a failed or warning compile.
  * Warnings in the user's files go to diag; the first error fills err (NOP_ERR_COMPILE) at the
  * user's location: an error inside a header under `own_dir` (neuronop's include folder) is
  * moved to the user line that led to it ("required from here", "In file included from"),
@@ -87,7 +74,7 @@ void nopi_tool_name(const nopi_tool_job *job, char *name, size_t size);
  * failed when the log has no error line.  Only the log's start is read (nopi_tool_log).
  * Returns -1 when an error was recorded.
  */
-int nopi_gcc_log(const nopi_tool_job *job, const char *own_dir, const char *fallback,
+int nopi_gcc_log(const char *log_path, const char *own_dir, const char *fallback,
                  nop_diag_fn *diag, void *ctx, nop_error *err);
 
 /*

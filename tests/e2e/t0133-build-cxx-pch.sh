@@ -30,9 +30,9 @@ test_expect "a first C++ build precompiles the standard headers once, into the X
 
 test_expect "g++ uses it: its -H marks the precompiled header as used" '
     e=$(entry)
-    cmd=$(sed -n "s/^neuronop: note: cd [^ ]* && \(g++ .* -include [^ ]*\) -c -o [^ ]* [^ ]*\/rc\/relu.cpp$/\1/p" err)
+    cmd=$(sed -n "s/^neuronop: note: \(g++ .* -include [^ ]*\) -c -o [^ ]* rc\/relu.cpp$/\1/p" err)
     test -n "$cmd"
-    (cd rc && $cmd -Winvalid-pch -H -fsyntax-only relu.cpp 2>../h.txt)
+    $cmd -Winvalid-pch -H -fsyntax-only rc/relu.cpp 2>h.txt
     grep -qx "! $e/std.h.gch" h.txt'
 
 # HOME=/proc/self: a folder no one can make a cache in, root included
@@ -115,9 +115,9 @@ test_expect "-Wno-deprecated is part of the key: g++ would refuse an entry made 
     export XDG_CACHE_HOME="$WORK/xdg-dep"
     run build -v dep
     expect_status 0
-    cmd=$(sed -n "s/^neuronop: note: cd [^ ]* && \(g++ .* -include [^ ]*\) -c -o [^ ]* [^ ]*\/dep\/relu.cpp$/\1/p" err)
+    cmd=$(sed -n "s/^neuronop: note: \(g++ .* -include [^ ]*\) -c -o [^ ]* dep\/relu.cpp$/\1/p" err)
     test -n "$cmd"
-    (cd dep && $cmd -Winvalid-pch -H -fsyntax-only relu.cpp 2>../h.txt)
+    $cmd -Winvalid-pch -H -fsyntax-only dep/relu.cpp 2>h.txt
     grep -q "^! .*/std.h.gch$" h.txt'
 
 # A header upgraded by a package manager keeps the package's (older) modification time; its
@@ -184,8 +184,8 @@ test_expect "a C++ source that includes no torch header is given no standard hea
     grep -q "helper.cpp" hp/neuronop.yaml
     run build -v hp
     expect_status 0
-    test "$(grep -c -- "-include .*/hp/helper.cpp$" err)" = 0
-    test "$(grep -c -- "-include .*/hp/relu.cpp$" err)" = 1'
+    test "$(grep -c -- "-include .* hp/helper.cpp$" err)" = 0
+    test "$(grep -c -- "-include .* hp/relu.cpp$" err)" = 1'
 
 # assert(false) in the kernel: with NDEBUG defined before <torch/torch.h>, it is gone
 test_expect "NDEBUG defined before <torch/torch.h> removes assert, as <assert.h> says" '

@@ -1,8 +1,5 @@
 /* Unit tests of reading C++ symbols and compiler logs (lib/build/mangle.c, lib/build/syscc.c,
  * lib/build/cxxdiag.c), and of device messages in C++ terms (lib/device/cxxnames.c). */
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "unit.h"
 #include "base/mangle.h"
 #include "build/syscc.h"
@@ -93,10 +90,10 @@ static int read_log(const char *source, const char *log_format, nop_error *err)
     char text[2048];
     snprintf(text, sizeof text, log_format, dir, dir);
     unit_write(dir, "log", text);
-    nopi_tool_job job = { .log = nopi_path_join(dir, "log") };
+    char *log = nopi_path_join(dir, "log");
     memset(err, 0, sizeof *err);
-    int rc = nopi_gcc_log(&job, "/inc", "compiling", NULL, NULL, err);
-    free(job.log);
+    int rc = nopi_gcc_log(log, "/inc", "compiling", NULL, NULL, err);
+    free(log);
     return rc;
 }
 
@@ -140,11 +137,11 @@ static void a_clean_log_is_no_error(void **state)
     (void)state;
     const char *dir = unit_tmpdir();
     unit_write(dir, "log", "");
-    nopi_tool_job job = { .log = nopi_path_join(dir, "log") };
+    char *log = nopi_path_join(dir, "log");
     nop_error err = { 0 };
-    assert_int_equal(nopi_gcc_log(&job, "/inc", "compiling", NULL, NULL, &err), 0);
+    assert_int_equal(nopi_gcc_log(log, "/inc", "compiling", NULL, NULL, &err), 0);
     assert_int_equal(err.kind, NOP_ERR_NONE);
-    free(job.log);
+    free(log);
 }
 
 /* g++'s words about names the device's torch lacks become the device's; others stay. */
@@ -272,39 +269,6 @@ static void device_messages_in_cxx_words(void **state)
                         "my_nt_exp nt_frob NT_F32x");
 }
 
-/* A compiler runs in its source's folder and is given neuronop's paths by a way back: its
- * messages name files as neuronop's folder sees them, and the source line is quoted. */
-static void names_are_seen_from_neuronops_folder(void **state)
-{
-    (void)state;
-    char top[256], lib[300], cwd[1024];
-    snprintf(top, sizeof top, "%s", unit_tmpdir());
-    snprintf(lib, sizeof lib, "%s/lib", top);
-    assert_int_equal(mkdir(lib, 0755), 0);
-    unit_write(lib, "user.cpp", "int a = b;\n");
-    unit_write(top, "log", "../lib/user.cpp:1:9: error: 'b' was not declared in this scope\n");
-    assert_non_null(getcwd(cwd, sizeof cwd));
-    assert_int_equal(chdir(top), 0);
-    nopi_tool_job job = { .log = nopi_path_join(top, "log"), .dir = realpath(lib, NULL),
-                          .back = "../" };
-    nop_error err = { 0 };
-    assert_int_equal(nopi_gcc_log(&job, "/inc", "compiling", NULL, NULL, &err), -1);
-    assert_string_equal(err.diag.file, "lib/user.cpp");
-    assert_int_equal(err.diag.line, 1);
-    assert_non_null(strstr(err.diag.detail, "int a = b;"));   /* read from there */
-    char name[1024] = "user.cpp";   /* the assembler's bare .file name: the folder's */
-    nopi_tool_name(&job, name, sizeof name);
-    char want[1200];
-    snprintf(want, sizeof want, "%s/user.cpp", job.dir);
-    assert_string_equal(name, want);
-    snprintf(name, sizeof name, "/usr/include/stdio.h");
-    nopi_tool_name(&job, name, sizeof name);
-    assert_string_equal(name, "/usr/include/stdio.h");
-    assert_int_equal(chdir(cwd), 0);
-    free(job.log);
-    free(job.dir);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -312,7 +276,6 @@ int main(void)
         cmocka_unit_test(other_types_are_not_op_kinds),
         cmocka_unit_test(writes_signatures),
         cmocka_unit_test(moves_header_errors_to_the_user_line),
-        cmocka_unit_test(names_are_seen_from_neuronops_folder),
         cmocka_unit_test(system_header_errors_move_too),
         cmocka_unit_test(a_clean_log_is_no_error),
         cmocka_unit_test(rewords_torch_errors),

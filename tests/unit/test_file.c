@@ -239,28 +239,6 @@ static void reading_a_part_keeps_at_most_cap_bytes(void **state)
     unit_cleanup(dir);
 }
 
-static void climb_is(const char *from, const char *to, const char *want)
-{
-    char *got = nopi_path_climb(from, to);
-    assert_non_null(got);
-    assert_string_equal(got, want);
-    free(got);
-}
-
-/* The way a compiler run in its source's folder finds the paths neuronop was given. */
-static void a_climb_joins_two_folders(void **state)
-{
-    climb_is("/a/b/c", "/a/b/c", "");
-    climb_is("/a/b/c", "/a", "../../");
-    climb_is("/a", "/a/b/c", "b/c/");
-    climb_is("/a/b", "/a/c", "../c/");
-    climb_is("/ab", "/a", "../a/");        /* by whole names, not by letters */
-    climb_is("/a", "/ab/c", "../ab/c/");
-    climb_is("/", "/x/y", "x/y/");
-    climb_is("/x/y", "/", "../../");
-    climb_is("/", "/", "");
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -273,7 +251,6 @@ int main(void)
         cmocka_unit_test(a_folder_is_an_error_naming_it),
         cmocka_unit_test(reading_takes_only_a_regular_file),
         cmocka_unit_test(reading_a_part_keeps_at_most_cap_bytes),
-        cmocka_unit_test(a_climb_joins_two_folders),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
