@@ -54,6 +54,9 @@ void nopi_line_clean(char *s);
  * be: "zeroes:4x4" -> "zeros", "ful:4x4:2.5" -> "full"; NULL when what comes before its first
  * colon is not a near-miss of a generator's name (letters only: no path). */
 const char *nopi_generator_like(const char *spec);
+/* Whether spec, a generator (nop_is_generator), is one nop_tensor_generate can make, without
+ * making it: 0, or -1 with err filled as nop_tensor_generate would fill it. */
+int nopi_generator_check(const char *spec, nop_error *err);
 
 /* ---- did you mean (closest.c) ----
  * Edit distance, for "did you mean" suggestions (nop_closest is the public form). */

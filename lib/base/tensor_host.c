@@ -143,16 +143,26 @@ static bool full_overflows(const full_value *f, nt_dtype dtype)
     return f->v < lo[dtype] || f->v > hi[dtype];
 }
 
-int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_error *err)
+/* A generator spec as read: what nop_tensor_generate makes. */
+typedef struct gen_spec {
+    char buf[256];        /* the spec, cut at its colons */
+    const char *kind;
+    bool full, arange;
+    int dtype, ndim;
+    int64_t sizes[NOPI_MAX_DIMS];
+    full_value value;     /* full's */
+} gen_spec;
+
+/* Reads spec into g; 0, or -1 with err filled (what is wrong with it, and its form). */
+static int read_spec(const char *spec, gen_spec *g, nop_error *err)
 {
-    *out = NULL;
-    char buf[256];
-    if (strlen(spec) >= sizeof buf)
+    memset(g, 0, sizeof *g);
+    if (strlen(spec) >= sizeof g->buf)
         return gen_error(err, spec, "too long");
-    strcpy(buf, spec);
+    strcpy(g->buf, spec);
     char *parts[4] = { NULL };
     int nparts = 0;
-    for (char *p = buf; nparts < 4; nparts++) {
+    for (char *p = g->buf; nparts < 4; nparts++) {
         parts[nparts] = p;
         char *colon = strchr(p, ':');
         if (!colon) {
@@ -162,14 +172,23 @@ int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_e
         *colon = '\0';
         p = colon + 1;
     }
-    const char *kind = parts[0];
-    bool full = strcmp(kind, "full") == 0, arange = strcmp(kind, "arange") == 0;
+    const char *kind = g->kind = parts[0];
+    bool known = false;
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(kinds) && !known; i++)
+        known = strcmp(kind, kinds[i]) == 0;
+    if (!known) {
+        char what[128];
+        snprintf(what, sizeof what, "unknown kind '%s'", kind);
+        return gen_error(err, spec, what);
+    }
+    bool full = g->full = strcmp(kind, "full") == 0;
+    bool arange = g->arange = strcmp(kind, "arange") == 0;
     int want = full ? 3 : 2;
     if (nparts < want || nparts > want + 1)
         return gen_error(err, spec, full ? "full needs a shape and a value"
                                          : "expected KIND:SHAPE with an optional :DTYPE");
-    int dtype = NT_F32;
-    if (nparts == want + 1 && (dtype = nopi_dtype_parse(parts[want])) < 0) {
+    int dtype = g->dtype = NT_F32;
+    if (nparts == want + 1 && (dtype = g->dtype = nopi_dtype_parse(parts[want])) < 0) {
         char names[160], what[256];
         nopi_dtype_names(names, sizeof names);
         snprintf(what, sizeof what, "unknown dtype '%s'; the device's are %s", parts[want],
@@ -184,28 +203,45 @@ int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_e
                  kind, nopi_dtype_name((nt_dtype)dtype), kind);
         return gen_error(err, spec, what);
     }
-    int ndim;
-    int64_t sizes[NOPI_MAX_DIMS];
-    if (parse_shape(parts[1], &ndim, sizes) != 0 || (arange && ndim != 1))
+    if (parse_shape(parts[1], &g->ndim, g->sizes) != 0 || (arange && g->ndim != 1))
         return gen_error(err, spec, arange ? "arange takes a count: arange:N"
                                            : "a shape is sizes joined by x, like 32x4096");
     char why[256];
-    if (!nopi_shape_ok(ndim, sizes, why, sizeof why)) {
+    if (!nopi_shape_ok(g->ndim, g->sizes, why, sizeof why)) {
         nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "tensor '%s' is over the device's limits: "
                   "%s", spec, why);
         return -1;
     }
-    full_value value = { 0 };
     if (full) {
-        if (!parse_full(parts[2], &value))
+        if (!parse_full(parts[2], &g->value))
             return gen_error(err, spec, "the value of full is not a number");
-        if (full_overflows(&value, (nt_dtype)dtype)) {
+        if (full_overflows(&g->value, (nt_dtype)dtype)) {
             char what[160];
             snprintf(what, sizeof what, "%s cannot be %s without overflow (torch.full "
                      "refuses it too)", parts[2], nopi_dtype_name((nt_dtype)dtype));
             return gen_error(err, spec, what);
         }
     }
+    return 0;
+}
+
+int nopi_generator_check(const char *spec, nop_error *err)
+{
+    gen_spec g;
+    return read_spec(spec, &g, err);
+}
+
+int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_error *err)
+{
+    *out = NULL;
+    gen_spec g;
+    if (read_spec(spec, &g, err) != 0)
+        return -1;
+    const char *kind = g.kind;
+    bool full = g.full, arange = g.arange;
+    int dtype = g.dtype, ndim = g.ndim;
+    const int64_t *sizes = g.sizes;
+    const full_value value = g.value;
     nt_tensor *t = nopi_tensor_alloc((nt_dtype)dtype, ndim, sizes, false);
     if (!t) {
         /* the shape passed the device's limits, so its element count is finite: say how
@@ -242,13 +278,8 @@ int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_e
             v = value.v;
         } else if (arange) {
             v = (double)i;
-        } else if (strcmp(kind, "zeros") == 0) {
+        } else {   /* zeros: read_spec knows no other kind */
             v = 0;
-        } else {
-            nopi_tensor_free(t);
-            char what[128];
-            snprintf(what, sizeof what, "unknown kind '%s'", kind);
-            return gen_error(err, spec, what);
         }
         nopi_set_f(t, i, v);
     }

@@ -33,8 +33,30 @@ static int outside_folder(loader *L, const nopi_test *t, const nopi_ynode *v, co
     return -1;
 }
 
-/* One argument entry: a value, or a list of values taken in turn. */
-static int load_test_arg(loader *L, nopi_test *t, int i, const nopi_ynode *n)
+/* A tensor argument that is a generator, or looks meant as one, must be one the worker can
+ * make: said here, at its line, rather than when the case runs. */
+static int check_generator(loader *L, const nopi_test *t, int i, const nopi_ynode *v,
+                           const char *str)
+{
+    nop_error e = { 0 };
+    const char *meant = nop_is_generator(str) ? NULL : nopi_generator_like(str);
+    if (meant)
+        return nopi_y_error(L->doc, v, L->err, "argument %d of test '%s': '%.*s' is not a "
+                            "generator; did you mean '%s'?", i + 1, t->name,
+                            (int)strcspn(str, ":"), str, meant);
+    if (!nop_is_generator(str) || nopi_generator_check(str, &e) == 0)
+        return 0;
+    nopi_y_error(L->doc, v, L->err, "argument %d of test '%s': %s", i + 1, t->name,
+                 e.diag.msg);
+    if (e.diag.detail[0])
+        nopi_detail(L->err, "%s", e.diag.detail);
+    return -1;
+}
+
+/* One argument entry: a value, or a list of values taken in turn; op, when the manifest
+ * gives it, says which are tensors. */
+static int load_test_arg(loader *L, nopi_test *t, int i, const nopi_ynode *n,
+                         const nopi_op *op)
 {
     size_t count = n->kind == NOPI_Y_SEQ ? n->n : 1;
     if (n->kind == NOPI_Y_MAP || count == 0)
@@ -60,6 +82,9 @@ static int load_test_arg(loader *L, nopi_test *t, int i, const nopi_ynode *n)
         if (path && outside_folder(L, t, v, "argument file", str, t->alts[i][k],
                                    "a case's arguments are made by its worker, which reads "
                                    "only the library folder") != 0)
+            return -1;
+        if (!path && (!op || op->args[i] == NOP_ARG_TENSOR) &&
+            check_generator(L, t, i, v, str) != 0)
             return -1;
     }
     return 0;
@@ -175,7 +200,7 @@ static int load_test_rest(loader *L, nopi_test *t, const nopi_ynode *n, const no
                                 "takes %d", t->name, v->n, v->n == 1 ? "" : "s", op->name,
                                 op->nargs);
         for (size_t i = 0; i < v->n; i++)
-            if (load_test_arg(L, t, (int)i, v->items[i]) != 0)
+            if (load_test_arg(L, t, (int)i, v->items[i], op) != 0)
                 return -1;
         /* every combination is a sub-case, each made before any runs: a few lists of a
          * thousand values would be millions, and gigabytes before -k could leave them out */
