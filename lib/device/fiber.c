@@ -189,6 +189,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
         w->fault_signal = sig;
         w->fault_addr = (uintptr_t)si->si_addr;
         w->fault_in_library = in_library;
+        w->fault_pc = in_library ? pc : 0;
         /* the instruction's two bytes, read only inside the library's own code */
         w->fault_int80 = sig == SIGSEGV && in_library && pc + 2 <= w->text_hi &&
                          ((const unsigned char *)pc)[0] == 0xcd &&
@@ -425,30 +426,66 @@ static const char *runs(const nopi_core *c)
     return nopi_role_name(nopi_core_role(c));
 }
 
+/* Adds a line to c's detail, after what it holds. */
+static void detail_append(nopi_core *c, const char *text)
+{
+    size_t used = strlen(c->diag.detail);
+    snprintf(c->diag.detail + used, sizeof c->diag.detail - used, "%s%s", used ? "\n" : "",
+             text);
+}
+
 /* The hint under a segmentation fault at addr: a NULL from tcm_malloc that the kernel used
  * (a fault in the first pages after a failed tcm_malloc), or a pointer past a buffer. */
 static void describe_bad_pointer(nopi_core *c, uintptr_t addr)
 {
     if (nopi_core_role(c) != NOPI_ROLE_KERNEL) {   /* host code: no TCM, nor memcheck's lines */
-        snprintf(c->diag.detail, sizeof c->diag.detail, "a pointer the %s used points outside "
-                 "its memory: an index past the end of an array, or a pointer never set?",
-                 runs(c));
+        char text[200];
+        snprintf(text, sizeof text, "a pointer the %s used points outside its memory: an "
+                 "index past the end of an array, or a pointer never set?", runs(c));
+        detail_append(c, text);
         return;
     }
-    if (addr >= 65536 || !c->tcm_null) {
-        snprintf(c->diag.detail, sizeof c->diag.detail, "a pointer the kernel used points "
-                 "outside its memory: an index past the end of a TCM buffer or a local "
-                 "array?  --memcheck finds the line");
-        return;
+    if (addr < 65536 && c->tcm_null) {
+        char at[300] = "", text[600];
+        nopi_where wh;
+        const nop_library *lib = c->run->lib;
+        if (lib->lines && nopi_lines_find(lib->lines, (uintptr_t)c->tcm_null_site - 1, &wh))
+            snprintf(at, sizeof at, " at %s:%d", wh.file, wh.line);
+        snprintf(text, sizeof text, "tcm_malloc(%zu)%s returned NULL (the pool could not "
+                 "serve it: see the warning above) and the kernel used the NULL pointer: "
+                 "check what tcm_malloc returns, or ask for less", c->tcm_null, at);
+        detail_append(c, text);
+    } else if (addr < 4096) {
+        detail_append(c, c->run->memcheck ? "the kernel used a NULL pointer, or a field or "
+                                            "element just past one: a pointer never set?"
+                                          : "the kernel used a NULL pointer, or a field or "
+                                            "element just past one: a pointer never set?  "
+                                            "--memcheck finds the line");
+    } else if (c->run->memcheck) {   /* it checked every pointer it could follow */
+        detail_append(c, "a pointer the kernel used points outside its memory, made in a way "
+                         "memcheck does not follow: from an integer?");
+    } else {
+        detail_append(c, "a pointer the kernel used points outside its memory: an index past "
+                         "the end of a TCM buffer or a local array?  --memcheck finds the "
+                         "line");
     }
-    char at[300] = "";
-    nopi_where wh;
+}
+
+/* Under memcheck, where in the kernel's source the crash was: " at FILE:LINE in 'FUNC'"
+ * after the message, and the line itself first in its detail. */
+static void locate_crash(nopi_core *c, uintptr_t pc)
+{
     const nop_library *lib = c->run->lib;
-    if (lib->lines && nopi_lines_find(lib->lines, (uintptr_t)c->tcm_null_site - 1, &wh))
-        snprintf(at, sizeof at, " at %s:%d", wh.file, wh.line);
-    snprintf(c->diag.detail, sizeof c->diag.detail, "tcm_malloc(%zu)%s returned NULL (the "
-             "pool could not serve it: see the warning above) and the kernel used the NULL "
-             "pointer: check what tcm_malloc returns, or ask for less", c->tcm_null, at);
+    nopi_where wh;
+    if (!pc || !lib->lines || !nopi_lines_find(lib->lines, pc, &wh) || !wh.file)
+        return;
+    size_t used = strlen(c->diag.msg);
+    snprintf(c->diag.msg + used, sizeof c->diag.msg - used, " at %s:%d%s%s%s", wh.file,
+             wh.line, wh.func ? " in '" : "", wh.func ? wh.func : "", wh.func ? "'" : "");
+    char text[512], *path = nopi_path_join(wh.dir ? wh.dir : ".", wh.file);
+    if (path && wh.line > 0 && nopi_read_line(path, wh.line, text, sizeof text) == 0)
+        snprintf(c->diag.detail, sizeof c->diag.detail, "%5d | %s", wh.line, text);
+    free(path);
 }
 
 void nopi_stack_overflow(nopi_core *c, size_t used)
@@ -509,6 +546,8 @@ void nopi_fiber_describe_end(nopi_core *c, const nopi_worker *w)
                          : kernel ? "in kernel code" : "in its own code";
         snprintf(c->diag.msg, sizeof c->diag.msg, "%s crashed: %s %s, address 0x%lx", runs(c),
                  what, in, (unsigned long)w->fault_addr);
+        c->diag.detail[0] = '\0';
+        locate_crash(c, w->fault_pc);
         if (w->fault_signal == SIGSEGV)
             describe_bad_pointer(c, w->fault_addr);
         break;

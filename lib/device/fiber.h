@@ -26,6 +26,7 @@ struct nopi_worker {
     nopi_end end;
     int fault_signal;
     uintptr_t fault_addr;
+    uintptr_t fault_pc;         /* the faulting instruction, when fault_in_library */
     bool fault_in_library;
     bool fault_int80;           /* at `int 0x80`: a 32-bit system call on a kernel without
                                  * them, which faults rather than reaching seccomp */
