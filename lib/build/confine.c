@@ -241,6 +241,16 @@ void nopi_confine_refuse(nop_diag *d, const char *name)
     refuse(d, path);
 }
 
+void nopi_confine_refuse_ambiguous(nop_diag *d, const char *name)
+{
+    char path[2100];
+    describe(name, name, path, sizeof path);
+    refuse(d, path);
+    snprintf(d->detail, sizeof d->detail, "it is also the name the assembler gives the "
+             "source, and without Landlock a build cannot tell that name from a read of the "
+             "file: run neuronop from another folder (or where the kernel has Landlock)");
+}
+
 void nopi_confine_past(const nopi_confine *c, nop_error *err, const char *name, bool time)
 {
     if (time)
@@ -332,32 +342,103 @@ int nopi_confine_wait(pid_t pid, double deadline, int fd, nopi_confine_sink *sin
     return killed ? 1 : 0;
 }
 
-/* Make's syntax as g++ -MD writes it: "target: prerequisite prerequisite ...", lines
- * continued with a backslash. */
-bool nopi_confine_deps(const nopi_confine *c, const char *depfile, char *bad, size_t size)
+/* Cuts the next name off a make-style list at *p, undoing its writer's escapes in place:
+ * both write a space in a name as "\\ " and a '$' as "$$"; g++ writes a '#' as "\\#" and
+ * doubles the backslashes before a space, gas doubles every backslash.  A character either
+ * leaves as it is (a tab, a newline) cuts the name short: the name then names nothing, and
+ * a complete list's check refuses it.  NULL at the end of the list. */
+static char *next_name(char **p, bool gas)
+{
+    char *s = *p;
+    for (;;) {   /* the separators, and a line's continuation */
+        if (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r')
+            s++;
+        else if (s[0] == '\\' && (s[1] == '\n' || (s[1] == '\r' && s[2] == '\n')))
+            s += s[1] == '\n' ? 2 : 3;
+        else
+            break;
+    }
+    if (!*s)
+        return NULL;
+    char *name = s, *out = s;
+    while (*s && *s != ' ' && *s != '\n' && *s != '\t' && *s != '\r') {
+        if (s[0] == '$' && s[1] == '$') {
+            *out++ = '$';
+            s += 2;
+        } else if (s[0] == '\\' && gas && (s[1] == '\\' || s[1] == ' ')) {
+            *out++ = s[1];
+            s += 2;
+        } else if (s[0] == '\\' && !gas) {
+            size_t run = strspn(s, "\\");   /* g++: 2n + 1 of them before a space: n and it */
+            if (s[run] == ' ' && run % 2 == 1) {
+                memset(out, '\\', run / 2);
+                out += run / 2;
+                *out++ = ' ';
+                s += run + 1;
+            } else if (s[run] == '#' && run == 1) {
+                *out++ = '#';
+                s += 2;
+            } else {
+                memmove(out, s, run);
+                out += run;
+                s += run;
+            }
+        } else {
+            *out++ = *s++;
+        }
+    }
+    if (*s)
+        s++;
+    *out = '\0';
+    *p = s;
+    return name;
+}
+
+/* Whether the folder of path resolves to `dir` (resolved): a compile's temporary file, gone
+ * once the compile ended (gas lists the assembly g++ wrote for it). */
+static bool in_folder(const char *path, const char *dir)
+{
+    char *parent = dir ? nopi_dirname(path) : NULL;
+    char *r = parent ? realpath(parent, NULL) : NULL;
+    bool in = r && strcmp(r, dir) == 0;
+    free(parent);
+    free(r);
+    return in;
+}
+
+nopi_deps_verdict nopi_confine_deps(const nopi_confine *c, const nopi_deps *d, char *bad,
+                                    size_t size)
 {
     char *text = NULL;
-    if (nopi_read_file(depfile, &text, NULL) != 0)
-        return false;
-    bool found = false;
-    char *p = strchr(text, ':');
-    for (p = p ? p + 1 : NULL; p && *p && !found;) {
-        while (*p == ' ' || *p == '\\' || *p == '\n' || *p == '\t')
-            p++;
-        char *end = p;
-        while (*end && *end != ' ' && *end != '\n' && *end != '\t')
-            end += end[0] == '\\' && end[1] == ' ' ? 2 : 1;   /* "a\ b": a space in a name */
-        char save = *end;
-        *end = '\0';
-        if (*p && !nopi_confine_allows(c, p)) {
-            nopi_strlcpy(bad, p, size);
-            found = true;
-        }
-        *end = save;
-        p = end;
+    if (nopi_read_file(d->path, &text, NULL) != 0) {
+        nopi_strlcpy(bad, d->path, size);
+        return d->complete ? NOPI_DEPS_UNLISTED : NOPI_DEPS_OK;
     }
+    char *tmp = c->write ? realpath(c->write, NULL) : NULL;
+    nopi_deps_verdict v = NOPI_DEPS_OK;
+    /* "target: prerequisite ...": the target is the object, in the build's own folder */
+    char *p = text;
+    while ((p = strchr(p, ':')) != NULL && p[1] && !strchr(" \t\r\n", p[1]))
+        p++;
+    for (p = p ? p + 1 : NULL; p && v == NOPI_DEPS_OK;) {
+        const char *name = next_name(&p, d->gas);
+        if (!name)
+            break;
+        bool file = d->file && strcmp(name, d->file) == 0;
+        char *r = realpath(name, NULL);   /* NULL: nothing there (a dangling link too) */
+        if (!r) {
+            if (d->complete && !file && !in_folder(name, tmp))
+                v = NOPI_DEPS_OUTSIDE;
+        } else if (!nopi_confine_allows(c, r) && !(tmp && nopi_path_within(r, tmp))) {
+            v = file ? NOPI_DEPS_AMBIGUOUS : NOPI_DEPS_OUTSIDE;
+        }
+        free(r);
+        if (v != NOPI_DEPS_OK)
+            nopi_strlcpy(bad, name, size);
+    }
+    free(tmp);
     free(text);
-    return found;
+    return v;
 }
 
 /* ---- paths that must stay in the library folder ----------------------------------------- */

@@ -63,10 +63,34 @@ bool nopi_confine_landlock(void);
 
 /* Fills d's message and detail: the build may not read `name` (d's location stays). */
 void nopi_confine_refuse(nop_diag *d, const char *name);
+/* The same for NOPI_DEPS_AMBIGUOUS: `name`, a file in neuronop's folder, is also the bare
+ * name the assembler gives the source; the detail says what to do. */
+void nopi_confine_refuse_ambiguous(nop_diag *d, const char *name);
 
-/* Reads a make-style dependency file (g++ -MD): true when a file it lists is outside the
- * folders c allows, copied to bad. */
-bool nopi_confine_deps(const nopi_confine *c, const char *depfile, char *bad, size_t size);
+/* A make-style dependency list a compile wrote, and how to read it (nopi_confine_deps). */
+typedef struct nopi_deps {
+    const char *path;     /* the list */
+    bool gas;             /* gas's --MD list (else g++'s -MD): their escapes differ */
+    bool complete;        /* the compile succeeded, so it read every file it lists: a name
+                           * that resolves to nothing was misread, and is refused */
+    const char *file;     /* gas's list: the bare name of the unit's .file directive (the
+                           * compiled file's), which gas lists though it reads nothing of it */
+} nopi_deps;
+
+/* What nopi_confine_deps found. */
+typedef enum nopi_deps_verdict {
+    NOPI_DEPS_OK,
+    NOPI_DEPS_OUTSIDE,    /* a file it lists is outside the folders c allows */
+    NOPI_DEPS_AMBIGUOUS,  /* the .file name is a file outside, in neuronop's folder: a read
+                           * of it (.incbin "name") would be listed the same way */
+    NOPI_DEPS_UNLISTED,   /* a compile that succeeded wrote no list (a wrapper's doing) */
+} nopi_deps_verdict;
+
+/* Reads a dependency list: the verdict, and the name it is about (as listed, relative to
+ * neuronop's folder; the list's own for NOPI_DEPS_UNLISTED) copied to bad.  An unreadable
+ * list is OK when the compile failed. */
+nopi_deps_verdict nopi_confine_deps(const nopi_confine *c, const nopi_deps *d, char *bad,
+                                    size_t size);
 
 /* The current address-space size of this process in bytes (0 when unknown). */
 unsigned long long nopi_confine_address_space(void);

@@ -417,6 +417,29 @@ static void confined_diag(void *ctx, const nop_diag *d)
         s->b->o->diag(s->b->o->diag_ctx, &copy);
 }
 
+/* Without Landlock: what the job's compiler and assembler list of the files they read
+ * (confine.h), the first that may not be read copied to bad. */
+static nopi_deps_verdict read_deps(builder *b, const nopi_tool_job *job, char *bad,
+                                   size_t size)
+{
+    nopi_deps_verdict v = NOPI_DEPS_OK;
+    if (job->done)   /* from the compile cache: checked when the compile that made it ran */
+        return v;
+    bool complete = job->status == 0;
+    if (job->deps)
+        v = nopi_confine_deps(&b->confine, &(nopi_deps){ job->deps, false, complete, NULL },
+                              bad, size);
+    if (v == NOPI_DEPS_OK && job->asdeps) {
+        /* the file compiled is the command's last word (prepare_system), and its name
+         * without folders the .file directive's */
+        const char *compiled = job->argv.v[job->argv.n - 1], *slash = strrchr(compiled, '/');
+        v = nopi_confine_deps(&b->confine, &(nopi_deps){ job->asdeps, true, complete,
+                                                         slash ? slash + 1 : compiled },
+                              bad, size);
+    }
+    return v;
+}
+
 /* Runs jobs and reads their logs: warnings to the caller, the first error into b->err;
  * ok[i] (when ok is not NULL) says whether job i succeeded, whatever the others did. */
 static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what, bool *ok)
@@ -431,16 +454,22 @@ static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what, bo
         nop_error e = { 0 };
         char outside[1024];
         bool failed = true;
+        nopi_deps_verdict verdict;
         if (jobs[i].limit != NOPI_LIMIT_NONE) {
             nopi_confine_past(&b->confine, &e, jobs[i].name ? jobs[i].name : "the library",
                               jobs[i].limit == NOPI_LIMIT_TIME);
-        } else if ((jobs[i].deps &&
-                    nopi_confine_deps(&b->confine, jobs[i].deps, outside, sizeof outside)) ||
-                   (jobs[i].asdeps && nopi_confine_deps(&b->confine, jobs[i].asdeps, outside,
-                                                        sizeof outside))) {
+        } else if ((verdict = read_deps(b, &jobs[i], outside, sizeof outside)) != NOPI_DEPS_OK) {
             /* without Landlock it could read the file: refused all the same, unquoted */
             nopi_fail(&e, NOP_ERR_COMPILE, jobs[i].source, 0, 0, "refused");
-            nopi_confine_refuse(&e.diag, outside);
+            if (verdict == NOPI_DEPS_AMBIGUOUS)
+                nopi_confine_refuse_ambiguous(&e.diag, outside);
+            else if (verdict == NOPI_DEPS_UNLISTED)
+                nopi_fail(&e, NOP_ERR_COMPILE, jobs[i].source, 0, 0, "'%s' wrote no list of "
+                          "the files it read (-MD -MF), which a build without Landlock "
+                          "checks: give CXX a wrapper that passes every flag on",
+                          jobs[i].argv.v[0]);
+            else
+                nopi_confine_refuse(&e.diag, outside);
         } else {
             confined_sink sink = { b };
             int bad = nopi_gcc_log(jobs[i].log, b->include_dir, what, confined_diag, &sink,

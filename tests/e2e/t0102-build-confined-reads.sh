@@ -23,6 +23,16 @@ add_incbin() {
     printf 'asm(".section .rodata\\n.incbin \\"%s\\"\\n.text");\n' "$secret" >>"$1"
 }
 
+# escaped_link_lib DIR: a copy of negate_cxx whose source embeds, with .incbin, a link to
+# the secret named with a backslash and a '#', which g++ and gas would escape differently
+escaped_link_lib() {
+    copy_example negate_cxx "$1"
+    ln -s "$secret" "$1/a\\#b"
+    cat >>"$1/negate.cpp" <<'EOF'
+asm(".section .rodata\n.incbin \"a\\\\#b\"\n.text");
+EOF
+}
+
 for mode in landlock off; do
     case $mode in off) env=NEURONOP_LANDLOCK=off ;; *) env= ;; esac
 
@@ -73,6 +83,32 @@ for mode in landlock off; do
         expect_status 3
         if [ $mode = off ]; then expect_err \"'$secret' is outside the library folder\"; fi
         test ! -e x-bin-$mode/build/libnegate_cxx.so
+        not_quoted"
+
+    # read as g++ escapes its list, gas's "a\#b" named no file, and passed (a review's find)
+    test_expect "g++ ($mode): an .incbin of a link with a backslash and '#' in its name is refused" "
+        escaped_link_lib x-esc-$mode
+        $env run build x-esc-$mode
+        expect_status 3
+        if [ $mode = off ]; then expect_err \"'$secret') is outside the library folder\"; fi
+        test ! -e x-esc-$mode/build/libnegate_cxx.so
+        not_quoted"
+
+    # gas lists the source by the bare name of its .file directive, as if read from where
+    # neuronop runs: a same-named file there is no read without an .incbin, but the check
+    # cannot tell; without Landlock it refuses, and says what to do
+    test_expect "g++ ($mode): a file named as a source where neuronop runs" "
+        copy_example negate_cxx x-name-$mode
+        cp '$secret' negate.cpp
+        $env run build x-name-$mode
+        rm negate.cpp
+        if [ $mode = off ]; then
+            expect_status 3
+            expect_err \"x-name-$mode/negate.cpp: error: 'negate.cpp' (it resolves to\"
+            expect_err 'run neuronop from another folder (or where the kernel has Landlock)'
+        else
+            expect_status 0
+        fi
         not_quoted"
 
     # clang assembles by itself, and its assembler names no file it read: without Landlock
@@ -170,6 +206,16 @@ test_landlock "with Landlock, CXX naming a program inside the library folder is 
     expect_status 2
     expect_err "cannot run '"'"'./evil'"'"': Permission denied"
     test ! -e "$WORK/outside/ran"'
+
+# a wrapper that drops -MD leaves the check without Landlock nothing to go by
+test_expect "without Landlock, a compiler that lists no file it read is refused" '
+    copy_example negate_cxx unlisted
+    mkdir -p bin
+    printf "#!/bin/sh\nexit 0\n" >bin/quiet-cxx
+    chmod +x bin/quiet-cxx
+    NEURONOP_LANDLOCK=off CXX="$PWD/bin/quiet-cxx" run build unlisted
+    expect_status 3
+    expect_err "unlisted/negate.cpp: error: '"'"'$PWD/bin/quiet-cxx'"'"' wrote no list of the files it read (-MD -MF), which a build without Landlock checks"'
 
 test_expect "tcc's and the system's headers still compile" '
     copy_example negate sys

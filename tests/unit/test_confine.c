@@ -70,22 +70,107 @@ static void confine_for(nopi_confine *c)
     assert_int_equal(nopi_confine_resolve(c), 0);
 }
 
+/* Writes a dependency list into lib and checks it; the verdict, the name in bad. */
+static nopi_deps_verdict check_list(nopi_confine *c, const char *text, bool gas,
+                                    bool complete, const char *file, char *bad, size_t size)
+{
+    unit_write(lib, "list.d", text);
+    char path[400];
+    snprintf(path, sizeof path, "%s/list.d", lib);
+    bad[0] = '\0';
+    return nopi_confine_deps(c, &(nopi_deps){ path, gas, complete, file }, bad, size);
+}
+
 static void dependency_lists_are_checked(void **state)
 {
     make_tree();
     nopi_confine c;
     confine_for(&c);
-    char deps[1200], bad[1024];
-    snprintf(deps, sizeof deps, "k.o: %s/src/k.cpp \\\n %s/src/k.h /usr/include/stdio.h\n",
+    char text[1200], bad[1024];
+    unit_write(lib, "src/k.cpp", "int k;\n");
+    unit_write(lib, "src/k.h", "int h;\n");
+    snprintf(text, sizeof text, "k.o: %s/src/k.cpp \\\n %s/src/k.h /usr/include/stdio.h\n",
              lib, lib);
-    unit_write(lib, "ok.d", deps);
-    snprintf(deps, sizeof deps, "%s/ok.d", lib);
-    assert_false(nopi_confine_deps(&c, deps, bad, sizeof bad));
-    snprintf(deps, sizeof deps, "k.o: %s/src/k.cpp \\\n %s/secret.h\n", lib, outside);
-    unit_write(lib, "bad.d", deps);
-    snprintf(deps, sizeof deps, "%s/bad.d", lib);
-    assert_true(nopi_confine_deps(&c, deps, bad, sizeof bad));
+    assert_int_equal(check_list(&c, text, false, true, NULL, bad, sizeof bad), NOPI_DEPS_OK);
+    snprintf(text, sizeof text, "k.o: %s/src/k.cpp \\\n %s/secret.h\n", lib, outside);
+    assert_int_equal(check_list(&c, text, false, true, NULL, bad, sizeof bad),
+                     NOPI_DEPS_OUTSIDE);
     assert_non_null(strstr(bad, "outside/secret.h"));
+    nopi_confine_free(&c);
+    unit_cleanup(top);
+}
+
+/* Each writer's escapes are undone before a name is checked (listed as written, "my\ x"
+ * named no file, and so passed); a name that still names nothing, in a list of a compile
+ * that succeeded, was misread: refused.  A failed compile made nothing to refuse. */
+static void dependency_names_are_read_as_their_writer_wrote_them(void **state)
+{
+    make_tree();
+    nopi_confine c;
+    confine_for(&c);
+    char text[1200], bad[1024];
+    unit_write(outside, "my secret#$.h", "int secret;\n");
+    unit_write(outside, "back\\ slash", "int secret;\n");
+    snprintf(text, sizeof text, "k.o: %s/my\\ secret\\#$$.h\n", outside);   /* g++ */
+    assert_int_equal(check_list(&c, text, false, true, NULL, bad, sizeof bad),
+                     NOPI_DEPS_OUTSIDE);
+    assert_non_null(strstr(bad, "/outside/my secret#$.h"));
+    snprintf(text, sizeof text, "k.o: %s/my\\ secret#$$.h\n", outside);      /* gas */
+    assert_int_equal(check_list(&c, text, true, true, NULL, bad, sizeof bad),
+                     NOPI_DEPS_OUTSIDE);
+    assert_non_null(strstr(bad, "/outside/my secret#$.h"));
+    snprintf(text, sizeof text, "k.o: %s/back\\\\\\ slash\n", outside);   /* g++ */
+    assert_int_equal(check_list(&c, text, false, true, NULL, bad, sizeof bad),
+                     NOPI_DEPS_OUTSIDE);
+    assert_non_null(strstr(bad, "/outside/back\\ slash"));
+    snprintf(text, sizeof text, "k.o: %s/back\\\\\\ slash\n", outside);   /* gas */
+    assert_int_equal(check_list(&c, text, true, true, NULL, bad, sizeof bad),
+                     NOPI_DEPS_OUTSIDE);
+    assert_non_null(strstr(bad, "/outside/back\\ slash"));
+    /* a name cut short at a tab: nothing there, refused when the compile succeeded */
+    snprintf(text, sizeof text, "k.o: %s/a\tb\n", outside);
+    assert_int_equal(check_list(&c, text, true, true, NULL, bad, sizeof bad),
+                     NOPI_DEPS_OUTSIDE);
+    assert_int_equal(check_list(&c, text, true, false, NULL, bad, sizeof bad), NOPI_DEPS_OK);
+    /* no list at all: nothing to go by when the compile succeeded */
+    char missing[400];
+    snprintf(missing, sizeof missing, "%s/none.d", lib);
+    assert_int_equal(nopi_confine_deps(&c, &(nopi_deps){ missing, false, true, NULL }, bad,
+                                       sizeof bad), NOPI_DEPS_UNLISTED);
+    assert_int_equal(nopi_confine_deps(&c, &(nopi_deps){ missing, false, false, NULL }, bad,
+                                       sizeof bad), NOPI_DEPS_OK);
+    nopi_confine_free(&c);
+    unit_cleanup(top);
+}
+
+/* gas lists the source by the bare name of its .file directive, resolved where neuronop
+ * runs: nothing there is no read, and a file of that name outside cannot be told from one
+ * (.incbin "k.cpp" lists the same name); the compile's own temporary folder is its own. */
+static void the_assemblers_own_names(void **state)
+{
+    make_tree();
+    nopi_confine c;
+    confine_for(&c);
+    char tmp[400], text[1200], bad[1024], cwd[1024];
+    snprintf(tmp, sizeof tmp, "%s/build-tmp", lib);
+    assert_int_equal(mkdir(tmp, 0755), 0);
+    c.write = tmp;
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(top), 0);   /* neuronop's folder, outside the library */
+    snprintf(text, sizeof text, "k.o: k.cpp %s/ccGone.s\n", tmp);
+    assert_int_equal(check_list(&c, text, true, true, "k.cpp", bad, sizeof bad),
+                     NOPI_DEPS_OK);
+    unit_write(top, "k.cpp", "int other;\n");
+    assert_int_equal(check_list(&c, text, true, true, "k.cpp", bad, sizeof bad),
+                     NOPI_DEPS_AMBIGUOUS);
+    assert_string_equal(bad, "k.cpp");
+    /* any other bare name that is there and outside is a read of it */
+    assert_int_equal(check_list(&c, "k.o: k.cpp\n", true, true, "other.cpp", bad, sizeof bad),
+                     NOPI_DEPS_OUTSIDE);
+    /* nor may a missing name outside the temporary folder pass, .file's aside */
+    assert_int_equal(check_list(&c, "k.o: gone.s\n", true, true, "k.cpp", bad, sizeof bad),
+                     NOPI_DEPS_OUTSIDE);
+    assert_int_equal(chdir(cwd), 0);
     nopi_confine_free(&c);
     unit_cleanup(top);
 }
@@ -208,6 +293,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(paths_stay_in_the_folder),
         cmocka_unit_test(dependency_lists_are_checked),
+        cmocka_unit_test(dependency_names_are_read_as_their_writer_wrote_them),
+        cmocka_unit_test(the_assemblers_own_names),
         cmocka_unit_test(diagnostics_never_quote_outside),
         cmocka_unit_test(compiler_children_are_refused_calls),
     };
