@@ -206,10 +206,17 @@ int nopi_yaml_load(nopi_ydoc **out, const char *path, nop_error *err)
         yaml_mark_t m = parser.problem_mark;
         if (parser.error == YAML_READER_ERROR)
             m = mark_at(text, len, parser.problem_offset);
-        if (parser.context)
+        if (parser.context) {
             nopi_fail(err, NOP_ERR_INPUT, path, (int)m.line + 1, (int)m.column + 1,
                       "invalid YAML: %s %s", parser.problem, parser.context);
-        else
+            /* where what it was parsing began: an unclosed '[' is lines above the problem */
+            const char *what = parser.context;
+            if (strncmp(what, "while parsing a ", 16) == 0 &&
+                parser.context_mark.line != m.line)
+                nopi_detail(err, "the %s began at %s:%d:%d", what + 16, path,
+                            (int)parser.context_mark.line + 1,
+                            (int)parser.context_mark.column + 1);
+        } else
             nopi_fail(err, NOP_ERR_INPUT, path, (int)m.line + 1, (int)m.column + 1,
                       "invalid YAML: %s", parser.problem ? parser.problem : "parse error");
         goto out_parser;
