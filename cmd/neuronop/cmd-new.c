@@ -121,12 +121,18 @@ static int check_name(const char *name)
         return STATUS_USAGE;
     }
     char fixed[MAX_NAME + 1];
-    suggest_name(name, fixed);
+    /* a path: the folder is --dir's, and its last part the name meant */
+    const char *slash = strrchr(name, '/');
+    suggest_name(slash && slash[1] ? slash + 1 : name, fixed);
     report_plain_error("'%s' cannot name a library: use at most %d letters, digits and single "
                        "underscores, starting with a letter and not with 'nt_', ending in a "
                        "letter or digit", name, MAX_NAME);
-    fprintf(stderr, "it names the library's C functions and its .so; for example: "
-            "neuronop new %s\n", fixed);
+    if (slash)
+        fprintf(stderr, "to make the library in that folder: neuronop new --dir %s %s\n", name,
+                fixed);
+    else
+        fprintf(stderr, "it names the library's C functions and its .so; for example: "
+                "neuronop new %s\n", fixed);
     return STATUS_USAGE;
 }
 

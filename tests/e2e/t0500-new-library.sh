@@ -79,6 +79,13 @@ test_expect "a name that is not a C identifier is refused with a corrected one" 
     expect_err "for example: neuronop new my_3_d_ops"
     test ! -e 3-d-ops'
 
+# a path is no name: its folder is --dir's (a new user's try suggested tmp_nu_x_deep_ops)
+test_expect "a path given as the name suggests --dir with the folder's last part" '
+    run new "$PWD/deep/ops"
+    expect_status 2
+    expect_err "to make the library in that folder: neuronop new --dir $PWD/deep/ops ops"
+    test ! -e deep'
+
 # Before, new accepted _Foo, _ and nt__x, whose libraries the build then refused (reserved
 # names), and suggested _3_d_ops: each refused name's suggestion must build and pass.
 test_expect "names whose functions would be reserved are refused; each suggestion builds" '
