@@ -333,7 +333,7 @@ int nopi_check_device_symbols(builder *b, const object *objs, int nobjs)
 static const char *closest_function(const object *objs, int nobjs, nopi_role role,
                                     const char *fname, char *buf, size_t size)
 {
-    const char *names[256];
+    const char *names[256] = { NULL };
     size_t n = 0;
     char (*keep)[256] = calloc(256, sizeof *keep);
     if (!keep)
@@ -531,9 +531,13 @@ int nopi_check_references(builder *b, const object *objs, int nobjs)
                 found = nopi_object_defines(&objs[j], t->reference, &fn);
         if (found && fn)
             continue;
+        char hint[256];
+        const char *near = found ? NULL : closest_function(objs, nobjs, NOPI_ROLE_REFERENCE,
+                                                           t->reference, hint, sizeof hint);
         nopi_fail(b->err, NOP_ERR_COMPILE, b->m->path, t->reference_pos.line,
                   t->reference_pos.col, "reference function '%s' of test '%s' is not defined "
-                  "in reference_srcs", t->reference, t->name);
+                  "in reference_srcs%s%s%s", t->reference, t->name,
+                  near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
         char *sig = nopi_gen_signature(&b->m->ops[t->op], t->reference);
         nopi_detail(b->err, "define it, with its op's signature:\n    %s", sig ? sig : "");
         free(sig);
