@@ -112,7 +112,7 @@ static void failures_are_reported(void **state)
                                   "  - {name: one_core, op: ident, args: [zeros:8], cores: [1],"
                                   " reference: ident_ref}\n"
                                   "  - {name: counts, op: ident, args: [zeros:8], cores: [1, 2]}\n"
-                                  "  - {name: bad_args, op: ident, args: ['zeros:x']}\n",
+                                  "  - {name: bad_args, op: ident, args: [missing.npy]}\n",
                                   wrong_kernels, wrong_shapes, false);
     assert_non_null(lib);
     nop_library_close(lib);
@@ -125,7 +125,8 @@ static void failures_are_reported(void **state)
     assert_int_equal(s.status[1], NOP_TEST_FAILED);
     assert_non_null(strstr(s.message[1], "depends on core count"));
     assert_int_equal(s.status[2], NOP_TEST_ERRORED);
-    assert_int_equal(s.errors, 1);   /* the bad generator, through the sink */
+    assert_int_equal(s.errors, 1);   /* the missing file, through the sink (a bad
+                                      * generator is the manifest's error, at its line) */
     assert_int_equal(sum.failed, 2);
     assert_int_equal(sum.errored, 1);
 
