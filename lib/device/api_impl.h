@@ -53,7 +53,18 @@ void *nopi_tcm_alloc(nopi_core *c, size_t nbytes, int stream, const void *site);
 int nopi_tcm_find(nopi_core *c, const void *p, size_t n);
 /* The largest free block of c's pool, in bytes (for messages). */
 size_t nopi_tcm_largest_free(const nopi_core *c);
+/* Frees block, and fills its bytes with the pattern again. */
 void nopi_tcm_release(nopi_core *c, int block);
+/* A store past the end of live block `block`: the first changed byte after what it asked
+ * for, near it (a few dozen bytes), as an offset from its start; -1 when none. */
+long nopi_tcm_overrun(const nopi_core *c, int block);
+/* A store outside every live block's request anywhere in the pool: the changed byte's
+ * offset in the pool, and in *block the live block before it (-1: none); -1 when none. */
+long nopi_tcm_stray(const nopi_core *c, int *block);
+/* Fills a pool of n bytes with the pattern tcm.c keeps where no block is (before a core's
+ * first run); nopi_tcm_clear fills c's again, so the next run's starts as the first did. */
+void nopi_tcm_fill(unsigned char *tcm, size_t n);
+void nopi_tcm_clear(nopi_core *c);
 
 /* memcheck.c: the hooks of struct nt__api, nopi_mc_ptr_add and so on (api.h says what each
  * argument is). */

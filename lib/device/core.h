@@ -134,6 +134,9 @@ typedef struct nopi_core {
     nopi_tcm_block blocks[NOPI_MAX_TCM_BLOCKS];
     int nblocks;
     int64_t tcm_used;
+    size_t tcm_reach;           /* the end of the furthest block this run allocated, and
+                                 * the bytes tcm.c looks at past it: what it checks, and
+                                 * fills again, of the pool */
     nopi_stream streams[NOPI_MAX_STREAMS];
     int nstreams, open_streams;
     nopi_counters n;

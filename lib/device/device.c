@@ -120,7 +120,7 @@ int nopi_device_renew(nop_device *dev, const nop_device_opts *o, nop_error *err)
     dev->opts.disabled_checks = o->disabled_checks;
     for (int i = 0; i < NOPI_MAX_CORES; i++)
         if (dev->slots[i].tcm)
-            memset(dev->slots[i].tcm, NOPI_UNSET_BYTE, (size_t)dev->profile->tcm_bytes);
+            nopi_tcm_fill(dev->slots[i].tcm, (size_t)dev->profile->tcm_bytes);
     return 0;
 }
 
@@ -225,7 +225,7 @@ static int slot_ready(nop_device *dev, uint32_t id, size_t stack_size)
     if (!s->tcm) {
         if (!(s->tcm = malloc((size_t)dev->profile->tcm_bytes)))
             return -1;
-        memset(s->tcm, NOPI_UNSET_BYTE, (size_t)dev->profile->tcm_bytes);
+        nopi_tcm_fill(s->tcm, (size_t)dev->profile->tcm_bytes);
     }
     if (!s->context) {
         if (!(s->context = malloc(sizeof *s->context)))
@@ -322,9 +322,12 @@ static int shape_core_init(nop_device *dev, nopi_core *c, nopi_run *run)
     return 0;
 }
 
-/* Frees what the kernel made; the stack and TCM stay with the device. */
+/* Frees what the kernel made; the stack and TCM stay with the device, its TCM filled again
+ * (tcm.c). */
 static void core_release(nop_device *dev, nopi_core *c)
 {
+    if (c->tcm)
+        nopi_tcm_clear(c);
     for (nt_tensor *t = c->owned, *next; t; t = next) {
         next = t->next;
         nopi_tensor_free(t);
@@ -354,6 +357,27 @@ static void after_kernel(nopi_core *c)
     nopi_streams_check_closed(c);
     if (c->end != NOPI_END_OK)
         return;
+    int block;
+    long at = nopi_tcm_stray(c, &block);
+    if (at >= 0) {   /* tcm.c: a store past a buffer, which no call of the kernel's made */
+        c->end = NOPI_END_ERROR;
+        c->diag.severity = NOP_SEV_ERROR;
+        const nopi_tcm_block *b = block >= 0 ? &c->blocks[block] : NULL;
+        at &= ~3L;   /* the 4 bytes of an element; blocks start at multiples of 16 */
+        if (b)
+            snprintf(c->diag.msg, sizeof c->diag.msg, "a store past the end of the %u-byte TCM "
+                     "buffer from tcm_malloc changed bytes %ld..%ld of it, found when the "
+                     "kernel returned (only bytes [0, %u) are the buffer's)", b->req,
+                     at - (long)b->offset, at - (long)b->offset + 3, b->req);
+        else
+            snprintf(c->diag.msg, sizeof c->diag.msg, "a store into TCM that no tcm_malloc "
+                     "buffer holds changed bytes %ld..%ld of the core's pool, found when the "
+                     "kernel returned", at, at + 3);
+        snprintf(c->diag.detail, sizeof c->diag.detail, "an index past a buffer's end, or a "
+                 "store into a buffer after its tcm_free?%s",
+                 c->run->memcheck ? "" : "  --memcheck finds the line");
+        return;
+    }
     int64_t leaked = 0;
     for (int b = 0; b < c->nblocks; b++)
         if (c->blocks[b].stream < 0)

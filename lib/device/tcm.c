@@ -4,12 +4,27 @@
  * The block table lives outside the pool, so a kernel that writes past a buffer cannot
  * corrupt the allocator; every copy into or out of TCM is checked against the table
  * (accessors.c), which is how an overrun becomes a message instead of a wrong answer.
+ *
+ * A plain store through a pointer is not a call, and only memcheck sees it where it is
+ * made.  So every byte of the pool outside what live blocks asked for keeps the fill
+ * pattern: a changed one shows that a store went past a buffer (or into a freed one).
+ * tcm_free looks just past its block, and the end of a kernel at the pool up to a little
+ * past the furthest block the run allocated (c->tcm_reach: a wild store further on goes
+ * unseen, as it would be on the device); that part is filled again for the next run.  The pattern, 0x7fa5 in
+ * every 16 bits, is a NaN in every float dtype, so a kernel that reads TCM it never wrote
+ * computes NaNs that show in its output; and as a float32 or bfloat16 a signalling one,
+ * which arithmetic makes quiet, other bytes: even buf[n] = 2 * buf[n] + 1 past a buffer's
+ * end is seen (a quiet NaN, such as bytes of 0xff, would come back unchanged).
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "api_impl.h"
 
 #define ALIGN 16
+/* how far past a block tcm_free looks for a store past its end (the end of the kernel
+ * looks at the whole pool): an index a few elements past, without scanning 16 KB a free */
+#define OVERRUN_LOOK 64
 
 /* First fit for `size` bytes that keeps `gap` free bytes after the block before it: sets
  * *index (where the block goes in the sorted table) and *at; false when nothing fits. */
@@ -47,6 +62,8 @@ void *nopi_tcm_alloc(nopi_core *c, size_t nbytes, int stream, const void *site)
     memmove(&c->blocks[i + 1], &c->blocks[i], (size_t)(c->nblocks - i) * sizeof c->blocks[0]);
     c->blocks[i] = (nopi_tcm_block){ (uint32_t)at, (uint32_t)size, (uint32_t)nbytes, stream,
                                      site };
+    if (at + size + OVERRUN_LOOK > c->tcm_reach)
+        c->tcm_reach = at + size + OVERRUN_LOOK < pool ? at + size + OVERRUN_LOOK : pool;
     c->nblocks++;
     c->tcm_used += (int64_t)size;
     if (c->tcm_used > c->n.tcm_peak)
@@ -81,8 +98,96 @@ int nopi_tcm_find(nopi_core *c, const void *p, size_t n)
     return -1;
 }
 
+/* The fill pattern, by a byte's offset in the pool modulo 2 (0x7fa5, little-endian). */
+static const unsigned char fill[2] = { 0xa5, 0x7f };
+
+/* The pattern 8 bytes at a time, from an even offset: a whole pool is filled and compared
+ * after every run, eight words a cycle rather than a byte. */
+static const uint64_t fill8 = 0x7fa57fa57fa57fa5ull;
+
+static void fill_range(unsigned char *tcm, size_t from, size_t to)
+{
+    size_t i = from;
+    for (; i < to && (i & 7); i++)
+        tcm[i] = fill[i & 1];
+    for (; i + 8 <= to; i += 8)
+        memcpy(tcm + i, &fill8, 8);
+    for (; i < to; i++)
+        tcm[i] = fill[i & 1];
+}
+
+void nopi_tcm_fill(unsigned char *tcm, size_t n)
+{
+    fill_range(tcm, 0, n);
+}
+
+/* The first byte of [from, to) of c's pool that is not the fill pattern's, or -1. */
+static long changed(const nopi_core *c, size_t from, size_t to)
+{
+    size_t i = from;
+    for (; i < to && (i & 7); i++)
+        if (c->tcm[i] != fill[i & 1])
+            return (long)i;
+    for (; i + 8 <= to; i += 8) {
+        uint64_t w;
+        memcpy(&w, c->tcm + i, 8);
+        if (w != fill8)
+            break;   /* the bytes below say which */
+    }
+    for (; i < to; i++)
+        if (c->tcm[i] != fill[i & 1])
+            return (long)i;
+    return -1;
+}
+
+/* Where the free space after live block i ends: the next block, or the pool's end. */
+static size_t free_after(const nopi_core *c, int i)
+{
+    return i + 1 < c->nblocks ? c->blocks[i + 1].offset
+                              : (size_t)c->run->profile->tcm_bytes;
+}
+
+long nopi_tcm_overrun(const nopi_core *c, int block)
+{
+    const nopi_tcm_block *b = &c->blocks[block];
+    size_t end = free_after(c, block), near = (size_t)b->offset + b->size + OVERRUN_LOOK;
+    long at = changed(c, (size_t)b->offset + b->req, end < near ? end : near);
+    return at < 0 ? -1 : at - (long)b->offset;
+}
+
+long nopi_tcm_stray(const nopi_core *c, int *block)
+{
+    size_t start = 0;
+    *block = -1;
+    for (int i = 0; i <= c->nblocks; i++) {
+        size_t end = i < c->nblocks ? c->blocks[i].offset : c->tcm_reach;
+        long at = changed(c, start, end);
+        if (at >= 0)
+            return at;
+        if (i < c->nblocks) {
+            *block = i;
+            at = changed(c, (size_t)c->blocks[i].offset + c->blocks[i].req,
+                         (size_t)c->blocks[i].offset + c->blocks[i].size);
+            if (at >= 0)
+                return at;
+            start = (size_t)c->blocks[i].offset + c->blocks[i].size;
+        }
+    }
+    *block = -1;
+    return -1;
+}
+
+void nopi_tcm_clear(nopi_core *c)
+{
+    fill_range(c->tcm, 0, c->tcm_reach);
+    c->tcm_reach = 0;
+}
+
 void nopi_tcm_release(nopi_core *c, int block)
 {
+    /* the pool keeps the fill pattern where no block is (the top comment) */
+    const nopi_tcm_block *b = &c->blocks[block];
+    fill_range(c->tcm, b->offset, (size_t)b->offset + b->size);
     c->tcm_used -= c->blocks[block].size;
     memmove(&c->blocks[block], &c->blocks[block + 1],
             (size_t)(c->nblocks - block - 1) * sizeof c->blocks[0]);
