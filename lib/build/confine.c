@@ -241,6 +241,18 @@ void nopi_confine_refuse(nop_diag *d, const char *name)
     refuse(d, path);
 }
 
+void nopi_confine_refuse_unreadable(nop_diag *d, const char *name)
+{
+    d->severity = NOP_SEV_ERROR;
+    d->where[0] = '\0';
+    snprintf(d->msg, sizeof d->msg, "'%.800s', as the compiler lists a file it read, names "
+             "no file the build can check: without Landlock a build checks every file a "
+             "compile read", name);
+    snprintf(d->detail, sizeof d->detail, "a backslash, a tab, a newline or a '$' in a file's "
+             "name can make its listed name another's: rename the file (or build where the "
+             "kernel has Landlock)");
+}
+
 void nopi_confine_refuse_ambiguous(nop_diag *d, const char *name)
 {
     char path[2100];
@@ -342,56 +354,63 @@ int nopi_confine_wait(pid_t pid, double deadline, int fd, nopi_confine_sink *sin
     return killed ? 1 : 0;
 }
 
-/* Cuts the next name off a make-style list at *p, undoing its writer's escapes in place:
- * both write a space in a name as "\\ " and a '$' as "$$"; g++ writes a '#' as "\\#" and
- * doubles the backslashes before a space, gas doubles every backslash.  A character either
- * leaves as it is (a tab, a newline) cuts the name short: the name then names nothing, and
- * a complete list's check refuses it.  NULL at the end of the list. */
-static char *next_name(char **p, bool gas)
+/* Reads the next name of a make-style list at *p into name (size bytes), undoing its
+ * writer's escapes.  Both g++ and gas write a space in a name as "\ " and a '$' as "$$",
+ * g++ a '#' as "\#"; but each spells a backslash, a tab and a newline in a name its own way,
+ * some not at all (gas writes a newline as it is, g++ a final backslash as it is), so a name
+ * read back from them could be another one.  Such a name sets *unreadable, and is refused:
+ * a build checks only what it reads plainly.  The list is one rule, its lines continued
+ * with a space and a backslash; more after its last line is a name with a newline in it.
+ * False at the end of the list. */
+static bool next_name(const char **p, bool gas, char *name, size_t size, bool *unreadable)
 {
-    char *s = *p;
+    const char *s = *p;
+    size_t n = 0;
+    *unreadable = false;
     for (;;) {   /* the separators, and a line's continuation */
-        if (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r')
+        if (*s == ' ' || *s == '\t')
             s++;
-        else if (s[0] == '\\' && (s[1] == '\n' || (s[1] == '\r' && s[2] == '\n')))
-            s += s[1] == '\n' ? 2 : 3;
+        else if (s[0] == '\\' && s[1] == '\n')
+            s += 2;
         else
             break;
     }
-    if (!*s)
-        return NULL;
-    char *name = s, *out = s;
-    while (*s && *s != ' ' && *s != '\n' && *s != '\t' && *s != '\r') {
-        if (s[0] == '$' && s[1] == '$') {
-            *out++ = '$';
-            s += 2;
-        } else if (s[0] == '\\' && gas && (s[1] == '\\' || s[1] == ' ')) {
-            *out++ = s[1];
-            s += 2;
-        } else if (s[0] == '\\' && !gas) {
-            size_t run = strspn(s, "\\");   /* g++: 2n + 1 of them before a space: n and it */
-            if (s[run] == ' ' && run % 2 == 1) {
-                memset(out, '\\', run / 2);
-                out += run / 2;
-                *out++ = ' ';
-                s += run + 1;
-            } else if (s[run] == '#' && run == 1) {
-                *out++ = '#';
-                s += 2;
-            } else {
-                memmove(out, s, run);
-                out += run;
-                s += run;
-            }
-        } else {
-            *out++ = *s++;
-        }
+    if (*s == '\n') {   /* the rule's end: nothing may follow */
+        s += strspn(s, " \t\r\n");
+        *unreadable = *s != '\0';
+        nopi_strlcpy(name, s, size < 80 ? size : 80);   /* what follows, for the message */
+        name[strcspn(name, "\n")] = '\0';
+        *p = s + strlen(s);
+        return *unreadable;
     }
-    if (*s)
-        s++;
-    *out = '\0';
+    if (!*s)
+        return false;
+    while (*s && *s != ' ' && *s != '\t' && *s != '\n') {
+        char c;
+        if (s[0] == '\\' && (s[1] == ' ' || (!gas && s[1] == '#'))) {
+            c = s[1];
+            s += 2;
+        } else if (s[0] == '$' && s[1] == '$') {
+            c = '$';
+            s += 2;
+        } else if (s[0] == '\\' && s[1] && s[1] != '\n') {
+            *unreadable = true;   /* before a backslash, a tab or a letter: kept as written */
+            if (n + 1 < size)
+                name[n++] = *s;
+            c = s[1];
+            s += 2;
+        } else {
+            *unreadable = *unreadable || *s == '\\' || *s == '$';   /* a final backslash */
+            c = *s++;
+        }
+        if (n + 1 < size)
+            name[n++] = c;
+        else
+            *unreadable = true;   /* longer than any path */
+    }
+    name[n] = '\0';
     *p = s;
-    return name;
+    return true;
 }
 
 /* Whether the folder of path resolves to `dir` (resolved): a compile's temporary file, gone
@@ -418,17 +437,20 @@ nopi_deps_verdict nopi_confine_deps(const nopi_confine *c, const nopi_deps *d, c
     nopi_deps_verdict v = NOPI_DEPS_OK;
     /* "target: prerequisite ...": the target is the object, in the build's own folder */
     char *p = text;
-    while ((p = strchr(p, ':')) != NULL && p[1] && !strchr(" \t\r\n", p[1]))
+    while ((p = strchr(p, ':')) != NULL && p[1] && !strchr(" \t\n", p[1]))
         p++;
-    for (p = p ? p + 1 : NULL; p && v == NOPI_DEPS_OK;) {
-        const char *name = next_name(&p, d->gas);
-        if (!name)
-            break;
+    char name[4096];
+    bool unreadable;
+    for (const char *q = p ? p + 1 : NULL;
+         q && v == NOPI_DEPS_OK && next_name(&q, d->gas, name, sizeof name, &unreadable);) {
         bool file = d->file && strcmp(name, d->file) == 0;
-        char *r = realpath(name, NULL);   /* NULL: nothing there (a dangling link too) */
-        if (!r) {
+        char *r = unreadable ? NULL : realpath(name, NULL);   /* NULL: nothing there too */
+        if (unreadable) {
+            if (d->complete)
+                v = NOPI_DEPS_UNREADABLE;
+        } else if (!r) {
             if (d->complete && !file && !in_folder(name, tmp))
-                v = NOPI_DEPS_OUTSIDE;
+                v = NOPI_DEPS_UNREADABLE;
         } else if (!nopi_confine_allows(c, r) && !(tmp && nopi_path_within(r, tmp))) {
             v = file ? NOPI_DEPS_AMBIGUOUS : NOPI_DEPS_OUTSIDE;
         }

@@ -63,6 +63,8 @@ bool nopi_confine_landlock(void);
 
 /* Fills d's message and detail: the build may not read `name` (d's location stays). */
 void nopi_confine_refuse(nop_diag *d, const char *name);
+/* The same for NOPI_DEPS_UNREADABLE: `name` as listed names no file the build can check. */
+void nopi_confine_refuse_unreadable(nop_diag *d, const char *name);
 /* The same for NOPI_DEPS_AMBIGUOUS: `name`, a file in neuronop's folder, is also the bare
  * name the assembler gives the source; the detail says what to do. */
 void nopi_confine_refuse_ambiguous(nop_diag *d, const char *name);
@@ -72,7 +74,7 @@ typedef struct nopi_deps {
     const char *path;     /* the list */
     bool gas;             /* gas's --MD list (else g++'s -MD): their escapes differ */
     bool complete;        /* the compile succeeded, so it read every file it lists: a name
-                           * that resolves to nothing was misread, and is refused */
+                           * that resolves to nothing, or cannot be read back, is refused */
     const char *file;     /* gas's list: the bare name of the unit's .file directive (the
                            * compiled file's), which gas lists though it reads nothing of it */
 } nopi_deps;
@@ -84,6 +86,8 @@ typedef enum nopi_deps_verdict {
     NOPI_DEPS_AMBIGUOUS,  /* the .file name is a file outside, in neuronop's folder: a read
                            * of it (.incbin "name") would be listed the same way */
     NOPI_DEPS_UNLISTED,   /* a compile that succeeded wrote no list (a wrapper's doing) */
+    NOPI_DEPS_UNREADABLE, /* after a compile that succeeded, a name that names no file, or
+                           * one its list may spell for another (next_name in confine.c) */
 } nopi_deps_verdict;
 
 /* Reads a dependency list: the verdict, and the name it is about (as listed, relative to

@@ -463,6 +463,8 @@ static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what, bo
             nopi_fail(&e, NOP_ERR_COMPILE, jobs[i].source, 0, 0, "refused");
             if (verdict == NOPI_DEPS_AMBIGUOUS)
                 nopi_confine_refuse_ambiguous(&e.diag, outside);
+            else if (verdict == NOPI_DEPS_UNREADABLE)
+                nopi_confine_refuse_unreadable(&e.diag, outside);
             else if (verdict == NOPI_DEPS_UNLISTED)
                 nopi_fail(&e, NOP_ERR_COMPILE, jobs[i].source, 0, 0, "'%s' wrote no list of "
                           "the files it read (-MD -MF), which a build without Landlock "
