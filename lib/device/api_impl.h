@@ -61,10 +61,9 @@ long nopi_tcm_overrun(const nopi_core *c, int block);
 /* A store outside every live block's request anywhere in the pool: the changed byte's
  * offset in the pool, and in *block the live block before it (-1: none); -1 when none. */
 long nopi_tcm_stray(const nopi_core *c, int *block);
-/* Fills a pool of n bytes with the pattern tcm.c keeps where no block is (before a core's
- * first run); nopi_tcm_clear fills c's again, so the next run's starts as the first did. */
+/* Fills a pool of n bytes with the pattern tcm.c keeps where no block is (a core's first
+ * run, a renewed device; later runs fill what they reach). */
 void nopi_tcm_fill(unsigned char *tcm, size_t n);
-void nopi_tcm_clear(nopi_core *c);
 
 /* memcheck.c: the hooks of struct nt__api, nopi_mc_ptr_add and so on (api.h says what each
  * argument is). */

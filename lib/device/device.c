@@ -322,12 +322,9 @@ static int shape_core_init(nop_device *dev, nopi_core *c, nopi_run *run)
     return 0;
 }
 
-/* Frees what the kernel made; the stack and TCM stay with the device, its TCM filled again
- * (tcm.c). */
+/* Frees what the kernel made; the stack and TCM stay with the device. */
 static void core_release(nop_device *dev, nopi_core *c)
 {
-    if (c->tcm)
-        nopi_tcm_clear(c);
     for (nt_tensor *t = c->owned, *next; t; t = next) {
         next = t->next;
         nopi_tensor_free(t);

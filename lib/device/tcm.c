@@ -10,7 +10,8 @@
  * pattern: a changed one shows that a store went past a buffer (or into a freed one).
  * tcm_free looks just past its block, and the end of a kernel at the pool up to a little
  * past the furthest block the run allocated (c->tcm_reach: a wild store further on goes
- * unseen, as it would be on the device); that part is filled again for the next run.  The pattern, 0x7fa5 in
+ * unseen, as it would be on the device).  Each run fills the part it reaches as it first
+ * reaches it, and a freed block again.  The pattern, 0x7fa5 in
  * every 16 bits, is a NaN in every float dtype, so a kernel that reads TCM it never wrote
  * computes NaNs that show in its output; and as a float32 or bfloat16 a signalling one,
  * which arithmetic makes quiet, other bytes: even buf[n] = 2 * buf[n] + 1 past a buffer's
@@ -25,6 +26,29 @@
 /* how far past a block tcm_free looks for a store past its end (the end of the kernel
  * looks at the whole pool): an index a few elements past, without scanning 16 KB a free */
 #define OVERRUN_LOOK 64
+
+/* The fill pattern, by a byte's offset in the pool modulo 2 (0x7fa5, little-endian). */
+static const unsigned char fill[2] = { 0xa5, 0x7f };
+
+/* The pattern 8 bytes at a time, from an even offset: a whole pool is filled and compared
+ * after every run, eight words a cycle rather than a byte. */
+static const uint64_t fill8 = 0x7fa57fa57fa57fa5ull;
+
+static void fill_range(unsigned char *tcm, size_t from, size_t to)
+{
+    size_t i = from;
+    for (; i < to && (i & 7); i++)
+        tcm[i] = fill[i & 1];
+    for (; i + 8 <= to; i += 8)
+        memcpy(tcm + i, &fill8, 8);
+    for (; i < to; i++)
+        tcm[i] = fill[i & 1];
+}
+
+void nopi_tcm_fill(unsigned char *tcm, size_t n)
+{
+    fill_range(tcm, 0, n);
+}
 
 /* First fit for `size` bytes that keeps `gap` free bytes after the block before it: sets
  * *index (where the block goes in the sorted table) and *at; false when nothing fits. */
@@ -62,8 +86,14 @@ void *nopi_tcm_alloc(nopi_core *c, size_t nbytes, int stream, const void *site)
     memmove(&c->blocks[i + 1], &c->blocks[i], (size_t)(c->nblocks - i) * sizeof c->blocks[0]);
     c->blocks[i] = (nopi_tcm_block){ (uint32_t)at, (uint32_t)size, (uint32_t)nbytes, stream,
                                      site };
-    if (at + size + OVERRUN_LOOK > c->tcm_reach)
-        c->tcm_reach = at + size + OVERRUN_LOOK < pool ? at + size + OVERRUN_LOOK : pool;
+    /* the part of the pool this run reaches for the first time is filled now: what an
+     * earlier run's kernel left there (a store past everything it checked) is not this
+     * one's to answer for */
+    size_t reach = at + size + OVERRUN_LOOK < pool ? at + size + OVERRUN_LOOK : pool;
+    if (reach > c->tcm_reach) {
+        fill_range(c->tcm, c->tcm_reach, reach);
+        c->tcm_reach = reach;
+    }
     c->nblocks++;
     c->tcm_used += (int64_t)size;
     if (c->tcm_used > c->n.tcm_peak)
@@ -96,29 +126,6 @@ int nopi_tcm_find(nopi_core *c, const void *p, size_t n)
             return n <= (size_t)b->offset + b->req - off ? i : -1;
     }
     return -1;
-}
-
-/* The fill pattern, by a byte's offset in the pool modulo 2 (0x7fa5, little-endian). */
-static const unsigned char fill[2] = { 0xa5, 0x7f };
-
-/* The pattern 8 bytes at a time, from an even offset: a whole pool is filled and compared
- * after every run, eight words a cycle rather than a byte. */
-static const uint64_t fill8 = 0x7fa57fa57fa57fa5ull;
-
-static void fill_range(unsigned char *tcm, size_t from, size_t to)
-{
-    size_t i = from;
-    for (; i < to && (i & 7); i++)
-        tcm[i] = fill[i & 1];
-    for (; i + 8 <= to; i += 8)
-        memcpy(tcm + i, &fill8, 8);
-    for (; i < to; i++)
-        tcm[i] = fill[i & 1];
-}
-
-void nopi_tcm_fill(unsigned char *tcm, size_t n)
-{
-    fill_range(tcm, 0, n);
 }
 
 /* The first byte of [from, to) of c's pool that is not the fill pattern's, or -1. */
@@ -175,12 +182,6 @@ long nopi_tcm_stray(const nopi_core *c, int *block)
     }
     *block = -1;
     return -1;
-}
-
-void nopi_tcm_clear(nopi_core *c)
-{
-    fill_range(c->tcm, 0, c->tcm_reach);
-    c->tcm_reach = 0;
 }
 
 void nopi_tcm_release(nopi_core *c, int block)

@@ -19,6 +19,20 @@ static const char *const kernels =
     "}\n"
     "nt_tensor *twice(const nt_tensor *t, int64_t k) {\n"
     "    return nt_mul_s_out(get_dst_tensor(), t, nt_scalar_i(2 * k));\n"
+    "}\n"
+    "/* a store 100 bytes into the pool, past what the run's check looks at (16 + 64) */\n"
+    "nt_tensor *wild(const nt_tensor *t) {\n"
+    "    char *p = tcm_malloc(16);\n"
+    "    p[100] = 1;\n"
+    "    tcm_free(p);\n"
+    "    return nt_fill_(get_dst_tensor(), nt_scalar_i(0));\n"
+    "}\n"
+    "/* 40 bytes, all of them its own: what tcm_free looks at past them reaches byte 100 */\n"
+    "nt_tensor *tiny(const nt_tensor *t) {\n"
+    "    float *p = tcm_malloc(40);\n"
+    "    for (int i = 0; i < 10; i++) p[i] = 1.0f;\n"
+    "    tcm_free(p);\n"
+    "    return nt_fill_(get_dst_tensor(), nt_scalar_i(0));\n"
     "}\n";
 static const char *const shapes =
     "#include <neuronop.h>\n"
@@ -35,7 +49,9 @@ static int setup(void **state)
     dir = unit_tmpdir();
     lib = unit_build(dir, "name: dev\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\n"
                      "ops:\n  pool: {args: [tensor], shape: one, kernel: pool}\n"
-                     "  twice: {args: [tensor, int64], shape: same, kernel: twice}\n",
+                     "  twice: {args: [tensor, int64], shape: same, kernel: twice}\n"
+                     "  wild: {args: [tensor], shape: one, kernel: wild}\n"
+                     "  tiny: {args: [tensor], shape: one, kernel: tiny}\n",
                      kernels, shapes, false);
     nop_error err;
     if (!lib || nop_profile_load(&profile, "trn1", unit_share_dir(), &err) != 0)
@@ -247,6 +263,37 @@ static void a_renewed_device_takes_what_a_run_reads(void **state)
     nop_device_free(dev);
 }
 
+/* Runs op on dev with one zeros:1 tensor: its return code. */
+static int run_op(nop_device *dev, const char *op)
+{
+    nop_error err;
+    nop_tensor *t;
+    assert_int_equal(nop_tensor_generate(&t, "zeros:1", 0, &err), 0);
+    nop_value v = { .type = NOP_ARG_TENSOR, .tensor = t };
+    nop_run_result res;
+    memset(&res, 0, sizeof res);
+    int rc = nop_device_run(dev, lib, nop_library_find_op(lib, op), &v, 1, &res, &err);
+    if (rc != 0)
+        print_message("%s: %s\n", op, err.diag.msg);
+    nop_run_result_clear(&res);
+    nop_tensor_free(t);
+    return rc;
+}
+
+/* What a run's kernel left in TCM past everything its checks looked at is not the next
+ * run's to answer for: the next fills what it reaches before its kernel sees it (a review's
+ * worry, for kept devices that run one op after another). */
+static void tcm_a_run_left_is_not_the_next_runs(void **state)
+{
+    nop_device *dev;
+    nop_error err;
+    assert_int_equal(nop_device_new(&dev, profile, NULL, &err), 0);
+    assert_int_equal(run_op(dev, "wild"), 0);   /* unseen, as on the device */
+    assert_int_equal(run_op(dev, "tiny"), 0);
+    assert_int_equal(run_op(dev, "tiny"), 0);
+    nop_device_free(dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -257,6 +304,7 @@ int main(void)
         cmocka_unit_test(only_a_traced_device_records),
         cmocka_unit_test(a_library_knows_when_its_file_changed),
         cmocka_unit_test(a_renewed_device_takes_what_a_run_reads),
+        cmocka_unit_test(tcm_a_run_left_is_not_the_next_runs),
     };
     return cmocka_run_group_tests_name("device", tests, setup, teardown);
 }
