@@ -248,7 +248,7 @@ void nopi_confine_refuse_unreadable(nop_diag *d, const char *name)
     snprintf(d->msg, sizeof d->msg, "'%.800s', as the compiler lists a file it read, names "
              "no file the build can check: without Landlock a build checks every file a "
              "compile read", name);
-    snprintf(d->detail, sizeof d->detail, "a backslash, a tab, a newline or a '$' in a file's "
+    snprintf(d->detail, sizeof d->detail, "a backslash, a tab or a newline in a file's "
              "name can make its listed name another's: rename the file (or build where the "
              "kernel has Landlock)");
 }
