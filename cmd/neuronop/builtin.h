@@ -39,6 +39,10 @@ extern const struct command_spec serve_spec;
 /* share.c: the share/neuronop folder: $NEURONOP_SHARE_DIR, else ../share/neuronop next to the
  * executable (so an installed and an in-tree neuronop both work). */
 const char *share_dir(void);
+/* How to run this neuronop from the current folder, for a command the user may copy:
+ * "neuronop" when that name on PATH is this program, else its path (relative to the current
+ * folder when inside it), in buf. */
+const char *self_command(char *buf, size_t size);
 
 /* target.c: LIB|DIR|MANIFEST as commands take it.  A .so is opened as it is; a folder or a
  * manifest is built first (saying nothing when it is up to date, unless verbose) and its

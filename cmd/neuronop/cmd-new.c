@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,12 +281,15 @@ int cmd_new(int argc, char **argv)
     } else {
         const struct template_flavour *fl = &template_flavours[(cxx ? 2 : 0) + multicore];
         rc = create(target, fl, name);
+        char self[PATH_MAX];
+        const char *cmd = self_command(self, sizeof self);   /* bin/neuronop in the tree */
         if (rc == 0)
             printf("created '%s': op library '%s' with op '%s_forward' (%s)\n"
-                   "next:\n  neuronop build %s\n  neuronop run %s %s_forward randn:4x1024\n"
-                   "  neuronop test %s\n", target, name, name,
+                   "next:\n  %s build %s\n  %s run %s %s_forward randn:4x1024\n"
+                   "  %s test %s\n", target, name, name,
                    cxx ? (multicore ? "C++, multicore" : "C++, one core")
-                       : (multicore ? "multicore" : "one core"), target, target, name, target);
+                       : (multicore ? "multicore" : "one core"), cmd, target, cmd, target,
+                   name, cmd, target);
     }
     free_option_lists(&new_spec);
     free(args);

@@ -7,13 +7,22 @@ test_expect "a new library builds, runs and passes neuronop test as it is" '
     run new mylib
     expect_status 0
     expect_out "created '\''mylib'\''"
-    expect_out "  neuronop test mylib"
+    expect_out "  $NEURONOP test mylib"   # not on PATH: by its path, to copy as it is
     for f in neuronop.yaml mylib.c shape.c ref.c README.md .gitignore; do test -f mylib/$f; done
     run run mylib mylib_forward randn:1025
     expect_status 0
     run test mylib
     expect_status 0
     expect_out "4 passed, 0 failed"'
+
+# a new user in the source tree has bin/neuronop, not neuronop, to run (a new user's find)
+test_expect "the next steps name neuronop as it runs here" '
+    mkdir -p tree/bin
+    cp "$NEURONOP" tree/bin/neuronop
+    (cd tree && NEURONOP_SHARE_DIR="$NEURONOP_SHARE_DIR" bin/neuronop new lib1) >out
+    grep -qx "  bin/neuronop build lib1" out
+    (cd tree && PATH="$PWD/bin:$PATH" neuronop new lib2) >out
+    grep -qx "  neuronop build lib2" out'
 
 test_expect "its README names the next three commands" '
     grep -qF "neuronop build mylib" mylib/README.md
