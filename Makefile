@@ -226,15 +226,15 @@ install: $(BIN)
 
 # libFuzzer targets (tests/fuzz): the manifest loader, the .npy reader, generator specs,
 # option parsing, reading a library's self-description, reading the objects a build
-# compiles, the parent's reading of a worker's records and the check of a linked library
-# (read as the loader maps it), built with clang and
+# compiles, the parent's reading of a worker's records, the check of a linked library
+# (read as the loader maps it) and of a compile's dependency lists, built with clang and
 # AddressSanitizer + UBSan, each run for FUZZ_TIME s (`make fuzz FUZZ_TARGETS=object` builds
 # and runs only that one).
 FUZZ_TIME ?= 60
 FUZZ_O = out/fuzz
 FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
-FUZZ_TARGETS = manifest npy generator options library object records linked
+FUZZ_TARGETS = manifest npy generator options library object records linked deps
 
 fuzz: test-deps
 	@MAKEFLAGS= $(MAKE) -s --no-print-directory CC=clang O=$(FUZZ_O) \

@@ -14,7 +14,7 @@ set -eu
 objdir=$1
 seconds=$2
 shift 2
-all="manifest npy generator options library object records linked"
+all="manifest npy generator options library object records linked deps"
 targets=${*:-$all}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=$objdir/corpus
@@ -52,6 +52,12 @@ for s in randn:32x4096 rand:4x4:f32 zeros:8 ones:2x3:i64 full:4x4:2.5:bf16 arang
     full:3:-1:u8 randn:1 zeros:2x2x2:f16 bogus:64 randn:; do
     n=$((n + 1)); printf '%s' "$s" >"$corpus/generator/seed$n"
 done
+# deps: lists as g++ 12 (-MD) and gas 2.40 (--MD) write them, each after its mode byte
+# (1: gas's, 2: its compile succeeded, 4: k.cpp is the unit's .file name)
+printf '\002k.o: k.cpp /usr/include/stdc-predef.h sp\\ ace h\\#ash d$$ollar \\\n back\\slash bs\\\\\\ sp end\\\n' \
+    >"$corpus/deps/seed-gxx"
+printf '\007k.o: nl\nine end\\\\ t\\\tab bs\\\\\\ sp back\\slash d$$ollar h#ash sp\\ ace \\\n k.cpp /tmp/cc1.s\n' \
+    >"$corpus/deps/seed-gas"
 for a in "--cores 3" "-o out.npy x y" "--timeout=0.5 --check race,unwritten" "--seed -3 -- -x" \
     "-v --no-such" "--cores 0" "--timeout nan"; do
     n=$((n + 1)); printf '%s' "$a" | tr ' ' '\0' >"$corpus/options/seed$n"
