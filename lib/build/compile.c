@@ -103,6 +103,41 @@ static void parse_message(const char *msg, nop_diag *d)
     nopi_strlcpy(d->msg, body, sizeof d->msg);
 }
 
+/* libtcc says "';' expected (got \"for\")" at the token it met, with no column: where a
+ * statement's ';' is missing, that is the next line's first token, a line after the mistake.
+ * As gcc does, the message moves to the end of the line before (the last one with text),
+ * and otherwise gets the token's column. */
+static void place_expected(nop_diag *d)
+{
+    char want[32], got[64], text[512];
+    if (d->line <= 0 || sscanf(d->msg, "'%31[^']' expected (got \"%63[^\"]\")", want, got) != 2 ||
+        nopi_read_line(d->file, d->line, text, sizeof text) != 0)
+        return;
+    size_t lead = strspn(text, " \t");
+    if (strncmp(text + lead, got, strlen(got)) != 0) {   /* mid-line: at the token */
+        const char *at = strstr(text, got);
+        if (at)
+            d->col = (int)(at - text) + 1;
+        return;
+    }
+    char before[512];
+    for (int line = d->line - 1; line > 0 && line >= d->line - 20; line--) {
+        if (nopi_read_line(d->file, line, before, sizeof before) != 0)
+            return;
+        size_t n = strlen(before);
+        while (n && (before[n - 1] == ' ' || before[n - 1] == '\t' || before[n - 1] == '\r'))
+            n--;
+        if (!n)
+            continue;   /* a blank line */
+        int next = d->line;
+        d->line = line;
+        d->col = (int)n + 1;
+        snprintf(d->msg, sizeof d->msg, "'%s' expected at the end of this line (line %d "
+                 "starts with '%s')", want, next, got);
+        return;
+    }
+}
+
 /* One libtcc message in the parent (or in this process): warnings to the caller's sink, the
  * first error into the current call's nop_error.  A message about a file the build may not
  * read is replaced, never quoted (confine.h). */
@@ -110,8 +145,10 @@ static void deliver(nopi_cc *cc, const char *msg)
 {
     nop_diag d;
     parse_message(msg, &d);
-    if (!cc->confine || !nopi_confine_diag(cc->confine, &d))
+    if (!cc->confine || !nopi_confine_diag(cc->confine, &d)) {
+        place_expected(&d);
         nopi_diag_add_excerpt(&d);
+    }
     if (d.severity == NOP_SEV_ERROR) {
         if (!cc->failed && cc->err) {
             cc->err->kind = NOP_ERR_COMPILE;
