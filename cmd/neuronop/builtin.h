@@ -45,10 +45,12 @@ const char *share_dir(void);
 const char *self_command(char *buf, size_t size);
 
 /* target.c: LIB|DIR|MANIFEST as commands take it.  A .so is opened as it is; a folder or a
- * manifest is built first (saying nothing when it is up to date, unless verbose) and its
- * library opened.  memcheck: build the memcheck variant, or insist a .so is one.  Prints any
- * error; returns 0 or the exit status to return. */
-int open_target(const char *arg, bool verbose, bool memcheck, nop_library **out);
+ * manifest is built first (into build_dir when not NULL, as neuronop build --build-dir;
+ * saying nothing when it is up to date, unless verbose) and its library opened.  memcheck:
+ * build the memcheck variant, or insist a .so is one.  Prints any error; returns 0 or the
+ * exit status to return. */
+int open_target(const char *arg, const char *build_dir, bool verbose, bool memcheck,
+                nop_library **out);
 
 /* The same, but the library is read for its description only (nop_library_describe): no
  * code of it is loaded or run.  For inspect. */

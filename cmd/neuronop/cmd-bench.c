@@ -40,6 +40,7 @@ static const struct option_spec options[] = {
     OPTION(0, "hugepages", OPT_FLAG, &hugepages, NULL,
            "back input tensors of 2 MiB or more with transparent huge pages"),
     DEVICE_OPTIONS(dc),
+    BUILD_DIR_OPTION(dc),
     OPTION(0, "json", OPT_FLAG, &json, NULL, "print every figure as JSON"),
     OPTION('v', "verbose", OPT_FLAG, &verbose, NULL, "show the build steps of a DIR, and the sandbox"),
     OPTIONS_END,

@@ -25,6 +25,7 @@ static const struct option_spec options[] = {
     OPTION_RANGE(0, "atol", OPT_DOUBLE, &abs_tol, "A",
                  "absolute tolerance for --expect (default by dtype)", 0, 1e9),
     DEVICE_OPTIONS(dc),
+    BUILD_DIR_OPTION(dc),
     OPTION(0, "json", OPT_FLAG, &json, NULL, "print the result as JSON"),
     OPTION('v', "verbose", OPT_FLAG, &verbose, NULL, "show the build steps of a DIR, and the sandbox"),
     OPTIONS_END,

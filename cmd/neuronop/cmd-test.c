@@ -36,6 +36,7 @@ static const struct option_spec options[] = {
     OPTION_RANGE(0, "timeout", OPT_DOUBLE, &dc.timeout, "SECONDS",
                  "stop a kernel after this long", 0.001, 86400),
     DEVICE_CHECK_OPTIONS(dc),
+    BUILD_DIR_OPTION(dc),
     OPTION('v', "verbose", OPT_FLAG, &verbose, NULL,
            "show the build steps, the sandbox, and where references run"),
     OPTIONS_END,
@@ -217,7 +218,7 @@ int cmd_test(int argc, char **argv)
         rc = report_error(&err);
         goto out;
     }
-    if ((rc = open_target(target, verbose, dc.memcheck, &lib)) != 0)
+    if ((rc = open_target(target, dc.build_dir, verbose, dc.memcheck, &lib)) != 0)
         goto out;
     if (verbose && sandbox_on())
         note_alongside();

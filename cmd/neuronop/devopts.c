@@ -153,7 +153,7 @@ int op_call_open(struct op_call *oc, struct device_cli *dc, char **args, int nar
     *oc = (struct op_call){ .name = args[1], .nvals = nargs - 2 };
     if (swapped(dc, args, nargs))
         return STATUS_USAGE;
-    int rc = open_target(args[0], verbose, dc->memcheck, &oc->lib);
+    int rc = open_target(args[0], dc->build_dir, verbose, dc->memcheck, &oc->lib);
     nop_error err;
     if (rc == 0 && nop_values_parse(oc->lib, oc->name, oc->nvals, (const char *const *)args + 2,
                                     (uint64_t)dc->seed, &oc->op, &oc->vals, &oc->tensors,

@@ -24,6 +24,7 @@ struct device_cli {
     struct option_list check, no_check;   /* --check=LIST, --no-check=LIST */
     unsigned disabled;      /* the checks they leave off (device_cli_checks) */
     bool memcheck;          /* --memcheck: run the memcheck build (target.c) */
+    const char *build_dir;  /* --build-dir: where a folder or manifest target is built */
     bool profile;           /* time runtime calls for the cost model (bench) */
     bool keep_worker;       /* one long-lived zygote serves every run (nop_device_opts): for
                              * a command that makes many runs, such as `__serve` */
@@ -62,6 +63,11 @@ extern const char *const schedule_names[];
       COMPLETE_VALUES, nop_check_names, 0, 0 }, \
     OPTION(0, "memcheck", OPT_FLAG, &(dc).memcheck, NULL, \
            "check the kernel's own pointer accesses (runs the library's --memcheck build)")
+
+/* The row for where a folder or manifest target is built (run, bench and test). */
+#define BUILD_DIR_OPTION(dc) \
+    OPTION(0, "build-dir", OPT_STRING, &(dc).build_dir, "DIR", \
+           "build a folder or manifest into DIR, not its build_directory (a read-only checkout)")
 
 /* Turns --check/--no-check into dc->disabled; prints and returns 2 for an unknown name. */
 int device_cli_checks(struct device_cli *dc);

@@ -67,8 +67,8 @@ typedef int opener(nop_library **out, const char *path, nop_error *err);
 
 /* open_target and describe_target: build a folder or manifest, then open its library with
  * open. */
-static int resolve(const char *arg, bool verbose, bool memcheck, opener *open,
-                   nop_library **out)
+static int resolve(const char *arg, const char *build_dir, bool verbose, bool memcheck,
+                   opener *open, nop_library **out)
 {
     nop_error err;
     *out = NULL;
@@ -84,6 +84,7 @@ static int resolve(const char *arg, bool verbose, bool memcheck, opener *open,
     default_build_opts(&o);
     o.verbose = verbose;
     o.memcheck = memcheck;
+    o.build_dir = build_dir;
     nop_build_result res;
     int rc = 0;
     if (build_bounded(m, &o, &res, &err) != 0)
@@ -115,16 +116,17 @@ static void note_confinement(void)
                     : "this kernel has no Landlock (Linux 5.13 or later, enabled in its lsm= list)");
 }
 
-int open_target(const char *arg, bool verbose, bool memcheck, nop_library **out)
+int open_target(const char *arg, const char *build_dir, bool verbose, bool memcheck,
+                nop_library **out)
 {
     if (verbose)
         note_confinement();
     /* with the worker process, neuronop itself never loads the library: the worker does */
-    return resolve(arg, verbose, memcheck, sandbox_on() ? nop_library_describe
-                                                        : nop_library_open, out);
+    return resolve(arg, build_dir, verbose, memcheck,
+                   sandbox_on() ? nop_library_describe : nop_library_open, out);
 }
 
 int describe_target(const char *arg, nop_library **out)
 {
-    return resolve(arg, false, false, nop_library_describe, out);
+    return resolve(arg, NULL, false, false, nop_library_describe, out);
 }

@@ -116,7 +116,7 @@ static void library_folder(const char *own, char *out)
  * LD_LIBRARY_PATH's folders what a library links to (libstdc++, libm); /proc/self the maps a
  * sanitizer reads.  Nothing else a user can read, which user code could otherwise print into
  * a CI log: not ~/.ssh, not /etc/shadow as root, not /proc of the user's other processes. */
-static int confine_reads(const char *library)
+static int confine_reads(const char *library, const char *given)
 {
     static const char *const system_dirs[] = { "/usr", "/lib", "/lib64", "/etc/ld.so.cache",
                                                "/proc/self" };
@@ -146,7 +146,8 @@ static int confine_reads(const char *library)
         strcpy(own, file);
         char *slash = strrchr(own, '/');
         *(slash > own ? slash : slash + 1) = '\0';   /* its folder; "/" keeps its slash */
-        library_folder(own, folder);
+        if (!given || !realpath(given, folder))
+            library_folder(own, folder);
         const char *pick = !too_wide(folder, &w) ? folder : !too_wide(own, &w) ? own : NULL;
         if (pick)
             rules[n++] = (nopi_landlock_rule){ pick, NOPI_LL_READ };
@@ -214,9 +215,9 @@ static void empty_environment(void)
     clearenv();
 }
 
-int nopi_usercode_confine(const char *library)
+int nopi_usercode_confine(const char *library, const char *folder)
 {
-    if (confine_reads(library) != 0)
+    if (confine_reads(library, folder) != 0)
         return -1;
     empty_environment();
     return 0;

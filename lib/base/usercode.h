@@ -14,10 +14,11 @@
 /* Confines this process, about to run user code: first what it may read, then its
  * environment, as below (in that order: the rules read some variables).  0; -1 (errno) when
  * the kernel refused the Landlock ruleset, with the environment left as it was. */
-int nopi_usercode_confine(const char *library);
+int nopi_usercode_confine(const char *library, const char *folder);
 
 /* What nopi_usercode_confine does.  Its reads: restricts, where the kernel has Landlock
- * (landlock.h), what this process and what it forks may read to: library (a file, or NULL) and its library folder, the system's library folders
+ * (landlock.h), what this process and what it forks may read to: library (a file, or NULL) and its library folder (folder when not NULL: a test's manifest folder, where a
+ * library built elsewhere, --build-dir, cannot say it is), the system's library folders
  * (/usr, /lib, /lib64, /etc/ld.so.cache) and those of LD_LIBRARY_PATH, and its own /proc
  * entry.  The library folder is the nearest of the library's folder and its parents, up to
  * four, that holds a neuronop.yaml; else the parent of its folder when that is called build

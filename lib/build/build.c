@@ -203,8 +203,11 @@ static int run(builder *b, nop_build_result *res)
     }
     b->tmpdir = nopi_path_join(b->m->build_dir, ".neuronop-tmp-XXXXXX");
     if (!b->tmpdir || !mkdtemp(b->tmpdir)) {
+        int e = errno;
         rc = nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot create a temporary "
-                       "folder in '%s': %s", b->m->build_dir, strerror(errno));
+                       "folder in '%s': %s", b->m->build_dir, strerror(e));
+        if (e == EACCES || e == EROFS)
+            nopi_build_unwritable(b);
         goto unlock;
     }
     b->confine.write = b->tmpdir;   /* the compilers' only writable folder */

@@ -42,20 +42,35 @@ double nopi_build_lock_timeout(const builder *b)
     return b->o->lock_timeout > 0 ? b->o->lock_timeout : 60.0;
 }
 
+void nopi_build_unwritable(builder *b)
+{
+    nopi_detail(b->err, "the library must be built again (its sources, flags or library "
+                "file changed since the last build: a chmod or a copy counts), which writes "
+                "its build folder; build it where you may write (neuronop build "
+                "--build-dir)");
+}
+
 int nopi_build_lock(builder *b, int *fd)
 {
     /* never through a symbolic link: a build folder that came with the sources could point
      * it anywhere, and O_CREAT would make a file there */
     *fd = open(b->lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (*fd < 0 && errno == EACCES)   /* another user's lock: flock needs no write access */
+        *fd = open(b->lock_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (*fd < 0 && errno == ELOOP) {
         nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' is a symbolic link, not a "
                   "build's lock", b->lock_path);
         nopi_detail(b->err, "remove it: neuronop makes its own");
         return -1;
     }
-    if (*fd < 0)
-        return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot create '%s': %s",
-                         b->lock_path, strerror(errno));
+    if (*fd < 0) {
+        nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot %s '%s': %s",
+                  errno == EACCES ? "open the build's lock" : "create", b->lock_path,
+                  strerror(errno));
+        if (errno == EACCES || errno == EROFS)
+            nopi_build_unwritable(b);
+        return -1;
+    }
     /* where flock does not work, builds go on unlocked, as they did before there was one */
     if (nopi_build_flock(b, *fd, b->m->build_dir) < 0) {
         close(*fd);

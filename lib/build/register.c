@@ -171,7 +171,7 @@ static int run_registration(const char *probe, char **out, nop_error *err)
         if (!nopi_usercode_die_with(parent))
             _exit(3);
         nopi_usercode_drop_powers();
-        if (nopi_usercode_confine(probe) != 0) {
+        if (nopi_usercode_confine(probe, NULL) != 0) {
             fputs("E\tcannot confine the registration (Landlock)\n", f);
             _exit(3);
         }

@@ -118,6 +118,14 @@ int nopi_server_library(nopi_server *s, const char *path, nop_error *err)
     return 0;
 }
 
+int nopi_server_folder(nopi_server *s, const char *folder, nop_error *err)
+{
+    free(s->folder);
+    if (!(s->folder = folder ? strdup(folder) : NULL) && folder)
+        return nopi_nomem(err);
+    return 0;
+}
+
 void nopi_server_reuse(nopi_server *s)
 {
     s->reuse = true;
@@ -624,6 +632,7 @@ void nopi_server_free(nopi_server *s)
     if (s->child_phase)
         munmap(s->child_phase, sizeof *s->child_phase);
     free(s->library);
+    free(s->folder);
     free(s);
 }
 

@@ -153,6 +153,10 @@ void nopi_server_reuse(nopi_server *s);
  * library folders (where the kernel has Landlock; worker.c).  A server that names none reads
  * only those.  Call it before the first request; 0, or -1 on no memory. */
 int nopi_server_library(nopi_server *s, const char *path, nop_error *err);
+/* Names that library's folder (copied), for a library built outside it (neuronop test
+ * --build-dir): the children may read it rather than the one they would find beside the
+ * file.  0, or -1 on no memory. */
+int nopi_server_folder(nopi_server *s, const char *folder, nop_error *err);
 /* Asks the server's zygote to prepare, once, a device whose stacks (stack_size bytes, on
  * ncores cores), TCM and buffers its children inherit, as a first run would make them: each
  * request's child then touches only the pages its run writes.  Call it before the first

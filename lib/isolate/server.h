@@ -41,6 +41,8 @@ struct nopi_server {
     nop_device *proto;             /* in a zygote: that device, which each child inherits */
     nopi_prepare_fn *prepare;      /* what a child does before its request comes, or NULL */
     char *library;                 /* the library file its workers load, or NULL */
+    char *folder;                  /* its library folder, when the caller knows it, or NULL
+                                    * (nopi_usercode_confine then finds it) */
     bool reuse;                    /* a child serves requests until it cannot be put back */
     struct nopi_phase_page *phase;   /* MAP_SHARED: the worker's current phase */
     struct nopi_phase_page *child_phase;   /* a zygote's child's page, mapped when it came

@@ -96,7 +96,7 @@ static int set_up(nopi_server *s, nopi_wire *w, nop_device **cdev, struct nopi_d
         nopi_device_attach(*cdev = s->proto, w);
     else if (!(*cdev = nopi_device_for_worker(s->dev, w)))
         return done->rc = nopi_nomem(&done->err);
-    if (nopi_usercode_confine(s->library) != 0)
+    if (nopi_usercode_confine(s->library, s->folder) != 0)
         return done->rc = nopi_fault(&done->err, NOP_FAULT_HOST, "cannot confine the device "
                                      "process's file access: %s", strerror(errno));
     int timer = threads ? -1 : nopi_device_own_timer(*cdev);   /* before the filter */

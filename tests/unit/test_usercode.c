@@ -37,7 +37,7 @@ static int empties(void *arg)
     if (setenv("NEURONOP_UNIT_HEAP", "token", 1) != 0)
         return 3;
     const char *heap = getenv("NEURONOP_UNIT_HEAP");
-    if (nopi_usercode_confine(NULL) != 0)
+    if (nopi_usercode_confine(NULL, NULL) != 0)
         return 3;
     extern char **environ;
     if ((environ && environ[0]) || getenv("PATH") || strstr(literal, "token") ||
@@ -98,7 +98,7 @@ static int folder_only(void *arg)
 {
     const layout *l = arg;
     if (chdir(l->top) != 0 || setenv("LD_LIBRARY_PATH", ".", 1) != 0 ||
-        nopi_usercode_confine(l->so) != 0)
+        nopi_usercode_confine(l->so, NULL) != 0)
         return 3;
     return readable(l->so) && readable(l->source) && !readable(l->secret) &&
            !readable("secret") && !readable("/etc/passwd") ? 0 : 1;
@@ -110,7 +110,7 @@ static int file_only(void *arg)
     const layout *l = arg;
     char home[400];
     snprintf(home, sizeof home, "%s/lib", l->top);
-    if (setenv("HOME", home, 1) != 0 || nopi_usercode_confine(l->source) != 0)
+    if (setenv("HOME", home, 1) != 0 || nopi_usercode_confine(l->source, NULL) != 0)
         return 3;
     return readable(l->source) && !readable(l->so) ? 0 : 1;
 }
