@@ -469,7 +469,8 @@ typedef struct nop_test_result {
 } nop_test_result;
 
 typedef struct nop_test_opts {
-    const char *filter;         /* run only the cases whose name contains it; NULL: all */
+    const char *filter;         /* run only the sub-cases whose label (nop_test_result's)
+                                 * contains it; NULL: all */
     int shard, nshards;         /* run the shard-th (1-based) of nshards slices; nshards 0: all */
     int shuffles;               /* shuffled schedules per core count, 0..NOP_TEST_MAX_SHUFFLES,
                                  * besides sequential, reversed and parallel */

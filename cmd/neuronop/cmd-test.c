@@ -21,7 +21,8 @@ static bool verbose, json;
 
 static const struct option_spec options[] = {
     { 'k', "filter", OPT_STRING, &pattern, "PATTERN",
-      "run only the cases whose name contains PATTERN", COMPLETE_NONE, NULL, 0, 0 },
+      "run only the cases (or sub-cases, name[v1, v2]) whose name contains PATTERN",
+      COMPLETE_NONE, NULL, 0, 0 },
     { 0, "shard", OPT_STRING, &shard, "I/N", "run the I-th of N deterministic slices",
       COMPLETE_NONE, NULL, 0, 0 },
     OPTION_RANGE(0, "schedules", OPT_INT, &shuffles, "N",
@@ -135,7 +136,7 @@ static int parse_shard(const char *s, long *i, long *n)
 
 /* Whether -k PATTERN names a case of m (a typo that matched nothing would skip every case,
  * and pass); 0, or the exit status after naming the first cases there are. */
-static int check_pattern(const nop_manifest *m, const char *pat)
+static int check_pattern(const nop_manifest *m, const char *pat, bool after)
 {
     int n = nop_manifest_test_count(m), listed = 0;
     bool full = false;   /* no later, shorter name after one left out */
@@ -144,24 +145,24 @@ static int check_pattern(const nop_manifest *m, const char *pat)
     for (int i = 0; i < n; i++) {
         nop_testinfo t;
         nop_manifest_test(m, i, &t);
-        if (strstr(t.name, pat))
-            return 0;
+        if (strstr(t.name, pat) || (t.nargs && !after))
+            return 0;   /* a name; or, before the run, maybe a sub-case's values */
         full = full || listed == 8 || len + strlen(t.name) + 2 >= sizeof names;
         if (!full)
             len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
                                     listed++ ? ", " : "", t.name);
     }
     if (n == 0) {
-        report_plain_error("-k '%s' matches no test case: '%s' has none; add a 'tests' section "
-                           "(see neuronop.yaml(5))", pat, nop_manifest_path(m));
-        return STATUS_USAGE;
+        return command_usage_error(&test_spec, "-k '%s' matches no test case: '%s' has none; "
+                                   "add a 'tests' section (see neuronop.yaml(5))", pat,
+                                   nop_manifest_path(m));
     }
     char more[64] = "";
     if (listed < n)
         snprintf(more, sizeof more, " and %d more (under its 'tests')", n - listed);
-    report_plain_error("-k '%s' matches no test case of '%s'; give part of a case's name: %s%s",
-                       pat, nop_manifest_path(m), names, more);
-    return STATUS_USAGE;
+    return command_usage_error(&test_spec, "-k '%s' matches no test case of '%s' (nor a "
+                               "sub-case's name[v1, v2]); give part of a case's name: %s%s",
+                               pat, nop_manifest_path(m), names, more);
 }
 
 /* With -v: whether a case's reference runs alongside its executions, which depends on the
@@ -202,13 +203,15 @@ int cmd_test(int argc, char **argv)
                                  "like 2/4, not '%s'", shard);
         goto out;
     }
-    if (junit && (rc = check_output_file(junit, "a .xml file")) != 0)
+    if (junit && (rc = check_output_file(junit, "a .xml file")) != 0) {
+        junit = NULL;   /* not a file to write */
         goto out;
+    }
     if (nop_manifest_load(&m, target, &err) != 0) {
         rc = report_error(&err);
         goto out;
     }
-    if (pattern && (rc = check_pattern(m, pattern)) != 0)
+    if (pattern && (rc = check_pattern(m, pattern, false)) != 0)
         goto out;
     if ((rc = device_cli_checks(&dc)) != 0)
         goto out;
@@ -238,6 +241,11 @@ int cmd_test(int argc, char **argv)
         rc = report_nomem();
         goto out;
     }
+    /* a pattern no case name holds, which no sub-case's name held either (in one shard of
+     * several, another shard may have had it) */
+    if (pattern && shard_n == 1 && sum.passed + sum.failed + sum.errored == 0 &&
+        (rc = check_pattern(m, pattern, true)) != 0)
+        goto out;
     int failed = sum.failed + sum.errored;
     if (json)
         print_json(nop_library_name(lib), &rs, &sum);
@@ -251,8 +259,11 @@ int cmd_test(int argc, char **argv)
         double t1 = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
         int jrc = write_junit(junit, nop_library_name(lib), rs.v, rs.n, &sum, t1 - t0);
         rc = jrc ? jrc : rc;
+        junit = NULL;   /* written */
     }
 out:
+    if (junit && rc != 0)   /* no case ran: the report says so, never an earlier run's */
+        write_junit_error(junit, m ? nop_manifest_name(m) : target, rc);
     free(rs.v);
     nop_profile_free(profile);
     nop_library_close(lib);

@@ -52,8 +52,10 @@ int write_junit(const char *path, const char *library, const nop_test_result *ca
         const nop_test_result *r = &cases[i];
         fprintf(f, "    <testcase classname=\"");
         xml_str(f, library);
-        fprintf(f, ".");
-        xml_str(f, r->op ? r->op : "");
+        if (r->op) {   /* none for write_junit_error's */
+            fprintf(f, ".");
+            xml_str(f, r->op);
+        }
         fprintf(f, "\" name=\"");
         xml_str(f, r->label);
         fprintf(f, "\" time=\"%.6f\"", r->seconds);
@@ -66,9 +68,15 @@ int write_junit(const char *path, const char *library, const nop_test_result *ca
             fprintf(f, "      <skipped/>\n");
         } else {
             const char *tag = r->status == NOP_TEST_FAILED ? "failure" : "error";
+            /* the attribute a dashboard shows: the summary, and the line under it, which
+             * says what happened ("a device rule was broken under sequential: segv: core
+             * 0: kernel crashed: ...") */
             const char *nl = strchr(r->message, '\n');
-            char first[512];
-            snprintf(first, sizeof first, "%.*s", nl ? (int)(nl - r->message) : 511, r->message);
+            const char *nl2 = nl ? strchr(nl + 1, '\n') : NULL;
+            char first[1024];
+            snprintf(first, sizeof first, "%.*s%s%.*s", nl ? (int)(nl - r->message) : 511,
+                     r->message, nl ? ": " : "",
+                     nl ? (nl2 ? (int)(nl2 - nl - 1) : 511) : 0, nl ? nl + 1 : "");
             fprintf(f, "      <%s message=\"", tag);
             xml_str(f, first);
             fprintf(f, "\">");
@@ -87,4 +95,14 @@ int write_junit(const char *path, const char *library, const nop_test_result *ca
     int rc = nop_write_file(path, xml, len, &err) == 0 ? 0 : report_error(&err);
     free(xml);
     return rc;
+}
+
+void write_junit_error(const char *path, const char *library, int status)
+{
+    nop_test_result r = { .status = NOP_TEST_ERRORED };
+    snprintf(r.label, sizeof r.label, "neuronop test");
+    snprintf(r.message, sizeof r.message, "no case ran: neuronop test stopped with exit "
+             "status %d before the first one (its error output says why)", status);
+    nop_test_summary sum = { .errored = 1 };
+    (void)write_junit(path, library, &r, 1, &sum, 0);
 }

@@ -12,5 +12,9 @@
  * Prints any error; returns 0 or the exit status to return. */
 int write_junit(const char *path, const char *library, const nop_test_result *cases, int n,
                 const nop_test_summary *sum, double seconds);
+/* For a run that stopped before any case (a usage, manifest or compile error, exit status
+ * status): a report of one errored case saying so, so that a dashboard never shows an
+ * earlier run's file as this one's.  Prints any error of its own. */
+void write_junit_error(const char *path, const char *library, int status);
 
 #endif /* NEURONOP_JUNIT_H */

@@ -182,8 +182,19 @@ tests:
 EOF
     run test c -k gdoo
     expect_status 2
-    expect_err "neuronop: error: -k '\''gdoo'\'' matches no test case of '\''c/neuronop.yaml'\''; give part of a case'\''s name: good, also_good"
+    expect_err "neuronop test: error: -k '\''gdoo'\'' matches no test case of '\''c/neuronop.yaml'\'' (nor a sub-case'\''s name[v1, v2]); give part of a case'\''s name: good, also_good"
     test ! -s out
+    run test c -k 8]   # a case of one value each has no sub-case'\''s name[v]
+    expect_status 2
+    # a sub-case'\''s name, as the reports give it, picks that sub-case to run again
+    with_tests <<EOF
+tests:
+  - {name: shapes, op: race_fixed, args: [[randn:8, randn:9]]}
+EOF
+    run test c -k "shapes[randn:9]"
+    expect_status 0
+    expect_out "ok    shapes[randn:9]"
+    expect_out "1 passed, 0 failed, 1 skipped"
     { echo tests:; for i in 1 2 3 4 5 6 7 8 9 10; do
         echo "  - {name: c$i, op: race_fixed, args: [randn:8]}"; done; } | with_tests
     run test c -k gdoo
@@ -192,7 +203,7 @@ EOF
     : | with_tests
     run test c -k gdoo
     expect_status 2
-    expect_err "neuronop: error: -k '\''gdoo'\'' matches no test case: '\''c/neuronop.yaml'\'' has none; add a '\''tests'\'' section (see neuronop.yaml(5))"'
+    expect_err "neuronop test: error: -k '\''gdoo'\'' matches no test case: '\''c/neuronop.yaml'\'' has none; add a '\''tests'\'' section (see neuronop.yaml(5))"'
 
 test_expect "arguments that cannot be made are an error of the case" '
     with_tests <<EOF

@@ -48,8 +48,24 @@ test_expect "--junit writes JUnit XML that validates against its structure" '
     test "$(xmllint --xpath "string(/testsuites/testsuite/@failures)" report.xml)" = 2
     test "$(xmllint --xpath "count(//testcase[failure])" report.xml)" = 2
     xmllint --xpath "string(//testcase[@name=\"c_racy\"]/failure/@message)" report.xml |
-        grep -q "a device rule was broken"
+        grep -q "a device rule was broken under sequential: race: output element .* (racecheck)"
     test "$(xmllint --xpath "string(//testcase[@name=\"d_fine\"]/@classname)" report.xml)" = checks.race_fixed'
+
+# a CI engineer'\''s find: the report a failed compile left was the last green run'\''s
+test_expect "a run that stops before any case writes a report that says so" '
+    run test c --junit stale.xml -k d_fine
+    expect_status 0
+    cp -R c broken
+    echo "int oops(" >>broken/k.c
+    run test broken --junit stale.xml
+    expect_status 3
+    xmllint --noout --schema "$NEURONOP_SRC/tests/e2e/junit.xsd" stale.xml
+    test "$(xmllint --xpath "string(/testsuites/testsuite/@errors)" stale.xml)" = 1
+    xmllint --xpath "string(//testcase/error/@message)" stale.xml |
+        grep -q "no case ran: neuronop test stopped with exit status 3"
+    run test c --junit stale.xml -k no_such_case
+    expect_status 2
+    xmllint --xpath "string(//testcase/error/@message)" stale.xml | grep -q "exit status 2"'
 
 test_expect "--junit marks cases left out by -k as skipped" '
     run test c --junit report.xml -k d_fine
