@@ -85,8 +85,10 @@ static void print_json(const char *library, const results *rs, const nop_test_su
     static const char *const words[] = { "passed", "failed", "error", "skipped" };
     printf("{\"library\": ");
     print_json_string(stdout, library);
-    printf(", \"passed\": %d, \"failed\": %d, \"skipped\": %d, \"cases\": [", sum->passed,
-           sum->failed + sum->errored, sum->skipped);
+    /* failed counts the errors too, as the summary line does; errors says how many of them
+     * are, as JUnit's errors does */
+    printf(", \"passed\": %d, \"failed\": %d, \"errors\": %d, \"skipped\": %d, \"cases\": [",
+           sum->passed, sum->failed + sum->errored, sum->errored, sum->skipped);
     for (int i = 0; i < rs->n; i++) {
         const nop_test_result *r = &rs->v[i];
         printf("%s\n  {\"name\": ", i ? "," : "");

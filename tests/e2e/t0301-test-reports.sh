@@ -33,7 +33,7 @@ test_expect "--shard with a bad value is a usage error" '
 test_expect "--json has every case with its status and message" '
     run test c --json --schedules 0
     expect_status 1
-    jq -e ".library == \"checks\" and .passed == 3 and .failed == 2 and
+    jq -e ".library == \"checks\" and .passed == 3 and .failed == 2 and .errors == 0 and
            (.cases | length) == 5 and
            (.cases[] | select(.name == \"b_wrong\") | .status == \"failed\" and
                (.message | test(\"differs from\"))) and
@@ -63,6 +63,11 @@ test_expect "a run that stops before any case writes a report that says so" '
     test "$(xmllint --xpath "string(/testsuites/testsuite/@errors)" stale.xml)" = 1
     xmllint --xpath "string(//testcase/error/@message)" stale.xml |
         grep -q "no case ran: neuronop test stopped with exit status 3"
+    cp -R c ce   # a case that cannot run is an error, which failed counts and errors says
+    printf "  - {name: e_missing, op: race_fixed, args: [missing.npy]}\n" >>ce/neuronop.yaml
+    run test ce --json --schedules 0 -k e_missing
+    expect_status 1
+    jq -e ".failed == 1 and .errors == 1 and .cases[5].status == \"error\"" "$WORK/out"
     run test c --junit stale.xml -k no_such_case
     expect_status 2
     xmllint --xpath "string(//testcase/error/@message)" stale.xml | grep -q "exit status 2"'
