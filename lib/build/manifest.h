@@ -50,6 +50,7 @@ typedef struct nopi_op {
  * combination is a sub-case, at most NOPI_MAX_SUBCASES), an optional expected output,
  * tolerances and core counts. */
 #define NOPI_MAX_SUBCASES 10000
+#define NOPI_MAX_TEST_NAME 200
 typedef struct nopi_test {
     char *name;
     nopi_pos pos;

@@ -141,6 +141,11 @@ static int load_test(loader *L, nopi_test *t, const nopi_ynode *n)
                             "printable characters, without '[' or ']' (which mark a "
                             "sub-case's values)", shown);
     }
+    /* a sub-case's label (name[v1, v2]) fits the reports' 512 bytes with room for values */
+    if (strlen(s) > NOPI_MAX_TEST_NAME)
+        return nopi_y_error(L->doc, v, L->err, "test name of %zu bytes; a name has at most %d "
+                            "(the reports give each sub-case's values after it)", strlen(s),
+                            NOPI_MAX_TEST_NAME);
     if (!(t->name = strdup(s)))
         return oom(L);
     for (int i = 0; i < L->m->ntests; i++)

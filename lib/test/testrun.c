@@ -109,6 +109,18 @@ static void case_label(const nop_testinfo *t, const int *pick, char *buf, size_t
         }
         if (used < size)
             snprintf(buf + used, size - used, "]");
+        used++;   /* its length with the ']' */
+    }
+    /* cut, it ends with the sub-case's number instead, so no two labels are the same (a
+     * name is at most NOPI_MAX_TEST_NAME bytes, which leaves room for it) */
+    if (subs && used >= size) {
+        unsigned long k = 0;
+        for (int a = 0; a < t->nargs; a++)
+            k = k * (unsigned long)t->nalts[a] + (unsigned long)pick[a];
+        char tail[48];
+        int n = snprintf(tail, sizeof tail, " ... sub-case %lu]", k + 1);
+        if (n > 0 && (size_t)n < size)
+            memcpy(buf + size - 1 - (size_t)n, tail, (size_t)n + 1);
     }
     /* one line of plain text, as a worker's text is, on every path: the values are the
      * files' own names, as committed, whatever bytes a name holds (ESC [8m hid every line

@@ -72,6 +72,24 @@ test_expect "a run that stops before any case writes a report that says so" '
     expect_status 2
     xmllint --xpath "string(//testcase/error/@message)" stale.xml | grep -q "exit status 2"'
 
+# a CI engineer'\''s find: labels cut at 511 bytes made two sub-cases one name in the reports
+test_expect "sub-cases keep names of their own, however long their values; a name is short" '
+    cp -R "$NEURONOP_SRC/tests/fixtures/tlib" long
+    a=$(printf "%0240d" 0) b=$(printf "%0239d1" 0) f=$(printf "%0240d" 2)
+    for n in "$a" "$b" "$f"; do npy write "long/$n.npy" "<f4" 2 1 2; done
+    sed -i "/^tests:/,\$d" long/neuronop.yaml
+    printf "tests:\n  - {name: %s, op: arith, args: [[%s.npy], [%s.npy, %s.npy]]}\n" \
+        a_name_of_thirty_characters_ "$f" "$a" "$b" >>long/neuronop.yaml
+    run test long --json --schedules 0
+    expect_status 0
+    test "$(jq -r ".cases[].name" "$WORK/out" | sort -u | wc -l)" = 2
+    jq -r ".cases[1].name" "$WORK/out" | grep -q " \.\.\. sub-case 2]\$"
+    cp -R c named
+    printf "  - {name: %0201d, op: race_fixed, args: [randn:4]}\n" 0 >>named/neuronop.yaml
+    run test named
+    expect_status 2
+    expect_err "test name of 201 bytes; a name has at most 200"'
+
 test_expect "--junit marks cases left out by -k as skipped" '
     run test c --junit report.xml -k d_fine
     expect_status 0
