@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/internal.h"
 
@@ -16,6 +17,10 @@ static void get_string(json_t *obj, const char *key, char *buf, size_t size)
 
 int nop_bench_baseline_load(const char *path, nop_baseline *b, nop_error *err)
 {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))   /* jansson would say '[' expected */
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' is a folder, not a baseline: "
+                         "give the file an earlier neuronop bench --json wrote", path);
     json_error_t je;
     json_t *root = json_load_file(path, 0, &je);
     if (!root)

@@ -104,7 +104,11 @@ test_expect "a baseline that is not JSON names its file and line" '
     printf "{\"host\": {\n" >broken.json
     run bench tcm relu_forward randn:64 --baseline broken.json
     expect_status 2
-    expect_err "broken.json:2: error: cannot read the baseline:"'
+    expect_err "broken.json:2: error: cannot read the baseline:"
+    mkdir folder.json   # a CI engineer'\''s slip: jansson said a '\''['\'' was expected
+    run bench tcm relu_forward randn:64 --baseline folder.json
+    expect_status 2
+    expect_err "neuronop: error: '\''folder.json'\'' is a folder, not a baseline: give the file an earlier neuronop bench --json wrote"'
 
 test_expect "a JSON file that is not a bench report says how to make one" '
     echo "{\"host\": {\"throughput\": 3}}" >other.json
