@@ -206,8 +206,7 @@ static int run(builder *b, nop_build_result *res)
         int e = errno;
         rc = nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot create a temporary "
                        "folder in '%s': %s", b->m->build_dir, strerror(e));
-        if (e == EACCES || e == EROFS)
-            nopi_build_unwritable(b);
+        nopi_build_unwritable(b, e);
         goto unlock;
     }
     b->confine.write = b->tmpdir;   /* the compilers' only writable folder */

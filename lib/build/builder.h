@@ -89,9 +89,9 @@ bool nopi_build_up_to_date(builder *b);
 /* buildkey.c: writes the stamp of the library just built: b->key, the library's hash and its
  * identity on this machine.  0, or -1 with b->err filled. */
 int nopi_build_record(builder *b);
-/* buildfs.c: adds to b->err why a build that may not write its folder had to (a detail
- * under "cannot create ...: Permission denied"). */
-void nopi_build_unwritable(builder *b);
+/* buildfs.c: when e (an errno) says the build may not write its folder (EACCES, EROFS),
+ * adds to b->err why it had to (a detail under "cannot create ...: Permission denied"). */
+void nopi_build_unwritable(builder *b, int e);
 /* buildfs.c: takes the build folder's flock into *fd, waiting up to the lock timeout; 0, or
  * -1 with b->err filled (*fd is then -1).  Another user's lock is taken read-only. */
 int nopi_build_lock(builder *b, int *fd);

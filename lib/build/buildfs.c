@@ -42,8 +42,10 @@ double nopi_build_lock_timeout(const builder *b)
     return b->o->lock_timeout > 0 ? b->o->lock_timeout : 60.0;
 }
 
-void nopi_build_unwritable(builder *b)
+void nopi_build_unwritable(builder *b, int e)
 {
+    if (e != EACCES && e != EROFS)
+        return;
     nopi_detail(b->err, "the library must be built again (its sources, flags or library "
                 "file changed since the last build: a chmod or a copy counts), which writes "
                 "its build folder; build it where you may write (neuronop build "
@@ -64,11 +66,10 @@ int nopi_build_lock(builder *b, int *fd)
         return -1;
     }
     if (*fd < 0) {
+        int e = errno;
         nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot %s '%s': %s",
-                  errno == EACCES ? "open the build's lock" : "create", b->lock_path,
-                  strerror(errno));
-        if (errno == EACCES || errno == EROFS)
-            nopi_build_unwritable(b);
+                  e == EACCES ? "open the build's lock" : "create", b->lock_path, strerror(e));
+        nopi_build_unwritable(b, e);
         return -1;
     }
     /* where flock does not work, builds go on unlocked, as they did before there was one */

@@ -134,14 +134,21 @@ int nopi_confine_child(const nopi_confine *c, bool exec, unsigned long long addr
 
 /* ---- in the parent ---------------------------------------------------------------------- */
 
+/* Whether the resolved path r is in one of the folders c allows. */
+static bool resolved_allowed(const nopi_confine *c, const char *r)
+{
+    bool ok = false;
+    for (int i = 0; i < c->nresolved && !ok; i++)
+        ok = nopi_path_within(r, c->resolved[i]);
+    return ok;
+}
+
 bool nopi_confine_allows(const nopi_confine *c, const char *path)
 {
     char *r = realpath(path, NULL);
     if (!r)
         return true;   /* nothing there to quote */
-    bool ok = false;
-    for (int i = 0; i < c->nresolved && !ok; i++)
-        ok = nopi_path_within(r, c->resolved[i]);
+    bool ok = resolved_allowed(c, r);
     free(r);
     return ok;
 }
@@ -451,7 +458,7 @@ nopi_deps_verdict nopi_confine_deps(const nopi_confine *c, const nopi_deps *d, c
         } else if (!r) {
             if (d->complete && !file && !in_folder(name, tmp))
                 v = NOPI_DEPS_UNREADABLE;
-        } else if (!nopi_confine_allows(c, r) && !(tmp && nopi_path_within(r, tmp))) {
+        } else if (!resolved_allowed(c, r) && !(tmp && nopi_path_within(r, tmp))) {
             v = file ? NOPI_DEPS_AMBIGUOUS : NOPI_DEPS_OUTSIDE;
         }
         free(r);

@@ -11,11 +11,11 @@
  * tcm_free looks just past its block, and the end of a kernel at the pool up to a little
  * past the furthest block the run allocated (c->tcm_reach: a wild store further on goes
  * unseen, as it would be on the device).  Each run fills the part it reaches as it first
- * reaches it, and a freed block again.  The pattern, 0x7fa5 in
- * every 16 bits, is a NaN in every float dtype, so a kernel that reads TCM it never wrote
- * computes NaNs that show in its output; and as a float32 or bfloat16 a signalling one,
- * which arithmetic makes quiet, other bytes: even buf[n] = 2 * buf[n] + 1 past a buffer's
- * end is seen (a quiet NaN, such as bytes of 0xff, would come back unchanged).
+ * reaches it, and a freed block again.  The pattern, 0x7fa5 in every 16 bits, is a NaN in
+ * every float dtype, so a kernel that reads TCM it never wrote computes NaNs that show in
+ * its output; and as a float32 or bfloat16 a signalling one, which arithmetic makes quiet,
+ * other bytes: even buf[n] = 2 * buf[n] + 1 past a buffer's end is seen (a quiet NaN, such
+ * as bytes of 0xff, would come back unchanged).
  */
 #include <stdint.h>
 #include <string.h>
@@ -23,15 +23,15 @@
 #include "api_impl.h"
 
 #define ALIGN 16
-/* how far past a block tcm_free looks for a store past its end (the end of the kernel
- * looks at the whole pool): an index a few elements past, without scanning 16 KB a free */
+/* how far past a block tcm_free looks for a store past its end, and the end of a kernel past
+ * the furthest block: an index a few elements past, without scanning 16 KB a free */
 #define OVERRUN_LOOK 64
 
 /* The fill pattern, by a byte's offset in the pool modulo 2 (0x7fa5, little-endian). */
 static const unsigned char fill[2] = { 0xa5, 0x7f };
 
-/* The pattern 8 bytes at a time, from an even offset: a whole pool is filled and compared
- * after every run, eight words a cycle rather than a byte. */
+/* The pattern 8 bytes at a time, from an offset that is a multiple of 8: what a run reaches
+ * is filled and compared every run, a word at a time rather than a byte. */
 static const uint64_t fill8 = 0x7fa57fa57fa57fa5ull;
 
 static void fill_range(unsigned char *tcm, size_t from, size_t to)

@@ -565,16 +565,19 @@ static int start_servers(const suite *s, const nop_manifest *m, nop_device **dev
     *cs = (case_server){ *s, *s->o, m };
     if (nop_device_new(dev, s->profile, &o, err) != 0)
         return -1;
+    /* the manifest's folder: a library built elsewhere (--build-dir) cannot say which folder
+     * its arguments' files are in */
+    char *folder = nopi_dirname(nop_manifest_path(m));
+    if (!folder) {
+        nop_device_free(*dev);
+        *dev = NULL;
+        return nopi_nomem(err);
+    }
     for (int i = 0; i < 2; i++) {
-        /* the manifest's folder: a library built elsewhere (--build-dir) cannot say which
-         * folder its arguments' files are in */
-        char *folder = nopi_dirname(nop_manifest_path(m));
-        int rc = !folder ? nopi_nomem(err)
-                 : nopi_server_new(&srv[i], *dev, serve_case, cs, err) != 0 ||
-                           nopi_server_library(srv[i], s->lib->path, err) != 0 ||
-                           nopi_server_folder(srv[i], folder, err) != 0 ? -1 : 0;
-        free(folder);
-        if (rc != 0) {
+        if (nopi_server_new(&srv[i], *dev, serve_case, cs, err) != 0 ||
+            nopi_server_library(srv[i], s->lib->path, err) != 0 ||
+            nopi_server_folder(srv[i], folder, err) != 0) {
+            free(folder);
             nopi_server_free(srv[0]);
             if (i == 1)
                 nopi_server_free(srv[1]);
@@ -585,6 +588,7 @@ static int start_servers(const suite *s, const nop_manifest *m, nop_device **dev
         }
         nopi_server_prepare(srv[i], prepare_case);
     }
+    free(folder);
     return 0;
 }
 
