@@ -476,6 +476,8 @@ nopi_deps_verdict nopi_confine_deps(const nopi_confine *c, const nopi_deps *d, c
  * climb with ".."), is root or inside it.  resolved (may be NULL) gets what path resolves to. */
 bool nopi_confine_within(const char *root, const char *path, char *resolved, size_t size)
 {
+    if (resolved && size)
+        snprintf(resolved, size, "%s", path);
     char *r_root = realpath(root, NULL);
     char head[4096];
     if (!r_root || strlen(path) >= sizeof head) {
@@ -485,6 +487,9 @@ bool nopi_confine_within(const char *root, const char *path, char *resolved, siz
     strcpy(head, path);
     const char *rest = "";
     char *r = NULL;
+    /* a part missing when realpath looked may be there when lstat looks: another build of
+     * the same folder made it in between; look again, a few times */
+    int raced = 0;
     for (;;) {
         if ((r = realpath(head[0] ? head : ".", NULL)) != NULL || errno != ENOENT)
             break;
@@ -492,6 +497,8 @@ bool nopi_confine_within(const char *root, const char *path, char *resolved, siz
          * with N a pipe): such a link would be followed where it leads once opened */
         struct stat st;
         if (head[0] && lstat(head, &st) == 0) {
+            if (!S_ISLNK(st.st_mode) && raced++ < 8)
+                continue;
             free(r_root);
             return false;
         }

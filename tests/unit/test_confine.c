@@ -2,8 +2,10 @@
  * in the library folder, the files a dependency list names, diagnostics about files a build
  * may not read, and the system calls a compiler child is refused (ccfilter.c). */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
@@ -60,6 +62,42 @@ static void paths_stay_in_the_folder(void **state)
     snprintf(p, sizeof p, "%s/out", lib);
     assert_false(nopi_confine_within(lib, p, r, sizeof r));
     assert_non_null(strstr(r, "/outside"));    /* says where it leads */
+    unit_cleanup(top);
+}
+
+static atomic_bool racing;
+
+static void *make_and_remove(void *folder)
+{
+    while (atomic_load(&racing)) {
+        mkdir(folder, 0755);
+        rmdir(folder);
+    }
+    return NULL;
+}
+
+/* Two builds of one folder: the build folder one makes while the other looks (the lstat
+ * between two realpaths) is no reason to call it outside; a CI run of t0011 saw that. */
+static void a_folder_made_meanwhile_is_still_inside(void **state)
+{
+    make_tree();
+    char folder[700];
+    snprintf(folder, sizeof folder, "%s/race", lib);
+    atomic_store(&racing, true);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, make_and_remove, folder), 0);
+    int outside_seen = 0;
+    for (int i = 0; i < 20000; i++)
+        outside_seen += !within("race/build");
+    atomic_store(&racing, false);
+    pthread_join(t, NULL);
+    assert_int_equal(outside_seen, 0);
+    /* what cannot be resolved is still named in the message */
+    char r[2048], p[700];
+    snprintf(p, sizeof p, "%s/dangling", lib);
+    assert_int_equal(symlink("nothing-here", p), 0);
+    assert_false(nopi_confine_within(lib, p, r, sizeof r));
+    assert_string_equal(r, p);
     unit_cleanup(top);
 }
 
@@ -310,6 +348,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(paths_stay_in_the_folder),
+        cmocka_unit_test(a_folder_made_meanwhile_is_still_inside),
         cmocka_unit_test(dependency_lists_are_checked),
         cmocka_unit_test(dependency_names_are_read_as_their_writer_wrote_them),
         cmocka_unit_test(the_assemblers_own_names),
