@@ -24,33 +24,49 @@ typedef enum part { WHOLE, HEAD, TAIL } part;
  * (EFBIG): nothing is read from such a file, which could block or never end.  With HEAD or
  * TAIL, a bigger file is not refused: its first or last cap bytes are read, and *whole (may
  * be NULL) gets its size. */
-static int read_regular(const char *path, size_t cap, part which, char **data, size_t *len,
-                        unsigned long long *whole, const char **why)
+/* Opens path for reading only when it is a regular file: opening a device can act (a
+ * terminal becomes the controlling one, /dev/watchdog is armed), reading /dev/zero never
+ * ends, and a symbolic link in a folder that came with the sources, or a file name a
+ * compiler's message or user code gives, can name any.  It is stat'ed before the open and
+ * the opened file fstat'ed again into *st, with O_NONBLOCK and O_NOCTTY should it have
+ * changed meanwhile (a FIFO's open would wait).  The descriptor; or -1 with errno set, and
+ * *why saying what the file is when that is the reason ("is a directory", "is not a regular
+ * file"). */
+static int open_regular(const char *path, struct stat *st, const char **why)
 {
-    *data = NULL;
     *why = NULL;
-    /* Not even opened unless it is a regular file: opening a device can act (a terminal
-     * becomes the controlling one, /dev/watchdog is armed), and a symbolic link in a folder
-     * that came with the sources can name any.  Then fstat again, of what was opened, and
-     * O_NONBLOCK and O_NOCTTY should it have changed meanwhile (a FIFO's open would wait). */
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        *why = S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file";
-        errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+    if (stat(path, st) == 0 && !S_ISREG(st->st_mode)) {
+        *why = S_ISDIR(st->st_mode) ? "is a directory" : "is not a regular file";
+        errno = S_ISDIR(st->st_mode) ? EISDIR : EINVAL;
         return -1;
     }
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0 || fstat(fd, &st) != 0) {
+    if (fd < 0 || fstat(fd, st) != 0) {
         int e = errno;
         if (fd >= 0)
             close(fd);
         errno = e;
         return -1;
     }
+    if (!S_ISREG(st->st_mode)) {
+        close(fd);
+        *why = S_ISDIR(st->st_mode) ? "is a directory" : "is not a regular file";
+        errno = S_ISDIR(st->st_mode) ? EISDIR : EINVAL;
+        return -1;
+    }
+    return fd;
+}
+
+static int read_regular(const char *path, size_t cap, part which, char **data, size_t *len,
+                        unsigned long long *whole, const char **why)
+{
+    *data = NULL;
+    struct stat st;
+    int fd = open_regular(path, &st, why);
+    if (fd < 0)
+        return -1;
     bool big = (uint64_t)st.st_size > cap;
-    int e = S_ISDIR(st.st_mode) ? EISDIR : !S_ISREG(st.st_mode) ? EINVAL
-          : big && which == WHOLE ? EFBIG : 0;
-    *why = e == EISDIR ? "is a directory" : e == EINVAL ? "is not a regular file" : NULL;
+    int e = big && which == WHOLE ? EFBIG : 0;
     if (whole)
         *whole = (unsigned long long)st.st_size;
     size_t size = e ? 0 : big ? cap : (size_t)st.st_size, got = 0;
@@ -115,11 +131,20 @@ int nopi_read_part(const char *path, size_t cap, bool tail, char **data, size_t 
 
 int nopi_read_line(const char *path, int line, char *buf, size_t size)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    /* the path may come from a compiler's message or from user code (a #line, a C++
+     * registration): only a regular file is opened, and at most NOPI_LINE_SCAN_MAX bytes of
+     * it are read looking for the line */
+    struct stat st;
+    const char *why;
+    int fd = open_regular(path, &st, &why);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
         return -1;
+    }
     int n = 0, rc = -1;
-    while (fgets(buf, (int)size, f)) {
+    while (ftello(f) < NOPI_LINE_SCAN_MAX && fgets(buf, (int)size, f)) {
         size_t len = strlen(buf);
         bool whole = len > 0 && buf[len - 1] == '\n';
         if (++n == line) {
@@ -127,7 +152,8 @@ int nopi_read_line(const char *path, int line, char *buf, size_t size)
             rc = 0;
             break;
         }
-        while (!whole && fgets(buf, (int)size, f)) {   /* skip the rest of a long line */
+        while (!whole && ftello(f) < NOPI_LINE_SCAN_MAX && fgets(buf, (int)size, f)) {
+            /* the rest of a long line */
             len = strlen(buf);
             whole = len > 0 && buf[len - 1] == '\n';
         }

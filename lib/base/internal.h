@@ -107,7 +107,9 @@ int nopi_read_part(const char *path, size_t cap, bool tail, char **data, size_t 
 int nopi_read_input(const char *path, const char *what, size_t cap, char **data, size_t *len,
                     nop_error *err);
 /* Line `line` (1-based) of a text file, without its newline, cut to fit buf.  -1 when the
- * file cannot be read or is shorter. */
+ * file cannot be read, is not a regular file (a FIFO, /dev/zero: a #line can name any), or
+ * has fewer lines in its first NOPI_LINE_SCAN_MAX bytes. */
+#define NOPI_LINE_SCAN_MAX (64LL << 20)
 int nopi_read_line(const char *path, int line, char *buf, size_t size);
 /* Whether a and b (stat results) are the same file with the same contents, as far as stat
  * tells: device, inode, size and modification time. */

@@ -239,6 +239,30 @@ static void reading_a_part_keeps_at_most_cap_bytes(void **state)
     unit_cleanup(dir);
 }
 
+/* A line of a file a message names: the name may come from user code (#line "/dev/zero"),
+ * so only a regular file is read, and no further than NOPI_LINE_SCAN_MAX bytes (reading
+ * /dev/zero for its second line never ended: red team, stop 40) */
+static void a_source_line_is_read_only_from_a_regular_file(void **state)
+{
+    const char *dir = unit_tmpdir();
+    char *fifo = join(dir, "fifo"), *link = join(dir, "link"), *file = join(dir, "file");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(symlink("/dev/zero", link), 0);
+    assert_int_equal(write_one(nopi_write_whole, file, "one\ntwo\n"), 0);
+    char line[64];
+    assert_int_equal(nopi_read_line(file, 2, line, sizeof line), 0);
+    assert_string_equal(line, "two");
+    assert_int_equal(nopi_read_line(file, 3, line, sizeof line), -1);
+    assert_int_equal(nopi_read_line("/dev/zero", 2, line, sizeof line), -1);
+    assert_int_equal(nopi_read_line(link, 2, line, sizeof line), -1);
+    assert_int_equal(nopi_read_line(fifo, 1, line, sizeof line), -1);   /* no open: no wait */
+    assert_int_equal(nopi_read_line(dir, 1, line, sizeof line), -1);
+    free(fifo);
+    free(link);
+    free(file);
+    unit_cleanup(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -251,6 +275,7 @@ int main(void)
         cmocka_unit_test(a_folder_is_an_error_naming_it),
         cmocka_unit_test(reading_takes_only_a_regular_file),
         cmocka_unit_test(reading_a_part_keeps_at_most_cap_bytes),
+        cmocka_unit_test(a_source_line_is_read_only_from_a_regular_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
