@@ -61,6 +61,14 @@ void nopi_line_clean(char *s)
             *s = '?';
 }
 
+void nopi_diag_clean(nop_diag *d)
+{
+    nopi_line_clean(d->file);
+    nopi_line_clean(d->where);
+    nopi_line_clean(d->msg);
+    nopi_text_clean(d->detail);
+}
+
 static void fill_diag(nop_diag *d, enum nop_severity sev, const char *file, int line, int col,
                       const char *fmt, va_list ap)
 {
@@ -70,6 +78,7 @@ static void fill_diag(nop_diag *d, enum nop_severity sev, const char *file, int 
     d->line = line;
     d->col = col;
     vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+    nopi_diag_clean(d);
 }
 
 int nopi_vfail(nop_error *err, enum nop_errkind kind, const char *file, int line, int col,
@@ -123,6 +132,7 @@ void nopi_detail(nop_error *err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(d + used, cap - used, fmt, ap);
     va_end(ap);
+    nopi_text_clean(d + used);
 }
 
 void nopi_emit(nop_diag_fn *fn, void *ctx, enum nop_severity sev, const char *file, int line,

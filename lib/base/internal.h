@@ -49,6 +49,10 @@ void nopi_text_clean(char *s);
 /* As nopi_text_clean, and one line: a newline or tab becomes '?' too (a label, a message's
  * first line, which a line of another's choosing must not follow). */
 void nopi_line_clean(char *s);
+/* Makes every text of d plain (nopi_line_clean; nopi_text_clean for the detail), as the
+ * public header promises of every record: done as records are filled, and again where a
+ * record made elsewhere (a compiler's message) is handed out. */
+void nopi_diag_clean(nop_diag *d);
 
 /* tensor_host.c: the generator a spec that is not one (nor a file) was probably meant to
  * be: "zeroes:4x4" -> "zeros", "ful:4x4:2.5" -> "full"; NULL when what comes before its first

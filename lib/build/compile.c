@@ -149,6 +149,7 @@ static void deliver(nopi_cc *cc, const char *msg)
         place_expected(&d);
         nopi_diag_add_excerpt(&d);
     }
+    nopi_diag_clean(&d);   /* after the checks above, which need the file's own name */
     if (d.severity == NOP_SEV_ERROR) {
         if (!cc->failed && cc->err) {
             cc->err->kind = NOP_ERR_COMPILE;

@@ -413,6 +413,7 @@ static void confined_diag(void *ctx, const nop_diag *d)
     confined_sink *s = ctx;
     nop_diag copy = *d;
     nopi_confine_diag(&s->b->confine, &copy);
+    nopi_diag_clean(&copy);   /* after the check, which needs the file's own name */
     if (s->b->o->diag)
         s->b->o->diag(s->b->o->diag_ctx, &copy);
 }
@@ -478,6 +479,7 @@ static int run_jobs(builder *b, nopi_tool_job *jobs, int n, const char *what, bo
                                    &e);
             if (bad && nopi_confine_diag(&b->confine, &e.diag))
                 e.kind = NOP_ERR_COMPILE;
+            nopi_diag_clean(&e.diag);
             if (jobs[i].status != 0 && !bad) {
                 nopi_fail(&e, NOP_ERR_COMPILE, NULL, 0, 0, "%s failed ('%s' exited with %d)",
                           what, jobs[i].argv.v[0], jobs[i].status);

@@ -297,7 +297,12 @@ static int parse_records(builder *b, char *text, regdef *defs, int *ndefs)
             *next++ = '\0';
         char *f[8];
         int n = split(line, f, 8);
-        if (n >= 2 && strcmp(f[0], "L") == 0 && !b->ns) {
+        if (n >= 4 && strcmp(f[0], "L") == 0 && !b->ns) {
+            /* TORCH_LIBRARY(ns, m) makes it an identifier; a hand-made registrar call can
+             * pass any bytes, which build's summary, inspect and Python would show */
+            if (!nopi_is_identifier(f[1]))
+                return nopi_fail(b->err, NOP_ERR_COMPILE, f[2], atoi(f[3]), 0, "the library's "
+                                 "namespace '%s' is not an identifier", f[1]);
             if (!(b->ns = strdup(f[1])))
                 return nopi_nomem(b->err);
         }

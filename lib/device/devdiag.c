@@ -85,6 +85,7 @@ static void emit_warning(nopi_core *c, void *arg)
     vsnprintf(d.msg, sizeof d.msg, w->fmt, ap);
     va_end(ap);
     nopi_core_diag_words(c, &d);
+    nopi_diag_clean(&d);
     pthread_mutex_lock(&run->diag_lock);
     run->diag(run->diag_ctx, &d);
     pthread_mutex_unlock(&run->diag_lock);

@@ -542,6 +542,7 @@ static int report_failures(nopi_run *run, nop_error *err)
         nopi_core_where(c, d.where, sizeof d.where);
         nopi_core_diag_words(c, &d);
         nopi_core_call_site(c, &d);
+        nopi_diag_clean(&d);   /* the kernel's own words, when no worker cleaned them */
         if (failed++ == 0) {
             err->kind = NOP_ERR_DEVICE;
             err->fault = c->fault;   /* NONE: a rule, as nop_error_fault reads it */

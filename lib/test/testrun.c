@@ -56,6 +56,7 @@ static void note(nop_test_result *res, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(res->message + used, sizeof res->message - used, fmt, ap);
     va_end(ap);
+    nopi_line_clean(res->message + used);   /* one line, whatever file names it quotes */
 }
 
 /* Sends an error that made a case fail to the caller's sink (the CLI prints it as it comes). */

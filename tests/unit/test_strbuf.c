@@ -1,5 +1,5 @@
 /* Unit tests of the string buffer and its C and JSON quoting (lib/base/strbuf.c), and of
- * making a worker's text plain (nopi_text_clean, lib/base/error.c). */
+ * making text plain: a worker's, and every error record (lib/base/error.c). */
 #include "unit.h"
 #include "base/internal.h"
 
@@ -74,6 +74,19 @@ static void hashes_are_stable(void **state)
     assert_int_equal(strlen(a), 32);
 }
 
+/* Every error record the library fills is plain text (libneuronop.h), whatever a file name
+ * or user code put in it: a message and its place one line, the detail with its lines */
+static void error_records_are_plain_text(void **state)
+{
+    nop_error err = { 0 };
+    assert_int_equal(nopi_fail(&err, NOP_ERR_INPUT, "k\x1b[8m.c", 1, 2, "'%s'\r is bad",
+                               "ops\x1b]0;x\x07"), -1);
+    nopi_detail(&err, "first\tline\nsecond \x1b[2K line");
+    assert_string_equal(err.diag.file, "k?[8m.c");
+    assert_string_equal(err.diag.msg, "'ops?]0;x?'? is bad");
+    assert_string_equal(err.diag.detail, "first\tline\nsecond ?[2K line");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -81,6 +94,7 @@ int main(void)
         cmocka_unit_test(quotes_c_strings),
         cmocka_unit_test(quotes_json_strings),
         cmocka_unit_test(cleans_text),
+        cmocka_unit_test(error_records_are_plain_text),
         cmocka_unit_test(take_of_empty_is_empty_string),
         cmocka_unit_test(hashes_are_stable),
     };
