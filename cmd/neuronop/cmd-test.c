@@ -218,6 +218,10 @@ int cmd_test(int argc, char **argv)
         rc = report_error(&err);
         goto out;
     }
+    if (junit && (rc = write_junit_unfinished(junit, nop_manifest_name(m))) != 0) {
+        junit = NULL;   /* could not be written: said */
+        goto out;
+    }
     if (pattern && (rc = check_pattern(m, pattern, false)) != 0)
         goto out;
     if ((rc = device_cli_checks(&dc)) != 0)

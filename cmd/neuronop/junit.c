@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "junit.h"
@@ -95,6 +96,19 @@ int write_junit(const char *path, const char *library, const nop_test_result *ca
     int rc = nop_write_file(path, xml, len, &err) == 0 ? 0 : report_error(&err);
     free(xml);
     return rc;
+}
+
+int write_junit_unfinished(const char *path, const char *library)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    nop_test_result r = { .status = NOP_TEST_ERRORED };
+    snprintf(r.label, sizeof r.label, "neuronop test");
+    snprintf(r.message, sizeof r.message, "the run did not finish: neuronop test was stopped "
+             "before it wrote its report (a job's time limit, a signal)");
+    nop_test_summary sum = { .errored = 1 };
+    return write_junit(path, library, &r, 1, &sum, 0);
 }
 
 void write_junit_error(const char *path, const char *library, int status)

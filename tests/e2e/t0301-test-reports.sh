@@ -72,6 +72,27 @@ test_expect "a run that stops before any case writes a report that says so" '
     expect_status 2
     xmllint --xpath "string(//testcase/error/@message)" stale.xml | grep -q "exit status 2"'
 
+# a red team's find: a run that CI stopped (its time limit) left the last green run's report
+test_expect "a run stopped from outside leaves a report saying it did not finish" '
+    run test c --junit stale.xml -k d_fine
+    expect_status 0
+    copy_example relu spin
+    sed -i "6i for (volatile int spinning = 1; spinning;) {}" spin/relu.c
+    "$NEURONOP" test spin --junit stale.xml --timeout 60 >/dev/null 2>&1 & pid=$!
+    i=0
+    until grep -q "did not finish" stale.xml; do
+        i=$((i + 1)); test $i -lt 400; sleep 0.05
+    done
+    kill -9 $pid
+    wait $pid || true
+    xmllint --noout --schema "$NEURONOP_SRC/tests/e2e/junit.xsd" stale.xml
+    test "$(xmllint --xpath "string(/testsuites/testsuite/@errors)" stale.xml)" = 1
+    xmllint --xpath "string(//testcase/error/@message)" stale.xml |
+        grep -q "the run did not finish: neuronop test was stopped before it wrote its report"
+    run test c --junit stale.xml -k d_fine
+    expect_status 0
+    test "$(xmllint --xpath "string(/testsuites/testsuite/@errors)" stale.xml)" = 0'
+
 # a CI engineer'\''s find: labels cut at 511 bytes made two sub-cases one name in the reports
 test_expect "sub-cases keep names of their own, however long their values; a name is short" '
     cp -R "$NEURONOP_SRC/tests/fixtures/tlib" long
