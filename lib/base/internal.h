@@ -134,10 +134,12 @@ bool nopi_path_within(const char *path, const char *dir);
 /* mkdir -p.  -1 with errno set on failure. */
 int nopi_mkdirs(const char *path);
 
-/* cpus.c (and nop_cpus_usable): the cgroups' CPU limit alone, in CPUs (0: none), read from
- * the files under root ("" for the system's own: /proc/self/cgroup and /sys/fs/cgroup; a
- * test's tree otherwise). */
+/* cgroup.c: the tightest limit the process's cgroups set, read from the files under root
+ * ("" for the system's own: /proc/self/cgroup and /sys/fs/cgroup; a test's tree otherwise);
+ * 0 when none is set or nothing can be read.  The CPU bandwidth limit in CPUs (for
+ * nop_cpus_usable), the memory limit in bytes (for the bound on a worker's records). */
 double nopi_cgroup_cpu_limit(const char *root);
+double nopi_cgroup_memory_limit(const char *root);
 
 /* hostmem.c: buffers of NOPI_HUGE_FROM bytes or more are whole transparent huge pages (one
  * fault each rather than one per 4 KiB page: see there why that matters); free them all with

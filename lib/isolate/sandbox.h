@@ -226,13 +226,16 @@ typedef struct nopi_watch {
     long diags_left;                /* diagnostics it may still send (watch.c's bound) */
     long diags_dropped;             /* those sent beyond it: counted, said once at the end */
     bool done, malformed;           /* DONE came; something was not as it must be */
+    bool cgroup_checked;            /* max_record is bounded by the cgroups' memory limit */
     struct nopi_done result;        /* with done */
 } nopi_watch;
 /* Makes every string of d end inside its array, and plain text (nopi_text_clean), and its
  * severity one there is (a worker may have sent anything). */
 void nopi_diag_terminate(nop_diag *d);
 /* The most bytes one record may hold on this machine: MAX_RECORD, or half its memory if
- * less.  It asks the kernel (sysinfo), so a server works it out once, not per request. */
+ * less.  It asks the kernel (sysinfo), so a server works it out once, not per request.  A
+ * request that meets a record of more than 64 MB also bounds it by half its cgroups' memory
+ * limit (a container's), which costs a few file reads. */
 uint64_t nopi_watch_record_bound(void);
 /* Sets the request's limit from the caller's fields, from now: call it as the request is
  * sent. */

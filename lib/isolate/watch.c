@@ -14,9 +14,9 @@
  *
  * Records are bounded before anything is allocated for them: no record is larger than what
  * its type can hold for the request (record_bound: a run's printf text what the device's ring
- * holds, ...; an output's bytes MAX_RECORD, and half the machine's memory), and a large one
- * is read into a block that grows with the bytes that actually came, so a header that only
- * claims gigabytes costs nothing.
+ * holds, ...; an output's bytes MAX_RECORD, and half the memory neuronop may have), and a
+ * large one is read into a block that grows with the bytes that actually came, so a header
+ * that only claims gigabytes costs nothing.
  * A record of a bad length, one after DONE, or a take function's refusal makes the request's
  * report malformed.  A request ends at DONE (the verdict is still the parent's), or at the
  * end of the pipe without it (the worker died: sandbox.c asks how).
@@ -221,6 +221,22 @@ static uint64_t record_bound(const nopi_watch *wt, uint32_t type)
     return b < wt->max_record ? b : wt->max_record;
 }
 
+/* A record of more than this makes the request read its cgroups' memory limit, which costs
+ * about 80 us (too much for every `neuronop run`, nothing beside such a record). */
+#define CGROUP_CHECK_FROM (64ull << 20)
+
+/* Lowers the request's generic bound to half its cgroups' memory limit, when that is less:
+ * a container given a limit (docker --memory) sees the host's memory in sysconf, and a
+ * worker's 3 GB output on a host of 16 GB in a container of 2 GB had the OOM killer end
+ * neuronop, where a message should end the run. */
+static void bound_by_cgroup(nopi_watch *wt)
+{
+    wt->cgroup_checked = true;
+    double limit = nopi_cgroup_memory_limit("");
+    if (limit > 0 && (uint64_t)(limit / 2) < wt->max_record)
+        wt->max_record = (uint64_t)(limit / 2);
+}
+
 /* Handles the complete records at the start of buf[0, have); returns the bytes used. */
 static size_t handle_all(nopi_watch *wt, const char *buf, size_t have)
 {
@@ -230,6 +246,8 @@ static size_t handle_all(nopi_watch *wt, const char *buf, size_t have)
         uint64_t len;
         memcpy(&type, buf + used, sizeof type);
         memcpy(&len, buf + used + sizeof type, sizeof len);
+        if (len > CGROUP_CHECK_FROM && !wt->cgroup_checked)
+            bound_by_cgroup(wt);
         if (len > record_bound(wt, type)) {
             wt->malformed = true;
             break;

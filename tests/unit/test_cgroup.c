@@ -1,10 +1,14 @@
-/* Unit tests of how many CPUs neuronop may keep busy at once (lib/base/cpus.c): the cgroup
- * CPU limit as cgroup v2's cpu.max and v1's cpu.cfs_quota_us / cpu.cfs_period_us state it
- * (the kernel's documented formats, Documentation/admin-guide/cgroup-v2.rst and
- * scheduler/sched-bwc.rst), read from a fake tree laid out as /proc/self/cgroup and
- * /sys/fs/cgroup are.  `neuronop test` runs a case's reference alongside its executions only
- * with two CPUs or more to spare: a container limited to one (docker --cpus=1) shows every
- * CPU of the host in its affinity mask. */
+/* Unit tests of the limits a process's cgroups set (lib/base/cgroup.c), read from a fake
+ * tree laid out as /proc/self/cgroup, mountinfo and /sys/fs/cgroup are, in the kernel's
+ * documented formats (Documentation/admin-guide/cgroup-v2.rst, cgroup-v1/memory.rst and
+ * scheduler/sched-bwc.rst):
+ *  - the CPU limit, cgroup v2's cpu.max and v1's cpu.cfs_quota_us / cpu.cfs_period_us:
+ *    `neuronop test` runs a case's reference alongside its executions only with two CPUs or
+ *    more to spare, and a container limited to one (docker --cpus=1) shows every CPU of the
+ *    host in its affinity mask;
+ *  - the memory limit, v2's memory.max and v1's memory.limit_in_bytes: a worker's record may
+ *    be at most half of it, as a container (docker --memory) ends neuronop by the OOM killer
+ *    past it, however much the host has. */
 #include <unistd.h>
 
 #include "unit.h"
@@ -184,6 +188,49 @@ static void a_mount_of_a_cgroup_reads_the_path_below_it(void **state)
     unit_cleanup(root);
 }
 
+/* memory.max in the process's cgroup and above it: the tightest; "max" is none */
+static void v2_memory_max_in_the_cgroup_and_above(void **state)
+{
+    (void)state;
+    const char *root = unit_tmpdir();
+    put(root, "/proc/self/cgroup", "0::/ci/job\n");
+    assert_true(nopi_cgroup_memory_limit(root) == 0);
+    put(root, "/sys/fs/cgroup/memory.max", "max\n");
+    put(root, "/sys/fs/cgroup/ci/memory.max", "2147483648\n");
+    put(root, "/sys/fs/cgroup/ci/job/memory.max", "max\n");
+    assert_true(nopi_cgroup_memory_limit(root) == 2147483648.0);
+    put(root, "/sys/fs/cgroup/ci/job/memory.max", "1073741824\n");
+    assert_true(nopi_cgroup_memory_limit(root) == 1073741824.0);
+    put(root, "/sys/fs/cgroup/ci/memory.max", "max\n");
+    put(root, "/sys/fs/cgroup/ci/job/memory.max", "max\n");
+    assert_true(nopi_cgroup_memory_limit(root) == 0);
+    put(root, "/sys/fs/cgroup/ci/job/memory.max", "banana\n");
+    assert_true(nopi_cgroup_memory_limit(root) == 0);
+    unit_cleanup(root);
+}
+
+/* v1's memory hierarchy, where mountinfo says; its "no limit" is 2^63 less a page */
+static void v1_memory_limit_in_bytes(void **state)
+{
+    (void)state;
+    const char *root = unit_tmpdir();
+    put(root, "/proc/self/cgroup", "4:cpu,cpuacct:/docker/abc\n12:memory:/docker/abc\n");
+    put(root, "/sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
+    put(root, "/sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes", "536870912\n");
+    put(root, "/sys/fs/cgroup/cpu,cpuacct/docker/abc/memory.limit_in_bytes", "4096\n");
+    assert_true(nopi_cgroup_memory_limit(root) == 536870912.0);
+    put(root, "/sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes",
+        "9223372036854771712\n");
+    assert_true(nopi_cgroup_memory_limit(root) == 0);
+    put(root, "/proc/self/mountinfo",
+        "30 22 0:29 / /cg/mem rw - cgroup cgroup rw,memory\n"
+        "31 22 0:30 / /cg/cpu rw - cgroup cgroup rw,cpu\n");
+    put(root, "/cg/cpu/docker/abc/memory.limit_in_bytes", "4096\n");   /* not memory's */
+    put(root, "/cg/mem/docker/abc/memory.limit_in_bytes", "268435456\n");
+    assert_true(nopi_cgroup_memory_limit(root) == 268435456.0);
+    unit_cleanup(root);
+}
+
 static void the_machine_itself_has_at_least_one(void **state)
 {
     (void)state;
@@ -207,6 +254,8 @@ int main(void)
         cmocka_unit_test(missing_or_garbled_files_are_no_limit),
         cmocka_unit_test(mountinfo_says_where_the_hierarchies_are),
         cmocka_unit_test(a_mount_of_a_cgroup_reads_the_path_below_it),
+        cmocka_unit_test(v2_memory_max_in_the_cgroup_and_above),
+        cmocka_unit_test(v1_memory_limit_in_bytes),
         cmocka_unit_test(the_machine_itself_has_at_least_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
