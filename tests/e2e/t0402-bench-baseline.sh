@@ -73,24 +73,39 @@ test_expect "a baseline of another input, library, op or core count is refused, 
     expect_status 2
     expect_err "is a baseline with memcheck '\''on'\'', not '\''off'\'': compare like with like"'
 
-# Two spinners pinned to the bench's CPU take two thirds of it: timed by the wall clock, the
-# compute term of every run grew with them and the modeled throughput fell 20% (the sanitizer
-# build in CI, busy with other tests, once moved it by more than 50%).
+# Spinners pinned to the bench's CPU take most of it: timed by the wall clock, the compute
+# term of every run grew with them and the modeled throughput fell 20% (the sanitizer build
+# in CI, busy with other tests, once moved it by more than 50%).  The premise, that the load
+# took (the host figure fell), can fail when other tests keep that CPU busy already (seen in
+# make check beside other work: quiet 10.9 runs/s, loaded 9.8): the measurement is then
+# made again, up to three times; the modeled figure must hold whenever the premise does.
 test_expect "the modeled throughput holds while other work takes the CPU" '
     cpu=$(taskset -pc $$ | sed "s/.*: //; s/[-,].*//")
     b() { taskset -c "$cpu" "$NEURONOP" bench tcm relu_forward randn:512x4096 --iters 3 \
               --warmup 1 --json >"$1"; }
-    b quiet1.json
-    timeout 60 taskset -c "$cpu" sh -c "while :; do :; done" & s1=$!
-    timeout 60 taskset -c "$cpu" sh -c "while :; do :; done" & s2=$!
-    b loaded1.json && b loaded2.json || { kill $s1 $s2; exit 1; }
-    kill $s1 $s2
-    b quiet2.json
-    # each side'\''s best run, the least disturbed by the other tests that share this CPU in
-    # make check: the load took (the host figure fell), and the modeled figure held
+    # each side'\''s best run, the least disturbed by the other tests that share this CPU
     best() { jq -s "[.[].$1.throughput] | max" "$2" "$3"; }
-    awk -v l="$(best host loaded1.json loaded2.json)" -v q="$(best host quiet1.json quiet2.json)" \
-        "BEGIN { exit !(l < 0.8 * q) }"
+    took=no
+    for attempt in 1 2 3; do
+        b quiet1.json
+        spinners=
+        for s in 1 2 3; do
+            timeout 60 taskset -c "$cpu" sh -c "while :; do :; done" & spinners="$spinners $!"
+        done
+        b loaded1.json && b loaded2.json || { kill $spinners; exit 1; }
+        kill $spinners
+        b quiet2.json
+        for k in host modeled; do   # what a failure shows: quiet, quiet, loaded, loaded
+            echo "attempt $attempt: $k throughput: $(jq -s "[.[].$k.throughput]" \
+                quiet1.json quiet2.json loaded1.json loaded2.json | tr -d " \n")"
+        done
+        if awk -v l="$(best host loaded1.json loaded2.json)" \
+            -v q="$(best host quiet1.json quiet2.json)" "BEGIN { exit !(l < 0.8 * q) }"; then
+            took=yes
+            break
+        fi
+    done
+    test $took = yes
     awk -v l="$(best modeled loaded1.json loaded2.json)" \
         -v q="$(best modeled quiet1.json quiet2.json)" \
         "BEGIN { d = l / q - 1; if (d < 0) d = -d; exit !(d < 0.1) }"'
