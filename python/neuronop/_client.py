@@ -177,7 +177,11 @@ class Arena:
         self.fd = os.memfd_create("neuronop-arena", os.MFD_CLOEXEC)
         os.ftruncate(self.fd, size)
         self.map = mmap.mmap(self.fd, size)
-        self.bytes = torch.frombuffer(self.map, dtype=torch.uint8)
+        # never an inference tensor, nor its views, though the first call that makes them
+        # may come under torch.inference_mode(): a later call outside it copies into them,
+        # which torch refuses of an inference tensor
+        with torch.inference_mode(False):
+            self.bytes = torch.frombuffer(self.map, dtype=torch.uint8)
         self._views = {}   # (offset, dtype, shape) -> the view: making one costs 3 torch ops
 
     def view(self, offset, dtype, shape):
@@ -188,7 +192,8 @@ class Arena:
         v = self._views.get(key)
         if v is None:
             n = _numel(shape) * _itemsize(dtype)
-            v = self.bytes[offset:offset + n].view(dtype).view(shape)
+            with torch.inference_mode(False):   # as the bytes (__init__)
+                v = self.bytes[offset:offset + n].view(dtype).view(shape)
             if len(self._views) >= self.MAX_VIEWS:
                 self._views.clear()
             self._views[key] = v

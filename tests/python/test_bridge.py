@@ -245,6 +245,20 @@ def _():
         assert torch.equal(torch.ops.my_ops.relu_forward(xr), torch.relu(x))
 
 
+# a new user's find: the arena's views (and a new arena) made by a first call under
+# inference_mode were inference tensors, which every later call outside it copied into
+@check("calls made first under torch.inference_mode work outside it afterwards")
+def _():
+    small, large = torch.randn(7, 13), torch.randn(1000, 1000)   # a new plan; a new arena
+    with torch.inference_mode():
+        for t in (small, large):
+            y = torch.ops.my_ops.relu_forward(t)
+            assert y.is_inference() and torch.equal(y, torch.relu(t))
+    for t in (small, large):
+        y = torch.ops.my_ops.relu_forward(t)
+        assert not y.is_inference() and torch.equal(y, torch.relu(t))
+
+
 @check("a non-contiguous input gives torch.relu's values")
 def _():
     t = x.t()
