@@ -13,8 +13,10 @@ import sys
 def main():
     script = sys.argv[1]
     sys.argv = sys.argv[1:]
-    # run as a file, this module's folder is sys.path[0]: the script's must be instead
-    sys.path[0] = os.path.dirname(os.path.abspath(script))
+    # run as a file, this module's folder is sys.path[0]: the script's must be instead, its
+    # links resolved as python resolves them (a link to a script finds the modules beside
+    # the script, not beside the link)
+    sys.path[0] = os.path.dirname(os.path.realpath(script))
     compat = os.environ.get("NEURONOP_COMPAT_DIR")
     if compat:
         sys.path.append(compat)

@@ -87,6 +87,17 @@ test_expect "modules beside the script import, as under python itself" '
     expect_status 0
     expect_out 42'
 
+# a new user's find: the folder of the link came first on sys.path, not the script's
+test_expect "a link to a script imports what is beside the script, as under python itself" '
+    mkdir real links
+    printf "VALUE = 7\n" >real/helper.py
+    printf "import helper\nprint(helper.VALUE)\n" >real/main.py
+    ln -s ../real/main.py links/main.py
+    run python links/main.py
+    expect_status 0
+    expect_out 7
+    test "$(/usr/bin/python3 links/main.py)" = 7'
+
 test_expect "torch_neuronx.xla_impl.custom_op is neuronop'\''s under the launcher" '
     py "from torch_neuronx.xla_impl import custom_op" "import neuronop.custom_op as ours" \
        "print(custom_op.load is ours.load, custom_op.load_library is ours.load_library)"
