@@ -248,13 +248,15 @@ def _run(op, args):
     if res.device_seconds >= 0:
         op.device_seconds += res.device_seconds
         op.modeled_calls += 1
-    if res.diags:
-        level = _caller_level()
-        for d in res.diags:
-            warnings.warn(d.text(), errors.DeviceWarning, stacklevel=level)
-    if res.printf:   # after the op, as on the device and in `neuronop run`
-        sys.stdout.write(res.printf)
-        sys.stdout.flush()
+    try:
+        if res.diags:
+            level = _caller_level()
+            for d in res.diags:
+                warnings.warn(d.text(), errors.DeviceWarning, stacklevel=level)
+    finally:   # also when a filter makes a warning an exception: the kernel's words stay
+        if res.printf:   # after the op, as on the device and in `neuronop run`
+            sys.stdout.write(res.printf)
+            sys.stdout.flush()
     if res.output is None:
         reply.raise_error()
     return res.output

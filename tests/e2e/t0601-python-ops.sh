@@ -72,7 +72,8 @@ built grow "$WORK/grow" "$WORK/grow/build/libgrow.so"
 # x / s for a Scalar s, whose sign and NaN a call must get as given; and an op that prints,
 # then fails as its second argument says (1: abort, a rule; 2: a crash; 3: a bad index; 4:
 # it ends the worker process, exit_group(3); 5: it kills it, tgkill(getpid(), gettid(), 9);
-# 6: 2000 lines, 56 000 bytes, more than the device's 32 KB printf buffer, then as 4)
+# 6: 2000 lines, 56 000 bytes, more than the device's 32 KB printf buffer, then as 4; 7: it
+# leaves a TCM block allocated, a device warning, and returns)
 mkdir -p "$WORK/edge"
 cat >"$WORK/edge/k.c" <<'K'
 #include <neuronop.h>
@@ -92,6 +93,8 @@ nt_tensor *says(const nt_tensor *x, int64_t how)
         nt_accessor a = nt_accessor_of(x);
         nt_get_f32(&a, nt_numel(x));
     }
+    if (how == 7)
+        tcm_malloc(64);
     for (int i = 0; how == 6 && i < 2000; i++)
         printf("line %04d of a long story\n", i);
     if (how == 4 || how == 6)
