@@ -589,6 +589,10 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
             if (!err->diag.where[0])   /* trapped outside any core (a wrecked runtime) */
                 snprintf(err->diag.where, sizeof err->diag.where, "%s", wt.where);
         }
+        /* a trapped call ended the run before its printf records were sent (the handler
+         * sends only DONE): the text is in the phase page, as after a death */
+        if (wt.result.trapped)
+            take_last_printf(s, wt.phase, take, take_ctx);
         return wt.result.rc == 0 ? 0 : -1;
     }
     int status = -1;

@@ -953,6 +953,23 @@ def _():
     assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
 
 
+# a new user's find: a trapped call ended the run before its printf records were sent
+@check("a kernel's printf output survives a system call the device does not have")
+def _():
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        e = raises(neuronop.ForbiddenError, torch.ops.edge.says, torch.ones(4), 8)
+    assert "getppid" in str(e), e
+    assert out.getvalue() == "says: before failing 8\n", out.getvalue()
+    cli = subprocess.run([neuronop._client.neuronop_binary(), "run", lib("edge/libedge.so"),
+                          "says", "ones:4", "8"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert cli.returncode == 1 and "getppid" in cli.stderr, (cli.returncode, cli.stderr)
+    assert "kernel printf output:\nsays: before failing 8\n" in cli.stdout, \
+        cli.stdout + cli.stderr
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+
+
 @check("an output larger than the room set aside for it arrives whole, as do numbers")
 def _():
     custom_op.load_library(lib("grow/libgrow.so"))
