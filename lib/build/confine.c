@@ -200,6 +200,7 @@ static void refuse(nop_diag *d, const char *described)
     snprintf(d->msg, sizeof d->msg, "%.900s is outside the library folder: a build reads only "
              "the library's own files and the compiler's headers", described);
     snprintf(d->detail, sizeof d->detail, "copy what it needs into the library folder");
+    nopi_diag_clean(d);   /* the name is a compiler's or a source's: any bytes */
 }
 
 bool nopi_confine_diag(const nopi_confine *c, nop_diag *d)
@@ -258,6 +259,7 @@ void nopi_confine_refuse_unreadable(nop_diag *d, const char *name)
     snprintf(d->detail, sizeof d->detail, "a backslash, a tab or a newline in a file's "
              "name can make its listed name another's: rename the file (or build where the "
              "kernel has Landlock)");
+    nopi_diag_clean(d);
 }
 
 void nopi_confine_refuse_ambiguous(nop_diag *d, const char *name)

@@ -113,6 +113,17 @@ test_expect "an escape sequence in a g++ #error shows as ?" '
     expect_err "hidden?[8m text"
     no_escape out err'
 
+# a review's find: without Landlock, the check of a compile's dependency list named the
+# file outside as it found it
+test_expect "without Landlock, a file outside named with an escape sequence shows it as ?" '
+    mkdir -p "$WORK/out${esc}[8mside"
+    echo "int hidden;" >"$WORK/out${esc}[8mside/h.h"
+    cc_lib deps "$(printf "#include \"%s\"\n" "$WORK/out${esc}[8mside/h.h")"
+    NEURONOP_LANDLOCK=off run build deps
+    expect_status 3
+    expect_err "out?[8mside/h.h'"'"' is outside the library folder"
+    no_escape out err'
+
 test_expect "an expect file named with escape sequences: the FAIL line shows them as ?" '
     copy_example relu ex
     cp ex/tests/relu_backward.npy "ex/tests/x${esc}[8m.npy"
