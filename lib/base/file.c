@@ -133,32 +133,53 @@ int nopi_read_line(const char *path, int line, char *buf, size_t size)
 {
     /* the path may come from a compiler's message or from user code (a #line, a C++
      * registration): only a regular file is opened, and at most NOPI_LINE_SCAN_MAX bytes of
-     * it are read looking for the line */
+     * it are read looking for the line, in blocks searched with memchr (a file of 64 MB of
+     * line ends takes some milliseconds, as a message may ask for its line many times) */
     struct stat st;
     const char *why;
     int fd = open_regular(path, &st, &why);
-    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-    if (!f) {
+    if (fd < 0 || size == 0 || line < 1) {
         if (fd >= 0)
             close(fd);
         return -1;
     }
-    int n = 0, rc = -1;
-    while (ftello(f) < NOPI_LINE_SCAN_MAX && fgets(buf, (int)size, f)) {
-        size_t len = strlen(buf);
-        bool whole = len > 0 && buf[len - 1] == '\n';
-        if (++n == line) {
-            buf[strcspn(buf, "\n")] = '\0';
-            rc = 0;
+    char block[65536];
+    long long scanned = 0;
+    int at = 1;          /* the line the next byte belongs to */
+    size_t kept = 0;     /* bytes of line `line` put in buf */
+    int rc = -1;
+    ssize_t n;
+    while (rc != 0 && scanned < NOPI_LINE_SCAN_MAX &&
+           (n = read(fd, block, sizeof block)) != 0) {
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
             break;
         }
-        while (!whole && ftello(f) < NOPI_LINE_SCAN_MAX && fgets(buf, (int)size, f)) {
-            /* the rest of a long line */
-            len = strlen(buf);
-            whole = len > 0 && buf[len - 1] == '\n';
+        scanned += n;
+        for (const char *p = block, *end = block + n; p < end && rc != 0;) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            const char *stop = nl ? nl : end;
+            if (at == line) {   /* the line's bytes, as many as fit */
+                size_t take = (size_t)(stop - p);
+                if (take > size - 1 - kept)
+                    take = size - 1 - kept;
+                memcpy(buf + kept, p, take);
+                kept += take;
+                if (nl)
+                    rc = 0;
+            }
+            if (!nl)
+                break;
+            at++;
+            p = nl + 1;
         }
     }
-    fclose(f);
+    if (rc != 0 && at == line && kept > 0)   /* the last line, without its line end */
+        rc = 0;
+    close(fd);
+    if (rc == 0)
+        buf[kept] = '\0';
     return rc;
 }
 

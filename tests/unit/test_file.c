@@ -257,6 +257,25 @@ static void a_source_line_is_read_only_from_a_regular_file(void **state)
     assert_int_equal(nopi_read_line(link, 2, line, sizeof line), -1);
     assert_int_equal(nopi_read_line(fifo, 1, line, sizeof line), -1);   /* no open: no wait */
     assert_int_equal(nopi_read_line(dir, 1, line, sizeof line), -1);
+    /* a last line without its line end; a long line cut to the buffer; an empty line */
+    assert_int_equal(write_one(nopi_write_whole, file, "one\n\nthree is long\nfour"), 0);
+    assert_int_equal(nopi_read_line(file, 4, line, sizeof line), 0);
+    assert_string_equal(line, "four");
+    assert_int_equal(nopi_read_line(file, 2, line, sizeof line), 0);
+    assert_string_equal(line, "");
+    char small[6];
+    assert_int_equal(nopi_read_line(file, 3, small, sizeof small), 0);
+    assert_string_equal(small, "three");
+    assert_int_equal(nopi_read_line(file, 5, line, sizeof line), -1);
+    /* a line past the first NOPI_LINE_SCAN_MAX bytes is not looked for (a sparse file) */
+    int fd = open(file, O_WRONLY | O_TRUNC);
+    assert_true(fd >= 0);
+    assert_int_equal(pwrite(fd, "a\n", 2, 0), 2);
+    assert_int_equal(pwrite(fd, "\nfar\n", 5, NOPI_LINE_SCAN_MAX + 4096), 5);
+    close(fd);
+    assert_int_equal(nopi_read_line(file, 1, line, sizeof line), 0);
+    assert_string_equal(line, "a");
+    assert_int_equal(nopi_read_line(file, 3, line, sizeof line), -1);
     free(fifo);
     free(link);
     free(file);
