@@ -607,6 +607,12 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
                     "--timeout SECONDS");
     } else if (who.none) {
         nopi_fault(err, NOP_FAULT_HOST, "the device process ended before it took any work");
+    } else if (wt.malformed && wt.oversized) {
+        nopi_fault(err, NOP_FAULT_RULE, "the output is %llu bytes, more than the %llu one may "
+                   "have here (half the memory neuronop may use)",
+                   (unsigned long long)wt.oversized, (unsigned long long)wt.max_record);
+        nopi_detail(err, "give it smaller inputs, or run it where neuronop has more memory "
+                    "(a container's memory limit counts)");
     } else if (wt.malformed) {
         nopi_fault(err, NOP_FAULT_WORKER, "the device process sent a malformed report: kernel "
                    "code overwrote the runtime's memory?");

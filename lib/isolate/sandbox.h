@@ -227,6 +227,7 @@ typedef struct nopi_watch {
     long diags_dropped;             /* those sent beyond it: counted, said once at the end */
     bool done, malformed;           /* DONE came; something was not as it must be */
     bool cgroup_checked;            /* max_record is bounded by the cgroups' memory limit */
+    uint64_t oversized;             /* with malformed: an output's bytes, more than max_record */
     struct nopi_done result;        /* with done */
 } nopi_watch;
 /* Makes every string of d end inside its array, and plain text (nopi_text_clean), and its

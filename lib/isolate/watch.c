@@ -250,6 +250,8 @@ static size_t handle_all(nopi_watch *wt, const char *buf, size_t have)
             bound_by_cgroup(wt);
         if (len > record_bound(wt, type)) {
             wt->malformed = true;
+            if (type == NOPI_REC_OUTPUT_DATA)   /* an honest op may make one that large */
+                wt->oversized = len;
             break;
         }
         if (have - used - HEAD < len)
