@@ -20,8 +20,11 @@
  * program, a fifth of what the worker may add to a whole `neuronop run`.  libseccomp only
  * names the trapped call, in the parent.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
+#include <gnu/libc-version.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -62,6 +65,10 @@ enum when {
     ONLY,            /* argument arg is value */
     NOT,             /* argument arg is not value */
     NO_SUCH_CALL,    /* fails with ENOSYS */
+    FROM_LIBC,       /* made by libc's own code (the instruction after the call is in its
+                      * text): a thread that ends returns from its function, and glibc's
+                      * start_thread makes the call, where a kernel's own exit ended its
+                      * core's thread and the run waited out every core's time limit */
     FD_FLAGS,        /* fcntl on the descriptor table and flags only (dup, get and set the
                       * flags, no O_ASYNC): F_SETOWN, F_SETSIG, O_ASYNC, leases and dnotify
                       * make the kernel signal a process of the caller's choosing, locks
@@ -126,7 +133,7 @@ static const struct rule {
     { SYS_futex, ALWAYS, 0, 0, "locks and the thread pool" },
     { SYS_sched_yield, ALWAYS, 0, 0, "the thread pool" },
     { SYS_sched_getaffinity, ALWAYS, 0, 0, "glibc counts the CPUs it may use" },
-    { SYS_exit, ALWAYS, 0, 0, "threads end" },
+    { SYS_exit, FROM_LIBC, 0, 0, "threads end, by returning from their function" },
     { SYS_exit_group, ALWAYS, 0, 0, "the worker ends" },
     { SYS_restart_syscall, ALWAYS, 0, 0, "a call interrupted by a signal" },
     { SYS_clock_gettime, ALWAYS, 0, 0, "time limits and figures" },
@@ -219,11 +226,17 @@ void nopi_done_trapped(struct nopi_done *done)
                    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? 0 : 4))
 #define ARG_HI(i) (offsetof(struct seccomp_data, args) + 8 * (i) + \
                    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? 4 : 0))
+/* the halves of the address of the instruction after the call */
+#define IP_LO (offsetof(struct seccomp_data, instruction_pointer) + \
+               (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? 0 : 4))
+#define IP_HI (offsetof(struct seccomp_data, instruction_pointer) + \
+               (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? 4 : 0))
 
 /* What the rules that name the worker's own things compare with. */
 struct own {
     pid_t pid;
     int timer;   /* -1: none */
+    uint64_t libc_lo, libc_hi;   /* libc's text; both 0: not found (FROM_LIBC allows all) */
 };
 
 /* Appends the checks of one rule: "not this call: on to what follows", then its verdict. */
@@ -232,7 +245,21 @@ static unsigned short rule_checks(struct sock_filter *p, unsigned short n, const
 {
     const uint32_t trap = SECCOMP_RET_TRAP, allow = SECCOMP_RET_ALLOW;
     const uint32_t writes = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND;
-    if (r->when == ALWAYS || r->when == NO_SUCH_CALL) {
+    if (r->when == FROM_LIBC && own->libc_lo < own->libc_hi &&
+        own->libc_lo >> 32 == (own->libc_hi - 1) >> 32) {
+        /* the call; the high half of the address after it, then its low half, in libc's
+         * text (one 4 GB region, so the halves can be compared apart); "trap", "allow" */
+        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r->nr, 0, 7);
+        p[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, IP_HI);
+        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(own->libc_lo >> 32), 0, 3);
+        p[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, IP_LO);
+        p[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)own->libc_lo, 0, 1);
+        p[n++] = JUMP(BPF_JMP | BPF_JGT | BPF_K, (uint32_t)(own->libc_hi - 1), 0, 1);
+        p[n++] = STMT(BPF_RET | BPF_K, trap);
+        p[n++] = STMT(BPF_RET | BPF_K, allow);
+        return n;
+    }
+    if (r->when == ALWAYS || r->when == NO_SUCH_CALL || r->when == FROM_LIBC) {
         p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r->nr, 0, 1);
         p[n++] = STMT(BPF_RET | BPF_K, r->when == ALWAYS ? allow : SECCOMP_RET_ERRNO | ENOSYS);
         return n;
@@ -337,11 +364,54 @@ void nopi_confine_report_to(int fd)
     report_fd = fd;
 }
 
+/* dl_iterate_phdr's callback: the executable segment of the object loaded at r->lo, into
+ * [r->lo, r->hi). */
+struct text {
+    uintptr_t base, lo, hi;
+};
+
+static int text_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct text *t = arg;
+    if (info->dlpi_addr != t->base)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            t->lo = info->dlpi_addr + ph->p_vaddr;
+            t->hi = t->lo + ph->p_memsz;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* libc's text, where glibc ends a thread (start_thread's exit call); both 0 when not
+ * found, which leaves SYS_exit allowed from anywhere.  libc is found by a function no
+ * sanitizer intercepts (AddressSanitizer's pthread_create lives in libasan). */
+static void libc_text(uint64_t *lo, uint64_t *hi)
+{
+    Dl_info info;
+    struct text t = { 0, 0, 0 };
+    uintptr_t fn = (uintptr_t)&gnu_get_libc_version;
+    *lo = *hi = 0;
+    if (dladdr((void *)fn, &info) && info.dli_fbase) {
+        t.base = (uintptr_t)info.dli_fbase;
+        /* dlpi_addr is the load bias, which for a shared object is its base */
+        if (dl_iterate_phdr(text_of, &t) == 1 && fn >= t.lo && fn < t.hi) {
+            *lo = t.lo;
+            *hi = t.hi;
+        }
+    }
+}
+
 int nopi_confine(int fd, int timer, nop_error *err)
 {
     report_fd = fd;
     struct sock_filter prog[MAX_PROGRAM];
-    struct own own = { getpid(), timer };
+    struct own own = { getpid(), timer, 0, 0 };
+    libc_text(&own.libc_lo, &own.libc_hi);
     struct sock_fprog f = { build(prog, &own), prog };
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

@@ -68,6 +68,46 @@ if [ -n "${NEURONOP_SANITIZED:-}" ]; then forged="error: "; else forged="error: 
 test_expect "a shape function that rewrites the phase page to postpone its deadline is stopped" '
     attacked shape_forges "neuronop: shape_forges: shape function '\''shape_forges'\'': $forged"'
 
+# a new user's find: a raw exit system call ended only the core's thread, and the run then
+# waited out every core's time limit (8 x 5 s + 2 here) before it said "timeout"
+mkdir -p "$WORK/te"
+cat >"$WORK/te/k.c" <<'EOF'
+#include <neuronop.h>
+nt_tensor *ends(const nt_tensor *t)
+{
+    __asm__ volatile("mov $60, %%eax\n\txor %%edi, %%edi\n\tsyscall" ::: "rax", "rdi", "rcx",
+                     "r11", "memory");
+    return nt_zeros(nt_dim(t), nt_sizes(t), NT_F32);
+}
+EOF
+cat >"$WORK/te/s.c" <<'EOF'
+#include <neuronop.h>
+nt_tensor *same(const nt_tensor *t)
+{
+    return nt_empty(nt_dim(t), nt_sizes(t), NT_F32);
+}
+nt_tensor *shape_ends(const nt_tensor *t)
+{
+    __asm__ volatile("mov $60, %%eax\n\txor %%edi, %%edi\n\tsyscall" ::: "rax", "rdi", "rcx",
+                     "r11", "memory");
+    return nt_empty(nt_dim(t), nt_sizes(t), NT_F32);
+}
+EOF
+printf '%s\n' 'name: te' 'compute_srcs: [k.c]' 'shape_srcs: [s.c]' 'ops:' \
+    '  ends: {args: [tensor], shape: same, kernel: ends}' \
+    '  shape_ends: {args: [tensor], shape: shape_ends, kernel: ends}' >"$WORK/te/neuronop.yaml"
+"$NEURONOP" build "$WORK/te" >/dev/null 2>&1
+
+test_expect "a kernel or shape function that ends its own thread is stopped at once" '
+    status=0
+    timeout 10 "$NEURONOP" run te ends zeros:4 --timeout 5 >out 2>err || status=$?
+    expect_status 1
+    expect_err "neuronop: ends: core 0: error: kernel made a system call the device does not have: exit"
+    status=0
+    timeout 10 "$NEURONOP" run te shape_ends zeros:4 --timeout 5 >out 2>err || status=$?
+    expect_status 1
+    expect_err "shape function made a system call the device does not have: exit"'
+
 test_expect "neuronop test goes on after a dead worker, and fails" '
     run_alone test h
     expect_status 1
