@@ -49,6 +49,11 @@ ARG_TENSOR, ARG_SCALAR, ARG_DOUBLE, ARG_INT64 = 0, 1, 2, 3
 ALIGN = 64
 MAX_REPLY = 1 << 20
 MAX_PLANS = 256     # calls' plans kept (Supervisor._plan); all dropped when there are more
+# Calls from signal handlers, each made while the one it interrupted waits, that may be
+# under way at once (Supervisor._serving): each needs a supervisor of its own, and one that
+# starts takes long enough for a fast timer to interrupt it again, which nested them by the
+# dozen until Python ran out of stack.
+MAX_NESTED = 4
 # The arena grows for a large call and would stay that large for the session: one above
 # SHRINK_ABOVE bytes is replaced, after SHRINK_CALLS calls in a row that each needed at most
 # a quarter of it, by one twice the largest of those calls' needs (Supervisor._note_need).
@@ -234,10 +239,11 @@ class Result:
 class Supervisor:
     """One supervisor process and its arena; every request holds the lock."""
 
-    def __init__(self):
+    def __init__(self, depth=0):
         # reentrant for the thread that holds it: a signal handler that calls an op runs in
         # a thread that may be in a request (_serving)
         self._lock = threading.RLock()
+        self._depth = depth     # how many calls this one's requests interrupt (_serving)
         self._busy = False      # a request of the thread that holds the lock is under way
         self._inner = None      # the supervisor of the calls made while it is (_serving)
         self._proc = None
@@ -421,10 +427,11 @@ class Supervisor:
             arena = Arena(new)
             self._plans = {}   # they lay calls out in the old arena, and hold views of it
             self._small_calls = self._small_need = 0
-            if self._arena is not None:
-                self._arena.close()
-            self._arena = arena
-            self._arena_sent = False
+            # the new one in place before the old is closed: an exception a signal handler
+            # raises in between must not leave a closed arena in use
+            old, self._arena, self._arena_sent = self._arena, arena, False
+            if old is not None:
+                old.close()
         if not self._arena_sent:
             reply = self._request(REQ_ARENA, struct.pack("<Q", self._arena.size),
                                   fds=(self._arena.fd,))
@@ -509,8 +516,13 @@ class Supervisor:
         requests go to a second supervisor, started for them and kept."""
         with self._lock:
             if self._busy:
+                if self._depth + 1 >= MAX_NESTED:
+                    raise errors.SupervisorError(
+                        "an op was called from a signal handler while %d calls it interrupted "
+                        "were under way: a handler that calls ops must not come again before "
+                        "they return (a timer slower than the op)" % MAX_NESTED)
                 if self._inner is None:
-                    self._inner = Supervisor()
+                    self._inner = Supervisor(self._depth + 1)
                 return self._inner._serving(fn.__func__.__get__(self._inner), *args)
             self._busy = True
             try:

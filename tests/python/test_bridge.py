@@ -590,6 +590,42 @@ def _():
                                              "after: True"], done.stdout + done.stderr
 
 
+NESTED = r"""
+import signal, sys, torch, neuronop
+from neuronop import custom_op
+custom_op.load_library(sys.argv[1])
+custom_op.load_library(sys.argv[2])
+x = torch.randn(64, 120)
+def handler(sig, frame):   # a call of 10 ms or more, every 2 ms
+    try:
+        torch.ops.edge.says(torch.ones(4), 9)
+    except neuronop.SupervisorError:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        raise
+signal.signal(signal.SIGALRM, handler)
+signal.setitimer(signal.ITIMER_REAL, 0.002, 0.002)
+try:
+    for _ in range(1000):
+        torch.ops.edge.says(torch.ones(4), 9)
+    print("nothing raised")
+except neuronop.SupervisorError as e:
+    print("raised:", "while 4 calls it interrupted were under way" in str(e))
+print("after:", torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x)))
+"""
+
+
+# a new user's find: a handler on a 1 ms timer started a supervisor per nested call, each
+# start interrupted again, dozens deep: RecursionError, closed arenas, once a segfault
+@check("calls from a signal handler that interrupt each other stop 4 deep, with a clear error")
+def _():
+    done = subprocess.run([sys.executable, "-c", NESTED, os.path.join(MLP, "librelu.so"),
+                           lib("edge/libedge.so")], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-2:] == ["raised: True", "after: True"], \
+        done.stdout + done.stderr
+
+
 @check("Ctrl-C with the script's own SIGINT handler leaves the call it interrupts running")
 def _():
     # the terminal sends SIGINT to its foreground process group, where the supervisor and
