@@ -447,6 +447,7 @@ static int run_shape(nop_device *dev, nopi_run *run, const nt__arg *sargs, nop_e
         nopi_strlcpy(err->diag.detail, sc.diag.detail, sizeof err->diag.detail);
         nopi_core_diag_words(&sc, &err->diag);
         nopi_core_call_site(&sc, &err->diag);
+        nopi_diag_clean(&err->diag);   /* its detail, as report_failures' (no worker may) */
         rc = -1;
         goto out;
     }
