@@ -20,9 +20,18 @@ void nopi_strlcpy(char *dst, const char *src, size_t size)
     dst[n] = '\0';
 }
 
+/* Whether cp is a bidirectional control (the marks, embeddings, overrides and isolates):
+ * in a log viewer that honours them, a file name with U+202E shows a line's end reversed,
+ * and so could make a failing case's line read as another. */
+static bool bidi_control(unsigned cp)
+{
+    return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+           (cp >= 0x2066 && cp <= 0x2069);
+}
+
 /* The length of the UTF-8 character at s that is plain text (1 to 4), or 0: a byte that
  * starts no character, a truncated or overlong one, a surrogate, past U+10FFFF, a control
- * character but newline and tab, or U+FFFE or U+FFFF. */
+ * character but newline and tab, a bidirectional control, or U+FFFE or U+FFFF. */
 static size_t text_char(const unsigned char *s)
 {
     unsigned c = s[0];
@@ -37,7 +46,8 @@ static size_t text_char(const unsigned char *s)
         cp = cp << 6 | (s[i] & 0x3fu);
     }
     if (n == 0 || (n == 2 && cp < 0xa0) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-        (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff || cp == 0xfffe || cp == 0xffff)
+        (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff || cp == 0xfffe || cp == 0xffff ||
+        bidi_control(cp))
         return 0;
     return n;
 }

@@ -40,6 +40,11 @@ static void cleans_text(void **state)
                  "\xf4\x90\x80\x80\xe2\x82";
     nopi_text_clean(bad);
     assert_string_equal(bad, "?[8m????????????????????");
+    /* bidirectional controls: U+202E (right-to-left override), U+2066 (an isolate), U+200F;
+     * U+2010 (a hyphen) beside them stays */
+    char bidi[] = "a\xe2\x80\xae" "b\xe2\x81\xa6" "c\xe2\x80\x8f" "d\xe2\x80\x90";
+    nopi_text_clean(bidi);
+    assert_string_equal(bidi, "a???b???c???d\xe2\x80\x90");
 }
 
 static void quotes_json_strings(void **state)
