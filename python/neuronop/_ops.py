@@ -74,14 +74,39 @@ class Library:
             "%s.%s" % (self.namespace, op) for op in self.ops))
 
 
+def _param_ok(kind, name):
+    """Whether torch's schema parser takes name for a parameter of kind (it has words of its
+    own, a parameter named Tensor) and Python a keyword argument of that name."""
+    if not name.isidentifier() or keyword.iskeyword(name):
+        return False
+    try:
+        torch._C.parse_schema("f(%s %s) -> Tensor" % (SCHEMA_TYPES[kind], name))
+    except RuntimeError:
+        return False
+    return True
+
+
+def _param_names(args, recorded):
+    """The parameters' names: the kernel's own where torch and Python can take them; one
+    they cannot gets a trailing underscore (in: in_), as PEP 8 has it, else argN.  Only that
+    one: a parameter named in used to rename every other one argN too."""
+    if len(recorded) != len(args):
+        return ["arg%d" % i for i in range(len(args))]
+    names = []
+    for i, (kind, name) in enumerate(zip(args, recorded)):
+        # a name taken already goes on; a new one must not be a later parameter's own
+        for candidate in (name, name + "_", "arg%d" % i):
+            if candidate not in names and _param_ok(kind, candidate) and \
+                    (candidate == name or candidate not in recorded[i + 1:]):
+                break
+        names.append(candidate)
+    return names
+
+
 def _schema(op):
     """The op's schema and parameter names; None when torch cannot take the op's name."""
     args = op["args"]
-    names = op.get("argnames") or []
-    # names torch can take: identifiers, none a Python keyword (keyword calls), none twice
-    if (len(names) != len(args) or len(set(names)) != len(names) or
-            not all(n.isidentifier() and not keyword.iskeyword(n) for n in names)):
-        names = ["arg%d" % i for i in range(len(args))]
+    names = _param_names(args, op.get("argnames") or [])
     for attempt in (names, ["arg%d" % i for i in range(len(args))]):
         params = ", ".join("%s %s" % (SCHEMA_TYPES[t], n) for t, n in zip(args, attempt))
         schema = "%s(%s) -> Tensor" % (op["name"], params)

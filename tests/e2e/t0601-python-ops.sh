@@ -83,6 +83,11 @@ nt_tensor *divs(const nt_tensor *x, nt_scalar s)
 {
     return nt_div_s_out(get_dst_tensor(), x, s);
 }
+/* x + in * lambda: two parameters named with Python keywords */
+nt_tensor *addk(const nt_tensor *x, double in, double lambda)
+{
+    return nt_add_s_out(get_dst_tensor(), x, nt_scalar_f(in), nt_scalar_f(lambda));
+}
 nt_tensor *says(const nt_tensor *x, int64_t how)
 {
     printf("says: before failing %d\n", (int)how);
@@ -119,6 +124,10 @@ nt_tensor *divs_shape(const nt_tensor *x, nt_scalar s)
 {
     return nt_empty(nt_dim(x), nt_sizes(x), NT_F32);
 }
+nt_tensor *addk_shape(const nt_tensor *x, double in, double lambda)
+{
+    return nt_empty(nt_dim(x), nt_sizes(x), NT_F32);
+}
 nt_tensor *says_shape(const nt_tensor *x, int64_t how)
 {
     return nt_empty(nt_dim(x), nt_sizes(x), NT_F32);
@@ -126,6 +135,7 @@ nt_tensor *says_shape(const nt_tensor *x, int64_t how)
 S
 printf '%s\n' 'name: edge' 'compute_srcs: [k.c]' 'shape_srcs: [s.c]' 'ops:' \
     '  divs: {args: [tensor, scalar], shape: divs_shape, kernel: divs}' \
+    '  addk: {args: [tensor, double, double], shape: addk_shape, kernel: addk}' \
     '  says: {args: [tensor, int64], shape: says_shape, kernel: says}' >"$WORK/edge/neuronop.yaml"
 built edge "$WORK/edge" "$WORK/edge/build/libedge.so"
 

@@ -209,6 +209,17 @@ def _():
         torch.ops.my_ops.relu_backward.default._schema)
 
 
+# a new user's find: one parameter named with a Python keyword renamed every one arg0...
+@check("a parameter named with a Python keyword is called in_; the others keep their names")
+def _():
+    custom_op.load_library(lib("edge/libedge.so"))
+    assert "addk(Tensor x, float in_, float lambda_) -> Tensor" in str(
+        torch.ops.edge.addk.default._schema)
+    t = torch.tensor([1.0, -2.0])
+    assert torch.equal(torch.ops.edge.addk(x=t, in_=3.0, lambda_=2.0), t + 6.0)
+    assert torch.equal(torch.ops.edge.addk(t, 3.0, lambda_=0.5), t + 1.5)
+
+
 @check("torch refuses arguments of the wrong type or number")
 def _():
     for bad in (("a",), (x, x), (1.5,)):
