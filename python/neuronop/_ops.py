@@ -40,6 +40,17 @@ os.register_at_fork(before=_lock.acquire, after_in_parent=_lock.release,
                     after_in_child=_lock.release)
 
 
+def _stats_restart():
+    """In a forked child: its statistics are its own calls' (a child that exited normally
+    printed, under --stats, a table that counted its parent's calls before the fork)."""
+    for op in _ops.values():
+        op.calls = op.modeled_calls = 0
+        op.host_seconds = op.device_seconds = 0.0
+
+
+os.register_at_fork(after_in_child=_stats_restart)
+
+
 class Op:
     """One registered op: where it comes from and how it is called."""
 

@@ -1102,5 +1102,27 @@ def _():
         assert m and m.end() == calls_end, "\n".join(table)
 
 
+# a new user's find: a forked child's table counted its parent's calls before the fork
+@check("a forked child counts its own calls, from none")
+def _():
+    before = neuronop.stats()["my_ops::relu_forward"]["calls"]
+    assert before > 0
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # the child: one call, then its count
+        try:
+            os.close(r)
+            torch.ops.my_ops.relu_forward(x)
+            os.write(w, b"%d" % neuronop.stats()["my_ops::relu_forward"]["calls"])
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r) as f:
+        got = f.read()
+    os.waitpid(pid, 0)
+    assert got == "1", got
+    assert neuronop.stats()["my_ops::relu_forward"]["calls"] == before
+
+
 print("1..%d" % count)
 sys.exit(1 if failed else 0)
