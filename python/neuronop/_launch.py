@@ -27,7 +27,18 @@ def main():
             from neuronop import format_stats
             sys.stderr.write(format_stats() + "\n")
         atexit.register(report)
-    runpy.run_path(script, run_name="__main__")
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except Exception as e:   # (SystemExit and KeyboardInterrupt end the script as they do)
+        # the traceback as python's own: from the script's frame, without this module's and
+        # runpy's, which began every traceback of neuronop python
+        tb = e.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename != script:
+            tb = tb.tb_next
+        if tb is not None:   # (python prints the exception's own traceback, not the argument)
+            e.__traceback__ = tb
+        sys.excepthook(type(e), e, e.__traceback__)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -46,11 +46,15 @@ test_expect "the exit status is the script'\''s" '
     expect_status 0
     expect_out fine'
 
-test_expect "an uncaught exception exits 1 with its traceback" '
-    py "raise ValueError(\"broken on purpose\")"
+# (a new user's find: the traceback began with the launcher's and runpy's frames)
+test_expect "an uncaught exception exits 1 with its traceback, as python prints it" '
+    py "def f():" "    raise ValueError(\"broken on purpose\")" "f()"
     run python s.py
     expect_status 1
-    expect_err "ValueError: broken on purpose"'
+    expect_err "ValueError: broken on purpose"
+    /usr/bin/python3 s.py 2>want || true
+    # (python names the script by its absolute path, runpy as it was given)
+    sed "s|\"$WORK/s.py\"|\"s.py\"|" want | diff - err'
 
 test_expect "arguments after SCRIPT are the script'\''s, options included" '
     py "import sys" "print(sys.argv)"

@@ -1,0 +1,1 @@
+REAL = True
