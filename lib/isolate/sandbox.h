@@ -262,6 +262,9 @@ void nopi_device_attach(nop_device *dev, nopi_wire *w);
  * is the pipe its report goes to; timer, the kernel id of the one timer it may set (its
  * device's, nopi_device_own_timer), or -1. */
 int nopi_confine(int fd, int timer, nop_error *err);
+/* As nopi_confine, with libc's text given ([0] to [1]) rather than looked up, for the
+ * tests of what the filter does when it is not found (0, 0) or spans a 4 GB boundary. */
+int nopi_confine_at(int fd, int timer, const uint64_t *libc, nop_error *err);
 /* seccomp.c: makes a trapped call's report go to fd from now (a kept worker's request comes
  * with a record pipe of its own). */
 void nopi_confine_report_to(int fd);

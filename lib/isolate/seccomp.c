@@ -214,8 +214,12 @@ void nopi_done_trapped(struct nopi_done *done)
     d->line = d->col = 0;
     snprintf(d->msg, sizeof d->msg, "%s made a system call the device does not have: %s",
              nopi_role_name(done->trapped_in), name);
-    snprintf(d->detail, sizeof d->detail, "device code has no processes, files, network or "
-             "signals; neuronop stopped it there");
+    if (done->trapped == NOPI_TRAP_NATIVE && done->trapped_nr == SYS_exit)
+        snprintf(d->detail, sizeof d->detail, "it would have ended its own thread: kernels, "
+                 "shape functions and references must return, not exit");
+    else
+        snprintf(d->detail, sizeof d->detail, "device code has no processes, files, network "
+                 "or signals; neuronop stopped it there");
     free(resolved);
 }
 
@@ -260,8 +264,11 @@ static unsigned short rule_checks(struct sock_filter *p, unsigned short n, const
         return n;
     }
     if (r->when == ALWAYS || r->when == NO_SUCH_CALL || r->when == FROM_LIBC) {
+        /* (FROM_LIBC here: libc's text was not found, or spans a 4 GB boundary; allowed,
+         * as ENOSYS would make glibc's thread end spin for ever) */
         p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r->nr, 0, 1);
-        p[n++] = STMT(BPF_RET | BPF_K, r->when == ALWAYS ? allow : SECCOMP_RET_ERRNO | ENOSYS);
+        p[n++] = STMT(BPF_RET | BPF_K, r->when == NO_SUCH_CALL ? SECCOMP_RET_ERRNO | ENOSYS
+                                                               : allow);
         return n;
     }
     /* the call, its argument, a test (jumping to "allow" when it passes), "trap", "allow" */
@@ -408,10 +415,20 @@ static void libc_text(uint64_t *lo, uint64_t *hi)
 
 int nopi_confine(int fd, int timer, nop_error *err)
 {
+    return nopi_confine_at(fd, timer, NULL, err);
+}
+
+int nopi_confine_at(int fd, int timer, const uint64_t *libc, nop_error *err)
+{
     report_fd = fd;
     struct sock_filter prog[MAX_PROGRAM];
     struct own own = { getpid(), timer, 0, 0 };
-    libc_text(&own.libc_lo, &own.libc_hi);
+    if (libc) {
+        own.libc_lo = libc[0];
+        own.libc_hi = libc[1];
+    } else {
+        libc_text(&own.libc_lo, &own.libc_hi);
+    }
     struct sock_fprog f = { build(prog, &own), prog };
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

@@ -642,6 +642,7 @@ static void a_worker_diagnostic_prints_no_line_of_its_own(void **state)
 static pid_t parent;   /* the confined child's */
 static bool with_timer;   /* the child makes its timer first, as a kept worker does */
 static int own_timer = -1;   /* the child's timer, or -1 */
+static const uint64_t *libc_given;   /* libc's text for nopi_confine_at; NULL: looked up */
 
 static const char *confined(long (*call)(void), long *ret)
 {
@@ -654,7 +655,8 @@ static const char *confined(long (*call)(void), long *ret)
     if (pid == 0) {
         nop_error err;
         own_timer = with_timer ? nopi_thread_timer_new() : -1;
-        if ((with_timer && own_timer < 0) || nopi_confine(fds[1], own_timer, &err) != 0)
+        if ((with_timer && own_timer < 0) ||
+            nopi_confine_at(fds[1], own_timer, libc_given, &err) != 0)
             _exit(2);
         long r = call();
         (void)!write(fds[1], &r, sizeof r);
@@ -807,6 +809,50 @@ static long do_timer_delete(void) { return syscall(SYS_timer_delete, own_timer);
 
 /* A kept worker's timer (nopi_device_own_timer) is the one timer its code may set: none can
  * be made or ended (a timer outlives a restore), and a worker without one may set none. */
+static void *returns(void *arg) { return arg; }
+/* a thread that ends by returning (glibc's start_thread makes the exit call), joined within
+ * 5 s: 0, or the error (ETIMEDOUT: the thread's end never came) */
+static long do_thread_ends(void)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, returns, NULL) != 0)
+        return -1;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 5;
+    return pthread_timedjoin_np(t, NULL, &ts);
+}
+#if defined(__x86_64__)
+static long do_raw_exit(void)   /* the call made from this program's text, not libc's */
+{
+    long r = SYS_exit;
+    __asm__ volatile("xor %%edi, %%edi\n\tsyscall" : "+a"(r) : : "rdi", "rcx", "r11", "memory");
+    return r;
+}
+#endif
+
+/* exit only from libc's text, where glibc ends threads; a raw exit (a kernel's own) is
+ * trapped, where it ended only its core's thread.  When libc's text is not found, or spans
+ * a 4 GB boundary, exit is allowed from anywhere: a review found it refused with ENOSYS
+ * there, on which glibc's thread end spins for ever. */
+static void the_filter_lets_threads_end_only_through_libc(void **state)
+{
+    long r = -1;
+    assert_string_equal(confined(do_thread_ends, &r), "");
+    assert_int_equal(r, 0);
+#if defined(__x86_64__)
+    assert_string_equal(confined(do_raw_exit, &r), "exit");
+#endif
+    static const uint64_t none[2] = { 0, 0 }, straddling[2] = { 0x7ffff000, 0x100001000 };
+    libc_given = none;
+    assert_string_equal(confined(do_thread_ends, &r), "");
+    assert_int_equal(r, 0);
+    libc_given = straddling;
+    assert_string_equal(confined(do_thread_ends, &r), "");
+    assert_int_equal(r, 0);
+    libc_given = NULL;
+}
+
 static void the_filter_lets_a_worker_set_its_own_timer_only(void **state)
 {
     long r = -1;
@@ -911,6 +957,7 @@ int main(void)
         cmocka_unit_test(a_kept_worker_reaches_no_other_runs_inputs_or_phase_page),
         cmocka_unit_test(a_request_of_any_number_of_runs_ends_at_its_budget),
         cmocka_unit_test(the_filter_lets_a_worker_set_its_own_timer_only),
+        cmocka_unit_test(the_filter_lets_threads_end_only_through_libc),
         cmocka_unit_test(the_filter_lets_no_thread_end_its_rseq_registration),
         cmocka_unit_test(the_filter_traps_what_the_device_has_not),
         cmocka_unit_test(a_trapped_calls_role_is_named_and_a_forged_one_is_user_code),
