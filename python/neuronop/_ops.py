@@ -88,7 +88,9 @@ class Library:
 def _param_ok(kind, name):
     """Whether torch's schema parser takes name for a parameter of kind (it has words of its
     own, a parameter named Tensor) and Python a keyword argument of that name."""
-    if not name.isidentifier() or keyword.iskeyword(name):
+    # (self: torch.ops' packets take their first argument by that name, and a keyword call
+    # giving it says "got multiple values for argument 'self'")
+    if not name.isidentifier() or keyword.iskeyword(name) or name == "self":
         return False
     try:
         torch._C.parse_schema("f(%s %s) -> Tensor" % (SCHEMA_TYPES[kind], name))
@@ -106,12 +108,23 @@ def _param_names(args, recorded):
     names = []
     for i, (kind, name) in enumerate(zip(args, recorded)):
         # a name taken already goes on; a new one must not be a later parameter's own
-        for candidate in (name, name + "_", "arg%d" % i):
+        for candidate in _candidates(name, i):
             if candidate not in names and _param_ok(kind, candidate) and \
                     (candidate == name or candidate not in recorded[i + 1:]):
+                names.append(candidate)
                 break
-        names.append(candidate)
     return names
+
+
+def _candidates(name, i):
+    """The names parameter i, named name by its kernel, may be given, in order: its own,
+    with an underscore, then argN, argN_, argN__... (one of which is free)."""
+    yield name
+    yield name + "_"
+    n = 0
+    while True:
+        yield "arg%d" % i + "_" * n
+        n += 1
 
 
 def _schema(op):

@@ -88,6 +88,11 @@ nt_tensor *addk(const nt_tensor *x, double in, double lambda)
 {
     return nt_add_s_out(get_dst_tensor(), x, nt_scalar_f(in), nt_scalar_f(lambda));
 }
+/* as addk, with parameters named self (torch.ops' own), in_, and in (whose in_ is taken) */
+nt_tensor *addk2(const nt_tensor *self, double in_, double in)
+{
+    return nt_add_s_out(get_dst_tensor(), self, nt_scalar_f(in_), nt_scalar_f(in));
+}
 nt_tensor *says(const nt_tensor *x, int64_t how)
 {
     printf("says: before failing %d\n", (int)how);
@@ -128,6 +133,10 @@ nt_tensor *addk_shape(const nt_tensor *x, double in, double lambda)
 {
     return nt_empty(nt_dim(x), nt_sizes(x), NT_F32);
 }
+nt_tensor *addk2_shape(const nt_tensor *self, double in_, double in)
+{
+    return nt_empty(nt_dim(self), nt_sizes(self), NT_F32);
+}
 nt_tensor *says_shape(const nt_tensor *x, int64_t how)
 {
     return nt_empty(nt_dim(x), nt_sizes(x), NT_F32);
@@ -136,6 +145,7 @@ S
 printf '%s\n' 'name: edge' 'compute_srcs: [k.c]' 'shape_srcs: [s.c]' 'ops:' \
     '  divs: {args: [tensor, scalar], shape: divs_shape, kernel: divs}' \
     '  addk: {args: [tensor, double, double], shape: addk_shape, kernel: addk}' \
+    '  addk2: {args: [tensor, double, double], shape: addk2_shape, kernel: addk2}' \
     '  says: {args: [tensor, int64], shape: says_shape, kernel: says}' >"$WORK/edge/neuronop.yaml"
 built edge "$WORK/edge" "$WORK/edge/build/libedge.so"
 

@@ -218,6 +218,10 @@ def _():
     t = torch.tensor([1.0, -2.0])
     assert torch.equal(torch.ops.edge.addk(x=t, in_=3.0, lambda_=2.0), t + 6.0)
     assert torch.equal(torch.ops.edge.addk(t, 3.0, lambda_=0.5), t + 1.5)
+    # (a review's: self, which torch.ops takes for itself, and in, whose in_ is another's)
+    assert "addk2(Tensor self_, float in_, float arg2) -> Tensor" in str(
+        torch.ops.edge.addk2.default._schema)
+    assert torch.equal(torch.ops.edge.addk2(self_=t, in_=3.0, arg2=2.0), t + 6.0)
 
 
 @check("torch refuses arguments of the wrong type or number")
