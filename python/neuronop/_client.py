@@ -205,9 +205,16 @@ class Arena:
         return v
 
     def close(self):
+        """Unmaps the bytes and closes the memfd; BufferError, and the arena as it was, when
+        a view of it is still alive somewhere."""
         self._views = {}
         self.bytes = None
-        self.map.close()
+        try:
+            self.map.close()
+        except BufferError:
+            with torch.inference_mode(False):   # (as __init__)
+                self.bytes = torch.frombuffer(self.map, dtype=torch.uint8)
+            raise
         os.close(self.fd)
 
 
@@ -340,9 +347,11 @@ class Supervisor:
             try:
                 self._stop(grace=2.0)
                 self._plans = {}   # they hold views of the arena
-                if self._arena is not None:
-                    self._arena.close()
-                    self._arena = None
+                # out of use before it is closed: an exception in between (a signal
+                # handler's) must not leave a closed arena in use
+                arena, self._arena = self._arena, None
+                if arena is not None:
+                    arena.close()
             finally:
                 self._busy = False
             if self._inner is not None:   # last: such a call may have started it just now
@@ -607,12 +616,13 @@ class Supervisor:
             return
         size = 2 * self._small_need
         self._plans = {}   # they hold views of the arena
+        self._arena = None   # out of use before it is closed, as in close()
         try:
             arena.close()
         except BufferError:   # a view of it is still alive somewhere: keep it for now
+            self._arena = arena
             self._small_calls = self._small_need = 0
             return
-        self._arena = None
         try:
             self._ensure_arena(size)
         except (_Gone, errors.Error, OSError):   # the call is answered: the next one makes
