@@ -1072,6 +1072,34 @@ def _():
     assert torch.equal(torch.ops.my_ops.relu_forward(big), torch.relu(big))
 
 
+# a review's find: the shrink closed the arena, then let go of it; an exception in between
+# (a signal handler's, Ctrl-C) left the closed one in use, and every later call failed
+@check("an exception as the arena shrinks leaves no closed arena in use")
+def _():
+    from neuronop import _client
+    big, small = torch.randn(6 << 20), torch.randn(64, 120)
+    assert torch.equal(torch.ops.my_ops.relu_forward(big), torch.relu(big))
+    real = _client.Arena.close
+
+    def close_then_interrupted(arena):
+        real(arena)
+        raise KeyboardInterrupt   # as if Ctrl-C came right after the close
+
+    _client.Arena.close = close_then_interrupted
+    try:
+        interrupted = 0
+        for _ in range(64):   # the 64th small call shrinks the arena
+            try:
+                torch.ops.my_ops.relu_forward(small)
+            except KeyboardInterrupt:
+                interrupted += 1
+    finally:
+        _client.Arena.close = real
+    assert interrupted == 1, interrupted
+    for t in (small, big, small):
+        assert torch.equal(torch.ops.my_ops.relu_forward(t), torch.relu(t))
+
+
 @check("an answered call is not failed by a smaller arena that cannot be made")
 def _():
     from neuronop import _client
