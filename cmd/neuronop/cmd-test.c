@@ -214,12 +214,14 @@ int cmd_test(int argc, char **argv)
         junit = NULL;   /* not a file to write */
         goto out;
     }
-    if (nop_manifest_load(&m, target, &err) != 0) {
-        rc = report_error(&err);
+    /* first, before even the manifest: named by the target, as write_junit_error does
+     * when there is no manifest */
+    if (junit && (rc = write_junit_unfinished(junit, target)) != 0) {
+        junit = NULL;   /* could not be written: said */
         goto out;
     }
-    if (junit && (rc = write_junit_unfinished(junit, nop_manifest_name(m))) != 0) {
-        junit = NULL;   /* could not be written: said */
+    if (nop_manifest_load(&m, target, &err) != 0) {
+        rc = report_error(&err);
         goto out;
     }
     if (pattern && (rc = check_pattern(m, pattern, false)) != 0)
