@@ -6,7 +6,8 @@
  * table below, each there for a reason the runtime has (loading the library, memory, threads,
  * time, its own signals, reading files, its pipe); some only with the arguments the runtime
  * uses (a thread, not a process; a file opened for reading; a signal to itself; no handler
- * for SIGSYS, so no user code can hide a trap).  Every other call, and every call through
+ * for SIGSYS, so no user code can hide a trap), or only from where the runtime makes them
+ * (a thread's exit, from libc's code: a kernel's own would end its core's thread).  Every other call, and every call through
  * another entry point (32-bit int 0x80, x32), is trapped: the trap lands in on_sigsys, which
  * sends the call's number, and what made it (a kernel, a shape or a reference function), as
  * the worker's last record and ends the worker; the parent names the call ("kernel made a
@@ -371,8 +372,8 @@ void nopi_confine_report_to(int fd)
     report_fd = fd;
 }
 
-/* dl_iterate_phdr's callback: the executable segment of the object loaded at r->lo, into
- * [r->lo, r->hi). */
+/* dl_iterate_phdr's callback: the executable segment of the object loaded at t->base, into
+ * [t->lo, t->hi). */
 struct text {
     uintptr_t base, lo, hi;
 };
