@@ -8,7 +8,9 @@
  * each core did.  The caller's tensors are never written: kernels see read-only views of them.
  * Warnings and the printf ring are devdiag.c's.
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -520,6 +522,52 @@ static void output_rules(nopi_run *run)
     memcpy(run->dst->data, r->data, (size_t)r->numel * r->itemsize);
 }
 
+/* The library's global and static data as the cores of a multicore run found it, in
+ * *copy (malloc'd; NULL when the check does not apply: one core, the check off, no data).
+ * Every core here is a thread of one process and shares one copy of it, and cores have no
+ * synchronisation on the device: a kernel that keeps scratch in a static array gave a
+ * silently wrong answer (an audit of gpsimd.md's rules). */
+static void shared_data_before(const nopi_run *run, const nop_library *lib,
+                               unsigned char **copy)
+{
+    size_t len = lib->data_hi - lib->data_lo;
+    *copy = NULL;
+    if (!run->multicore || run->ncores < 2 || !len || !(run->checks & NOP_CHECK_RACE))
+        return;
+    if ((*copy = malloc(len)) != NULL)
+        memcpy(*copy, (const void *)lib->data_lo, len);
+}
+
+/* The shared-data rule: a core that wrote the library's global or static data is an error
+ * (racecheck), named by the variable when the library exports it: 0, or -1 with err filled
+ * as the output's racecheck fills it (the op, no core: any may have). */
+static int shared_data_rule(const nopi_run *run, const nop_library *lib,
+                            const unsigned char *copy, nop_error *err)
+{
+    size_t len = lib->data_hi - lib->data_lo, at = 0;
+    const unsigned char *now = (const unsigned char *)lib->data_lo;
+    while (at < len && now[at] == copy[at])
+        at++;
+    if (at == len)
+        return 0;
+    char what[400];
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    if (dladdr1(now + at, &info, (void **)&sym, RTLD_DL_SYMENT) && info.dli_sname && sym &&
+        (uintptr_t)(now + at) < (uintptr_t)info.dli_saddr + sym->st_size)
+        snprintf(what, sizeof what, "the library's variable '%.300s'", info.dli_sname);
+    else
+        snprintf(what, sizeof what, "the library's global or static data (byte %zu of its "
+                 "data segment)", at);
+    nopi_fault(err, NOP_FAULT_RULE, "a core wrote %s, which every core shares (racecheck)",
+               what);
+    snprintf(err->diag.where, sizeof err->diag.where, "%s", run->op->name);
+    nopi_detail(err, "cores have no synchronisation: keep a core's own data in TCM "
+                "(tcm_malloc) or on its stack, and write the output only through "
+                "get_dst_tensor()");
+    return -1;
+}
+
 /* Whether the output is the tensor the cores wrote through get_dst_tensor (and so its
  * coverage is checked), rather than one a single-core kernel made and returned. */
 static bool output_tracked(const nopi_run *run)
@@ -636,6 +684,7 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
 
     int rc = -1;
     bool cores_ran = false;   /* a run that failed before (its shape function) reports none */
+    unsigned char *data_copy = NULL;   /* shared_data_before's */
     pthread_mutex_lock(&dev->running);
     nopi_worker self;
     bool worker = nopi_worker_enter(&self, lib->text_lo, lib->text_hi) == 0;
@@ -687,12 +736,15 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
         snprintf(what, sizeof what, "%s", op->name);
     phase(dev, NOPI_PHASE_CORES, run.ncores, what);
     cores_ran = true;
+    shared_data_before(&run, lib, &data_copy);
     if (run_cores(dev, lib, &self, &run, err) != 0)
         goto out;
     phase(dev, NOPI_PHASE_OTHER, 0, op->name);
     res->threads = run.threads;
     output_rules(&run);
     rc = report_failures(&run, err);
+    if (rc == 0 && data_copy)
+        rc = shared_data_rule(&run, lib, data_copy, err);
     if (rc == 0 && output_tracked(&run) && nopi_out_finish(&run, &err->diag) != 0) {
         err->kind = NOP_ERR_DEVICE;
         err->fault = NOP_FAULT_RULE;
@@ -739,6 +791,7 @@ out:
         nopi_free_views(sargs, op);
     free(kargs);
     free(sargs);
+    free(data_copy);
     nopi_tensor_free(run.dst);
     pthread_mutex_destroy(&run.ring_lock);
     pthread_mutex_destroy(&run.diag_lock);

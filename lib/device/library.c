@@ -45,6 +45,9 @@ static int text_of(struct dl_phdr_info *info, size_t size, void *arg)
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
             lib->text_lo = base + ph->p_vaddr;
             lib->text_hi = base + ph->p_vaddr + ph->p_memsz;
+        } else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && !lib->data_hi) {
+            lib->data_lo = base + ph->p_vaddr;
+            lib->data_hi = base + ph->p_vaddr + ph->p_memsz;
         }
     }
     return 1;

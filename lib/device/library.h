@@ -43,6 +43,7 @@ struct nop_library {
     struct stat st;               /* its file, as stat saw it just before it was loaded or
                                    * read (all zeros when stat failed): nop_library_changed */
     uintptr_t text_lo, text_hi;   /* its code, where a kernel may be stopped on timeout */
+    uintptr_t data_lo, data_hi;   /* its writable segment: global and static data (0, 0: none) */
     uintptr_t base;               /* its load address */
     uintptr_t map_lo, map_hi;     /* what it maps: [map_lo, map_hi) */
     nopi_lines *lines;            /* memcheck builds: source lines of its kernels, or NULL */

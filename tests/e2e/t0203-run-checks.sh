@@ -46,6 +46,71 @@ test_expect "more than 4 open streams is a warning" '
     expect_status 0
     ! grep -q ": warning:" "$WORK/err"'
 
+# An audit of gpsimd.md's rules found cores sharing the library's global and static data,
+# the cores here being threads of one process: a static scratch array gave a silently wrong
+# answer, and a global running total one that changed with the core order.
+mkdir -p "$WORK/shared"
+cat >"$WORK/shared/k.c" <<'EOF'
+#include <neuronop.h>
+float total;                  /* every core adds its part to it */
+static float scratch[64];     /* kept off the stack */
+nt_tensor *sums(const nt_tensor *t)
+{
+    nt_tensor *o = get_dst_tensor();
+    int64_t part = nt_numel(t) / get_cpu_count(), at = get_cpu_id() * part;
+    nt_tcm_accessor a = nt_tcm_accessor_of(t), b = nt_tcm_accessor_of(o);
+    float *buf = tcm_malloc(sizeof(float) * (size_t)part);
+    nt_tensor_to_tcm(&a, buf, at, part);
+    for (int64_t i = 0; i < part; i++)
+        total += buf[i];
+    for (int64_t i = 0; i < part; i++)
+        buf[i] = total;
+    nt_tcm_to_tensor(&b, buf, at, part);
+    tcm_free(buf);
+    return o;
+}
+nt_tensor *scratched(const nt_tensor *t)
+{
+    nt_tensor *o = get_dst_tensor();
+    int64_t part = nt_numel(t) / get_cpu_count(), at = get_cpu_id() * part;
+    nt_tcm_accessor a = nt_tcm_accessor_of(t), b = nt_tcm_accessor_of(o);
+    float *buf = tcm_malloc(sizeof(float) * (size_t)part);
+    nt_tensor_to_tcm(&a, buf, at, part);
+    for (int64_t i = 0; i < part; i++)
+        scratch[i] = 2 * buf[i];
+    for (int64_t i = 0; i < part; i++)
+        buf[i] = scratch[i];
+    nt_tcm_to_tensor(&b, buf, at, part);
+    tcm_free(buf);
+    return o;
+}
+EOF
+cat >"$WORK/shared/s.c" <<'EOF'
+#include <neuronop.h>
+nt_tensor *same(const nt_tensor *t)
+{
+    return nt_empty(nt_dim(t), nt_sizes(t), NT_F32);
+}
+EOF
+printf '%s\n' 'name: shared' 'compute_srcs: [k.c]' 'shape_srcs: [s.c]' 'multicore: true' \
+    'ops:' '  sums: {args: [tensor], shape: same, kernel: sums}' \
+    '  scratched: {args: [tensor], shape: same, kernel: scratched}' >"$WORK/shared/neuronop.yaml"
+
+test_expect "a core that writes a global variable every core shares breaks racecheck" '
+    run run shared sums ones:16 --schedule sequential
+    expect_status 1
+    expect_err "neuronop: sums: error: a core wrote the library'"'"'s variable '"'"'total'"'"', which every core shares (racecheck)"
+    expect_err "keep a core'"'"'s own data in TCM (tcm_malloc) or on its stack"
+    run run shared sums ones:16 --cores 1
+    expect_status 0
+    run run shared sums ones:16 --no-check race
+    expect_status 0'
+
+test_expect "so does one that keeps its scratch in a static array" '
+    run run shared scratched ones:16
+    expect_status 1
+    expect_err "neuronop: scratched: error: a core wrote the library'"'"'s global or static data"'
+
 test_expect "--no-check turns a check off, --check back on" '
     run run checks race randn:100 --no-check race
     expect_status 0
