@@ -98,25 +98,29 @@ int write_junit(const char *path, const char *library, const nop_test_result *ca
     return rc;
 }
 
+/* A report of one errored case, "neuronop test", saying message (whole: it is one line). */
+static int write_run_error(const char *path, const char *library, const char *message)
+{
+    nop_test_result r = { .status = NOP_TEST_ERRORED };
+    snprintf(r.label, sizeof r.label, "neuronop test");
+    snprintf(r.message, sizeof r.message, "%s", message);
+    nop_test_summary sum = { .errored = 1 };
+    return write_junit(path, library, &r, 1, &sum, 0);
+}
+
 int write_junit_unfinished(const char *path, const char *library)
 {
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return 0;
-    nop_test_result r = { .status = NOP_TEST_ERRORED };
-    snprintf(r.label, sizeof r.label, "neuronop test");
-    snprintf(r.message, sizeof r.message, "the run did not finish: neuronop test was stopped "
-             "before it wrote its report (a job's time limit, a signal)");
-    nop_test_summary sum = { .errored = 1 };
-    return write_junit(path, library, &r, 1, &sum, 0);
+    return write_run_error(path, library, "the run did not finish: neuronop test was "
+                           "stopped before it wrote its report (a job's time limit, a signal)");
 }
 
 void write_junit_error(const char *path, const char *library, int status)
 {
-    nop_test_result r = { .status = NOP_TEST_ERRORED };
-    snprintf(r.label, sizeof r.label, "neuronop test");
-    snprintf(r.message, sizeof r.message, "no case ran: neuronop test stopped with exit "
-             "status %d before the first one (its error output says why)", status);
-    nop_test_summary sum = { .errored = 1 };
-    (void)write_junit(path, library, &r, 1, &sum, 0);
+    char message[200];
+    snprintf(message, sizeof message, "no case ran: neuronop test stopped with exit status %d "
+             "before the first one (its error output says why)", status);
+    (void)write_run_error(path, library, message);
 }

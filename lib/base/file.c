@@ -18,12 +18,14 @@
  * cap bytes from its start or its end. */
 typedef enum part { WHOLE, HEAD, TAIL } part;
 
-/* Reads the regular file at path, of at most cap bytes, into a malloc'd NUL-terminated
- * buffer.  0; or -1 with errno set and, when the file itself is refused, *why saying what it
- * is ("is a directory", "is not a regular file": a FIFO, /dev/zero) or that it is too big
- * (EFBIG): nothing is read from such a file, which could block or never end.  With HEAD or
- * TAIL, a bigger file is not refused: its first or last cap bytes are read, and *whole (may
- * be NULL) gets its size. */
+/* -1, with errno and *why saying what the file of mode m is, which is not a regular one. */
+static int not_regular(mode_t m, const char **why)
+{
+    *why = S_ISDIR(m) ? "is a directory" : "is not a regular file";
+    errno = S_ISDIR(m) ? EISDIR : EINVAL;
+    return -1;
+}
+
 /* Opens path for reading only when it is a regular file: opening a device can act (a
  * terminal becomes the controlling one, /dev/watchdog is armed), reading /dev/zero never
  * ends, and a symbolic link in a folder that came with the sources, or a file name a
@@ -35,11 +37,8 @@ typedef enum part { WHOLE, HEAD, TAIL } part;
 static int open_regular(const char *path, struct stat *st, const char **why)
 {
     *why = NULL;
-    if (stat(path, st) == 0 && !S_ISREG(st->st_mode)) {
-        *why = S_ISDIR(st->st_mode) ? "is a directory" : "is not a regular file";
-        errno = S_ISDIR(st->st_mode) ? EISDIR : EINVAL;
-        return -1;
-    }
+    if (stat(path, st) == 0 && !S_ISREG(st->st_mode))
+        return not_regular(st->st_mode, why);
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0 || fstat(fd, st) != 0) {
         int e = errno;
@@ -50,13 +49,17 @@ static int open_regular(const char *path, struct stat *st, const char **why)
     }
     if (!S_ISREG(st->st_mode)) {
         close(fd);
-        *why = S_ISDIR(st->st_mode) ? "is a directory" : "is not a regular file";
-        errno = S_ISDIR(st->st_mode) ? EISDIR : EINVAL;
-        return -1;
+        return not_regular(st->st_mode, why);
     }
     return fd;
 }
 
+/* Reads the regular file at path, of at most cap bytes, into a malloc'd NUL-terminated
+ * buffer.  0; or -1 with errno set and, when the file itself is refused, *why saying what it
+ * is ("is a directory", "is not a regular file": a FIFO, /dev/zero) or that it is too big
+ * (EFBIG): nothing is read from such a file, which could block or never end.  With HEAD or
+ * TAIL, a bigger file is not refused: its first or last cap bytes are read, and *whole (may
+ * be NULL) gets its size. */
 static int read_regular(const char *path, size_t cap, part which, char **data, size_t *len,
                         unsigned long long *whole, const char **why)
 {
@@ -134,23 +137,25 @@ int nopi_read_line(const char *path, int line, char *buf, size_t size)
     /* the path may come from a compiler's message or from user code (a #line, a C++
      * registration): only a regular file is opened, and at most NOPI_LINE_SCAN_MAX bytes of
      * it are read looking for the line, in blocks searched with memchr (a file of 64 MB of
-     * line ends takes some milliseconds, as a message may ask for its line many times) */
+     * line ends takes some milliseconds, as a message may ask for its line many times).  The
+     * block is the heap's: a worker may ask on a core's stack of a few kilobytes. */
+    enum { BLOCK = 65536 };
     struct stat st;
     const char *why;
     int fd = open_regular(path, &st, &why);
-    if (fd < 0 || size == 0 || line < 1) {
+    char *block = fd >= 0 && size > 0 && line >= 1 ? malloc(BLOCK) : NULL;
+    if (!block) {
         if (fd >= 0)
             close(fd);
         return -1;
     }
-    char block[65536];
     long long scanned = 0;
     int at = 1;          /* the line the next byte belongs to */
     size_t kept = 0;     /* bytes of line `line` put in buf */
     int rc = -1;
     ssize_t n;
     while (rc != 0 && scanned < NOPI_LINE_SCAN_MAX &&
-           (n = read(fd, block, sizeof block)) != 0) {
+           (n = read(fd, block, BLOCK)) != 0) {
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -177,6 +182,7 @@ int nopi_read_line(const char *path, int line, char *buf, size_t size)
     }
     if (rc != 0 && at == line && kept > 0)   /* the last line, without its line end */
         rc = 0;
+    free(block);
     close(fd);
     if (rc == 0)
         buf[kept] = '\0';

@@ -36,19 +36,19 @@ _libraries = {}    # real path -> Library
 # thread: the child would have the lock held by a thread it does not have, and its own first
 # load would wait for it for ever, with the registry half written.  The forking thread holds
 # the lock across the fork and lets go of it on both sides.
-os.register_at_fork(before=_lock.acquire, after_in_parent=_lock.release,
-                    after_in_child=_lock.release)
 
 
-def _stats_restart():
-    """In a forked child: its statistics are its own calls' (a child that exited normally
-    printed, under --stats, a table that counted its parent's calls before the fork)."""
+def _after_fork_in_child():
+    """The lock let go of; the statistics from none: the child's are its own calls' (one
+    that exited normally printed, under --stats, its parent's calls before the fork too)."""
+    _lock.release()
     for op in _ops.values():
         op.calls = op.modeled_calls = 0
         op.host_seconds = op.device_seconds = 0.0
 
 
-os.register_at_fork(after_in_child=_stats_restart)
+os.register_at_fork(before=_lock.acquire, after_in_parent=_lock.release,
+                    after_in_child=_after_fork_in_child)
 
 
 class Op:
