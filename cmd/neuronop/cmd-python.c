@@ -143,6 +143,13 @@ int cmd_python(int argc, char **argv)
         report_plain_error("cannot read script '%s': %s", script, strerror(errno));
         return STATUS_USAGE;
     }
+    struct stat st;   /* python runs a folder by its __main__.py, and without one exits 1 */
+    char main_py[PATH_MAX + 16];
+    snprintf(main_py, sizeof main_py, "%s/__main__.py", script);
+    if (stat(script, &st) == 0 && S_ISDIR(st.st_mode) && access(main_py, R_OK) != 0) {
+        report_plain_error("cannot run folder '%s': it has no '__main__.py' to run", script);
+        return STATUS_USAGE;
+    }
 
     char exe[PATH_MAX], bindir[PATH_MAX], buf[PATH_MAX + 64];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);

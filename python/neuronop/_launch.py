@@ -5,18 +5,41 @@ with --stats, the op statistics printed to standard error at exit.
 """
 
 import atexit
+import importlib.machinery
+import io
 import os
+import pkgutil
 import runpy
 import sys
+import types
+
+
+def run_file(path):
+    """Runs the Python file at PATH as python runs a script: as a new module __main__ whose
+    __file__, and the code's file name in every traceback, is PATH."""
+    with io.open_code(path) as f:
+        code = compile(f.read(), path, "exec", dont_inherit=True)
+    module = types.ModuleType("__main__")
+    module.__file__ = path
+    module.__cached__ = None
+    module.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
+    sys.modules["__main__"] = module
+    exec(code, module.__dict__)
 
 
 def main():
     script = sys.argv[1]
     sys.argv = sys.argv[1:]
+    # a folder or zip file runs by its __main__.py, as runpy finds it, and runpy puts it
+    # first on sys.path, as python does; a file runs here
+    package = pkgutil.get_importer(script) is not None
     # run as a file, this module's folder is sys.path[0]: the script's must be instead, its
     # links resolved as python resolves them (a link to a script finds the modules beside
     # the script, not beside the link)
-    sys.path[0] = os.path.dirname(os.path.realpath(script))
+    if package:
+        del sys.path[0]
+    else:
+        sys.path[0] = os.path.dirname(os.path.realpath(script))
     compat = os.environ.get("NEURONOP_COMPAT_DIR")
     if compat:
         sys.path.append(compat)
@@ -27,16 +50,26 @@ def main():
             from neuronop import format_stats
             sys.stderr.write(format_stats() + "\n")
         atexit.register(report)
+    # a file is named by its absolute path (the working folder joined on as it is, '..'
+    # kept), as python names it, while sys.argv[0] stays as given (runpy would name both by
+    # the one path it is given)
     try:
-        runpy.run_path(script, run_name="__main__")
+        if package:
+            main_file = os.path.join(os.path.abspath(script), "__main__.py")
+            runpy.run_path(script, run_name="__main__")
+        else:
+            main_file = os.path.join(os.getcwd(), script)
+            run_file(main_file)
     except Exception as e:   # (SystemExit and KeyboardInterrupt end the script as they do)
         # the traceback as python's own: from the script's frame, without this module's and
         # runpy's, which began every traceback of neuronop python
         tb = e.__traceback__
-        while tb is not None and tb.tb_frame.f_code.co_filename != script:
+        while tb is not None and tb.tb_frame.f_code.co_filename != main_file:
             tb = tb.tb_next
         if tb is not None:   # (python prints the exception's own traceback, not the argument)
             e.__traceback__ = tb
+        elif isinstance(e, SyntaxError):   # (a script that does not compile: no frame at all)
+            e.__traceback__ = None
         sys.excepthook(type(e), e, e.__traceback__)
         sys.exit(1)
 

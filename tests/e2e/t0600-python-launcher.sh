@@ -53,8 +53,37 @@ test_expect "an uncaught exception exits 1 with its traceback, as python prints 
     expect_status 1
     expect_err "ValueError: broken on purpose"
     /usr/bin/python3 s.py 2>want || true
-    # (python names the script by its absolute path, runpy as it was given)
-    sed "s|\"$WORK/s.py\"|\"s.py\"|" want | diff - err'
+    diff want err'
+
+# (left alone in stop 40: __file__ was the path as given, where python makes it absolute, so
+# a script that changed folder lost its own file; a script that did not compile, or a folder
+# without __main__.py, printed the launcher's traceback)
+test_expect "the script is named as python names it: __file__ absolute, argv[0] as given" '
+    mkdir -p named
+    py "import os, sys" "os.chdir(\"/\")" "print(__file__, sys.argv[0], __name__)" \
+       "print(open(__file__).readline().strip())"
+    mv s.py named/s.py
+    run python ./named/../named/s.py
+    expect_status 0
+    printf "%s\n" "$WORK/./named/../named/s.py ./named/../named/s.py __main__" \
+        "import os, sys" | diff - out'
+
+test_expect "a script that does not compile exits 1 with python'\''s own message" '
+    py "x = ("
+    run python s.py
+    expect_status 1
+    /usr/bin/python3 s.py 2>want || true
+    diff want err'
+
+test_expect "a folder runs by its __main__.py, and without one is a usage error" '
+    mkdir -p app empty
+    printf "import sys\nprint(\"app\", sys.argv[0], __file__)\n" >app/__main__.py
+    run python app
+    expect_status 0
+    echo "app app $WORK/app/__main__.py" | diff - out
+    run python empty
+    expect_status 2
+    expect_err "neuronop: error: cannot run folder '\''empty'\'': it has no '\''__main__.py'\'' to run"'
 
 test_expect "arguments after SCRIPT are the script'\''s, options included" '
     py "import sys" "print(sys.argv)"
