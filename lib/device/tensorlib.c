@@ -114,11 +114,19 @@ static __attribute__((noinline, cold)) void shape_mismatch(nopi_core *c, const n
                    aname, x, bname, y);
 }
 
+/* The library reads and writes tensors in device memory, as a standard accessor does, which
+ * gpsimd.md forbids in multicore kernels (only TCM accessors there). */
+static void touches_data(nopi_core *c, const char *fn)
+{
+    nopi_single_core_only(c, fn, "the tensor library");
+}
+
 /* An input tensor of the op: data to read, the op's shape, bitwise ops integral only. */
 static void input(nopi_core *c, const nt_tensor *t, const nt_tensor *shape, kind k,
                   const char *fn, const char *name)
 {
     nopi_check_data(c, t, fn);
+    touches_data(c, fn);
     if (t == c->run->dst)
         nopi_out_read(c, 0, t->numel, fn);
     if (shape && t != shape)
@@ -446,6 +454,7 @@ static nt_tensor *fill(nopi_core *c, nt_tensor *t, nt_scalar v, const char *fn)
         refuse_value(c, fn, t, v);
     if (t->shape_only)
         return t;
+    touches_data(c, fn);
     if (t == c->run->dst)
         nopi_out_write(c, 0, t->numel);
     bool fl = nopi_dtype_is_float(t->dtype);
