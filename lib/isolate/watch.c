@@ -147,7 +147,7 @@ static void look_at_phase(nopi_watch *wt)
     uint32_t seq = atomic_load_explicit(&p->seq, memory_order_acquire);
     if (seq == wt->seq || (seq & 1))
         return;
-    int kind = p->kind;
+    int kind = p->kind, ncores = p->ncores;
     double start = p->start;
     char what[sizeof p->what];
     memcpy(what, p->what, sizeof what);
@@ -173,9 +173,13 @@ static void look_at_phase(nopi_watch *wt)
      * (which let `--timeout 1` spin 3 s); the cores' own watchdogs stop them first and say
      * which core, so the parent's deadline is only their backstop; loading (dlopen, all the
      * libraries' constructors) is not the user's function alone, and keeps a grace */
+    /* a run's cores are as many as the phase says (one for a reference or a single-core
+     * op), never more than the request's */
+    if (ncores < 1 || ncores > wt->ncores)
+        ncores = wt->ncores;
     double d = kind == NOPI_PHASE_SHAPE ? start + wt->timeout
                : kind == NOPI_PHASE_LOAD ? start + wt->timeout + GRACE
-               : kind == NOPI_PHASE_CORES ? start + wt->timeout * wt->ncores + GRACE
+               : kind == NOPI_PHASE_CORES ? start + wt->timeout * ncores + GRACE
                                           : wt->limit;
     wt->deadline = d < wt->limit ? d : wt->limit;
 }
