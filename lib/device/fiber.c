@@ -72,6 +72,10 @@ static size_t guard_bytes(void)
 /* The worker running on this thread, if any.  Thread-local because the kernel API and the
  * signal handlers have no other way to find it; each thread runs one core at a time. */
 static _Thread_local nopi_worker *tls_worker;
+/* The core it runs, kept here as well: a thread that user code ends (pthread_exit) leaves
+ * its worker, on the stack it unwound, to be overwritten, yet is still asked which core made
+ * its last call (on_thread_end). */
+static _Thread_local nopi_core *tls_core;
 
 /* ---- stacks ----------------------------------------------------------------------------- */
 
@@ -133,6 +137,8 @@ size_t nopi_stack_high_water(const nopi_stack *s)
 static const int fault_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, NOPI_TIMEOUT_SIGNAL };
 static struct sigaction previous[NOPI_ARRAY_LEN(fault_signals)];
 static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;
+static pthread_key_t ending_key;   /* set on every worker's thread: on_thread_end */
+static bool have_ending_key;
 
 static void chain(int sig, siginfo_t *si, void *uc)
 {
@@ -207,6 +213,18 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     siglongjmp(w->escape, 1);
 }
 
+/* A worker's thread ends while it is still a worker: user code ended it (pthread_exit, from
+ * a kernel, shape function or reference that never returned; the runtime leaves before any
+ * of its threads ends), and its core would never finish.  Makes the thread's exit call from
+ * here, through syscall(), which a confined worker's filter traps like any exit made by user
+ * code ("must return, not exit", seccomp.c); unconfined, the thread ends as it was going to. */
+static void on_thread_end(void *w)
+{
+    (void)w;
+    if (tls_worker)
+        syscall(SYS_exit, 0);
+}
+
 static void install_handlers(void)
 {
     struct sigaction sa;
@@ -218,6 +236,8 @@ static void install_handlers(void)
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < NOPI_ARRAY_LEN(fault_signals); i++)
         sigaction(fault_signals[i], &sa, &previous[i]);
+    if (!have_ending_key)   /* (nopi_fiber_own_process installs the handlers again) */
+        have_ending_key = pthread_key_create(&ending_key, on_thread_end) == 0;
 }
 
 void nopi_fiber_own_process(void)
@@ -249,6 +269,8 @@ int nopi_worker_enter(nopi_worker *w, uintptr_t text_lo, uintptr_t text_hi)
         return -1;
     }
     tls_worker = w;
+    if (have_ending_key)
+        pthread_setspecific(ending_key, w);
     return 0;
 }
 
@@ -263,12 +285,14 @@ void nopi_worker_leave(nopi_worker *w)
     }
     free(w->altstack);
     tls_worker = NULL;
+    tls_core = NULL;
+    if (have_ending_key)
+        pthread_setspecific(ending_key, NULL);
 }
 
 nopi_core *nopi_current(void)
 {
-    nopi_worker *w = tls_worker;
-    return w ? w->core : NULL;
+    return tls_core;
 }
 
 static void fiber_main(void)
@@ -292,7 +316,7 @@ static int64_t now_ns(void)
 void nopi_run_core(nopi_core *c, nt__call_fn fn)
 {
     nopi_worker *w = tls_worker;
-    w->core = c;
+    w->core = tls_core = c;
     w->fn = fn;
     w->end = NOPI_END_OK;
     if (!c->fiber_ready)   /* the caller may hand over a context made by getcontext */
@@ -339,7 +363,7 @@ void nopi_run_core(nopi_core *c, nt__call_fn fn)
         c->stack_high_water = nopi_stack_high_water(&c->stack);
     if (w->end != NOPI_END_OK && c->end == NOPI_END_OK)
         nopi_fiber_describe_end(c, w);
-    w->core = NULL;
+    w->core = tls_core = NULL;
 }
 
 void nopi_on_host_stack(nopi_core *c, void (*fn)(nopi_core *, void *), void *arg)

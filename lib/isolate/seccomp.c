@@ -67,7 +67,8 @@ enum when {
     NOT,             /* argument arg is not value */
     NO_SUCH_CALL,    /* fails with ENOSYS */
     FROM_LIBC,       /* made by libc's own code (the instruction after the call is in its
-                      * text): a thread that ends returns from its function, and glibc's
+                      * text, but not in its syscall() function, which makes any call for
+                      * anyone): a thread that ends returns from its function, and glibc's
                       * start_thread makes the call, where a kernel's own exit ended its
                       * core's thread and the run waited out every core's time limit */
     FD_FLAGS,        /* fcntl on the descriptor table and flags only (dup, get and set the
@@ -242,6 +243,7 @@ struct own {
     pid_t pid;
     int timer;   /* -1: none */
     uint64_t libc_lo, libc_hi;   /* libc's text; both 0: not found (FROM_LIBC allows all) */
+    uint64_t any_lo, any_hi;     /* its syscall() function, inside that text; equal: none */
 };
 
 /* Appends the checks of one rule: "not this call: on to what follows", then its verdict. */
@@ -253,13 +255,23 @@ static unsigned short rule_checks(struct sock_filter *p, unsigned short n, const
     if (r->when == FROM_LIBC && own->libc_lo < own->libc_hi &&
         own->libc_lo >> 32 == (own->libc_hi - 1) >> 32) {
         /* the call; the high half of the address after it, then its low half, in libc's
-         * text (one 4 GB region, so the halves can be compared apart); "trap", "allow" */
-        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r->nr, 0, 7);
+         * text (one 4 GB region, so the halves can be compared apart) and outside its
+         * syscall() (an empty range there, [libc_lo, libc_lo), lets all through); "trap",
+         * "allow" */
+        uint64_t any_lo = own->libc_lo, any_hi = own->libc_lo;
+        if (own->any_lo < own->any_hi && own->any_lo >= own->libc_lo &&
+            own->any_hi <= own->libc_hi) {
+            any_lo = own->any_lo;
+            any_hi = own->any_hi;
+        }
+        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r->nr, 0, 9);
         p[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, IP_HI);
-        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(own->libc_lo >> 32), 0, 3);
+        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(own->libc_lo >> 32), 0, 5);
         p[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, IP_LO);
-        p[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)own->libc_lo, 0, 1);
-        p[n++] = JUMP(BPF_JMP | BPF_JGT | BPF_K, (uint32_t)(own->libc_hi - 1), 0, 1);
+        p[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)own->libc_lo, 0, 3);
+        p[n++] = JUMP(BPF_JMP | BPF_JGT | BPF_K, (uint32_t)(own->libc_hi - 1), 2, 0);
+        p[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)any_lo, 0, 2);
+        p[n++] = JUMP(BPF_JMP | BPF_JGT | BPF_K, (uint32_t)(any_hi - 1), 1, 0);
         p[n++] = STMT(BPF_RET | BPF_K, trap);
         p[n++] = STMT(BPF_RET | BPF_K, allow);
         return n;
@@ -395,6 +407,20 @@ static int text_of(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
+/* libc's syscall() function, [*lo, *hi), whose calls are the caller's, not libc's own; both
+ * 0 when it is not found. */
+static void libc_any_call(uint64_t *lo, uint64_t *hi)
+{
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    *lo = *hi = 0;
+    if (dladdr1((void *)(uintptr_t)&syscall, &info, (void **)&sym, RTLD_DL_SYMENT) && sym &&
+        info.dli_saddr && sym->st_size > 0) {
+        *lo = (uintptr_t)info.dli_saddr;
+        *hi = *lo + sym->st_size;
+    }
+}
+
 /* libc's text, where glibc ends a thread (start_thread's exit call); both 0 when not
  * found, which leaves SYS_exit allowed from anywhere.  libc is found by a function no
  * sanitizer intercepts (AddressSanitizer's pthread_create lives in libasan). */
@@ -423,13 +449,14 @@ int nopi_confine_at(int fd, int timer, const uint64_t *libc, nop_error *err)
 {
     report_fd = fd;
     struct sock_filter prog[MAX_PROGRAM];
-    struct own own = { getpid(), timer, 0, 0 };
+    struct own own = { getpid(), timer, 0, 0, 0, 0 };
     if (libc) {
         own.libc_lo = libc[0];
         own.libc_hi = libc[1];
     } else {
         libc_text(&own.libc_lo, &own.libc_hi);
     }
+    libc_any_call(&own.any_lo, &own.any_hi);   /* (used only when inside that text) */
     struct sock_fprog f = { build(prog, &own), prog };
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

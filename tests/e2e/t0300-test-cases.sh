@@ -290,19 +290,56 @@ nt_tensor *crashing_ref(const nt_tensor *t) { volatile int *p = (int *)16; *p = 
 nt_tensor *endless_ref(const nt_tensor *t) { for (;;) ; }
 int unlink(const char *);
 nt_tensor *calling_ref(const nt_tensor *t) { unlink("/nonexistent/neuronop-test"); return NULL; }
+void pthread_exit(void *);
+nt_tensor *ending_ref(const nt_tensor *t) { pthread_exit(NULL); }
+#include <sys/syscall.h>
+#include <unistd.h>
+nt_tensor *exiting_ref(const nt_tensor *t) { syscall(SYS_exit, 0); return NULL; }
 EOF
     { sed "s/^compute_srcs/reference_srcs: [ref.c]\ncompute_srcs/" rf/crash.yaml; cat <<EOF
 tests:
   - {name: crashes, op: full_stack_printf, args: [zeros:4], reference: crashing_ref}
   - {name: hangs, op: full_stack_printf, args: [zeros:4], reference: endless_ref}
   - {name: calls, op: full_stack_printf, args: [zeros:4], reference: calling_ref}
+  - {name: ends, op: full_stack_printf, args: [zeros:4], reference: ending_ref}
+  - {name: exits, op: full_stack_printf, args: [zeros:4], reference: exiting_ref}
 EOF
     } >rf/neuronop.yaml
     run test rf --timeout 0.3 --schedules 0
     expect_status 1
+    # (a reference that ended its own thread waited out a time limit of 8 cores, unreported)
+    expect_out "ERROR ends: its reference function '\''ending_ref'\'' failed: reference function made a system call the device does not have: exit"
+    expect_out "ERROR exits: its reference function '\''exiting_ref'\'' failed: reference function made a system call the device does not have: exit"
     expect_out "ERROR crashes: its reference function '\''crashing_ref'\'' failed: reference function crashed: segmentation fault in its own code, address 0x10"
     expect_out "ERROR hangs: its reference function '\''endless_ref'\'' failed: timeout: the reference function ran for more than 0.3 s and was stopped"
     expect_out "ERROR calls: its reference function '\''calling_ref'\'' failed: reference function made a system call the device does not have: unlink"'
+
+# The parent's own deadline for a reference is its one core's time limit and the grace: it
+# was the request's eight cores' (10 s under --timeout 1), for a reference whose watchdog
+# cannot stop it (it blocked the watchdog's signal).
+test_expect "a reference the watchdog cannot stop is stopped at one core'\''s time limit, not eight" '
+    cp -R "$NEURONOP_SRC/tests/fixtures/rules" rb
+    cat >rb/ref.c <<EOF
+#include <neuronop.h>
+#include <signal.h>
+nt_tensor *deaf_ref(const nt_tensor *t)
+{
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, 0);
+    for (;;) ;
+}
+EOF
+    { sed "s/^compute_srcs/reference_srcs: [ref.c]\ncompute_srcs/" rb/crash.yaml; cat <<EOF
+tests:
+  - {name: deaf, op: full_stack_printf, args: [zeros:4], reference: deaf_ref}
+EOF
+    } >rb/neuronop.yaml
+    run test rb --timeout 1 --schedules 0
+    expect_status 1
+    expect_out "ERROR deaf: its reference function '\''deaf_ref'\'' failed: timeout"
+    ms=$(sed -n "s/^ERROR deaf: .*(\([0-9]*\)\.[0-9] ms)\$/\1/p" out)
+    test -n "$ms" && test "$ms" -lt 6000'
 
 test_expect "--seed, -j and --device are taken, -v shows the build, an unknown device is refused" '
     cp "$NEURONOP_SRC/tests/fixtures/checks/k.c" c/k.c   # an earlier test broke it
