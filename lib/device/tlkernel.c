@@ -122,13 +122,73 @@ static float pow_scalar(const nopi_tl_args *x, float a)
     return powf(a, eb);
 }
 
-/* A transcendental function of a float: ATen's vectorised loop computes these to the last
- * element (float32, and bfloat16 widened to float) with Sleef's, which tlsleef.c calls;
- * libm's rounds within 1 ulp of it, and stands in where Sleef's AVX2 functions cannot run. */
+/* ---- transcendentals ---------------------------------------------------------------------- */
+
+/* ATen's vectorised loop computes sin ... exp to the last element (float32, and bfloat16
+ * widened to float) with Sleef's functions, which tlsleef.c calls, handing them 8 elements
+ * at a time from the first (vec::map; the last few with zeros in the other lanes).  Sleef's
+ * sin and cos compute the 8 together (one large lane changes the others' rounding), so an
+ * element's result is its group's: a group is computed when its first element is asked for
+ * and kept for the rest. */
+typedef struct group {
+    int64_t first;   /* its first element, or -1: none yet */
+    float out[8];
+} group;
+
+/* The Sleef function of a unary op, or -1 for an op without one. */
+static int sleef_of(nopi_tl_op op)
+{
+    switch (op) {
+    case NOPI_TL_SIN: return NOPI_SLEEF_SIN;
+    case NOPI_TL_COS: return NOPI_SLEEF_COS;
+    case NOPI_TL_TAN: return NOPI_SLEEF_TAN;
+    case NOPI_TL_LOG: return NOPI_SLEEF_LOG;
+    case NOPI_TL_LOG2: return NOPI_SLEEF_LOG2;
+    case NOPI_TL_LOG10: return NOPI_SLEEF_LOG10;
+    case NOPI_TL_EXP: return NOPI_SLEEF_EXP;
+    default: return -1;
+    }
+}
+
+/* A float operand in the compute dtype ct, as ATen's loops have it: an integral one rounds;
+ * c10 widens a bfloat16 NaN as it is, signalling too, and quiets a half's. */
+static float in_ct(nt_dtype ct, float v)
+{
+    if (ct == NT_F32)
+        return v;
+    return v != v && ct == NT_BF16 ? v : nopi_round_to(ct, v);
+}
+
+/* Element i of n of unary op fn (sleef_of) of x->a, computed with its group of 8 into g. */
+static float in_group(group *g, const nopi_tl_args *x, nopi_sleef_fn fn, int64_t i, int64_t n)
+{
+    int64_t first = i - i % 8;
+    if (g->first != first) {
+        float in[8] = { 0 };
+        for (int64_t j = first; j < n && j < first + 8; j++)
+            in[j - first] = in_ct(x->ct, ld_f(x->a, j));
+        nopi_sleef8(fn, in, g->out);
+        g->first = first;
+    }
+    return g->out[i - first];
+}
+
+/* fn of n float32 elements a into o (o may be a), in Sleef's groups of 8. */
+static void sleef_map(nopi_sleef_fn fn, const float *a, float *o, int64_t n)
+{
+    for (int64_t i = 0; i < n; i += 8) {
+        float in[8] = { 0 }, out[8];
+        size_t k = (size_t)(n - i < 8 ? n - i : 8);
+        memcpy(in, a + i, k * sizeof *in);
+        nopi_sleef8(fn, in, out);
+        memcpy(o + i, out, k * sizeof *out);
+    }
+}
+
+/* A transcendental function of a float by libm's, which rounds within 1 ulp of Sleef's and
+ * stands in where Sleef's AVX2 functions cannot run (!nopi_sleef_ok). */
 static float transcendental(nopi_sleef_fn fn, float a)
 {
-    if (nopi_sleef_ok())
-        return nopi_sleef(fn, a, 0);
     switch (fn) {
     case NOPI_SLEEF_SIN: return (float)sin(a);
     case NOPI_SLEEF_COS: return (float)cos(a);
@@ -398,8 +458,11 @@ static bool run_f32(const nopi_tl_args *x, nt_tensor *r)
                 o[i] = a[i] * s;
         return true;
     case NOPI_TL_EXP:
-        for (int64_t i = 0; i < n; i++)
-            o[i] = transcendental(NOPI_SLEEF_EXP, a[i]);
+        if (nopi_sleef_ok())
+            sleef_map(NOPI_SLEEF_EXP, a, o, n);
+        else
+            for (int64_t i = 0; i < n; i++)
+                o[i] = transcendental(NOPI_SLEEF_EXP, a[i]);
         return true;
     default:
         return false;
@@ -450,22 +513,23 @@ void nopi_tl_run(const nopi_tl_args *xa, nt_tensor *r)
         vec = n - n % 16;
     if (nopi_dtype_is_float(x->ct)) {
         const int64_t vec32 = n - n % 32;   /* bfloat16's vectorised loop, for NaNs */
+        const int sleef = nopi_sleef_ok() ? sleef_of(x->op) : -1;
+        group g = { -1, { 0 } };
         for (int64_t i = 0; i < n; i++) {
             if (vec)
                 x->ed = i < vec ? (double)(float)ed : ed;
             float va = x->a_scalar ? x->bf : ld_f(a, i);
             float vb = b ? ld_f(b, i) : x->bf;
-            if (x->ct != NT_F32) {   /* operands in ct first (an integral one rounds) */
-                /* c10 widens a bfloat16 NaN as it is, signalling too, and quiets a half */
-                va = va != va && x->ct == NT_BF16 ? va : nopi_round_to(x->ct, va);
-                vb = vb != vb && x->ct == NT_BF16 ? vb : nopi_round_to(x->ct, vb);
-            }
+            va = in_ct(x->ct, va);   /* operands in ct first */
+            vb = in_ct(x->ct, vb);
             bool fuse = i < fused || (f32_add_s && !f32_add_s_rounded(i, n));
             /* ATen's vectorised pow: Sleef's, of the exponent as that loop has it */
             bool vec_pow = sleef_pow(x, i, n) && nopi_sleef_ok();
             float e = !x->pow_special ? vb : x->ct == NT_F32 ? (float)x->ed : x->bf;
             float v = fuse ? fmaf(alpha, b ? vb : other, va)
-                      : vec_pow ? nopi_sleef(NOPI_SLEEF_POW, va, e) : fop(x, va, vb);
+                      : vec_pow ? nopi_sleef(NOPI_SLEEF_POW, va, e)
+                      : sleef >= 0 ? in_group(&g, x, (nopi_sleef_fn)sleef, i, n)
+                                   : fop(x, va, vb);
             v = nopi_round_to(x->ct, v);
             if (bf16_rsqrt && i < vec32)   /* ATen's vectorised rsqrt: one rounding */
                 v = nopi_round_to(x->ct, 1 / sqrtf(va));

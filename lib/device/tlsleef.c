@@ -7,9 +7,11 @@
  *
  * This file alone is compiled with -mavx2 -mfma (Makefile): the 8-lane functions take and
  * return AVX registers.  Nothing here may run on a processor without them, so the caller
- * asks nopi_sleef_ok (tlkernel.c, compiled for any x86-64) first.  Sleef computes each lane
- * on its own, so lane 0 of a vector that holds one element is that element's result in
- * ATen's loop, wherever in the tensor it is.
+ * asks nopi_sleef_ok (tlkernel.c, compiled for any x86-64) first.  Sleef's sin and cos do
+ * not compute each lane on its own: one large (past about 125), infinite or NaN lane sends
+ * all 8 down a slower path that rounds the others otherwise, so the unary functions are
+ * given ATen's groups of 8 elements (nopi_sleef8).  pow's lanes are its own: one element is
+ * given in every lane (nopi_sleef).
  */
 #include "tlsleef.h"
 
@@ -17,19 +19,27 @@
 #include <immintrin.h>
 #include <sleef.h>
 
+static __m256 apply(nopi_sleef_fn fn, __m256 x, __m256 y)
+{
+    switch (fn) {
+    case NOPI_SLEEF_SIN: return Sleef_sinf8_u10(x);
+    case NOPI_SLEEF_COS: return Sleef_cosf8_u10(x);
+    case NOPI_SLEEF_TAN: return Sleef_tanf8_u10(x);
+    case NOPI_SLEEF_EXP: return Sleef_expf8_u10(x);
+    case NOPI_SLEEF_LOG: return Sleef_logf8_u10(x);
+    case NOPI_SLEEF_LOG2: return Sleef_log2f8_u10(x);
+    case NOPI_SLEEF_LOG10: return Sleef_log10f8_u10(x);
+    default: return Sleef_powf8_u10(x, y);
+    }
+}
+
 float nopi_sleef(nopi_sleef_fn fn, float a, float b)
 {
-    __m256 x = _mm256_set1_ps(a), r;
-    switch (fn) {
-    case NOPI_SLEEF_SIN: r = Sleef_sinf8_u10(x); break;
-    case NOPI_SLEEF_COS: r = Sleef_cosf8_u10(x); break;
-    case NOPI_SLEEF_TAN: r = Sleef_tanf8_u10(x); break;
-    case NOPI_SLEEF_EXP: r = Sleef_expf8_u10(x); break;
-    case NOPI_SLEEF_LOG: r = Sleef_logf8_u10(x); break;
-    case NOPI_SLEEF_LOG2: r = Sleef_log2f8_u10(x); break;
-    case NOPI_SLEEF_LOG10: r = Sleef_log10f8_u10(x); break;
-    default: r = Sleef_powf8_u10(x, _mm256_set1_ps(b)); break;
-    }
-    return _mm256_cvtss_f32(r);
+    return _mm256_cvtss_f32(apply(fn, _mm256_set1_ps(a), _mm256_set1_ps(b)));
+}
+
+void nopi_sleef8(nopi_sleef_fn fn, const float in[8], float out[8])
+{
+    _mm256_storeu_ps(out, apply(fn, _mm256_loadu_ps(in), _mm256_setzero_ps()));
 }
 #endif

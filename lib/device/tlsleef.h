@@ -28,8 +28,13 @@ static inline bool nopi_sleef_ok(void)
 #endif
 }
 
-/* fn of a (a to the power b for NOPI_SLEEF_POW) as Sleef's 8-lane function computes it.
- * Only where nopi_sleef_ok(). */
+/* fn of a (a to the power b for NOPI_SLEEF_POW) as Sleef's 8-lane function computes it with
+ * a in every lane: pow's result, whose lanes do not depend on each other.  Only where
+ * nopi_sleef_ok(). */
 float nopi_sleef(nopi_sleef_fn fn, float a, float b);
+/* fn (not NOPI_SLEEF_POW) of the 8 lanes in[0..7] into out[0..7], as Sleef's 8-lane function
+ * computes them together: sin's and cos's lanes depend on each other (tlsleef.c).  Only
+ * where nopi_sleef_ok(). */
+void nopi_sleef8(nopi_sleef_fn fn, const float in[8], float out[8]);
 
 #endif /* NEURONOP_TLSLEEF_H */
