@@ -28,6 +28,21 @@ static void xml_str(FILE *f, const char *s)
     }
 }
 
+/* The length of s's first line, or of its first max bytes when it is longer, cut where a
+ * character begins: s is UTF-8 (the library's messages are plain text), and a character cut
+ * in two would make the whole report unreadable XML. */
+static int line_prefix(const char *s, int max)
+{
+    const char *nl = strchr(s, '\n');
+    size_t len = nl ? (size_t)(nl - s) : strlen(s);
+    if (len <= (size_t)max)
+        return (int)len;
+    len = (size_t)max;
+    while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
+        len--;   /* s[len], a continuation byte, would begin the part cut off */
+    return (int)len;
+}
+
 int write_junit(const char *path, const char *library, const nop_test_result *cases, int n,
                 const nop_test_summary *sum, double seconds)
 {
@@ -73,11 +88,10 @@ int write_junit(const char *path, const char *library, const nop_test_result *ca
              * says what happened ("a device rule was broken under sequential: segv: core
              * 0: kernel crashed: ...") */
             const char *nl = strchr(r->message, '\n');
-            const char *nl2 = nl ? strchr(nl + 1, '\n') : NULL;
-            char first[1024];
-            snprintf(first, sizeof first, "%.*s%s%.*s", nl ? (int)(nl - r->message) : 511,
-                     r->message, nl ? ": " : "",
-                     nl ? (nl2 ? (int)(nl2 - nl - 1) : 511) : 0, nl ? nl + 1 : "");
+            char first[1024];   /* two lines of at most 510 bytes each, and ": " */
+            snprintf(first, sizeof first, "%.*s%s%.*s", line_prefix(r->message, 510),
+                     r->message, nl ? ": " : "", nl ? line_prefix(nl + 1, 510) : 0,
+                     nl ? nl + 1 : "");
             fprintf(f, "      <%s message=\"", tag);
             xml_str(f, first);
             fprintf(f, "\">");

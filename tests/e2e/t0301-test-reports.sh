@@ -51,6 +51,34 @@ test_expect "--junit writes JUnit XML that validates against its structure" '
         grep -q "a device rule was broken under sequential: race: output element .* (racecheck)"
     test "$(xmllint --xpath "string(//testcase[@name=\"d_fine\"]/@classname)" report.xml)" = checks.race_fixed'
 
+# (a red team's find: the message attribute was cut at 511 bytes, inside a character, and
+# the whole report was no XML a dashboard could read)
+test_expect "--junit cuts a long non-ASCII message where a character begins" '
+    mkdir -p u
+    e=$(printf "%0400d" 0 | sed "s/0/é/g")
+    cat >u/k.c <<EOF
+#include <neuronop.h>
+#include <assert.h>
+nt_tensor *odd(const nt_tensor *t) { assert(!"a$e"); return 0; }
+nt_tensor *even(const nt_tensor *t) { assert(!"aa$e"); return 0; }
+EOF
+    printf "#include <neuronop.h>\nnt_tensor *same(const nt_tensor *t) { return nt_empty(nt_dim(t), nt_sizes(t), NT_F32); }\n" >u/s.c
+    cat >u/neuronop.yaml <<EOF
+name: u
+compute_srcs: [k.c]
+shape_srcs: [s.c]
+ops:
+  odd: {args: [tensor], shape: same, kernel: odd}
+  even: {args: [tensor], shape: same, kernel: even}
+tests:
+  - {name: odd, op: odd, args: [randn:4]}
+  - {name: even, op: even, args: [randn:4]}
+EOF
+    run test u --junit u.xml --schedules 0
+    expect_status 1
+    xmllint --noout --schema "$NEURONOP_SRC/tests/e2e/junit.xsd" u.xml
+    xmllint --xpath "string(//testcase[@name=\"odd\"]/*/@message)" u.xml | grep -q "aéé"'
+
 # a CI engineer'\''s find: the report a failed compile left was the last green run'\''s
 test_expect "a run that stops before any case writes a report that says so" '
     run test c --junit stale.xml -k d_fine
