@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -111,14 +112,57 @@ static int cannot_run(const nopi_tool_job *j, int e, nop_error *err)
     return -1;
 }
 
+/* The guardian's death signal: neuronop has ended, so the compile's whole group goes. */
+static void on_parent_gone(int sig)
+{
+    (void)sig;
+    kill(0, SIGKILL);
+}
+
+/* In a tool's child, confined and the leader of its own process group: forks the tool and
+ * stays as its guardian, ending as the tool ends (its exit status or its signal, so what
+ * nopi_confine_wait reads is the tool's).  A death signal is not inherited: the compiler
+ * driver's own children (cc1plus, as) outlived a neuronop that died or was stopped and ran
+ * on to their CPU limit; the guardian's kills the whole group.  parent is neuronop's pid,
+ * to see whether it ended before the signal was asked for; report, the pipe the tool's exec
+ * error goes through, which the guardian closes (the parent reads it to its end).  Returns
+ * 0 in the tool, -1 in the guardian when the fork failed (errno). */
+static int guard(pid_t parent, int report)
+{
+    signal(SIGHUP, on_parent_gone);
+    if (prctl(PR_SET_PDEATHSIG, SIGHUP, 0, 0, 0) != 0 || getppid() != parent)
+        kill(0, SIGKILL);
+    pid_t tool = fork();
+    if (tool <= 0) {
+        if (tool == 0)
+            signal(SIGHUP, SIG_DFL);   /* (the tool's own death signal was cleared by fork) */
+        return tool == 0 ? 0 : -1;
+    }
+    close(report);
+    int st = 0;
+    while (waitpid(tool, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(st))
+        _exit(WEXITSTATUS(st));
+    signal(WTERMSIG(st), SIG_DFL);
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, WTERMSIG(st));
+    sigprocmask(SIG_UNBLOCK, &one, NULL);
+    raise(WTERMSIG(st));
+    _exit(128 + WTERMSIG(st));
+}
+
 /* fork and exec: between them the child sends its output to the log, confines itself
- * (confine.h) and, when exec fails, reports errno through a close-on-exec pipe. */
+ * (confine.h), forks the tool under its guard (guard) and, when exec fails, reports errno
+ * through a close-on-exec pipe. */
 static int spawn(nopi_tool_job *j, const nopi_confine *c, char **env, pid_t *pid,
                  nop_error *err)
 {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0)
         return cannot_run(j, errno, err);
+    pid_t self = getpid();
     *pid = fork();
     if (*pid < 0) {
         int e = errno;
@@ -137,6 +181,8 @@ static int spawn(nopi_tool_job *j, const nopi_confine *c, char **env, pid_t *pid
             e = errno ? errno : EIO;
         else if (c && nopi_confine_child(c, true, 0) != 0)
             e = errno ? errno : EPERM;
+        else if (guard(self, fds[1]) != 0)
+            e = errno ? errno : EAGAIN;
         else
             execvpe(j->argv.v[0], j->argv.v, env);
         if (!e)

@@ -103,6 +103,42 @@ test_expect "and so it is when run builds the library first" '
     expect_status 0
     none_left'
 
+# A compiler driver's own children (cc1plus, as) are not its: a red team's find was cc1
+# running on to its CPU limit, reparented to init, after neuronop was killed mid-build (a
+# death signal is not inherited).  The wrapper stands in for the driver: it waits on a
+# child of its own.
+cat >"$WORK/cc-hang" <<SH
+#!/bin/sh
+sleep 300 &
+echo \$! >>"$WORK/left"
+wait
+SH
+chmod +x "$WORK/cc-hang"
+
+test_expect "a compiler'\''s own children end when neuronop is killed mid-build" '
+    copy_example relu hang
+    NEURONOP_LANDLOCK=off CC="$WORK/cc-hang" "$NEURONOP" build --compiler=cc hang \
+        >/dev/null 2>&1 &
+    np=$!
+    i=0
+    while [ ! -s "$WORK/left" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    test -s "$WORK/left"
+    kill -KILL $np
+    wait $np 2>/dev/null || true
+    # the compile'\''s group is killed as neuronop goes, not at once; what is left is a
+    # zombie at most (its parent went with it, and init may be slow to reap it)
+    running() {
+        for pid in $(cat "$WORK/left"); do
+            st=$(ps -o stat= -p "$pid" 2>/dev/null) || continue
+            case $st in Z*) ;; *) echo "left running: $(ps -o pid=,args= -p "$pid")";; esac
+        done
+    }
+    i=0
+    while [ -n "$(running)" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    left=$(running)
+    [ -z "$left" ] || { echo "$left"; kill $(cat "$WORK/left"); exit 1; }
+    rm -f "$WORK/left"'
+
 # loud NAME BYTES THEN: $WORK/NAME prints BYTES bytes of 39-byte lines on stderr, then does
 # THEN
 loud() {
