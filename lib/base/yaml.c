@@ -41,15 +41,21 @@ static nopi_ynode *new_node(nopi_ydoc *doc)
     return n;
 }
 
+/* Refuses nesting deeper than MAX_DEPTH at the node that goes past it. */
+static int too_deep(const char *path, yaml_mark_t m, nop_error *err)
+{
+    nopi_fail(err, NOP_ERR_INPUT, path, (int)m.line + 1, (int)m.column + 1,
+              "nesting deeper than %d levels (or a recursive alias)", MAX_DEPTH);
+    nopi_detail(err, "a manifest needs a few levels: look for brackets left open, or an "
+                "alias used inside its own anchor");
+    return -1;
+}
+
 static nopi_ynode *convert(nopi_ydoc *doc, yaml_document_t *ydoc, yaml_node_t *y, int depth,
                            nop_error *err)
 {
     if (depth > MAX_DEPTH) {
-        nopi_fail(err, NOP_ERR_INPUT, doc->path, (int)y->start_mark.line + 1,
-                  (int)y->start_mark.column + 1,
-                  "nesting deeper than %d levels (or a recursive alias)", MAX_DEPTH);
-        nopi_detail(err, "a manifest needs a few levels: look for brackets left open, or an "
-                    "alias used inside its own anchor");
+        too_deep(doc->path, y->start_mark, err);
         return NULL;
     }
     nopi_ynode *n = new_node(doc);
@@ -112,8 +118,10 @@ static nopi_ynode *convert(nopi_ydoc *doc, yaml_document_t *ydoc, yaml_node_t *y
  * yaml_parser_load would leave unread without a word; and any tag (!!str, !foo): the
  * typed getters read a scalar by its text and quoting, so a tag would be ignored, and
  * `!!str 4096` would be a number, `!!int '4096'` a string.  One rule for every tag, core
- * or not, on every node.  A syntax error ends the scan quietly: yaml_parser_load reports
- * it, with its usual message. */
+ * or not, on every node.  And nesting deeper than MAX_DEPTH, here where the events come
+ * rather than after yaml_parser_load, whose time grows with the square of the depth (a
+ * 400 KB manifest of '[' took minutes).  A syntax error ends the scan quietly:
+ * yaml_parser_load reports it, with its usual message. */
 static int refuse_aliases_tags_and_documents(const char *path, const char *text, size_t len,
                                               nop_error *err)
 {
@@ -121,7 +129,7 @@ static int refuse_aliases_tags_and_documents(const char *path, const char *text,
     if (!yaml_parser_initialize(&parser))
         return nopi_nomem(err);
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    int rc = 0, documents = 0;
+    int rc = 0, documents = 0, depth = 0;
     for (bool more = true; more && rc == 0;) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&parser, &ev))
@@ -149,6 +157,15 @@ static int refuse_aliases_tags_and_documents(const char *path, const char *text,
             nopi_detail(err, "remove the tag: a value's type is the one its key takes (quote "
                         "a value to keep it a string)");
         }
+        /* a node's depth as convert counts it: the collections it is in */
+        bool node = ev.type == YAML_SCALAR_EVENT || ev.type == YAML_ALIAS_EVENT ||
+                    ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT;
+        if (node && depth > MAX_DEPTH && rc == 0)
+            rc = too_deep(path, ev.start_mark, err);
+        if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
+            depth++;
+        else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
+            depth--;
         if (ev.type == YAML_ALIAS_EVENT && rc == 0) {
             rc = nopi_fail(err, NOP_ERR_INPUT, path, (int)ev.start_mark.line + 1,
                            (int)ev.start_mark.column + 1, "YAML aliases ('*%s') are not "

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Inputs that would exhaust or hang neuronop are refused at once with what they are: a
 # .npy "file" that is /dev/zero, a FIFO or a directory; a manifest whose nested aliases
-# would expand a few hundred bytes exponentially (billion laughs).
+# would expand a few hundred bytes exponentially (billion laughs), or whose nesting would
+# take libyaml's loader minutes.
 . ./lib.sh
 copy_example relu_tcm "$WORK/lib"
 "$NEURONOP" build "$WORK/lib" >/dev/null
@@ -53,6 +54,17 @@ test_expect "nested YAML aliases (billion laughs) are refused in milliseconds" '
     timeout 5 "$NEURONOP" build laughs >out 2>err || status=$?
     test "$status" = 2 || { echo "status $status"; cat err; exit 1; }
     grep -qF "laughs/neuronop.yaml:5:10: error: YAML aliases ('\''*l0'\'') are not supported" err'
+
+# (a red team's find: libyaml's loader takes time with the square of the depth, and the
+# depth was checked after it: 400 KB of '\''['\'' took minutes)
+test_expect "200000 nested brackets are refused in milliseconds, where the 65th level is" '
+    mkdir deep
+    { echo "name: deep"; printf "args: "; head -c 200000 /dev/zero | tr "\0" "["
+      head -c 200000 /dev/zero | tr "\0" "]"; echo; } >deep/neuronop.yaml
+    status=0
+    timeout 10 "$NEURONOP" build deep >out 2>err || status=$?
+    test "$status" = 2 || { echo "status $status"; cat err; exit 1; }
+    grep -qF "deep/neuronop.yaml:2:71: error: nesting deeper than 64 levels" err'
 
 test_expect "a manifest larger than 1 MiB is refused before it is parsed" '
     mkdir big
