@@ -199,6 +199,9 @@ static nt_tensor *api_ones(int ndim, const int64_t *sizes, nt_dtype d)
 static nt_tensor *api_eye(int64_t n, int64_t m, nt_dtype d)
 {
     NOPI_API(c, NOP_COST_TENSORLIB);
+    if (d == NT_BF16)   /* ATen 1.13's eye has no bfloat16 kernel (a C++ helper's find) */
+        nopi_core_fail(c, "nt_eye(%lld, %lld, NT_BF16): \"eye\" not implemented for "
+                       "'BFloat16'", (long long)n, (long long)m);
     int64_t sizes[2] = { n, m };
     nt_tensor *t = nopi_new_tensor(c, d, 2, sizes, "nt_eye");
     if (!t->shape_only)

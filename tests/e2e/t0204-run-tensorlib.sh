@@ -45,6 +45,20 @@ test_expect "eye and mul_s_out" '
     expect_status 0
     same "$(values out.npy)" "7 0 0 0 7 0"'
 
+# (a C++ idioms helper's find: the device made a bfloat16 identity where torch raises)
+why=$(torch_says '
+import torch
+try:
+    torch.eye(2, 3, dtype=torch.bfloat16)
+except RuntimeError as e:
+    print(e)
+')
+test_expect "eye in bfloat16 is refused with torch'\''s reason" '
+    [ -n "$why" ]
+    run run tlib eye_bf16 2 3
+    expect_status 1
+    expect_err "core 0: error: nt_eye(2, 3, NT_BF16): $why"'
+
 test_expect "exp of an integral tensor is float32" '
     run run tlib int_exp arange:3:i32 -o out.npy
     expect_status 0
