@@ -203,6 +203,11 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
     }
     if (strncmp(msg, assert_prefix, sizeof assert_prefix - 1) == 0 && strstr(msg, subset)) {
         memmove(msg, msg + sizeof assert_prefix - 1, strlen(msg) - (sizeof assert_prefix - 2));
+        if (strncmp(msg, "'AT_DISPATCH_", 13) == 0)   /* torch/detail/unported.h's */
+            snprintf(hint, hint_size, "its other dtypes throw, and the device's C++ runtime "
+                     "has no exceptions: write the kernel for the dtype it takes (scalar_t is "
+                     "float for kFloat), or switch on t.scalar_type() with an assert(false) "
+                     "in its default");
         return true;
     }
     const char *p = strstr(msg, "' is not a member of 'torch");

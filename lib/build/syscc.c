@@ -412,6 +412,35 @@ static void add_detail(nop_diag *d, const char *text)
 /* What follows the first error in the log: the notes g++ gives with it, in the user's
  * files ("'std::optional' is only available from C++17 onwards"), up to two, and how many
  * more errors there are, so the user knows the first is not the last. */
+/* Where the user wrote the macro that an error in one of neuronop's own headers came from:
+ * the first "in expansion of macro" note in a user file among the notes that follow it in
+ * rest (torch/detail/unported.h's AT_DISPATCH_ macros fail in the header, and g++'s "In file
+ * included from" would name the #include line).  false when there is none. */
+static bool macro_site(const char *rest, const char *own_dir, gline *out)
+{
+    char buf[2048];
+    for (const char *line = rest; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t n = nl ? (size_t)(nl - line) : strlen(line);
+        if (n >= sizeof buf)
+            n = sizeof buf - 1;
+        memcpy(buf, line, n);
+        buf[n] = '\0';
+        line = nl ? nl + 1 : NULL;
+        gline g;
+        if (!parse_gline(buf, &g) || !g.kind)
+            continue;
+        if (strcmp(g.kind, "note: ") != 0)
+            return false;   /* the next diagnostic: none for this one */
+        if (strstr(g.msg, "in expansion of macro") && !is_own(g.file, own_dir)) {
+            *out = g;
+            out->msg = NULL;   /* (it pointed into buf) */
+            return true;
+        }
+    }
+    return false;
+}
+
 static void add_followers(char *rest, const char *own_dir, nop_diag *d)
 {
     int notes = 0, more = 0;
@@ -428,7 +457,10 @@ static void add_followers(char *rest, const char *own_dir, nop_diag *d)
             more += strcmp(g.kind, "warning: ") != 0;
             continue;
         }
-        if (own_notes && notes < 2 && !is_own(g.file, own_dir)) {
+        /* (the expansion of the macro the diagnostic was placed at says nothing more) */
+        bool here = strcmp(g.file, d->file) == 0 && g.line == d->line &&
+                    strstr(g.msg, "in expansion of macro");
+        if (own_notes && notes < 2 && !is_own(g.file, own_dir) && !here) {
             char text[600];
             snprintf(text, sizeof text, "note: %s", g.msg);
             add_detail(d, text);
@@ -489,7 +521,10 @@ int nopi_gcc_log(const char *log_path, const char *own_dir, const char *fallback
         if (strcmp(g.kind, "note: ") == 0)
             continue;
         bool warning = strcmp(g.kind, "warning: ") == 0;
-        const gline *at = is_own(g.file, own_dir) && have_user ? &user : &g;
+        gline site;
+        const gline *at = !is_own(g.file, own_dir) ? &g
+                          : macro_site(next, own_dir, &site) ? &site
+                          : have_user ? &user : &g;
         nop_diag d;
         set_diag(&d, warning ? NOP_SEV_WARNING : NOP_SEV_ERROR, at, g.msg);
         char hint[300] = "";

@@ -49,6 +49,7 @@
 #include <torch/detail/tensor.h>
 #include <torch/detail/ops.h>
 #include <torch/detail/printf.h>
+#include <torch/detail/unported.h>
 #include <neuron/neuron-utils.hpp>
 
 /* The namespaces nest as libtorch's do: at:: has every name of c10:: (c10/macros/Macros.h's
