@@ -20,13 +20,15 @@ void nopi_strlcpy(char *dst, const char *src, size_t size)
     dst[n] = '\0';
 }
 
-/* Whether cp is a bidirectional control (the marks, embeddings, overrides and isolates):
- * in a log viewer that honours them, a file name with U+202E shows a line's end reversed,
- * and so could make a failing case's line read as another. */
+/* Whether cp moves text where a reader does not expect it: a bidirectional control (the
+ * marks, embeddings, overrides and isolates; in a log viewer that honours them, a file name
+ * with U+202E shows a line's end reversed, and so could make a failing case's line read as
+ * another), or the line and paragraph separators U+2028 and U+2029, which some viewers
+ * (and JavaScript's) break lines at, so that a forged "ok" could begin a line of its own. */
 static bool bidi_control(unsigned cp)
 {
     return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
-           (cp >= 0x2066 && cp <= 0x2069);
+           (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029;
 }
 
 /* The length of the UTF-8 character at s that is plain text (1 to 4), or 0: a byte that
