@@ -364,16 +364,21 @@ int nopi_write_whole(const char *path, const void *const *bufs, const size_t *le
 int nopi_write_output(const char *path, const void *const *bufs, const size_t *lens, int n,
                       nop_error *err)
 {
-    /* In place: a device, FIFO or socket, directly or through a link (/dev/null, a link to a
-     * terminal), and /dev/stdout's and /dev/stderr's kind of link.  A link to a regular
-     * file, or to nothing, is replaced, never written through: a library folder is
-     * untrusted, and a report.xml linked to ~/.bashrc must not put its text there. */
+    /* In place: a character device, FIFO or socket, directly or through a link (/dev/null,
+     * a link to a terminal), and /dev/stdout's and /dev/stderr's kind of link.  A link to a
+     * regular file, to a disk (a block device) or to nothing is replaced, never written
+     * through: a library folder is untrusted, and a report.xml linked to ~/.bashrc must not
+     * put its text there, nor one linked to /dev/sda over a disk (a red team's find, as root
+     * in CI).  A disk named itself is refused: no output of neuronop's is one. */
     struct stat st, target;
     bool in_place = false;
+    if (lstat(path, &st) == 0 && S_ISBLK(st.st_mode))
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot write '%s': it is a block "
+                         "device (a disk), which neuronop never writes; name a file", path);
     if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
         in_place = !S_ISLNK(st.st_mode) || names_own_stream(path) ||
                    (stat(path, &target) == 0 && !S_ISREG(target.st_mode) &&
-                    !S_ISDIR(target.st_mode));
+                    !S_ISDIR(target.st_mode) && !S_ISBLK(target.st_mode));
     int e = in_place ? write_in_place(path, bufs, lens, n) : write_replacing(path, bufs, lens, n);
     return write_result(e, path, err);
 }

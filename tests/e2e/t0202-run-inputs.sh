@@ -336,6 +336,23 @@ test_expect "-o through a link to a file replaces the link and leaves the file a
     run run copy copy arange:5 -o direct.npy
     cmp direct.npy link.npy'
 
+# (a red team's find: in a CI job run as root, a planted report.xml linked to /dev/sda would
+# have been written over the disk; the node here is a loop device no disk stands behind)
+if [ "$(id -u)" = 0 ] && mknod "$WORK/disk" b 7 250 2>/dev/null; then
+test_expect "-o through a link to a disk replaces the link; a disk named itself is refused" '
+    ln -s disk disklink.npy
+    run run copy copy arange:5 -o disklink.npy
+    expect_status 0
+    test ! -L disklink.npy
+    test -b disk
+    run run copy copy arange:5 -o disk
+    expect_status 2
+    expect_err "neuronop: error: cannot write '\''disk'\'': it is a block device (a disk), which neuronop never writes; name a file"'
+else
+    echo "ok $((test_count + 1)) # skip block devices: not root, or no mknod here"
+    test_count=$((test_count + 1))
+fi
+
 test_expect "--expect that matches, and one that does not, with the worst elements" '
     npy write want.npy "<f4" 2x2 1 2 3 4
     npy write got.npy "<f4" 2x2 1 2 3.5 4
