@@ -73,8 +73,18 @@ static int load_test_arg(loader *L, nopi_test *t, int i, const nopi_ynode *n,
         snprintf(what, sizeof what, "args[%d]", i);
         if (nopi_y_string(L->doc, v, what, &str, L->err) != 0)
             return -1;
-        /* a .npy path is relative to the manifest; generators and numbers are as written */
-        bool path = strlen(str) > 4 && strcmp(str + strlen(str) - 4, ".npy") == 0;
+        /* a .npy path is relative to the manifest; generators and numbers are as written.
+         * A tensor's argument that is no generator (nor one misspelt) is a path whatever its
+         * name, as neuronop run reads it (a red team's find: a file named without '.npy'
+         * was read from the working folder, outside the confinement check); where the op is
+         * not known yet (a C++ library's come from its registration), a number is not. */
+        bool tensor = !op || op->args[i] == NOP_ARG_TENSOR;
+        bool generator = nop_is_generator(str) || nopi_generator_like(str);
+        char *end;
+        (void)strtod(str, &end);
+        bool number = *str && !*end;
+        bool path = (strlen(str) > 4 && strcmp(str + strlen(str) - 4, ".npy") == 0) ||
+                    (tensor && !generator && (op || !number));
         t->alts[i][k] = path ? nopi_path_join(L->m->dir, str) : strdup(str);
         if (!t->alts[i][k])
             return oom(L);

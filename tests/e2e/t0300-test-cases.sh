@@ -229,7 +229,17 @@ EOF
     expect_status 2
     expect_err "c/neuronop.yaml:"
     expect_err "error: argument file '\''../shared/x.npy'\'' of test '\''outside'\'' is outside the library folder (it resolves to '\''$WORK/shared/x.npy'\'')"
-    expect_err "copy the file there"'
+    expect_err "copy the file there"
+    # (a red team'\''s find: a name without .npy was no path to check, and was read from the
+    # working folder)
+    cp shared/x.npy shared/data
+    with_tests <<EOF
+tests:
+  - {name: outside, op: race_fixed, args: [$WORK/shared/data]}
+EOF
+    run test c
+    expect_status 2
+    expect_err "error: argument file '\''$WORK/shared/data'\'' of test '\''outside'\'' is outside the library folder"'
 
 test_expect "a manifest without tests says so and passes" '
     cp "$NEURONOP_SRC/tests/fixtures/checks/neuronop.yaml" c/neuronop.yaml
