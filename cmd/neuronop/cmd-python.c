@@ -134,7 +134,7 @@ int cmd_python(int argc, char **argv)
         rc = device_cli_cores_fit(&dc, NULL, p, why, sizeof why);   /* (no library yet) */
         nop_profile_free(p);
         if (rc != 0) {
-            report_plain_error("%s", why);
+            command_usage_error(dc.spec, "%s", why);
             return rc;
         }
     }

@@ -168,7 +168,7 @@ int op_call_open(struct op_call *oc, struct device_cli *dc, char **args, int nar
         rc = device_cli_open(dc, &oc->profile, &oc->dev);
     char why[CORES_WHY_SIZE];
     if (rc == 0 && (rc = device_cli_cores_fit(dc, oc->lib, oc->profile, why, sizeof why)))
-        report_plain_error("%s", why);
+        command_usage_error(dc->spec, "%s", why);
     return rc;
 }
 

@@ -628,6 +628,8 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
     }
     if (err && !err->diag.where[0])
         snprintf(err->diag.where, sizeof err->diag.where, "%s", wt.where);
+    if (err)   /* under the message, as the device's own diagnostics are (neuronop(1)) */
+        nopi_diag_indent(&err->diag);
     if (!who.none)
         take_last_printf(s, wt.phase, take, take_ctx);
     return -1;

@@ -233,6 +233,9 @@ typedef struct nopi_watch {
 /* Makes every string of d end inside its array, and plain text (nopi_text_clean), and its
  * severity one there is (a worker may have sent anything). */
 void nopi_diag_terminate(nop_diag *d);
+/* Indents each line of d's detail by two spaces, as a device diagnostic's lines are shown
+ * under its message (nopi_diag_terminate does it to the worker's own). */
+void nopi_diag_indent(nop_diag *d);
 /* The most bytes one record may hold on this machine: MAX_RECORD, or half its memory if
  * less.  It asks the kernel (sysinfo), so a server works it out once, not per request.  A
  * request that meets a record of more than 64 MB also bounds it by half its cgroups' memory

@@ -52,6 +52,13 @@
 
 /* Indents each line of s (a NUL-terminated string in an array of size bytes) by two spaces,
  * cutting what no longer fits. */
+static void indent_lines(char *s, size_t size);
+
+void nopi_diag_indent(nop_diag *d)
+{
+    indent_lines(d->detail, sizeof d->detail);
+}
+
 static void indent_lines(char *s, size_t size)
 {
     char out[sizeof ((nop_diag *)0)->detail];
@@ -113,8 +120,10 @@ static int handle(nopi_watch *wt, uint32_t type, const char *data, size_t len, v
             return -1;
         memcpy(&wt->result, data, sizeof wt->result);
         nopi_diag_terminate(&wt->result.err.diag);
-        if (wt->result.trapped != NOPI_TRAP_NONE)
+        if (wt->result.trapped != NOPI_TRAP_NONE) {
             nopi_done_trapped(&wt->result);
+            nopi_diag_indent(&wt->result.err.diag);   /* its detail is the parent's, new */
+        }
         wt->done = true;
         return 0;
     case NOPI_REC_PRINTF_LOST:   /* the parent's own word, after a worker died */

@@ -32,8 +32,8 @@ test_expect "--timeout must be finite and positive" '
 
 test_expect "--cores must be within the device, and only for multicore libraries" '
     refused run mc relu_forward randn:8 --cores 0 -- "--cores takes a whole number from 1 to 64, not '\''0'\''"
-    refused run mc relu_forward randn:8 --cores 9 -- "neuronop: error: --cores 9: device '\''trn1'\'' has 8 cores; give 1 to 8"
-    refused run one relu_forward randn:2x4 --cores 2 -- "neuronop: error: --cores 2: library '\''relu'\'' is single-core"
+    refused run mc relu_forward randn:8 --cores 9 -- "neuronop run: error: --cores 9: device '\''trn1'\'' has 8 cores; give 1 to 8"
+    refused run one relu_forward randn:2x4 --cores 2 -- "neuronop run: error: --cores 2: library '\''relu'\'' is single-core"
     run run mc relu_forward randn:8 --cores 3
     expect_status 0'
 
