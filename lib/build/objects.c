@@ -299,8 +299,12 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
     if (cxx && b->o->memcheck && role == NOPI_ROLE_COMPUTE && nopi_is_clang(a->v[0])) {
         nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "--memcheck of C++ kernels needs g++, "
                   "not '%s': g++'s address instrumentation is what memcheck reads", a->v[0]);
-        nopi_detail(b->err, "build the memcheck library with CXX=g++ (the plain one may stay "
-                    "with '%s')", a->v[0]);
+        if (b->m->cxx)   /* the manifest's cxx: wins over CXX (a docs audit's find) */
+            nopi_detail(b->err, "the manifest's 'cxx: %s' names it: set 'cxx: g++' to build "
+                        "with --memcheck", b->m->cxx);
+        else
+            nopi_detail(b->err, "build the memcheck library with CXX=g++ (the plain one may "
+                        "stay with '%s')", a->v[0]);
         return -1;
     }
     if (cxx && b->o->memcheck && role == NOPI_ROLE_COMPUTE)
