@@ -34,8 +34,8 @@ static const struct option_spec *find_option(const struct command_spec *spec, co
     return NULL;
 }
 
-/* The device profiles: share/neuronop/devices/NAME.yaml, as NAME. */
-static void print_devices(void)
+/* The device profiles: share/neuronop/devices/NAME.yaml, as NAME after prefix. */
+static void print_devices(const char *prefix)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/devices", share_dir());
@@ -45,20 +45,26 @@ static void print_devices(void)
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         size_t n = strlen(e->d_name);
         if (n > 5 && strcmp(e->d_name + n - 5, ".yaml") == 0)
-            printf("%.*s\n", (int)(n - 5), e->d_name);
+            printf("%s%.*s\n", prefix, (int)(n - 5), e->d_name);
     }
     closedir(d);
 }
 
 /* What the value of option o may be, each prefixed with prefix ("--check=" or "");
- * value: what is typed of it so far. */
+ * value: what is typed of it so far.  A list's value is words and commas: its last word is
+ * completed, after the ones before it ("--check=race,un" offers "--check=race,unwritten"),
+ * and the checks' lists take "all" too. */
 static void print_values(const struct option_spec *o, const char *prefix, const char *value)
 {
     if (o->complete == COMPLETE_VALUES) {
+        const char *comma = o->type == OPT_LIST ? strrchr(value, ',') : NULL;
+        int before = comma ? (int)(comma + 1 - value) : 0;
         for (const char *const *v = o->values; *v; v++)
-            printf("%s%s\n", prefix, *v);
+            printf("%s%.*s%s\n", prefix, before, value, *v);
+        if (o->values == nop_check_names)
+            printf("%s%.*sall\n", prefix, before, value);
     } else if (o->complete == COMPLETE_DEVICES) {
-        print_devices();
+        print_devices(prefix);
         if (strchr(value, '/'))   /* a profile given by its path, as --device takes too */
             printf(FILES "\n");
     } else if (o->complete == COMPLETE_DEFAULT && (o->type == OPT_STRING ||
@@ -92,6 +98,13 @@ static void print_ops(const char *path)
         nop_opinfo op;
         nop_manifest_op(m, i, &op);
         printf("%s\n", op.name);
+    }
+    /* a C++ library's ops are in its registration, not its manifest: its built library
+     * (a docs audit's find: a folder of one offered none) */
+    if (nop_manifest_op_count(m) == 0) {
+        char so[4200];
+        snprintf(so, sizeof so, "%s/lib%s.so", nop_manifest_build_dir(m), nop_manifest_name(m));
+        print_ops(so);
     }
     nop_manifest_free(m);
 }
@@ -150,10 +163,12 @@ int cmd_complete(int argc, char **argv)
     int nwords = argc - 2;
     if (cword < 1 || cword >= nwords)
         return 0;
-    if (cword == 1) {
+    if (cword == 1 || (cword == 2 && strcmp(words[1], "help") == 0)) {   /* help COMMAND */
         for (size_t i = 0; commands[i].fn; i++)
             printf("%s\n", commands[i].spec->name);
-        if (words[1][0] == '-')
+        if (cword == 1)
+            printf("help\n");
+        if (cword == 1 && words[1][0] == '-')
             printf("--help\n--version\n");
         return 0;
     }

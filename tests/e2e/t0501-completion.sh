@@ -38,6 +38,10 @@ test_expect "commands, every one from the command table" '
     lacks __complete
     completes "neuronop te"
     has test
+    completes "neuronop "
+    has help
+    completes "neuronop help b"
+    has build bench
     lacks run'
 
 test_expect "each command's own options, as --help lists them" '
@@ -65,14 +69,29 @@ test_expect "the values of --schedule, --check, --device and --trace-clock" '
     completes "neuronop run --device profiles/mi"
     has profiles/mine.yaml
     completes "neuronop bench --trace-clock "
-    has modeled host'
+    has modeled host
+    # (a docs audit'\''s finds: --device= completed nothing, a list after a comma nothing,
+    # and all was not offered)
+    completes "neuronop run --device=t"
+    has trn1
+    completes "neuronop run --check=race,un"
+    has race,unwritten
+    completes "neuronop test --no-check "
+    has all
+    completes "neuronop test --no-check race,"
+    has race,all race,leak'
 
 test_expect "the ops of a library on the line: a folder's manifest, a built .so" '
     completes "neuronop run rmc "
     has relu_forward
     run build rmc
     completes "neuronop bench --schedule sequential rmc/build/librelu_multicore.so rel"
-    has relu_forward'
+    has relu_forward
+    # a C++ library'\''s ops are in its registration: once built, its folder offers them
+    copy_example relu_cxx rcx
+    run build rcx
+    completes "neuronop run rcx "
+    has relu_forward relu_backward'
 
 # The dynamic loader says which libraries it loads (LD_DEBUG=files, into a file per process):
 # completion reads a library's ops from the file, and its log never names the library; a run
