@@ -301,17 +301,10 @@ static void print_json(const char *library, const char *opname, const char *inpu
     for (int i = 0; i < r->ncores; i++) {
         const nop_core_report *c = &r->cores[i];
         printf("%s\n  {\"id\": %d, \"modeled_cycles\": %.1f, \"seconds\": %.9f, "
-               "\"compute_seconds\": %.9f, \"stack_high_water\": %zu, "
-               "\"std_elems\": %lld, \"stream_elems\": %lld, \"stream_slow_elems\": %lld, "
-               "\"tcm_bytes\": %lld, \"tcm_transfers\": %lld, \"streams_opened\": %lld, "
-               "\"tensorlib_calls\": %lld, \"tensorlib_elems\": %lld, \"printf_calls\": %lld}",
-               i ? "," : "", c->id, m->core_cycles[i], c->seconds,
-               c->category_seconds[NOP_COST_COMPUTE], c->stack_high_water,
-               (long long)c->counters.std_elems, (long long)c->counters.stream_elems,
-               (long long)c->counters.stream_slow_elems, (long long)c->counters.tcm_bytes,
-               (long long)c->counters.tcm_transfers, (long long)c->counters.streams_opened,
-               (long long)c->counters.tensorlib_calls, (long long)c->counters.tensorlib_elems,
-               (long long)c->counters.printf_calls);
+               "\"compute_seconds\": %.9f", i ? "," : "", c->id, m->core_cycles[i], c->seconds,
+               c->category_seconds[NOP_COST_COMPUTE]);
+        print_json_core_counters(c);
+        printf("}");
     }
     printf("\n]}\n");
 }

@@ -175,17 +175,9 @@ static void print_json(const char *opname, const nop_run_result *res, const nop_
     printf(", \"printf_lost\": %s, \"cores\": [", res->printf_lost ? "true" : "false");
     for (int i = 0; i < res->ncores; i++) {
         const nop_core_report *c = &res->cores[i];
-        printf("%s{\"id\": %d, \"failed\": %s, \"stack_high_water\": %zu, \"seconds\": %.9f, "
-               "\"std_elems\": %lld, \"stream_elems\": %lld, \"stream_slow_elems\": %lld, "
-               "\"tcm_bytes\": %lld, \"tcm_transfers\": %lld, \"streams_opened\": %lld, "
-               "\"tensorlib_calls\": %lld, \"tensorlib_elems\": %lld, \"printf_calls\": %lld, "
-               "\"tcm_peak\": %lld}", i ? ", " : "", c->id, c->failed ? "true" : "false",
-               c->stack_high_water, c->seconds, (long long)c->counters.std_elems,
-               (long long)c->counters.stream_elems, (long long)c->counters.stream_slow_elems,
-               (long long)c->counters.tcm_bytes, (long long)c->counters.tcm_transfers,
-               (long long)c->counters.streams_opened, (long long)c->counters.tensorlib_calls,
-               (long long)c->counters.tensorlib_elems, (long long)c->counters.printf_calls,
-               (long long)c->counters.tcm_peak);
+        printf("%s{\"id\": %d, \"seconds\": %.9f", i ? ", " : "", c->id, c->seconds);
+        print_json_core_counters(c);
+        printf("}");
     }
     printf("]}\n");
 }

@@ -119,6 +119,20 @@ void report_note(const char *fmt, ...)
     va_end(ap);
 }
 
+void print_json_core_counters(const nop_core_report *c)
+{
+    printf(", \"failed\": %s, \"stack_high_water\": %zu, \"std_elems\": %lld, "
+           "\"stream_elems\": %lld, \"stream_slow_elems\": %lld, \"tcm_bytes\": %lld, "
+           "\"tcm_transfers\": %lld, \"streams_opened\": %lld, \"tensorlib_calls\": %lld, "
+           "\"tensorlib_elems\": %lld, \"printf_calls\": %lld, \"tcm_peak\": %lld",
+           c->failed ? "true" : "false", c->stack_high_water, (long long)c->counters.std_elems,
+           (long long)c->counters.stream_elems, (long long)c->counters.stream_slow_elems,
+           (long long)c->counters.tcm_bytes, (long long)c->counters.tcm_transfers,
+           (long long)c->counters.streams_opened, (long long)c->counters.tensorlib_calls,
+           (long long)c->counters.tensorlib_elems, (long long)c->counters.printf_calls,
+           (long long)c->counters.tcm_peak);
+}
+
 void print_json_string(FILE *f, const char *s)
 {
     fputc('"', f);

@@ -45,6 +45,10 @@ void report_note(const char *fmt, ...) REPORT_PRINTF(1, 2);
 void report_summary(const char *what);
 /* Writes s as a JSON string literal (quoted and escaped) to f. */
 void print_json_string(FILE *f, const char *s);
+/* Writes a core's figures as JSON members to stdout, each after ", ": whether it failed,
+ * its stack's high-water mark, and its counters (neuronop-run(1) --json); run's and bench's
+ * per-core objects share them. */
+void print_json_core_counters(const nop_core_report *c);
 
 /* Starts counting afresh (before the device runs, so build warnings are not counted). */
 void report_reset_counts(void);

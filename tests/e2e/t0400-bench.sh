@@ -25,7 +25,14 @@ test_expect "--json has every figure; --iters sets the runs" '
     jq -e ".runs == 7 and .warmup == 10 and .cores == 1 and .device == \"trn1\" and
            .host.min <= .host.median and .host.median <= .host.max and
            .host.p90 <= .host.p99 and .host.throughput > 0 and
-           .per_core[0].tcm_bytes == 32768 and .per_core[0].tcm_transfers == 8" "$WORK/out"'
+           .per_core[0].tcm_bytes == 32768 and .per_core[0].tcm_transfers == 8" "$WORK/out"
+    # each core'\''s counters as run --json gives them (a docs audit found two missing)
+    run run relu relu_forward randn:4096 --json
+    jq -S ".cores[0] | del(.seconds) | keys" out >run.keys
+    run bench relu relu_forward randn:4096 --iters 2 --json
+    jq -S ".per_core[0] | del(.seconds, .modeled_cycles, .compute_seconds) | keys" out |
+        diff run.keys -
+    jq -e ".per_core[0].tcm_peak == 4096 and .per_core[0].failed == false" out'
 
 test_expect "--time runs for a while instead of a count" '
     run bench relu relu_forward randn:64 --time 0.2 --warmup 0 --json
