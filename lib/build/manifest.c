@@ -555,8 +555,13 @@ int nop_manifest_load(nop_manifest **out, const char *path, nop_error *err)
         return nopi_nomem(err);
     }
     if (S_ISDIR(st.st_mode) && stat(m->path, &st) != 0) {
-        nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no neuronop.yaml in '%s'", path);
-        nopi_detail(err, "give the manifest's path, or run in the folder that has it");
+        if (errno == ENOENT) {
+            nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no neuronop.yaml in '%s'", path);
+            nopi_detail(err, "give the manifest's path, or run in the folder that has it");
+        } else {   /* a folder it may not read (a docs audit's find: "no neuronop.yaml") */
+            nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read '%s': %s", m->path,
+                      strerror(errno));
+        }
         nop_manifest_free(m);
         return -1;
     }

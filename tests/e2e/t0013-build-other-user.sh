@@ -51,9 +51,17 @@ if [ "$(id -u)" = 0 ] && runuser -u nobody -- true 2>/dev/null; then
         as_nobody build rw
         expect_status 0
         expect_out "relu: built"'
+
+    # (a docs audit'\''s find: it said "no neuronop.yaml in '\''shut'\''")
+    test_expect "a folder this user may not read is said so, not as one without a manifest" '
+        copy_example relu shut
+        chmod 700 shut
+        as_nobody build shut
+        expect_status 2
+        expect_err "neuronop: error: cannot read '\''shut/neuronop.yaml'\'': Permission denied"'
 else
     for what in "another user runs an up-to-date library" "a library to build again" \
-        "--build-dir elsewhere" "another user's lock"; do
+        "--build-dir elsewhere" "another user's lock" "a folder it may not read"; do
         test_count=$((test_count + 1))
         echo "ok $test_count # skip $what: it takes root and runuser to become nobody"
     done
