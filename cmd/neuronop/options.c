@@ -216,14 +216,18 @@ int parse_options(const struct command_spec *spec, int argc, char **argv, char *
         }
     }
     if (n < spec->min_args || (spec->max_args >= 0 && n > spec->max_args)) {
-        if (n < spec->min_args)
-            report_plain_error("neuronop %s: missing arguments", spec->name);
+        if (n + 1 == spec->min_args)
+            report_plain_error("neuronop %s: missing an argument", spec->name);
+        else if (n < spec->min_args)
+            report_plain_error("neuronop %s: missing %d arguments", spec->name,
+                               spec->min_args - n);
         else   /* the first one too many, which is often what was meant otherwise */
             report_plain_error("neuronop %s: too many arguments: '%s'%s%s%s", spec->name,
                                pos[spec->max_args], spec->surplus_hint ? " (" : "",
                                spec->surplus_hint ? spec->surplus_hint : "",
                                spec->surplus_hint ? ")" : "");
         fprintf(stderr, "usage: neuronop %s %s\n", spec->name, spec->usage);
+        fprintf(stderr, "see 'neuronop %s --help'\n", spec->name);   /* as every usage error */
         free(pos);
         return -1;
     }

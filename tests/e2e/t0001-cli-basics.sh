@@ -44,7 +44,15 @@ test_expect "a flag given a value is a usage error" '
     run build --force=yes; expect_status 2; expect_err "takes no value"'
 
 test_expect "too many arguments is a usage error that names the first extra one" '
-    run build a b; expect_status 2; expect_err "neuronop build: error: too many arguments: '\''b'\''"'
+    run build a b; expect_status 2; expect_err "neuronop build: error: too many arguments: '\''b'\''"
+    expect_err "see '\''neuronop build --help'\''"'
+
+# (a docs audit'\''s find: "missing arguments", for one, and no word of --help)
+test_expect "too few arguments say how many are missing, and where to read" '
+    run inspect; expect_status 2
+    expect_err "neuronop inspect: error: missing an argument"
+    expect_err "usage: neuronop inspect"
+    expect_err "see '\''neuronop inspect --help'\''"'
 
 test_expect "test given an op after the library points to -k" '
     copy_example relu rl
