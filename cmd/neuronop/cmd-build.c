@@ -1,9 +1,11 @@
 /*
  * cmd-build.c - `neuronop build [DIR|MANIFEST]`: builds an op library, says what was built.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "builtin.h"
 #include "options.h"
@@ -125,6 +127,13 @@ int cmd_build(int argc, char **argv)
     free(args);
     if (build_dir && !build_dir[0])
         return command_usage_error(&build_spec, "--build-dir needs a folder, not ''");
+    if (library_dir) {   /* (else every source was 'outside' a folder that is not there) */
+        struct stat st;
+        int e = stat(library_dir, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+        if (e)
+            return command_usage_error(&build_spec, "--library-dir '%s': %s", library_dir,
+                                       strerror(e));
+    }
 
     nop_error err;
     nop_manifest *m;

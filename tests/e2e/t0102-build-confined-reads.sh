@@ -165,7 +165,11 @@ test_expect "--library-dir on the command line lets a build read a wider folder"
     expect_status 0
     run build --library-dir "$WORK/wide" wide
     expect_status 2
-    expect_err "source file '"'"'../outside/k.c'"'"' is outside the folder given with --library-dir"'
+    expect_err "source file '"'"'../outside/k.c'"'"' is outside the folder given with --library-dir"
+    # (a docs audit'\''s find: a folder that is not there made every source "outside" it)
+    run build --library-dir "$WORK/nowhere" wide
+    expect_status 2
+    expect_err "neuronop build: error: --library-dir '"'"'$WORK/nowhere'"'"': No such file or directory"'
 
 test_expect "extra_include_paths and -I outside the folder are refused; /usr/include is not" '
     copy_example negate inc
