@@ -17,6 +17,7 @@ import time
 import warnings
 
 import torch
+from torch.autograd import forward_ad
 
 from . import errors
 from ._client import (ARG_DOUBLE, ARG_INT64, ARG_SCALAR, ARG_TENSOR, DTYPES, env_flag,
@@ -68,6 +69,24 @@ class Op:
         self.modeled_calls = 0
 
     def __call__(self, *args):
+        return _run(self, args)
+
+    def autograd(self, *args):
+        """The op's Autograd kernel: where the tensors are those being differentiated,
+        functorch's (grad, jacrev) and forward-mode AD's included, which the CPU kernel
+        sees unwrapped (a new Python user's find: their gradients were silently zero).
+        The op has no derivative: a tensor that would take one is refused; else the op
+        runs as on the CPU."""
+        grad = torch.is_grad_enabled()
+        for i, (kind, value) in enumerate(zip(self.kinds, args)):
+            if kind != ARG_TENSOR:
+                continue
+            if grad and value.requires_grad:
+                raise _argument_error(self, i, _NO_DERIVATIVE)
+            if forward_ad.unpack_dual(value).tangent is not None:
+                raise _argument_error(self, i, "has a forward-mode tangent (torch.autograd."
+                                      "forward_ad), but the op has no derivative, so it "
+                                      "would be lost: call it on the primal")
         return _run(self, args)
 
 
@@ -228,6 +247,8 @@ def register(path):
                 # key torch uses for every backend
                 key = "CPU" if ARG_TENSOR in op.kinds else "CompositeExplicitAutograd"
                 lib.impl(op.schema.split("(", 1)[0], op, key)
+                if key == "CPU":
+                    lib.impl(op.schema.split("(", 1)[0], op.autograd, "Autograd")
                 _ops[op.qualname] = op
         if known is None:
             known = _libraries[real] = Library(real, desc["library"], namespace, [])
@@ -255,6 +276,11 @@ def _caller_level():
     return level if frame is not None else 1
 
 
+_NO_DERIVATIVE = ("requires grad, but the op has no derivative, so its gradient would be "
+                  "lost: call it from a torch.autograd.Function's forward (as the tutorials' "
+                  "my_ops.py does), under torch.no_grad(), or on .detach()ed tensors")
+
+
 def _run(op, args):
     """The CPU implementation of every neuronop op."""
     if op.index is None:
@@ -280,11 +306,7 @@ def _run(op, args):
                                       % value.dim())
             if value.requires_grad:
                 if grad:
-                    raise _argument_error(op, i, "requires grad, but the op has no derivative, "
-                                          "so its gradient would be lost: call it from a "
-                                          "torch.autograd.Function's forward (as the "
-                                          "tutorials' my_ops.py does), under torch.no_grad(), "
-                                          "or on .detach()ed tensors")
+                    raise _argument_error(op, i, _NO_DERIVATIVE)
                 value = value.detach()   # (one that does not need grad is used as it is)
         elif kind == ARG_SCALAR and isinstance(value, complex):
             raise _argument_error(op, i, "is complex, which the device does not have")

@@ -260,6 +260,22 @@ def _():
         assert torch.equal(torch.ops.my_ops.relu_forward(xr), torch.relu(x))
 
 
+# a new user's find: under functorch the op's CPU kernel saw the tensors unwrapped, which
+# need no grad there, and the gradients through the op were silently zero
+@check("tensors functorch or forward-mode AD differentiate are refused, not given zero grads")
+def _():
+    import functorch
+    from torch.autograd import forward_ad
+    op = torch.ops.my_ops.relu_forward
+    e = raises(neuronop.InputError, functorch.grad(lambda a: op(a).sum()), x)
+    assert "requires grad" in str(e), e
+    raises(neuronop.InputError, functorch.jacrev(op), x)
+    with forward_ad.dual_level():
+        e = raises(neuronop.InputError, op, forward_ad.make_dual(x, torch.ones_like(x)))
+        assert "forward-mode tangent" in str(e), e
+    assert torch.equal(op(x), torch.relu(x))   # and the op works on after them
+
+
 # a new user's find: the arena's views (and a new arena) made by a first call under
 # inference_mode were inference tensors, which every later call outside it copied into
 @check("calls made first under torch.inference_mode work outside it afterwards")
