@@ -269,6 +269,35 @@ static int make_values(server *s, const nop_library *lib, int op, const struct c
 }
 
 /* Runs a CALL; its reply is the fixed struct call_rep, then the items. */
+/* An input error of a call to op i of described whose file was rebuilt since Python read it,
+ * with the op taking other arguments: says so, in the words of the package's own check (the
+ * worker, which reads the file as it is, said only that an argument had the wrong type,
+ * where Python must be restarted to call the op as it now is). */
+static void rebuilt_signature(const nop_library *described, int i, nop_error *err)
+{
+    nop_library *now;
+    nop_opinfo was, is;
+    if (!nop_library_changed(described) ||
+        nop_library_describe(&now, nop_library_path(described), NULL) != 0)
+        return;
+    int j;
+    if (nop_library_op(described, i, &was) == 0 && (j = nop_library_find_op(now, was.name)) >= 0 &&
+        nop_library_op(now, j, &is) == 0 &&
+        (is.nargs != was.nargs || memcmp(is.args, was.args, (size_t)is.nargs * sizeof *is.args))) {
+        char sig[256];
+        nop_signature(&is, sig, sizeof sig);
+        *err = (nop_error){ .kind = NOP_ERR_INPUT, .diag.severity = NOP_SEV_ERROR };
+        const char *ns = nop_library_namespace(described);   /* a C library's: its name */
+        snprintf(err->diag.where, sizeof err->diag.where, "%.100s::%.100s",
+                 ns ? ns : nop_library_name(described), was.name);
+        snprintf(err->diag.msg, sizeof err->diag.msg, "'%.500s' was rebuilt since the op was "
+                 "loaded, as %s: torch cannot change a defined op's schema; restart Python to "
+                 "call the new one, or rebuild the library as it was",
+                 nop_library_path(described), sig);
+    }
+    nop_library_close(now);
+}
+
 static int call(server *s, const unsigned char *body, size_t len, buf *b)
 {
     struct call_req rq;
@@ -315,6 +344,8 @@ static int call(server *s, const unsigned char *body, size_t len, buf *b)
         }
     }
     int rc = lib ? nop_device_run(s->dev, lib, op, vals, (int)rq.nargs, &s->held, &err) : -1;
+    if (rc != 0 && lib && err.kind == NOP_ERR_INPUT)
+        rebuilt_signature(described, (int)rq.op, &err);
     rep.host_seconds = s->held.seconds;
     if (rc == 0 && (rq.flags & CALL_PROFILE)) {
         nop_error serr;

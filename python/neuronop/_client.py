@@ -46,6 +46,9 @@ DIAG = struct.Struct("<iiiii4I")
 LIB_ID = struct.Struct("<II")
 
 ARG_TENSOR, ARG_SCALAR, ARG_DOUBLE, ARG_INT64 = 0, 1, 2, 3
+# the library's names of them (its self-description's "args")
+KINDS = {"tensor": ARG_TENSOR, "scalar": ARG_SCALAR, "double": ARG_DOUBLE,
+         "int64": ARG_INT64}
 ALIGN = 64
 MAX_REPLY = 1 << 20
 MAX_PLANS = 256     # calls' plans kept (Supervisor._plan); all dropped when there are more
@@ -463,7 +466,8 @@ class Supervisor:
         # a call names its op: this supervisor's index of it is in what it read just now,
         # which a rebuild since Python registered the op may have reordered (a supervisor
         # started again, or the second one, reads the file anew)
-        self._opidx[path] = {op["name"]: i for i, op in enumerate(reply.json.get("ops", []))}
+        self._opidx[path] = {op["name"]: (i, [KINDS.get(t) for t in op["args"]])
+                             for i, op in enumerate(reply.json.get("ops", []))}
         self._plans = {}   # they name libraries by their ids
         if self._inner is not None:   # its description may be older: it reads the file again
             self._inner._ids.pop(path, None)
@@ -490,11 +494,20 @@ class Supervisor:
         out_offset = end
         arena = self._ensure_arena(out_offset + largest)
         lib = self._lib_id(path)
-        index = self._opidx[path].get(op)
-        if index is None:
+        found = self._opidx[path].get(op)
+        if found is None:
             raise errors.InputError(
                 "'%s' no longer has op '%s': it was rebuilt without it since it was loaded"
                 % (path, op))
+        index, kinds = found
+        if kinds != [kind for kind, _ in args]:
+            # (a new Python user's find: the error named an argument's type, not the rebuild)
+            # (the supervisor's words, when it is the one to find it: cmd-serve.c)
+            names = {k: name for name, k in KINDS.items()}
+            raise errors.InputError(
+                "'%s' was rebuilt since the op was loaded, as %s(%s): torch cannot change a "
+                "defined op's schema; restart Python to call the new one, or rebuild the "
+                "library as it was" % (path, op, ", ".join(names.get(k, "?") for k in kinds)))
         parts = [CALL_REQ.pack(lib, index, len(args), CALL_PROFILE if profile else 0,
                                out_offset)]
         inputs = []

@@ -20,13 +20,11 @@ import torch
 from torch.autograd import forward_ad
 
 from . import errors
-from ._client import (ARG_DOUBLE, ARG_INT64, ARG_SCALAR, ARG_TENSOR, DTYPES, env_flag,
+from ._client import (ARG_DOUBLE, ARG_INT64, ARG_SCALAR, ARG_TENSOR, DTYPES, KINDS, env_flag,
                       supervisor)
 
 # schema types of the library's argument kinds
 SCHEMA_TYPES = {"tensor": "Tensor", "scalar": "Scalar", "double": "float", "int64": "int"}
-KINDS = {"tensor": ARG_TENSOR, "scalar": ARG_SCALAR, "double": ARG_DOUBLE,
-         "int64": ARG_INT64}
 
 _lock = threading.RLock()
 _namespaces = {}   # namespace -> torch.library.Library(namespace, "DEF")
@@ -287,6 +285,11 @@ def _run(op, args):
         raise errors.InputError(
             "op '%s' is no longer in '%s': the library was rebuilt without it since it was "
             "loaded" % (op.qualname, op.path), where=op.qualname)
+    if op.redefined:   # the file read again: rebuilt as it was loaded, the op is itself again
+        try:           # (a new user's find: only another load_library cleared this)
+            register(op.path)
+        except errors.InputError:
+            pass
     if op.redefined:
         raise errors.InputError(
             "op '%s' was loaded as %s, and '%s' was rebuilt since with %s: torch cannot change "

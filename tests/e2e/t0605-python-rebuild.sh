@@ -90,15 +90,29 @@ def retype(two):
     subprocess.run([neuronop, "build", folder], check=True, stdout=subprocess.DEVNULL)
 
 
-retype(True)
-for what, call in (("loading it", lambda: custom_op.load_library(library)),
-                   ("calling it", lambda: torch.ops.negate.negate(x))):
+def outcome(call):
     try:
         call()
-        print("signature change, %s: no error" % what)
+        return "no error"
     except errors.InputError as e:
-        print("signature change, %s: %s" % (what, e.message))
+        return e.message
+
+
+# (a new user's finds: a rebuilt signature, called without loading it again, was only "argument
+# 2 ... must be a double"; and, once refused at loading, the op stayed refused after the
+# library was rebuilt back, until it was loaded again)
+torch.ops.negate.negate(x)   # a supervisor, and a plan, that read the library as it was
+retype(True)
+print("signature change, not loaded again, calling it: %s"
+      % outcome(lambda: torch.ops.negate.negate(x)))
+_client.supervisor().close()   # one that reads the rebuilt library (the package finds it)
+print("signature change, a new supervisor, calling it: %s"
+      % outcome(lambda: torch.ops.negate.negate(x)))
+for what, call in (("loading it", lambda: custom_op.load_library(library)),
+                   ("calling it", lambda: torch.ops.negate.negate(x))):
+    print("signature change, %s: %s" % (what, outcome(call)))
 retype(False)
+print("signature back, not loaded again:", torch.equal(torch.ops.negate.negate(x), torch.mul(x, k)))
 custom_op.load_library(library)
 print("signature back:", torch.equal(torch.ops.negate.negate(x), torch.mul(x, k)))
 
@@ -167,6 +181,9 @@ test_expect "a rebuild that changes an op signature is refused at loading and at
     expect_out "restart Python to load the new signature"
     expect_out "signature change, calling it: op '\''negate::negate'\'' was loaded as negate(Tensor t_in) -> Tensor, and"
     expect_out "restart Python to call the new one"
+    expect_out "signature change, not loaded again, calling it: '\''$WORK/neg/build/libnegate.so'\'' was rebuilt since the op was loaded, as negate(tensor, double): torch cannot change a defined op'\''s schema; restart Python"
+    expect_out "signature change, a new supervisor, calling it: '\''$WORK/neg/build/libnegate.so'\'' was rebuilt since the op was loaded, as negate(tensor, double): torch cannot change a defined op'\''s schema; restart Python"
+    expect_out "signature back, not loaded again: True"
     expect_out "signature back: True"'
 
 gone="neg ran InputError: .*rebuilt without it since it was loaded; dbl ran dbl"
