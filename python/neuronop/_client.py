@@ -360,6 +360,19 @@ class Supervisor:
             if self._inner is not None:   # last: such a call may have started it just now
                 self._inner.close()
 
+    def at_exit(self):
+        """Ends the supervisor as the interpreter exits.  A call still under way then is a
+        daemon thread's (python has joined every other thread by now), and python does not
+        wait for daemon threads: nor does this (a new user's find: the exit waited out the
+        call, its device time limit long).  The supervisor, which dies with python
+        (cmd-serve.c), and its workers end as python does; the thread stays where it is,
+        as python leaves it (waking it would make it run on in a finalizing interpreter)."""
+        if self._lock.acquire(timeout=0.2):
+            try:
+                self.close()
+            finally:
+                self._lock.release()
+
     def _ensure_running(self):
         """Starts the supervisor when there is none (the first request, or after one ended).
         One that died since its last reply is not polled for here: the next request's send
@@ -670,6 +683,6 @@ def supervisor():
             if _supervisor is None:
                 _supervisor = Supervisor()
                 # at exit, wait for it to end, so nothing outlives the script
-                atexit.register(_supervisor.close)
+                atexit.register(_supervisor.at_exit)
                 os.register_at_fork(after_in_child=_supervisor.after_fork_in_child)
     return _supervisor

@@ -45,4 +45,29 @@ test_expect "the supervisor outlives the Python thread that started it" '
     expect_status 0
     expect_out "same supervisor"'
 
+# python does not wait for a daemon thread at exit, and neither does the package: a script
+# whose daemon thread is in a spinning call ends when its main thread does, not at the call's
+# --timeout (a new user's find: the exit waited for the call), and leaves nothing running
+cat >"$WORK/daemon.py" <<'EOT'
+import sys
+import threading
+import time
+
+import torch
+from neuronop import custom_op
+
+custom_op.load_library(sys.argv[1])
+threading.Thread(target=lambda: torch.ops.hostile_parent.immortal(torch.zeros(4)),
+                 daemon=True).start()
+time.sleep(0.5)
+print("main thread done", flush=True)
+EOT
+test_expect "a daemon thread in a call does not hold up the exit, nor outlive it" '
+    start=$(date +%s)
+    run_alone python --timeout 30 daemon.py "$WORK/hp/build/libhostile_parent.so"
+    expect_status 0
+    expect_out "main thread done"
+    took=$(($(date +%s) - start))
+    [ "$took" -lt 20 ] || { echo "the exit took $took s"; exit 1; }'
+
 test_done
