@@ -260,6 +260,14 @@ static int make_values(server *s, const nop_library *lib, int op, const struct c
         nop_error err;
         if (nop_tensor_wrap(&tensors[k], (enum nop_dtype)a[k].dtype, a[k].ndim, a[k].sizes,
                             s->arena + a[k].offset, s->arena_size - a[k].offset, &err) != 0) {
+            /* a shape the device cannot have: said of the op and the argument, as Python's
+             * own argument checks say it (a new user's find: it named neither) */
+            const char *ns = nop_library_namespace(lib);   /* a C library's: its name */
+            snprintf(err.diag.where, sizeof err.diag.where, "%.100s::%.100s",
+                     ns ? ns : nop_library_name(lib), info.name);
+            char msg[sizeof err.diag.msg];
+            snprintf(msg, sizeof msg, "argument %u: %.990s", k + 1, err.diag.msg);
+            memcpy(err.diag.msg, msg, sizeof msg);
             reply_error(b, &err);
             return -1;
         }

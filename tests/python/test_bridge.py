@@ -248,6 +248,8 @@ def _():
     assert "9 dimensions" in str(e), e
     e = raises(neuronop.InputError, torch.ops.my_ops.relu_forward, torch.ones(1, 1, 1, 1, 70000))
     assert "over 65535 only up to 4-D" in str(e), e
+    # (a new user's find: it named neither the op nor the argument)
+    assert e.where == "my_ops::relu_forward" and "argument 1: " in str(e), e
     assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
 
 
