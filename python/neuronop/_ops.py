@@ -80,7 +80,7 @@ class Op:
             if kind != ARG_TENSOR:
                 continue
             if grad and value.requires_grad:
-                raise _argument_error(self, i, _NO_DERIVATIVE)
+                raise _argument_error(self, i, _no_derivative())
             if forward_ad.unpack_dual(value).tangent is not None:
                 raise _argument_error(self, i, "has a forward-mode tangent (torch.autograd."
                                       "forward_ad), but the op has no derivative, so it "
@@ -277,6 +277,25 @@ def _caller_level():
 _NO_DERIVATIVE = ("requires grad, but the op has no derivative, so its gradient would be "
                   "lost: call it from a torch.autograd.Function's forward (as the tutorials' "
                   "my_ops.py does), under torch.no_grad(), or on .detach()ed tensors")
+_NO_SECOND_DERIVATIVE = (
+    "requires grad in a torch.autograd.Function's backward run with create_graph=True (a "
+    "second derivative), but the op has no derivative: mark that backward "
+    "@torch.autograd.function.once_differentiable, or leave out create_graph")
+
+
+def _no_derivative():
+    """Why a tensor that requires grad is refused: the call from a custom Function's backward
+    run to make a graph (a new user's find: the advice to call it from a Function pointed
+    where it already was), or any other."""
+    frame = sys._getframe(2)
+    for _ in range(32):
+        if frame is None:
+            break
+        ctx = frame.f_locals.get("ctx") if frame.f_code.co_name == "backward" else None
+        if isinstance(ctx, torch.autograd.function.BackwardCFunction):
+            return _NO_SECOND_DERIVATIVE
+        frame = frame.f_back
+    return _NO_DERIVATIVE
 
 
 def _run(op, args):
@@ -309,7 +328,7 @@ def _run(op, args):
                                       % value.dim())
             if value.requires_grad:
                 if grad:
-                    raise _argument_error(op, i, _NO_DERIVATIVE)
+                    raise _argument_error(op, i, _no_derivative())
                 value = value.detach()   # (one that does not need grad is used as it is)
         elif kind == ARG_SCALAR and isinstance(value, complex):
             raise _argument_error(op, i, "is complex, which the device does not have")

@@ -262,6 +262,32 @@ def _():
         assert torch.equal(torch.ops.my_ops.relu_forward(xr), torch.relu(x))
 
 
+# a new user's find: a double backward through the tutorials' Function was told to call the
+# op from a Function, where it already was
+@check("a second derivative through a Function's backward says once_differentiable")
+def _():
+    def function(once):
+        def backward(ctx, g):
+            return torch.ops.my_ops.relu_backward(g, ctx.saved_tensors[0])
+
+        class Relu(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, t):
+                ctx.save_for_backward(t)
+                return torch.ops.my_ops.relu_forward(t)
+        Relu.backward = staticmethod(
+            torch.autograd.function.once_differentiable(backward) if once else backward)
+        return Relu
+
+    xr = x.clone().requires_grad_()
+    (gx,) = torch.autograd.grad(torch.relu(xr).sum(), xr, create_graph=True)
+    e = raises(neuronop.InputError, torch.autograd.grad, function(False).apply(xr).sum(), xr,
+               create_graph=True)
+    assert "create_graph=True" in str(e) and "once_differentiable" in str(e), e
+    (got,) = torch.autograd.grad(function(True).apply(xr).sum(), xr, create_graph=True)
+    assert torch.equal(got, gx), (got, gx)
+
+
 # a new user's find: under functorch the op's CPU kernel saw the tensors unwrapped, which
 # need no grad there, and the gradients through the op were silently zero
 @check("tensors functorch or forward-mode AD differentiate are refused, not given zero grads")
