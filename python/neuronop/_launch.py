@@ -10,6 +10,7 @@ import io
 import os
 import pkgutil
 import runpy
+import signal
 import sys
 import types
 
@@ -60,7 +61,7 @@ def main():
         else:
             main_file = os.path.join(os.getcwd(), script)
             run_file(main_file)
-    except Exception as e:   # (SystemExit and KeyboardInterrupt end the script as they do)
+    except (Exception, KeyboardInterrupt) as e:   # (SystemExit ends the script as it does)
         # the traceback as python's own: from the script's frame, without this module's and
         # runpy's, which began every traceback of neuronop python
         tb = e.__traceback__
@@ -71,7 +72,23 @@ def main():
         elif isinstance(e, SyntaxError):   # (a script that does not compile: no frame at all)
             e.__traceback__ = None
         sys.excepthook(type(e), e, e.__traceback__)
+        if isinstance(e, KeyboardInterrupt):
+            interrupted()
         sys.exit(1)
+
+
+def interrupted():
+    """Ends the process as python ends after an uncaught KeyboardInterrupt: the exit
+    handlers run, then SIGINT's default action, so that a shell sees the interrupt (and
+    stops a loop that ran the script)."""
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGINT)
 
 
 if __name__ == "__main__":

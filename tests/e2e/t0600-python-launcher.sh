@@ -68,6 +68,15 @@ test_expect "the script is named as python names it: __file__ absolute, argv[0] 
     printf "%s\n" "$WORK/./named/../named/s.py ./named/../named/s.py __main__" \
         "import os, sys" | diff - out'
 
+# (a new user's find: an uncaught KeyboardInterrupt's traceback began with the launcher's
+# frames)
+test_expect "an uncaught KeyboardInterrupt ends it as it ends python: its traceback, SIGINT" '
+    py "def f():" "    raise KeyboardInterrupt" "f()"
+    run python s.py
+    expect_status 130
+    /usr/bin/python3 s.py 2>want || true
+    diff want err'
+
 test_expect "a script that does not compile exits 1 with python'\''s own message" '
     py "x = ("
     run python s.py
