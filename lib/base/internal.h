@@ -59,6 +59,10 @@ void nopi_diag_clean(nop_diag *d);
  * be: "zeroes:4x4" -> "zeros", "ful:4x4:2.5" -> "full"; NULL when what comes before its first
  * colon is not a near-miss of a generator's name (letters only: no path). */
 const char *nopi_generator_like(const char *spec);
+/* Whether a test's argument spec reads as a number (strtod takes all of it: 2.5, -1e3, inf,
+ * nan): where a manifest is read before its ops are known (a C++ library's), such an
+ * argument is a number, or, for a tensor, a file of that name in the library folder. */
+bool nopi_number_like(const char *spec);
 /* Whether spec, a generator (nop_is_generator), is one nop_tensor_generate can make, without
  * making it: 0, or -1 with err filled as nop_tensor_generate would fill it. */
 int nopi_generator_check(const char *spec, nop_error *err);
@@ -128,6 +132,11 @@ bool nopi_is_cxx_source(const char *path);
 void nopi_diag_add_excerpt(nop_diag *d);
 /* Joins dir and rel unless rel is absolute; malloc'd; NULL on no memory. */
 char *nopi_path_join(const char *dir, const char *rel);
+/* build/confine.c: true when path resolves to root or inside it (symlinks resolved; a part
+ * that does not exist yet is taken as written and must not contain ".."); resolved (may be
+ * NULL) gets the resolved path for messages, or path itself when it cannot be resolved.  A
+ * folder another process creates meanwhile (a concurrent build's) does not make it false. */
+bool nopi_confine_within(const char *root, const char *path, char *resolved, size_t size);
 /* The directory part of path ("." when none); malloc'd. */
 char *nopi_dirname(const char *path);
 /* Whether path is dir or lies beneath it, by their text (resolve both first). */

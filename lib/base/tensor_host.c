@@ -45,6 +45,13 @@ const char *nopi_generator_like(const char *spec)
     return nop_closest(kind, kinds, NOPI_ARRAY_LEN(kinds));
 }
 
+bool nopi_number_like(const char *spec)
+{
+    char *end;
+    (void)strtod(spec, &end);
+    return *spec && !*end;
+}
+
 bool nop_is_generator(const char *spec)
 {
     const char *colon = strchr(spec, ':');

@@ -112,12 +112,6 @@ bool nopi_confine_allows(const nopi_confine *c, const char *path);
  */
 bool nopi_confine_diag(const nopi_confine *c, nop_diag *d);
 
-/* True when path resolves to root or inside it (symlinks resolved; a part that does not
- * exist yet is taken as written and must not contain ".."); resolved (may be NULL) gets the
- * resolved path for messages, or path itself when it cannot be resolved.  A folder another
- * process creates meanwhile (a concurrent build's) does not make it false. */
-bool nopi_confine_within(const char *root, const char *path, char *resolved, size_t size);
-
 /* Fills err with "compiling 'NAME' went past N s" (time) or "... N MB", and what to do. */
 void nopi_confine_past(const nopi_confine *c, nop_error *err, const char *name, bool time);
 

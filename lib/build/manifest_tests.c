@@ -80,11 +80,8 @@ static int load_test_arg(loader *L, nopi_test *t, int i, const nopi_ynode *n,
          * not known yet (a C++ library's come from its registration), a number is not. */
         bool tensor = !op || op->args[i] == NOP_ARG_TENSOR;
         bool generator = nop_is_generator(str) || nopi_generator_like(str);
-        char *end;
-        (void)strtod(str, &end);
-        bool number = *str && !*end;
         bool path = (strlen(str) > 4 && strcmp(str + strlen(str) - 4, ".npy") == 0) ||
-                    (tensor && !generator && (op || !number));
+                    (tensor && !generator && (op || !nopi_number_like(str)));
         t->alts[i][k] = path ? nopi_path_join(L->m->dir, str) : strdup(str);
         if (!t->alts[i][k])
             return oom(L);

@@ -32,6 +32,7 @@ typedef struct suite {
     nopi_wire *wire;           /* inside a worker: its devices report through it */
     bool alongside;            /* a case's reference runs while its executions do: this
                                 * process may use more than one CPU */
+    const char *folder;        /* the manifest's folder, which its argument files are in */
 } suite;
 
 /* A device for one execution: in-process inside a worker (attached to its wire, so
@@ -334,6 +335,32 @@ static int execute(const suite *s, const nop_testinfo *t, const execution *e, in
                    : nop_device_run_reference(*dev, s->lib, ref, vals, t->nargs, run, err);
 }
 
+/* A tensor argument that reads as a number (2.5, inf) was left as written when the manifest
+ * was read before the op was known (a C++ library's, manifest_tests.c): it is a file of
+ * that name in the library folder, as every other argument file is, and must stay inside
+ * it (a red team's find: it was read from the working folder, outside the check).  Points
+ * argv[a] at the path, which files[a] owns.  0, or -1 with err filled. */
+static int argument_files(const suite *s, const nop_testinfo *t, const char **argv,
+                          char **files, nop_error *err)
+{
+    int i = nop_library_find_op(s->lib, t->op);
+    nop_opinfo op;
+    if (i < 0 || nop_library_op(s->lib, i, &op) != 0 || !s->folder)
+        return 0;   /* (nop_values_parse says what is wrong with the op) */
+    for (int a = 0; a < t->nargs && a < op.nargs; a++) {
+        if (op.args[a] != NOP_ARG_TENSOR || !nopi_number_like(argv[a]))
+            continue;
+        if (!(files[a] = nopi_path_join(s->folder, argv[a])))
+            return nopi_nomem(err);
+        char resolved[2048];
+        if (!nopi_confine_within(s->folder, files[a], resolved, sizeof resolved))
+            return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "argument file '%s' is outside "
+                             "the library folder (it resolves to '%s')", argv[a], resolved);
+        argv[a] = files[a];
+    }
+    return 0;
+}
+
 /* Receives the result of execution i (REF, ARGS) of a part of a sub-case. */
 typedef void report_fn(void *ctx, int i, int rc, const nop_error *err, nop_run_result *run);
 
@@ -346,20 +373,26 @@ static void run_part(const suite *s, const nop_testinfo *t, const int *pick, boo
                      nop_device *shared, report_fn *report, void *ctx)
 {
     const char *argv[NOP_MAX_ARGS];
+    char *files[NOP_MAX_ARGS] = { 0 };
     for (int a = 0; a < t->nargs; a++)
         argv[a] = t->alts[a][pick[a]];
     int opi;
-    nop_value *vals;
-    nop_tensor **tensors;
+    nop_value *vals = NULL;
+    nop_tensor **tensors = NULL;
     nop_error err;
     nop_run_result run;
     memset(&run, 0, sizeof run);
-    if (nop_values_parse(s->lib, t->op, t->nargs, argv, s->o->seed, &opi, &vals, &tensors,
+    if (argument_files(s, t, argv, files, &err) != 0 ||
+        nop_values_parse(s->lib, t->op, t->nargs, argv, s->o->seed, &opi, &vals, &tensors,
                          &err) != 0) {
         report(ctx, ARGS, -1, &err, &run);
         nop_values_free(vals, tensors, t->nargs);   /* what was made before the failure */
+        for (int a = 0; a < t->nargs; a++)
+            free(files[a]);
         return;
     }
+    for (int a = 0; a < t->nargs; a++)
+        free(files[a]);
     nop_device *dev = shared;
     if (reference) {
         int rc = execute(s, t, NULL, opi, vals, &dev, &run, &err);
@@ -611,17 +644,23 @@ int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profil
      * computes for a while could make an honest kernel miss its time limit (and so it would
      * under a container's limit of fewer than two CPUs, whatever CPUs its mask shows) */
     bool more = opts->isolate && nop_cpus_usable() >= NOP_TEST_ALONGSIDE_CPUS;
-    suite s = { lib, profile, opts, NULL, more };
+    char *folder = nopi_dirname(nop_manifest_path(m));
+    if (!folder)
+        return nopi_nomem(err);
+    suite s = { lib, profile, opts, NULL, more, folder };
     nop_device *dev = NULL;
     nopi_server *srv[2] = { NULL, NULL };
     case_server cs;
-    if (opts->isolate && start_servers(&s, m, &dev, &cs, srv, err) != 0)
+    if (opts->isolate && start_servers(&s, m, &dev, &cs, srv, err) != 0) {
+        free(folder);
         return -1;
+    }
     nop_test_result *res = malloc(sizeof *res);
     if (!res) {
         nopi_server_free(srv[0]);
         nopi_server_free(srv[1]);
         nop_device_free(dev);
+        free(folder);
         return nopi_nomem(err);
     }
     for (int i = 0; i < nop_manifest_test_count(m); i++) {
@@ -654,5 +693,6 @@ int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profil
     nopi_server_free(srv[0]);
     nopi_server_free(srv[1]);
     nop_device_free(dev);
+    free(folder);
     return 0;
 }

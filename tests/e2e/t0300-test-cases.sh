@@ -241,6 +241,22 @@ EOF
     expect_status 2
     expect_err "error: argument file '\''$WORK/shared/data'\'' of test '\''outside'\'' is outside the library folder"'
 
+# A C++ library's ops are not known when its manifest is read: a tensor argument spelt as a
+# number is a file in the library folder, as every argument file is (a red team's find: it
+# was read from the working folder, and without Landlock a planted file there passed)
+test_expect "a C++ tensor argument named like a number is a file of the library folder" '
+    copy_example add_cxx ax
+    rm -rf ax/build
+    npy write ax/inf "<f4" 5 0 1 2 3 4
+    cat >>ax/neuronop.yaml <<EOF
+  - {name: number_named, op: add, args: [inf, full:5:0.5], expect: tests/sum.npy}
+EOF
+    mkdir -p elsewhere
+    npy write elsewhere/inf "<f4" 5 0 0 0 0 0
+    (cd elsewhere && NEURONOP_LANDLOCK=off "$NEURONOP" test ../ax -k number_named) >out 2>err ||
+        { cat out err; exit 1; }
+    grep -q "^ok    number_named" out'
+
 test_expect "a manifest without tests says so and passes" '
     cp "$NEURONOP_SRC/tests/fixtures/checks/neuronop.yaml" c/neuronop.yaml
     run test c
