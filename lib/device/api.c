@@ -160,6 +160,17 @@ static nt_dtype api_dtype_of(const nt_tensor *t)
 
 /* ---- factories -------------------------------------------------------------------------- */
 
+/* A factory that writes a tensor's elements is the tensor library writing device memory,
+ * which a multicore kernel may not (tensorlib.c's touches_data; a red team's find: nt_ones
+ * and nt_eye ran on every core where nt_full was refused).  A shape function's tensor has
+ * no elements to write. */
+static nt_tensor *factory_writes(nopi_core *c, nt_tensor *t, const char *fn)
+{
+    if (!t->shape_only)
+        single_core_only(c, fn, "the tensor library");
+    return t;
+}
+
 static nt_tensor *fill(nopi_core *c, nt_tensor *t, nt_scalar v)
 {
     if (t->shape_only)
@@ -187,13 +198,15 @@ static nt_tensor *api_empty(int ndim, const int64_t *sizes, nt_dtype d)
 static nt_tensor *api_zeros(int ndim, const int64_t *sizes, nt_dtype d)
 {
     NOPI_API(c, NOP_COST_TENSORLIB);
-    return nopi_new_tensor(c, d, ndim, sizes, "nt_zeros");   /* allocated zeroed */
+    /* (allocated zeroed) */
+    return factory_writes(c, nopi_new_tensor(c, d, ndim, sizes, "nt_zeros"), "nt_zeros");
 }
 
 static nt_tensor *api_ones(int ndim, const int64_t *sizes, nt_dtype d)
 {
     NOPI_API(c, NOP_COST_TENSORLIB);
-    return fill(c, nopi_new_tensor(c, d, ndim, sizes, "nt_ones"), nt_scalar_i(1));
+    nt_tensor *t = factory_writes(c, nopi_new_tensor(c, d, ndim, sizes, "nt_ones"), "nt_ones");
+    return fill(c, t, nt_scalar_i(1));
 }
 
 static nt_tensor *api_eye(int64_t n, int64_t m, nt_dtype d)
@@ -203,7 +216,7 @@ static nt_tensor *api_eye(int64_t n, int64_t m, nt_dtype d)
         nopi_core_fail(c, "nt_eye(%lld, %lld, NT_BF16): \"eye\" not implemented for "
                        "'BFloat16'", (long long)n, (long long)m);
     int64_t sizes[2] = { n, m };
-    nt_tensor *t = nopi_new_tensor(c, d, 2, sizes, "nt_eye");
+    nt_tensor *t = factory_writes(c, nopi_new_tensor(c, d, 2, sizes, "nt_eye"), "nt_eye");
     if (!t->shape_only)
         for (int64_t i = 0; i < n && i < m; i++)
             nopi_set_i(t, i * m + i, 1);
