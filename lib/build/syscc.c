@@ -112,25 +112,36 @@ static int cannot_run(const nopi_tool_job *j, int e, nop_error *err)
     return -1;
 }
 
-/* The guardian's death signal: neuronop has ended, so the compile's whole group goes. */
+/* The guardian's death signal: when neuronop has ended, the compile's whole group goes.
+ * (The signal also comes when the thread that forked it ends: libneuronop is a library, and
+ * its caller may build from a thread it later ends; then the parent is still neuronop.) */
+static pid_t guarded_for;
+
 static void on_parent_gone(int sig)
 {
     (void)sig;
-    kill(0, SIGKILL);
+    if (getppid() != guarded_for)
+        kill(0, SIGKILL);
 }
 
 /* In a tool's child, confined and the leader of its own process group: forks the tool and
  * stays as its guardian, ending as the tool ends (its exit status or its signal, so what
  * nopi_confine_wait reads is the tool's).  A death signal is not inherited: the compiler
- * driver's own children (cc1plus, as) outlived a neuronop that died or was stopped and ran
+ * driver's own children (cc1plus, as) outlived a neuronop that died or was killed and ran
  * on to their CPU limit; the guardian's kills the whole group.  parent is neuronop's pid,
  * to see whether it ended before the signal was asked for; report, the pipe the tool's exec
  * error goes through, which the guardian closes (the parent reads it to its end).  Returns
  * 0 in the tool, -1 in the guardian when the fork failed (errno). */
 static int guard(pid_t parent, int report)
 {
+    guarded_for = parent;
     signal(SIGHUP, on_parent_gone);
-    if (prctl(PR_SET_PDEATHSIG, SIGHUP, 0, 0, 0) != 0 || getppid() != parent)
+    sigset_t hup;   /* a neuronop started with SIGHUP blocked passes the mask on (a review's
+                     * find: the death signal then stayed pending for ever) */
+    sigemptyset(&hup);
+    sigaddset(&hup, SIGHUP);
+    if (sigprocmask(SIG_UNBLOCK, &hup, NULL) != 0 ||
+        prctl(PR_SET_PDEATHSIG, SIGHUP, 0, 0, 0) != 0 || getppid() != parent)
         kill(0, SIGKILL);
     pid_t tool = fork();
     if (tool <= 0) {
