@@ -139,6 +139,7 @@ static struct sigaction previous[NOPI_ARRAY_LEN(fault_signals)];
 static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;
 static pthread_key_t ending_key;   /* set on every worker's thread: on_thread_end */
 static bool have_ending_key;
+static bool thread_ends_trapped;   /* the process is confined (nopi_fiber_trap_thread_ends) */
 
 static void chain(int sig, siginfo_t *si, void *uc)
 {
@@ -215,14 +216,20 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 
 /* A worker's thread ends while it is still a worker: user code ended it (pthread_exit, from
  * a kernel, shape function or reference that never returned; the runtime leaves before any
- * of its threads ends), and its core would never finish.  Makes the thread's exit call from
- * here, through syscall(), which a confined worker's filter traps like any exit made by user
- * code ("must return, not exit", seccomp.c); unconfined, the thread ends as it was going to. */
+ * of its threads ends), and its core would never finish.  In a confined worker, makes the
+ * thread's exit call from here, through syscall(), which the filter traps like any exit made
+ * by user code ("must return, not exit", seccomp.c).  Unconfined, nothing: a raw exit here
+ * would skip the rest of glibc's thread end (the last thread's exit of the process). */
 static void on_thread_end(void *w)
 {
     (void)w;
-    if (tls_worker)
+    if (tls_worker && thread_ends_trapped)
         syscall(SYS_exit, 0);
+}
+
+void nopi_fiber_trap_thread_ends(void)
+{
+    thread_ends_trapped = true;
 }
 
 static void install_handlers(void)

@@ -44,6 +44,10 @@ struct nopi_worker {
  * kernel to the default action rather than to a handler the caller had (which would run in a
  * worker whose kernel may have wrecked the heap). */
 void nopi_fiber_own_process(void);
+/* In a process whose seccomp filter traps an exit made outside libc (seccomp.c): a worker's
+ * thread that user code ends (pthread_exit) then makes such a call as it ends, and the trap
+ * names it; elsewhere that thread just ends. */
+void nopi_fiber_trap_thread_ends(void);
 /* Makes the calling thread a worker: installs the handlers once per process and an alternate
  * signal stack for this thread.  text_lo/hi bound the op library's code.  -1 on no memory. */
 int nopi_worker_enter(nopi_worker *w, uintptr_t text_lo, uintptr_t text_hi);

@@ -129,7 +129,9 @@ static float pow_scalar(const nopi_tl_args *x, float a)
  * at a time from the first (vec::map; the last few with zeros in the other lanes).  Sleef's
  * sin and cos compute the 8 together (one large lane changes the others' rounding), so an
  * element's result is its group's: a group is computed when its first element is asked for
- * and kept for the rest. */
+ * and kept for the rest.  (Past 2048 elements ATen splits the loop among its threads, and a
+ * thread's part may start inside a group, so torch's own bits there depend on its thread
+ * count: one thread's are followed.) */
 typedef struct group {
     int64_t first;   /* its first element, or -1: none yet */
     float out[8];

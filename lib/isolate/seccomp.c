@@ -246,32 +246,41 @@ struct own {
     uint64_t any_lo, any_hi;     /* its syscall() function, inside that text; equal: none */
 };
 
+/* Whether libc's text was found (FROM_LIBC can check) and its syscall() inside it. */
+static bool libc_found(const struct own *own)
+{
+    return own->libc_lo < own->libc_hi && own->libc_lo >> 32 == (own->libc_hi - 1) >> 32;
+}
+
+static bool any_call_found(const struct own *own)
+{
+    return libc_found(own) && own->any_lo < own->any_hi && own->any_lo >= own->libc_lo &&
+           own->any_hi <= own->libc_hi;
+}
+
 /* Appends the checks of one rule: "not this call: on to what follows", then its verdict. */
 static unsigned short rule_checks(struct sock_filter *p, unsigned short n, const struct rule *r,
                                   const struct own *own)
 {
     const uint32_t trap = SECCOMP_RET_TRAP, allow = SECCOMP_RET_ALLOW;
     const uint32_t writes = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND;
-    if (r->when == FROM_LIBC && own->libc_lo < own->libc_hi &&
-        own->libc_lo >> 32 == (own->libc_hi - 1) >> 32) {
+    if (r->when == FROM_LIBC && libc_found(own)) {
         /* the call; the high half of the address after it, then its low half, in libc's
-         * text (one 4 GB region, so the halves can be compared apart) and outside its
-         * syscall() (an empty range there, [libc_lo, libc_lo), lets all through); "trap",
-         * "allow" */
-        uint64_t any_lo = own->libc_lo, any_hi = own->libc_lo;
-        if (own->any_lo < own->any_hi && own->any_lo >= own->libc_lo &&
-            own->any_hi <= own->libc_hi) {
-            any_lo = own->any_lo;
-            any_hi = own->any_hi;
-        }
-        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r->nr, 0, 9);
+         * text (one 4 GB region, so the halves can be compared apart) and, when it was
+         * found there, outside its syscall(); "trap", "allow" */
+        bool any = any_call_found(own);
+        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r->nr, 0, any ? 9 : 7);
         p[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, IP_HI);
-        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(own->libc_lo >> 32), 0, 5);
+        p[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(own->libc_lo >> 32), 0, any ? 5 : 3);
         p[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, IP_LO);
-        p[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)own->libc_lo, 0, 3);
-        p[n++] = JUMP(BPF_JMP | BPF_JGT | BPF_K, (uint32_t)(own->libc_hi - 1), 2, 0);
-        p[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)any_lo, 0, 2);
-        p[n++] = JUMP(BPF_JMP | BPF_JGT | BPF_K, (uint32_t)(any_hi - 1), 1, 0);
+        p[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)own->libc_lo, 0, any ? 3 : 1);
+        if (any) {
+            p[n++] = JUMP(BPF_JMP | BPF_JGT | BPF_K, (uint32_t)(own->libc_hi - 1), 2, 0);
+            p[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)own->any_lo, 0, 2);
+            p[n++] = JUMP(BPF_JMP | BPF_JGT | BPF_K, (uint32_t)(own->any_hi - 1), 1, 0);
+        } else {
+            p[n++] = JUMP(BPF_JMP | BPF_JGT | BPF_K, (uint32_t)(own->libc_hi - 1), 0, 1);
+        }
         p[n++] = STMT(BPF_RET | BPF_K, trap);
         p[n++] = STMT(BPF_RET | BPF_K, allow);
         return n;
@@ -466,5 +475,8 @@ int nopi_confine_at(int fd, int timer, const uint64_t *libc, nop_error *err)
         syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &f) != 0)
         return nopi_fail(err, NOP_ERR_NOMEM, NULL, 0, 0, "cannot confine the device process "
                          "with seccomp: %s", strerror(errno));
+    if (any_call_found(&own))   /* an exit through syscall() is trapped: a thread user code
+                                 * ends makes one (fiber.c) */
+        nopi_fiber_trap_thread_ends();
     return 0;
 }
