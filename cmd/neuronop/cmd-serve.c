@@ -276,7 +276,6 @@ static int make_values(server *s, const nop_library *lib, int op, const struct c
     return 0;
 }
 
-/* Runs a CALL; its reply is the fixed struct call_rep, then the items. */
 /* An input error of a call to op i of described whose file was rebuilt since Python read it,
  * with the op taking other arguments: says so, in the words of the package's own check (the
  * worker, which reads the file as it is, said only that an argument had the wrong type,
@@ -306,6 +305,7 @@ static void rebuilt_signature(const nop_library *described, int i, nop_error *er
     nop_library_close(now);
 }
 
+/* Runs a CALL; its reply is the fixed struct call_rep, then the items. */
 static int call(server *s, const unsigned char *body, size_t len, buf *b)
 {
     struct call_req rq;

@@ -288,14 +288,26 @@ static int write_and_close(int fd, const void *const *bufs, const size_t *lens, 
     return e;
 }
 
-/* Writes into path in place, for what must not be replaced by a regular file: a device,
- * FIFO or terminal (-o /dev/null as root would otherwise destroy /dev/null), or the
- * caller's standard output or error (/dev/stdout).  Never creates: what it writes to
- * exists.  0, or an errno value. */
-static int write_in_place(const char *path, const void *const *bufs, const size_t *lens, int n)
+/* Writes into path in place, for what must not be replaced by a regular file: a character
+ * device, FIFO or terminal (-o /dev/null as root would otherwise destroy /dev/null), or,
+ * stream true, the caller's standard output or error (/dev/stdout, which may be a file the
+ * shell made).  Never creates: what it writes to exists.  What is opened is looked at again
+ * (a review's find: a link swapped in after the caller's check, to a disk or a file, would
+ * have been written), and is never truncated unless it is the caller's stream.  0, or an
+ * errno value (EPERM for one swapped). */
+static int write_in_place(const char *path, bool stream, const void *const *bufs,
+                          const size_t *lens, int n)
 {
-    int fd = open(path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
-    return fd < 0 ? errno : write_and_close(fd, bufs, lens, n);
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | (stream ? O_TRUNC : 0));
+    if (fd < 0)
+        return errno;
+    struct stat st;
+    if (!stream && (fstat(fd, &st) != 0 ||
+                    !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))) {
+        close(fd);
+        return EPERM;
+    }
+    return write_and_close(fd, bufs, lens, n);
 }
 
 /* Writes a regular file at dest through a temporary file beside it and rename(2), which
@@ -375,11 +387,15 @@ int nopi_write_output(const char *path, const void *const *bufs, const size_t *l
     if (lstat(path, &st) == 0 && S_ISBLK(st.st_mode))
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot write '%s': it is a block "
                          "device (a disk), which neuronop never writes; name a file", path);
-    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-        in_place = !S_ISLNK(st.st_mode) || names_own_stream(path) ||
+    bool stream = false;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        stream = S_ISLNK(st.st_mode) && names_own_stream(path);
+        in_place = !S_ISLNK(st.st_mode) || stream ||
                    (stat(path, &target) == 0 && !S_ISREG(target.st_mode) &&
                     !S_ISDIR(target.st_mode) && !S_ISBLK(target.st_mode));
-    int e = in_place ? write_in_place(path, bufs, lens, n) : write_replacing(path, bufs, lens, n);
+    }
+    int e = in_place ? write_in_place(path, stream, bufs, lens, n)
+                     : write_replacing(path, bufs, lens, n);
     return write_result(e, path, err);
 }
 

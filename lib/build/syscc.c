@@ -420,9 +420,6 @@ static void add_detail(nop_diag *d, const char *text)
     snprintf(d->detail + used, sizeof d->detail - used, "%s%s", used ? "\n" : "", text);
 }
 
-/* What follows the first error in the log: the notes g++ gives with it, in the user's
- * files ("'std::optional' is only available from C++17 onwards"), up to two, and how many
- * more errors there are, so the user knows the first is not the last. */
 /* Where the user wrote the macro that an error in one of neuronop's own headers came from:
  * the first "in expansion of macro" note in a user file among the notes that follow it in
  * rest (torch/detail/unported.h's AT_DISPATCH_ macros fail in the header, and g++'s "In file
@@ -452,6 +449,9 @@ static bool macro_site(const char *rest, const char *own_dir, gline *out)
     return false;
 }
 
+/* What follows the first error in the log: the notes g++ gives with it, in the user's
+ * files ("'std::optional' is only available from C++17 onwards"), up to two, and how many
+ * more errors there are, so the user knows the first is not the last. */
 static void add_followers(char *rest, const char *own_dir, nop_diag *d)
 {
     int notes = 0, more = 0;

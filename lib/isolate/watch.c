@@ -52,13 +52,6 @@
 
 /* Indents each line of s (a NUL-terminated string in an array of size bytes) by two spaces,
  * cutting what no longer fits. */
-static void indent_lines(char *s, size_t size);
-
-void nopi_diag_indent(nop_diag *d)
-{
-    indent_lines(d->detail, sizeof d->detail);
-}
-
 static void indent_lines(char *s, size_t size)
 {
     char out[sizeof ((nop_diag *)0)->detail];
@@ -72,6 +65,11 @@ static void indent_lines(char *s, size_t size)
     }
     out[n] = '\0';
     memcpy(s, out, n + 1);
+}
+
+void nopi_diag_indent(nop_diag *d)
+{
+    indent_lines(d->detail, sizeof d->detail);
 }
 
 void nopi_diag_terminate(nop_diag *d)
