@@ -32,8 +32,10 @@ def main():
     script = sys.argv[1]
     sys.argv = sys.argv[1:]
     # a folder or zip file runs by its __main__.py, as runpy finds it, and runpy puts it
-    # first on sys.path, as python does; a file runs here
+    # first on sys.path, as python does; a compiled .pyc runs through runpy too (a review's
+    # find: run_file compiles source only); a source file runs here
     package = pkgutil.get_importer(script) is not None
+    compiled = not package and script.endswith(".pyc")
     # run as a file, this module's folder is sys.path[0]: the script's must be instead, its
     # links resolved as python resolves them (a link to a script finds the modules beside
     # the script, not beside the link)
@@ -58,6 +60,9 @@ def main():
         if package:
             main_file = os.path.join(os.path.abspath(script), "__main__.py")
             runpy.run_path(script, run_name="__main__")
+        elif compiled:
+            main_file = script
+            runpy.run_path(script, run_name="__main__")
         else:
             main_file = os.path.join(os.getcwd(), script)
             run_file(main_file)
@@ -78,9 +83,11 @@ def main():
 
 
 def interrupted():
-    """Ends the process as python ends after an uncaught KeyboardInterrupt: the exit
-    handlers run, then SIGINT's default action, so that a shell sees the interrupt (and
-    stops a loop that ran the script)."""
+    """Ends the process as python ends after an uncaught KeyboardInterrupt: its other
+    threads joined (but daemon ones) and the exit handlers run, then SIGINT's default
+    action, so that a shell sees the interrupt (and stops a loop that ran the script)."""
+    import threading   # (here: a script that never makes a thread need not import it)
+    threading._shutdown()
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:

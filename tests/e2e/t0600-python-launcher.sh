@@ -84,6 +84,13 @@ test_expect "a script that does not compile exits 1 with python'\''s own message
     /usr/bin/python3 s.py 2>want || true
     diff want err'
 
+test_expect "a compiled script runs, as under python" '
+    py "import sys" "print(\"compiled\", __name__, sys.argv[0])"
+    /usr/bin/python3 -c "import py_compile; py_compile.compile(\"s.py\", cfile=\"c.pyc\")"
+    run python c.pyc
+    expect_status 0
+    expect_out "compiled __main__ c.pyc"'
+
 test_expect "a folder runs by its __main__.py, and without one is a usage error" '
     mkdir -p app empty
     printf "import sys\nprint(\"app\", sys.argv[0], __file__)\n" >app/__main__.py
