@@ -65,8 +65,8 @@ enum nop_severity { NOP_SEV_ERROR, NOP_SEV_WARNING, NOP_SEV_NOTE };
  * `detail` holds further lines shown under the message (a source excerpt, a hint).  Every
  * record the library hands out is plain text, whatever file names, sources or user code put
  * in it: valid UTF-8 without control characters (but newline and tab in `detail`),
- * bidirectional controls or line separators (U+2028, U+2029), each other byte shown as '?', so that printing it can hide or
- * fake no line on a terminal or in a log viewer.
+ * bidirectional controls or line separators (U+2028, U+2029), each other byte shown as
+ * '?', so that printing it can hide or fake no line on a terminal or in a log viewer.
  */
 typedef struct nop_diag {
     enum nop_severity severity;

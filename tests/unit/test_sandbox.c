@@ -835,9 +835,9 @@ static long do_raw_exit(void)   /* the call made from this program's text, not l
 #endif
 
 /* exit only from libc's text, where glibc ends threads, and not through its syscall(); a
- * raw exit (a kernel's own) is trapped, where it ended only its core's thread.  When libc's text is not found, or spans
- * a 4 GB boundary, exit is allowed from anywhere: a review found it refused with ENOSYS
- * there, on which glibc's thread end spins for ever. */
+ * raw exit (a kernel's own) is trapped, where it ended only its core's thread.  When libc's
+ * text is not found, or spans a 4 GB boundary, exit is allowed from anywhere: a review found
+ * it refused with ENOSYS there, on which glibc's thread end spins for ever. */
 static void the_filter_lets_threads_end_only_through_libc(void **state)
 {
     long r = -1;
