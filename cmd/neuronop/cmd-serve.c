@@ -179,7 +179,8 @@ static int load(server *s, const unsigned char *body, size_t len, buf *b)
     }
     char why[sizeof err.diag.msg], detail[sizeof err.diag.detail] = "";
     if (dc.memcheck && !nop_library_memcheck(lib)) {   /* as `neuronop run --memcheck` */
-        snprintf(why, sizeof why, "'%.900s' was built without --memcheck", path);
+        snprintf(why, sizeof why, "'%.*s' was built without --memcheck",
+                 utf8_prefix(path, strlen(path), 900), path);
         snprintf(detail, sizeof detail, "under --memcheck ops run memcheck builds: load the "
                  "library with custom_op.load, or build it with 'neuronop build --memcheck' "
                  "(custom_op.load_library then loads the libNAME.memcheck.so beside it)");
@@ -266,7 +267,8 @@ static int make_values(server *s, const nop_library *lib, int op, const struct c
             snprintf(err.diag.where, sizeof err.diag.where, "%.100s::%.100s",
                      ns ? ns : nop_library_name(lib), info.name);
             char msg[sizeof err.diag.msg];
-            snprintf(msg, sizeof msg, "argument %u: %.990s", k + 1, err.diag.msg);
+            snprintf(msg, sizeof msg, "argument %u: %.*s", k + 1,
+                     utf8_prefix(err.diag.msg, strlen(err.diag.msg), 990), err.diag.msg);
             memcpy(err.diag.msg, msg, sizeof msg);
             reply_error(b, &err);
             return -1;
@@ -297,10 +299,11 @@ static void rebuilt_signature(const nop_library *described, int i, nop_error *er
         const char *ns = nop_library_namespace(described);   /* a C library's: its name */
         snprintf(err->diag.where, sizeof err->diag.where, "%.100s::%.100s",
                  ns ? ns : nop_library_name(described), was.name);
-        snprintf(err->diag.msg, sizeof err->diag.msg, "'%.500s' was rebuilt since the op was "
+        const char *path = nop_library_path(described);   /* (cut where a character begins) */
+        snprintf(err->diag.msg, sizeof err->diag.msg, "'%.*s' was rebuilt since the op was "
                  "loaded, as %s: torch cannot change a defined op's schema; restart Python to "
                  "call the new one, or rebuild the library as it was",
-                 nop_library_path(described), sig);
+                 utf8_prefix(path, strlen(path), 500), path, sig);
     }
     nop_library_close(now);
 }
@@ -345,9 +348,10 @@ static int call(server *s, const unsigned char *body, size_t len, buf *b)
         nop_library_op(described, op, &info);
         if ((op = nop_library_find_op(lib, info.name)) < 0) {
             err = (nop_error){ .kind = NOP_ERR_INPUT, .diag.severity = NOP_SEV_ERROR };
-            snprintf(err.diag.msg, sizeof err.diag.msg, "'%.900s' no longer has op '%s': it "
-                     "was rebuilt without it since it was loaded", nop_library_path(lib),
-                     info.name);
+            const char *path = nop_library_path(lib);
+            snprintf(err.diag.msg, sizeof err.diag.msg, "'%.*s' no longer has op '%s': it "
+                     "was rebuilt without it since it was loaded",
+                     utf8_prefix(path, strlen(path), 900), path, info.name);
             lib = NULL;
         }
     }

@@ -29,18 +29,11 @@ static void xml_str(FILE *f, const char *s)
 }
 
 /* The length of s's first line, or of its first max bytes when it is longer, cut where a
- * character begins: s is UTF-8 (the library's messages are plain text), and a character cut
- * in two would make the whole report unreadable XML. */
+ * character begins: a character cut in two would make the whole report unreadable XML. */
 static int line_prefix(const char *s, int max)
 {
     const char *nl = strchr(s, '\n');
-    size_t len = nl ? (size_t)(nl - s) : strlen(s);
-    if (len <= (size_t)max)
-        return (int)len;
-    len = (size_t)max;
-    while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
-        len--;   /* s[len], a continuation byte, would begin the part cut off */
-    return (int)len;
+    return utf8_prefix(s, nl ? (size_t)(nl - s) : strlen(s), max);
 }
 
 int write_junit(const char *path, const char *library, const nop_test_result *cases, int n,

@@ -119,6 +119,16 @@ void report_note(const char *fmt, ...)
     va_end(ap);
 }
 
+int utf8_prefix(const char *s, size_t len, int max)
+{
+    if (len <= (size_t)max)
+        return (int)len;
+    len = (size_t)max;
+    while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
+        len--;   /* s[len], a continuation byte, would begin the part cut off */
+    return (int)len;
+}
+
 void print_json_core_counters(const nop_core_report *c)
 {
     printf(", \"failed\": %s, \"stack_high_water\": %zu, \"std_elems\": %lld, "

@@ -43,6 +43,9 @@ void report_warning(const char *fmt, ...) REPORT_PRINTF(1, 2);
 void report_note(const char *fmt, ...) REPORT_PRINTF(1, 2);
 /* "neuronop: WHAT: N errors, M warnings": what was reported so far, compute-sanitizer style. */
 void report_summary(const char *what);
+/* How many of the first len bytes of s, UTF-8 (the library's messages are plain text), fit
+ * in max bytes without cutting a character in two: for "%.*s" into a bounded buffer. */
+int utf8_prefix(const char *s, size_t len, int max);
 /* Writes s as a JSON string literal (quoted and escaped) to f. */
 void print_json_string(FILE *f, const char *s);
 /* Writes a core's figures as JSON members to stdout, each after ", ": whether it failed,
