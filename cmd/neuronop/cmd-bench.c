@@ -426,7 +426,7 @@ int cmd_bench(int argc, char **argv)
                "-> %.2f iter/sec (%+.1f%%)\n", baseline, cmp.old.modeled_throughput,
                m.throughput, cmp.model_change, cmp.old.host_throughput, 1.0 / b.mean,
                cmp.host_change);
-    fflush(stdout);   /* results first, then any warning about them */
+    flush_stdout();   /* results first, then any warning about them */
     /* hyperfine's rule of thumb: a spread this large means the machine was busy */
     if (b.runs > 2 && (b.sd > 0.1 * b.mean || b.max > 3 * b.median))
         report_warning("the runs' times spread widely (sd %.0f%% of the mean, max %.1fx the "

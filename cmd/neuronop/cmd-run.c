@@ -259,7 +259,7 @@ int cmd_run(int argc, char **argv)
         if (res.ncores)
             print_stacks(&res);
     }
-    fflush(stdout);
+    flush_stdout();
     /* the summary counts what the device reported; what follows (the comparison, saving
      * the output) is the host's and reported on its own */
     report_summary("device checks");

@@ -77,7 +77,7 @@ static void print_line(const nop_test_result *r)
             printf("      %.*s\n", end ? (int)(end - p - 1) : (int)strlen(p + 1), p + 1);
         }
     }
-    fflush(stdout);
+    flush_stdout();
 }
 
 static void print_json(const char *library, const results *rs, const nop_test_summary *sum)

@@ -87,7 +87,10 @@ static int finish_stdout(int rc)
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout))
         return rc;
-    report_plain_error("cannot write standard output: %s", strerror(errno ? errno : EIO));
+    /* the first failure's reason: a flush of an empty buffer since says none (a docs audit's
+     * find: run and bench said "Input/output error" for a full disk) */
+    int e = stdout_errno() ? stdout_errno() : errno ? errno : EIO;
+    report_plain_error("cannot write standard output: %s", strerror(e));
     return rc == 0 ? STATUS_USAGE : rc;
 }
 

@@ -1,6 +1,7 @@
 /*
  * report.c - prints diagnostics in neuronop's formats (see report.h).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -117,6 +118,20 @@ void report_note(const char *fmt, ...)
     va_start(ap, fmt);
     vreport("note", fmt, ap);
     va_end(ap);
+}
+
+static int first_stdout_errno;   /* flush_stdout's */
+
+void flush_stdout(void)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 && !first_stdout_errno)
+        first_stdout_errno = errno;
+}
+
+int stdout_errno(void)
+{
+    return first_stdout_errno;
 }
 
 int utf8_prefix(const char *s, size_t len, int max)

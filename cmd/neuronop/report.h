@@ -46,6 +46,11 @@ void report_summary(const char *what);
 /* How many of the first len bytes of s, UTF-8 (the library's messages are plain text), fit
  * in max bytes without cutting a character in two: for "%.*s" into a bounded buffer. */
 int utf8_prefix(const char *s, size_t len, int max);
+/* Flushes standard output, keeping the reason of its first failure for stdout_errno: the
+ * error flag stays set, but a later flush of an empty buffer says nothing of why. */
+void flush_stdout(void);
+/* errno of standard output's first failed flush (flush_stdout), or 0. */
+int stdout_errno(void);
 /* Writes s as a JSON string literal (quoted and escaped) to f. */
 void print_json_string(FILE *f, const char *s);
 /* Writes a core's figures as JSON members to stdout, each after ", ": whether it failed,

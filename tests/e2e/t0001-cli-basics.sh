@@ -153,7 +153,9 @@ test_expect "help COMMAND is COMMAND --help; help of no command is a usage error
 # Before, output lost on a full disk exited 0: bench --json >base.json left half a baseline.
 test_expect "standard output that cannot be written is an error, exit 2" '
     copy_example relu_tcm rt
-    for args in --version "inspect rt" "help build"; do
+    # (run and bench flush their results early: the reason was lost, "Input/output error")
+    for args in --version "inspect rt" "help build" "run rt relu_forward randn:4x4" \
+            "bench rt relu_forward randn:4x4 --iters 2"; do
         status=0
         "$NEURONOP" $args >/dev/full 2>err || status=$?
         [ "$status" = 2 ] || { echo "$args: exit $status"; exit 1; }
