@@ -20,7 +20,8 @@ typedef enum kind {
     FLOAT_RESULT,   /* ... with integral promoted to float32 (division, sin, exp, ...) */
     SAME_DTYPE,     /* result_type, and an _out of exactly that dtype (abs, clamp, pow) */
     INTEGRAL_ONLY,  /* bitwise ops: promoted, integral tensors only */
-    INTEGRAL_SAME   /* bitwise_not: both */
+    INTEGRAL_SAME,  /* bitwise_not: both */
+    ANY_OUT         /* pow of a base of 1: ATen fills an _out of any dtype with ones */
 } kind;
 
 static bool integral_only(kind k) { return k == INTEGRAL_ONLY || k == INTEGRAL_SAME; }
@@ -151,7 +152,7 @@ static nt_tensor *result(nopi_core *c, const call *k, nt_tensor *out, const nt_t
     if ((kd == SAME_DTYPE || kd == INTEGRAL_SAME) && out->dtype != rd)
         refuse(c, k, "Found dtype %s but expected %s", nopi_torch_type_name(out->dtype),
                nopi_torch_type_name(rd));
-    if (!nopi_can_cast(rd, out->dtype))
+    if (kd != ANY_OUT && !nopi_can_cast(rd, out->dtype))
         refuse(c, k, "result type %s can't be cast to the desired output type %s",
                nopi_torch_type_name(rd), nopi_torch_type_name(out->dtype));
     if (out == c->run->dst)
@@ -256,9 +257,13 @@ static nt_tensor *binary(nt_tensor *out, const nt_tensor *self, const nt_tensor 
     bool integral = !nopi_dtype_is_float(rd);
     if (kd == FLOAT_RESULT && integral)
         rd = ct = NT_F32;
-    if (kd == INTEGRAL_ONLY && !integral)   /* an integral tensor with a float Scalar */
+    if (kd == INTEGRAL_ONLY && !integral) {   /* an integral tensor with a float Scalar */
+        if (out && !nopi_can_cast(rd, out->dtype))   /* ATen casts the out before it runs */
+            refuse(c, &k, "result type %s can't be cast to the desired output type %s",
+                   nopi_torch_type_name(rd), nopi_torch_type_name(out->dtype));
         refuse(c, &k, "\"%s_cpu\" not implemented for '%s'", op == AND ? "bitwise_and"
                : "bitwise_or", nopi_torch_type_name(rd));
+    }
 
     nopi_tl_args x = { .op = tl_of[op], .ct = ct, .a = self, .b = other, .ai = 1, .af = 1 };
     /* a C++ bool Scalar (no device tensor is bool): ATen's sub_check, then its alpha_check */
@@ -283,6 +288,9 @@ static nt_tensor *binary(nt_tensor *out, const nt_tensor *self, const nt_tensor 
     if (op == POW && !other && !swap) {   /* tensor ^ Scalar: ATen's special exponents */
         if (!nopi_dtype_is_float(self->dtype) && s.is_int && s.i < 0)
             refuse(c, &k, "Integers to negative integer powers are not allowed");
+        if (out && out->dtype != rd)   /* (before the exponent's conversion, as ATen) */
+            refuse(c, &k, "Found dtype %s but expected %s", nopi_torch_type_name(out->dtype),
+                   nopi_torch_type_name(rd));
         x.pow_special = true;
         x.pow_bool = s.is_bool;   /* c10: true equals no 1.0, false no 0.0 */
         x.ed = nt_scalar_to_f(s);
@@ -300,7 +308,8 @@ static nt_tensor *binary(nt_tensor *out, const nt_tensor *self, const nt_tensor 
          * 1 ^ a signalling NaN too, which libm makes a NaN */
         x.ones = !s.is_bool && (s.is_int ? s.i == 1 : s.f == 1.0);
     }
-    nt_tensor *r = result(c, &k, out, self, rd, x.pow_special ? SAME_DTYPE : kd);
+    nt_tensor *r = result(c, &k, out, self, rd, x.ones ? ANY_OUT : x.pow_special ? SAME_DTYPE
+                                                                              : kd);
     nopi_tl_run(&x, r);
     count(c, r);
     return r;

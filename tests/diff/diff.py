@@ -171,6 +171,15 @@ def cases():
             add(Case(POW, OUT_NEW, d, vs, outd=F32, s1=2))
             add(Case(POW, OUT_SELF, d, vs, s1=2.5 if first else 2))
             add(Case(POW_S, OUT_SELF, d, vs, s1=2))
+            if first:   # (a random differential's finds: the order of ATen's checks)
+                for outd in (I32, U8, F32):   # a base of 1 fills any out with ones
+                    add(Case(POW_S, OUT_NEW, d, vs, outd=outd, s1=1))
+                    add(Case(POW_S, OUT_NEW, d, vs, outd=outd, s1=1.0))
+                if d in INTS:   # a wrong out's dtype is said before an exponent's overflow
+                    add(Case(POW, OUT_NEW, d, vs, outd=F32, s1=2**62 + 1))
+                    add(Case(POW, OUT_NEW, d, vs, outd=I64 if d != I64 else I32, s1=300))
+                    for op in (AND, OR):   # a float Scalar into an integral out: the cast
+                        add(Case(op, OUT_SELF, d, vs, s1=1.5))
             for s in (1, 2, -3, 0, 300, 2**40, -2**63, 2.5, -0.1, 0.1, 1.7, 0.0, -0.0, NAN,
                       INF, 1e40):
                 for op in (ADD, SUB, MUL, DIV, AND, OR):
