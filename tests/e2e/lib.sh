@@ -16,6 +16,7 @@
 #                          the session is left
 #   stopped SIG N ARGS...  neuronop ARGS in a session of its own, sent SIG once N processes of
 #                          it live; fails if any is left 3 s later
+#   all_gone SID           fails if any process of session SID is left 3 s later
 #   copy_example NAME DIR  copies share/neuronop/examples/NAME (without its build/) to DIR
 #   torch_says 'CODE'      what Python CODE writes to stdout under real PyTorch, computed once
 #   in_lanes FUNCTION      calls FUNCTION LINE for each line of stdin, $LANES lines at once
@@ -105,12 +106,18 @@ stopped() {
     sleep 0.3
     kill -"$st_sig" "$st_sid"
     wait || true
+    all_gone "$st_sid"
+}
+
+# all_gone SID: waits up to 3 s for every live process of session SID to be gone (a death
+# signal takes a moment); says which are left and fails when some are
+all_gone() {
     for i in $(seq 30); do
-        st_left=$(session_left "$st_sid")
-        test -n "$st_left" || return 0
+        ag_left=$(session_left "$1")
+        test -n "$ag_left" || return 0
         sleep 0.1
     done
-    echo "left behind: $st_left"
+    echo "left behind: $ag_left"
     return 1
 }
 

@@ -72,13 +72,6 @@ test_expect "a daemon thread in a call does not hold up the exit, nor outlive it
     expect_status 0
     expect_out "main thread done"
     [ "$took" -lt 20 ] || { echo "the exit took $took s"; exit 1; }
-    # the supervisor and its workers die with python, within moments of it
-    for i in $(seq 30); do
-        left=$(session_left "$(cat sid)")
-        test -n "$left" || exit 0
-        sleep 0.1
-    done
-    echo "left behind: $left"
-    exit 1'
+    all_gone "$(cat sid)"   # the supervisor and its workers die with python, within moments'
 
 test_done
