@@ -238,6 +238,14 @@ static int deliver(server *s, uint64_t offset, struct call_rep *rep)
     return REP_OK;   /* the caller clears s->held once it has sent what else it holds */
 }
 
+/* Names op (its name) of lib in d's where as Python names it, "namespace::op" (a C
+ * library's namespace is its name). */
+static void op_where(const nop_library *lib, const char *op, nop_diag *d)
+{
+    const char *ns = nop_library_namespace(lib);
+    snprintf(d->where, sizeof d->where, "%.100s::%.100s", ns ? ns : nop_library_name(lib), op);
+}
+
 /* Turns the request's arguments into values over the arena; -1 with b filled. */
 static int make_values(server *s, const nop_library *lib, int op, const struct call_arg *a,
                        uint32_t n, nop_value *vals, nop_tensor **tensors, buf *b)
@@ -263,9 +271,7 @@ static int make_values(server *s, const nop_library *lib, int op, const struct c
                             s->arena + a[k].offset, s->arena_size - a[k].offset, &err) != 0) {
             /* a shape the device cannot have: said of the op and the argument, as Python's
              * own argument checks say it (a new user's find: it named neither) */
-            const char *ns = nop_library_namespace(lib);   /* a C library's: its name */
-            snprintf(err.diag.where, sizeof err.diag.where, "%.100s::%.100s",
-                     ns ? ns : nop_library_name(lib), info.name);
+            op_where(lib, info.name, &err.diag);
             char msg[sizeof err.diag.msg];
             snprintf(msg, sizeof msg, "argument %u: %.*s", k + 1,
                      utf8_prefix(err.diag.msg, strlen(err.diag.msg), 990), err.diag.msg);
@@ -296,9 +302,7 @@ static void rebuilt_signature(const nop_library *described, int i, nop_error *er
         char sig[256];
         nop_signature(&is, sig, sizeof sig);
         *err = (nop_error){ .kind = NOP_ERR_INPUT, .diag.severity = NOP_SEV_ERROR };
-        const char *ns = nop_library_namespace(described);   /* a C library's: its name */
-        snprintf(err->diag.where, sizeof err->diag.where, "%.100s::%.100s",
-                 ns ? ns : nop_library_name(described), was.name);
+        op_where(described, was.name, &err->diag);
         const char *path = nop_library_path(described);   /* (cut where a character begins) */
         snprintf(err->diag.msg, sizeof err->diag.msg, "'%.*s' was rebuilt since the op was "
                  "loaded, as %s: torch cannot change a defined op's schema; restart Python to "

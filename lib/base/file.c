@@ -383,12 +383,11 @@ int nopi_write_output(const char *path, const void *const *bufs, const size_t *l
      * put its text there, nor one linked to /dev/sda over a disk (a red team's find, as root
      * in CI).  A disk named itself is refused: no output of neuronop's is one. */
     struct stat st, target;
-    bool in_place = false;
-    if (lstat(path, &st) == 0 && S_ISBLK(st.st_mode))
+    bool in_place = false, stream = false, exists = lstat(path, &st) == 0;
+    if (exists && S_ISBLK(st.st_mode))
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot write '%s': it is a block "
                          "device (a disk), which neuronop never writes; name a file", path);
-    bool stream = false;
-    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
         stream = S_ISLNK(st.st_mode) && names_own_stream(path);
         in_place = !S_ISLNK(st.st_mode) || stream ||
                    (stat(path, &target) == 0 && !S_ISREG(target.st_mode) &&

@@ -59,9 +59,10 @@ void nopi_diag_clean(nop_diag *d);
  * be: "zeroes:4x4" -> "zeros", "ful:4x4:2.5" -> "full"; NULL when what comes before its first
  * colon is not a near-miss of a generator's name (letters only: no path). */
 const char *nopi_generator_like(const char *spec);
-/* Whether a test's argument spec reads as a number (strtod takes all of it: 2.5, -1e3, inf,
- * nan): where a manifest is read before its ops are known (a C++ library's), such an
- * argument is a number, or, for a tensor, a file of that name in the library folder. */
+/* Whether an argument spec reads as a number (strtod takes all of it: 2.5, -1e3, inf, nan):
+ * where a tensor goes and no such file is there, a number given by mistake (values.c); in a
+ * manifest read before its ops are known (a C++ library's), a number, or, for a tensor, a
+ * file of that name in the library folder (manifest_tests.c, testrun.c). */
 bool nopi_number_like(const char *spec);
 /* Whether spec, a generator (nop_is_generator), is one nop_tensor_generate can make, without
  * making it: 0, or -1 with err filled as nop_tensor_generate would fill it. */

@@ -72,9 +72,9 @@ static size_t guard_bytes(void)
 /* The worker running on this thread, if any.  Thread-local because the kernel API and the
  * signal handlers have no other way to find it; each thread runs one core at a time. */
 static _Thread_local nopi_worker *tls_worker;
-/* The core it runs, kept here as well: a thread that user code ends (pthread_exit) leaves
- * its worker, on the stack it unwound, to be overwritten, yet is still asked which core made
- * its last call (on_thread_end). */
+/* The core it runs; thread-local rather than in the worker: a thread that user code ends
+ * (pthread_exit) leaves its worker, on the stack it unwound, to be overwritten, yet is still
+ * asked which core made its last call (on_thread_end). */
 static _Thread_local nopi_core *tls_core;
 
 /* ---- stacks ----------------------------------------------------------------------------- */
@@ -204,7 +204,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
         /* a fault in the guard, or in the kernel's own code once its stack pointer has left
          * the stack downwards (a frame larger even than the guard; a runtime call may run on
          * a host stack of its own) */
-        nopi_core *c = w->core;
+        nopi_core *c = tls_core;
         if (sig == SIGSEGV && c &&
             ((w->fault_addr >= (uintptr_t)c->stack.map && w->fault_addr < (uintptr_t)c->stack.lo) ||
              (in_library && sp && sp < (uintptr_t)c->stack.lo)))
@@ -306,7 +306,7 @@ static void fiber_main(void)
 {
     nopi_worker *w = tls_worker;
     switch_finish(NULL, &w->sched_bottom, &w->sched_size);
-    nopi_core *c = w->core;
+    nopi_core *c = tls_core;
     c->returned = (nt_tensor *)w->fn(c->run->args);
     c->service = NULL;
     switch_start(NULL, w->sched_bottom, w->sched_size);   /* this fiber is done */
@@ -323,7 +323,7 @@ static int64_t now_ns(void)
 void nopi_run_core(nopi_core *c, nt__call_fn fn)
 {
     nopi_worker *w = tls_worker;
-    w->core = tls_core = c;
+    tls_core = c;
     w->fn = fn;
     w->end = NOPI_END_OK;
     if (!c->fiber_ready)   /* the caller may hand over a context made by getcontext */
@@ -370,7 +370,7 @@ void nopi_run_core(nopi_core *c, nt__call_fn fn)
         c->stack_high_water = nopi_stack_high_water(&c->stack);
     if (w->end != NOPI_END_OK && c->end == NOPI_END_OK)
         nopi_fiber_describe_end(c, w);
-    w->core = tls_core = NULL;
+    tls_core = NULL;
 }
 
 void nopi_on_host_stack(nopi_core *c, void (*fn)(nopi_core *, void *), void *arg)

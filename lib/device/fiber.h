@@ -14,7 +14,6 @@ struct nopi_worker {
     pthread_t thread;
     ucontext_t sched;               /* the worker's own context, on the thread's stack */
     sigjmp_buf escape;              /* where faults, timeouts and rule breaks land */
-    nopi_core *core;                /* the core being run */
     nt__call_fn fn;
     volatile sig_atomic_t in_kernel;
     uintptr_t text_lo, text_hi;     /* the op library's code: where a kernel may be stopped */

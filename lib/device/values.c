@@ -69,13 +69,6 @@ static int no_such_op(const nop_library *lib, const char *opname, nop_error *err
 
 /* Parses one non-tensor argument into v. */
 /* Whether a is all a number, as strtod reads one. */
-static bool is_number(const char *a)
-{
-    char *end;
-    strtod(a, &end);
-    return end != a && !*end;
-}
-
 static int parse_number(const nop_opinfo *op, int i, const char *a, nop_value *v,
                         nop_error *err)
 {
@@ -128,7 +121,7 @@ int nop_values_parse(const nop_library *lib, const char *opname, int argc,
         }
         nop_tensor **t = &(*tensors)[i];
         bool absent = !nop_is_generator(a) && access(a, F_OK) != 0;
-        if (absent && is_number(a)) {   /* a number where a tensor goes */
+        if (absent && nopi_number_like(a)) {   /* a number where a tensor goes */
             nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "argument %d of op '%s' is a tensor: "
                       "'%s' is a number, not a generator or a .npy file", i + 1, op.name, a);
             nopi_detail(err, "for a tensor of %ss write full:SHAPE:%s (full:4:%s), or give "
