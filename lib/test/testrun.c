@@ -95,34 +95,68 @@ static int plan(const suite *s, const nop_testinfo *t, execution *ex, int max)
 
 /* The sub-case's label: name[v1, v2] when some argument has alternatives (the base names of
  * its files). */
+/* The last k components of path v (all of it when it has no more). */
+static const char *last_components(const char *v, int k)
+{
+    const char *p = v + strlen(v);
+    while (p > v)
+        if (*--p == '/' && --k == 0)
+            return p + 1;
+    return v;
+}
+
+/* How alternative i of argument a is named in a label: its base name (a file's; any other
+ * value is itself), or as many of its last path components as tell it from the argument's
+ * other alternatives (a/x.npy and b/x.npy, not x.npy twice).  *twin is set when another
+ * alternative is the very same value, which no name tells apart. */
+static const char *alt_name(const nop_testinfo *t, int a, int i, bool *twin)
+{
+    const char *v = t->alts[a][i];
+    for (int k = 1;; k++) {
+        const char *name = last_components(v, k);
+        bool unique = true;
+        for (int j = 0; j < t->nalts[a]; j++) {
+            if (j == i)
+                continue;
+            if (strcmp(t->alts[a][j], v) == 0)
+                *twin = true;
+            else if (strcmp(last_components(t->alts[a][j], k), name) == 0)
+                unique = false;
+        }
+        if (unique || name == v)
+            return name;
+    }
+}
+
 static void case_label(const nop_testinfo *t, const int *pick, char *buf, size_t size)
 {
-    bool subs = false;
+    bool subs = false, twin = false;
     for (int a = 0; a < t->nargs; a++)
         subs |= t->nalts[a] > 1;
     size_t used = (size_t)snprintf(buf, size, "%s", t->name);
     if (subs && used < size) {
         used += (size_t)snprintf(buf + used, size - used, "[");
-        for (int a = 0; a < t->nargs && used < size; a++) {
-            const char *v = t->alts[a][pick[a]];
-            const char *slash = strrchr(v, '/');
+        for (int a = 0; a < t->nargs && used < size; a++)
             used += (size_t)snprintf(buf + used, size - used, "%s%s", a ? ", " : "",
-                                     slash ? slash + 1 : v);
-        }
+                                     alt_name(t, a, pick[a], &twin));
         if (used < size)
             snprintf(buf + used, size - used, "]");
         used++;   /* its length with the ']' */
     }
-    /* cut, it ends with the sub-case's number instead, so no two labels are the same (a
-     * name is at most NOPI_MAX_TEST_NAME bytes, which leaves room for it) */
-    if (subs && used >= size) {
+    /* cut, or the same as another's (a value listed twice), it ends with the sub-case's
+     * number, so no two labels are the same: a failing sub-case must never share its name
+     * with a passing one in a report (a red team's find).  A name is at most
+     * NOPI_MAX_TEST_NAME bytes, which leaves room for the number. */
+    if (subs && (used >= size || twin)) {
         unsigned long k = 0;
         for (int a = 0; a < t->nargs; a++)
             k = k * (unsigned long)t->nalts[a] + (unsigned long)pick[a];
         char tail[48];
         int n = snprintf(tail, sizeof tail, " ... sub-case %lu]", k + 1);
-        if (n > 0 && (size_t)n < size)
-            memcpy(buf + size - 1 - (size_t)n, tail, (size_t)n + 1);
+        if (n > 0 && (size_t)n < size) {   /* over the ']', or over the end when no room */
+            size_t at = used - 1 < size - 1 - (size_t)n ? used - 1 : size - 1 - (size_t)n;
+            memcpy(buf + at, tail, (size_t)n + 1);
+        }
     }
     /* one line of plain text, as a worker's text is, on every path: the values are the
      * files' own names, as committed, whatever bytes a name holds (ESC [8m hid every line

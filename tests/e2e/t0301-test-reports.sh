@@ -121,6 +121,30 @@ test_expect "a run stopped from outside leaves a report saying it did not finish
     expect_status 0
     test "$(xmllint --xpath "string(/testsuites/testsuite/@errors)" stale.xml)" = 0'
 
+# a red team'\''s find: a failing sub-case and a passing one, both named fwd[x.npy]
+test_expect "sub-cases whose values share a base name are named by their paths, twins by number" '
+    cp -R c same
+    mkdir same/a same/b
+    npy write same/a/x.npy "<f4" 4 -1 2 -3 4
+    npy write same/b/x.npy "<f4" 4 9 9 9 9
+    npy write same/want.npy "<f4" 4 0 2 0 4
+    printf "  - {name: fwd, op: race_fixed, args: [[a/x.npy, b/x.npy]], expect: want.npy}\n" \
+        >>same/neuronop.yaml
+    printf "  - {name: twice, op: race_fixed, args: [[x.npy, x.npy]]}\n" >>same/neuronop.yaml
+    run test same -k fwd --junit j.xml --schedules 0
+    expect_status 1
+    grep -q "^ok    fwd\[a/x.npy\]" out
+    grep -q "^FAIL  fwd\[b/x.npy\]: " out
+    test "$(xmllint --xpath "string(//testcase[failure]/@name)" j.xml)" = "fwd[b/x.npy]"
+    run test same -k "fwd[b/x.npy]" --schedules 0
+    expect_status 1
+    grep -q "^FAIL  fwd\[b/x.npy\]: " out
+    grep -q "^0 passed, 1 failed, " out
+    run test same -k twice --json --schedules 0
+    expect_status 0
+    test "$(jq -r ".cases[].name" out | grep "^twice" | tr "\n" " ")" = \
+        "twice[x.npy ... sub-case 1] twice[x.npy ... sub-case 2] "'
+
 # a CI engineer'\''s find: labels cut at 511 bytes made two sub-cases one name in the reports
 test_expect "sub-cases keep names of their own, however long their values; a name is short" '
     cp -R "$NEURONOP_SRC/tests/fixtures/tlib" long
