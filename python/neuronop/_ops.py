@@ -65,6 +65,7 @@ class Op:
         self.host_seconds = 0.0
         self.device_seconds = 0.0
         self.modeled_calls = 0
+        self._overload = None
 
     def __call__(self, *args):
         return _run(self, args)
@@ -74,7 +75,11 @@ class Op:
         functorch's (grad, jacrev) and forward-mode AD's included, which the CPU kernel
         sees unwrapped (a new Python user's find: their gradients were silently zero).
         The op has no derivative: a tensor that would take one is refused; else the op
-        runs as on the CPU."""
+        goes on down the dispatcher, below autograd, as an op without this kernel would:
+        to the CPU kernel, or to what a mode or tensor subclass puts between (make_fx and
+        aot_function record the op itself, and a meta or sparse tensor gets torch's own
+        error).  Running the CPU kernel from here, those saw its copies instead, and a
+        traced graph replayed the first input's result (a Python user's find)."""
         grad = torch.is_grad_enabled()
         for i, (kind, value) in enumerate(zip(self.kinds, args)):
             if kind != ARG_TENSOR:
@@ -85,7 +90,18 @@ class Op:
                 raise _argument_error(self, i, "has a forward-mode tangent (torch.autograd."
                                       "forward_ad), but the op has no derivative, so it "
                                       "would be lost: call it on the primal")
-        return _run(self, args)
+        below = torch._C._AutoDispatchBelowAutograd()   # a guard, while it lives (as torch's
+        try:                                              # own _prims_common/wrappers.py)
+            return self.overload()(*args)
+        finally:
+            del below
+
+    def overload(self):
+        """torch.ops.NAMESPACE.OP.default: the op as torch's dispatcher calls it."""
+        if self._overload is None:
+            namespace, name = self.qualname.split("::", 1)
+            self._overload = getattr(getattr(torch.ops, namespace), name).default
+        return self._overload
 
 
 class Library:

@@ -304,6 +304,41 @@ def _():
     assert torch.equal(op(x), torch.relu(x))   # and the op works on after them
 
 
+# a Python user's find: the op's Autograd kernel ran the CPU kernel itself, so make_fx and
+# aot_function traced its copies into and out of the arena, and the graph replayed the first
+# input's result; a dispatch mode saw those copies, a meta tensor got a copy_ error
+@check("tracing records the op itself: make_fx's graph computes each new input's answer")
+def _():
+    from functorch.compile import aot_function, nop
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from torch.utils._python_dispatch import TorchDispatchMode
+    op = torch.ops.my_ops.relu_forward
+    x1, x2 = torch.tensor([-1.0, 2.0, 3.0]), torch.tensor([5.0, -6.0, 7.0])
+    graph = make_fx(lambda a: op(a) * 2)(x1)
+    assert "my_ops.relu_forward" in graph.code, graph.code
+    assert torch.equal(graph(x2), torch.relu(x2) * 2), graph(x2)
+    traced = aot_function(lambda a: op(a) * 2, fw_compiler=nop)
+    traced(x1)
+    assert torch.equal(traced(x2), torch.relu(x2) * 2)
+
+    class Seen(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.ops = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.ops.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    with Seen() as seen:
+        got = op(x2)
+    assert seen.ops == ["my_ops.relu_forward.default"], seen.ops
+    assert torch.equal(got, torch.relu(x2))
+    for other in (torch.empty(3, device="meta"), x2.to_sparse()):
+        e = raises(NotImplementedError, op, other)
+        assert "Could not run 'my_ops::relu_forward'" in str(e), e
+
+
 # a new user's find: the arena's views (and a new arena) made by a first call under
 # inference_mode were inference tensors, which every later call outside it copied into
 @check("calls made first under torch.inference_mode work outside it afterwards")
