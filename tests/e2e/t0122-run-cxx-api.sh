@@ -71,6 +71,13 @@ test_expect "a write stream stores 16-bit elements bit for bit, NaNs too" '
     expect_status 0
     expect_out "values: -64 32641 -127 16256 -768 31745 -512 15360"'
 
+# 0x7f812345 0xff800001 0x7fc00001 0x3f800000 as int32, read then written (a C++ idioms
+# tester's find: through double, the signalling NaNs came back quiet)
+test_expect "float32 streams read and write elements bit for bit: signalling NaNs stay so" '
+    run run api stream_nan_bits zeros:8:i32
+    expect_status 0
+    expect_out "values: 2139169605 -8388607 2143289345 1065353216 2139169605 -8388607 2143289345 1065353216"'
+
 # (Under the sanitizers the runtime's own frames are larger, and the figure means nothing.)
 [ -n "${NEURONOP_SANITIZED:-}" ] && limit=100000 || limit=1500
 test_expect "the C++ layer keeps the kernel stack small: no formatting on a passing check" '
