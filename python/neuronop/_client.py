@@ -267,6 +267,8 @@ class Supervisor:
         self._rview = None
         self._small_calls = 0   # calls in a row that needed at most a quarter of the arena
         self._small_need = 0    # the most one of them needed (_note_need)
+        self._unread = False    # a request was sent on this socket whose reply may not
+                                # have been read (_request)
 
     # ---- the process ----------------------------------------------------------------------
 
@@ -289,6 +291,7 @@ class Supervisor:
         finally:
             theirs.close()
         self._sock = ours
+        self._unread = False
         self._ids = {}
         self._opidx = {}
         self._plans = {}
@@ -406,8 +409,16 @@ class Supervisor:
         if self._sock is None:
             raise errors.SupervisorError("neuronop's supervisor process is not running; the "
                                          "next call starts a new one")
+        if self._unread:
+            # a request whose reply was never read: one interrupted, whose clean-up (closing
+            # this socket) was itself interrupted by a second Ctrl-C or a handler's
+            # exception.  Its reply would answer this request (a Python user's find: every
+            # call after gave the previous one's output), so this supervisor is done, and
+            # _retrying sends this request to a new one
+            raise _Gone("a request before this one was interrupted")
         msg = HDR.pack(MAGIC, rtype, 0, 0) + body
         sent = False
+        self._unread = True   # until the reply is read; nothing in between may clear it
         try:
             # MSG_NOSIGNAL: a script that restored SIGPIPE's default must not die of a
             # supervisor that ended
@@ -433,7 +444,9 @@ class Supervisor:
             raise
         else:
             why = "it ended"
-        if not n:
+        if n:
+            self._unread = False
+        else:
             status = self._proc.poll()
             self._stop()
             raise errors.SupervisorError(

@@ -571,6 +571,63 @@ for attempt in range(3):
 """
 
 
+SECOND_INTERRUPT = """
+import os, signal, sys, threading, time, torch
+from neuronop import custom_op
+custom_op.load_library(sys.argv[1])
+custom_op.load_library(sys.argv[2])
+after_close = sys.argv[3] == "after-close"
+
+def arm(frame, event, arg):      # the first Ctrl-C, while the call waits for its reply
+    if event == "c_call" and getattr(arg, "__name__", "") == "recv_into":
+        sys.setprofile(None)
+        threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+
+def second(frame, event, arg):   # the second, as the first one's clean-up starts (or just
+    if after_close:              # after it closed the socket)
+        hit = event == "c_return" and getattr(arg, "__name__", "") == "close" and \\
+            frame.f_code.co_name == "_real_close"
+    else:
+        hit = event == "call" and frame.f_code.co_name == "_stop" and \\
+            "neuronop" in frame.f_code.co_filename
+    if hit:
+        sys.setprofile(None)
+        os.kill(os.getpid(), signal.SIGINT)
+
+def first(sig, frame):
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    sys.setprofile(second)
+    raise KeyboardInterrupt
+
+signal.signal(signal.SIGINT, first)
+sys.setprofile(arm)
+try:
+    torch.ops.rules_crash.spin(torch.ones(4))   # answered at its --timeout (1 s)
+except KeyboardInterrupt:
+    pass
+else:
+    sys.exit("the call was not interrupted")
+time.sleep(1.5)   # its answer has come by now
+for i in range(3):
+    x = torch.randn(4)
+    got = torch.ops.my_ops.relu_forward(x)
+    assert torch.equal(got, torch.relu(x)), (i, got)
+"""
+
+
+# a Python user's find: a second Ctrl-C as the first one's clean-up began left the socket
+# open with the interrupted call's reply coming, which answered the next call, and every
+# call after got the one before's; one just after the close left a closed socket in use
+@check("a second Ctrl-C in an interrupted call's clean-up: the calls after get their own answers")
+def _():
+    for where in ("before-close", "after-close"):
+        done = subprocess.run([sys.executable, "-c", SECOND_INTERRUPT,
+                               lib("crash/librules_crash.so"), os.path.join(MLP, "librelu.so"),
+                               where], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, timeout=120)
+        assert done.returncode == 0, (where, done.stdout + done.stderr)
+
+
 @check("a call that leaves its standard output read-only leaves the next call a writable one")
 def _():
     # stdout_ro's shape function closes descriptor 1 (the worker's /dev/null, read and
