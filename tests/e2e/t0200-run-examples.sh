@@ -101,4 +101,19 @@ test_expect "the standard accessor counts one access per element" '
     run run "$EXAMPLES/relu" relu_forward randn:8x8 --json
     jq -e ".cores[0].std_elems == 128" "$WORK/out"'
 
+# a Python user's find: these read their inputs' bytes as the dtype they expect, or b only
+# as far as a goes, and gave garbage with no error; their shape functions now refuse
+test_expect "examples refuse inputs their kernels cannot compute, rather than give garbage" '
+    for args in "relu_tcm relu_forward randn:8:bf16" "relu_multicore relu_forward randn:8:f16" \
+                "scale_bf16 scale randn:8 0.5" "add add randn:7 randn:10" \
+                "add_cxx add randn:3x2 randn:2x3"; do
+        set -- $args
+        lib=$1
+        shift
+        run run "$EXAMPLES/$lib" "$@"
+        expect_status 1
+        grep -q "shape function .*: error: assertion failed: .*\"\(.* takes a .* tensor\|a and b must have one shape: add does not broadcast\)\"" err ||
+            { echo "$lib:"; cat err; exit 1; }
+    done'
+
 test_done
