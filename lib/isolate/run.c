@@ -121,19 +121,11 @@ typedef struct arena {
  * their requests come (so no child ever has another library's code or state), and an arena
  * of its own: a child is given the memfd with each request, and user code that outlived its
  * child's restore (a thread, say: snapshot.h) could keep it and write the inputs of the
- * runs after, which must never be another library's (a red team's thread did so).
- *
- * Up to two zygotes, each with its reused child: a child puts itself back after it has
- * answered, which takes about 70 us, and a loop that calls the op again at once (Python's)
- * would wait for that on every call.  The second starts the first time a call finds the
- * first's child still putting itself back; from then on such a call goes to the other
- * child, which put itself back meanwhile (kept_pick).  Either child starts each request
- * from the same state: which one serves a call changes nothing it computes. */
+ * runs after, which must never be another library's (a red team's thread did so). */
 typedef struct kept_lib {
     char *path;                 /* its absolute path; NULL: a free slot */
     struct stat st;             /* the file as it was when the zygote started */
-    nopi_server *srv[2];        /* srv[1] NULL until a call found srv[0]'s child busy */
-    int last;                   /* the one the last call went to */
+    nopi_server *srv;
     nop_library *loaded;        /* in such a child: the library, once it is loaded */
     unsigned used;              /* when it last ran, to replace the least used */
     arena in;
@@ -247,8 +239,7 @@ typedef struct kept {
 /* Ends kl's zygote and frees its arena: the slot is free again. */
 static void free_kept_lib(kept_lib *kl)
 {
-    nopi_server_free(kl->srv[0]);
-    nopi_server_free(kl->srv[1]);
+    nopi_server_free(kl->srv);
     free(kl->path);
     if (kl->in.map)
         munmap(kl->in.map, kl->in.cap);
@@ -263,24 +254,6 @@ static void free_kept(void *p)
     for (int i = 0; i < KEPT_LIBS; i++)
         free_kept_lib(&k->libs[i]);
     free(k);
-}
-
-/* Makes kl's zygote i (it starts with its first request); 0, or -1 with err filled. */
-static int kept_server(nop_device *dev, kept_lib *kl, int i, nop_error *err)
-{
-    nopi_server *s;
-    if (nopi_server_new(&s, dev, serve_kept, kl, err) != 0)
-        return -1;
-    if (nopi_server_library(s, kl->path, err) != 0) {
-        nopi_server_free(s);
-        return -1;
-    }
-    nopi_server_prepare(s, prepare_kept);
-    nopi_server_reuse(s);   /* the calls of one session trust each other */
-    /* most libraries keep the default stack; a child whose library does not sizes its own */
-    nopi_server_warm(s, NOP_STACK_DEFAULT_BYTES, nopi_device_max_cores(dev));
-    kl->srv[i] = s;
-    return 0;
 }
 
 /* The zygote of library path (an absolute path) on dev, started if need be in the least used
@@ -307,44 +280,19 @@ static kept_lib *kept_for(nop_device *dev, kept *k, const char *path, nop_error 
             kl = &k->libs[i];
     }
     free_kept_lib(kl);   /* a new zygote gets a new arena, which no child has had yet */
-    *kl = (kept_lib){ .path = strdup(path), .st = st, .used = ++k->clock, .in.fd = -1 };
-    if (!kl->path || kept_server(dev, kl, 0, err) != 0) {
-        if (!kl->path)
-            nopi_nomem(err);
+    *kl = (kept_lib){ strdup(path), st, NULL, NULL, ++k->clock, { .fd = -1 } };
+    int rc = kl->path ? nopi_server_new(&kl->srv, dev, serve_kept, kl, err) : nopi_nomem(err);
+    if (rc == 0)
+        rc = nopi_server_library(kl->srv, path, err);
+    if (rc != 0) {
         free_kept_lib(kl);
         return NULL;
     }
+    nopi_server_prepare(kl->srv, prepare_kept);
+    nopi_server_reuse(kl->srv);   /* the calls of one session trust each other */
+    /* most libraries keep the default stack; a child whose library does not sizes its own */
+    nopi_server_warm(kl->srv, NOP_STACK_DEFAULT_BYTES, nopi_device_max_cores(dev));
     return kl;
-}
-
-/* The zygote of kl the next call goes to: one whose child is back (the first's, when both
- * are); else, when both children are still putting themselves back, the one that has had
- * longer; else the one with no child on a lane, whose zygote takes the request (the second
- * one's first, or one whose child ended).  The first time the first's child is found busy
- * the second zygote is started, ahead of the calls that will use it: this call still waits
- * for the first's child, while the second's makes itself ready (a library load, some ms).
- * A second zygote that cannot be made or started leaves one, as it was. */
-static nopi_server *kept_pick(nop_device *dev, kept_lib *kl)
-{
-    int r0 = nopi_server_ready(kl->srv[0]);
-    int r1 = kl->srv[1] ? nopi_server_ready(kl->srv[1]) : -2;   /* -2: not made */
-    int pick = 0;
-    if (r0 == 1 || r1 == 1) {
-        pick = r0 == 1 ? 0 : 1;
-    } else if (r0 == 0 && r1 == 0) {
-        pick = 1 - kl->last;
-    } else if (r0 == 0 && r1 == -1) {
-        pick = 1;
-    } else if (r0 == 0) {   /* the first time: the second zygote starts */
-        nop_error ignored;
-        if (kept_server(dev, kl, 1, &ignored) == 0 &&
-            nopi_server_start(kl->srv[1], &ignored) != 0) {
-            nopi_server_free(kl->srv[1]);
-            kl->srv[1] = NULL;
-        }
-    }
-    kl->last = pick;
-    return kl->srv[pick];
 }
 
 /* The arena grows for a run's inputs, and would keep a very large call's size for the
@@ -479,8 +427,8 @@ static int run_kept(nop_device *dev, const nop_library *lib, int op, int ref,
                                &req, &len, &inputs, err) : -1;
     free(real);
     if (rc == 0)
-        rc = nopi_server_call_fd(kept_pick(dev, kl), lib->desc->ops[op].name, 5.0, 1, req,
-                                 len, kl->in.map ? kl->in.fd : -1, inputs, take_run, res, err);
+        rc = nopi_server_call_fd(kl->srv, lib->desc->ops[op].name, 5.0, 1, req, len,
+                                 kl->in.map ? kl->in.fd : -1, inputs, take_run, res, err);
     free(req);
     if (rc != 0) {   /* the rest is kept, as run_isolated keeps it: the printf output and the
                       * cores' reports are worth showing after a failure (nop_device_run) */

@@ -174,21 +174,6 @@ static int start(nopi_server *s, nop_error *err)
     return 0;
 }
 
-int nopi_server_start(nopi_server *s, nop_error *err)
-{
-    return s->pid ? 0 : start(s, err);
-}
-
-int nopi_server_ready(const nopi_server *s)
-{
-    if (s->lane_fd < 0)
-        return -1;
-    /* its word, or its end (a child that could not put itself back), are both readable:
-     * lane_send finds which */
-    struct pollfd p = { s->lane_fd, POLLIN, 0 };
-    return poll(&p, 1, 0) > 0 ? 1 : 0;
-}
-
 /* Gives up s's reused child: the next request goes to the zygote, which ends the child
  * before it hands the request to another. */
 static void drop_lane(nopi_server *s)

@@ -162,16 +162,6 @@ int nopi_server_folder(nopi_server *s, const char *folder, nop_error *err);
  * request's child then touches only the pages its run writes.  Call it before the first
  * request; a child whose run needs other sizes makes them itself. */
 void nopi_server_warm(nopi_server *s, size_t stack_size, int ncores);
-/* Starts the server's zygote now rather than with its first request, so that its first
- * child makes itself ready while the caller goes on; 0 (also when it runs already), or -1
- * with err filled. */
-int nopi_server_start(nopi_server *s, nop_error *err);
-/* Whether a request sent now would be taken at once, without a wait: 1 when the server's
- * reused child has said it is back (or has ended: the request then goes to the zygote),
- * 0 while that child is still putting itself back, -1 when there is no such child (the
- * next request goes to the zygote, whose spare child may still be getting ready).  Never
- * waits. */
-int nopi_server_ready(const nopi_server *s);
 /* Sends a request of len bytes (or takes the one nopi_server_post sent: req NULL) and passes
  * what the worker sends back to take(take_ctx, ...), until the request is answered.  budget
  * is how long it may take in seconds besides the phases it announces (each a run's timeout
