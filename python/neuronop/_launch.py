@@ -5,6 +5,7 @@ with --stats, the op statistics printed to standard error at exit.
 """
 
 import atexit
+import builtins
 import importlib.machinery
 import io
 import os
@@ -13,6 +14,11 @@ import runpy
 import signal
 import sys
 import types
+
+
+# What python's own __main__ has that runpy's does not give a script: the builtins module as
+# __builtins__, not its dict (which exec puts in a module's globals that have none)
+MAIN_GLOBALS = {"__builtins__": builtins}
 
 
 def run_file(path):
@@ -24,7 +30,8 @@ def run_file(path):
     module.__file__ = path
     module.__cached__ = None
     module.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
-    sys.modules["__main__"] = module
+    module.__builtins__ = builtins   # python's __main__ has the module; exec would put in
+    sys.modules["__main__"] = module   # its dict (a Python user's find)
     exec(code, module.__dict__)
 
 
@@ -59,10 +66,10 @@ def main():
     try:
         if package:
             main_file = os.path.join(os.path.abspath(script), "__main__.py")
-            runpy.run_path(script, run_name="__main__")
+            runpy.run_path(script, init_globals=MAIN_GLOBALS, run_name="__main__")
         elif compiled:
             main_file = script
-            runpy.run_path(script, run_name="__main__")
+            runpy.run_path(script, init_globals=MAIN_GLOBALS, run_name="__main__")
         else:
             main_file = os.path.join(os.getcwd(), script)
             run_file(main_file)

@@ -101,6 +101,21 @@ test_expect "a folder runs by its __main__.py, and without one is a usage error"
     expect_status 2
     expect_err "neuronop: error: cannot run folder '\''empty'\'': it has no '\''__main__.py'\'' to run"'
 
+# (a Python user's find: a script's __builtins__ was the builtins dict, where python gives
+# its __main__ the module, so __builtins__.open failed)
+test_expect "__builtins__ is the builtins module, as python gives it: for a file, a .pyc, a folder" '
+    py "import builtins" "print(__builtins__ is builtins, __builtins__.open is open)"
+    /usr/bin/python3 s.py >want
+    grep -qx "True True" want
+    /usr/bin/python3 -c "import py_compile; py_compile.compile(\"s.py\", cfile=\"b.pyc\")"
+    mkdir -p bapp
+    cp s.py bapp/__main__.py
+    for script in s.py b.pyc bapp; do
+        run python "$script"
+        expect_status 0
+        diff want out
+    done'
+
 test_expect "arguments after SCRIPT are the script'\''s, options included" '
     py "import sys" "print(sys.argv)"
     run python --timeout 2 s.py --timeout x -v
