@@ -670,8 +670,8 @@ const void *nop_tensor_data(const nop_tensor *t);
 size_t nop_tensor_nbytes(const nop_tensor *t);
 /* The name of parameter k of op as the source that defines its kernel (else its shape
  * function) spells it, for keyword calls, copied into buf; false when the library does not
- * record it (built by an older neuronop, or a parameter without a plain name) or it does not
- * fit.  `neuronop inspect` shows them as each op's "argnames". */
+ * record it (built by an older neuronop, or a parameter both leave unnamed or name other
+ * than plainly) or it does not fit.  `neuronop inspect` shows them as each op's "argnames". */
 bool nop_library_op_argname(const nop_library *lib, int op, int k, char *buf, size_t size);
 
 /* ---- for bindings: what kind of failure an error is ------------------------------------- */

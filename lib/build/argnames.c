@@ -3,10 +3,11 @@
  * kernel (or, failing that, its shape function), so a built library can say them: the
  * Python package declares `relu_backward(Tensor grad, Tensor x)` and torch then takes
  * keyword calls.  They are a convenience, not a contract: an op whose definition is not
- * found, or whose parameters are not all plainly named, simply has none recorded.
+ * found simply has none recorded, and a parameter left unnamed in both definitions (an
+ * unused one: `double`) has an empty name, its neighbours keeping theirs.
  *
- * The result is one line per op, in manifest order: its names separated by commas, or an
- * empty line.  gen.c puts it in the glue as `neuronop_argnames`; the library readers
+ * The result is one line per op, in manifest order: its names separated by commas (an
+ * unnamed one empty), or an empty line.  gen.c puts it in the glue as `neuronop_argnames`; the library readers
  * (device/describe.c, device/library.c) pick it up when it is there.
  */
 #include <ctype.h>
@@ -53,9 +54,9 @@ static bool param_name(const char *p, const char *end, char *out, size_t size)
     return true;
 }
 
-/* Appends the comma-separated names of the definition of fn in text, if it has one with
- * nargs named parameters; false otherwise. */
-static bool names_in(const char *text, const char *fn, int nargs, nopi_strbuf *sb)
+/* The names of the parameters of the definition of fn in text into names[0..nargs) ("" for
+ * one it leaves unnamed), if it has a definition of nargs parameters; false otherwise. */
+static bool names_in(const char *text, const char *fn, int nargs, char names[][64])
 {
     size_t n = strlen(fn);
     for (const char *s = strstr(text, fn); s; s = strstr(s + 1, fn)) {
@@ -78,7 +79,6 @@ static bool names_in(const char *text, const char *fn, int nargs, nopi_strbuf *s
             p++;
         if (*p != '{')   /* a declaration or a call, not the definition */
             continue;
-        char names[NOP_MAX_ARGS][64];
         int count = 0;
         const char *from = open;
         depth = 0;
@@ -94,28 +94,32 @@ static bool names_in(const char *text, const char *fn, int nargs, nopi_strbuf *s
             for (const char *r = from; r < q; r++)
                 blank &= isspace((unsigned char)*r) != 0;
             if (!(blank && q == close && count == 0)) {
-                if (count == NOP_MAX_ARGS || !param_name(from, q, names[count], 64))
+                if (count == NOP_MAX_ARGS)
                     return false;
+                if (!param_name(from, q, names[count], 64))
+                    names[count][0] = '\0';   /* unnamed ("int64_t", "const T &") */
                 count++;
             }
             from = q + 1;
         }
         if (count == 1 && strcmp(names[0], "void") == 0)
             count = 0;
-        if (count != nargs)
-            return false;
-        for (int k = 0; k < count; k++) {
-            for (int j = 0; j < k; j++)
-                if (strcmp(names[j], names[k]) == 0)
-                    return false;
-        }
-        for (int k = 0; k < count; k++) {
-            nopi_sb_puts(sb, k ? "," : "");
-            nopi_sb_puts(sb, names[k]);
-        }
-        return true;
+        return count == nargs;
     }
     return false;
+}
+
+/* Whether names[0..nargs) has a name, and no name twice. */
+static bool usable(char names[][64], int nargs)
+{
+    bool any = false;
+    for (int k = 0; k < nargs; k++) {
+        any |= names[k][0] != '\0';
+        for (int j = 0; j < k; j++)
+            if (names[k][0] && strcmp(names[j], names[k]) == 0)
+                return false;
+    }
+    return any;
 }
 
 char *nopi_argnames_scan(const nop_manifest *m, const nopi_gen_source *sources, int nsources)
@@ -132,19 +136,23 @@ char *nopi_argnames_scan(const nop_manifest *m, const nopi_gen_source *sources, 
     nopi_sb_puts(&sb, "");
     for (int o = 0; o < m->nops; o++) {
         const nopi_op *op = &m->ops[o];
-        bool found = false;
-        /* the kernel's definition in a compute source, else the shape function's */
-        for (int pass = 0; pass < 2 && !found; pass++) {
+        /* each parameter as the kernel's definition (in a compute source) names it, else as
+         * the shape function's does (a found definition fills what it names) */
+        char names[NOP_MAX_ARGS][64] = { { 0 } }, other[NOP_MAX_ARGS][64];
+        for (int pass = 0; pass < 2; pass++) {
             nopi_role role = pass == 0 ? NOPI_ROLE_COMPUTE : NOPI_ROLE_SHAPE;
             const char *fn = pass == 0 ? op->kernel : op->shape;
-            for (int i = 0; i < ntext && !found; i++) {
-                if (text[i] && sources[i].role == role) {
-                    size_t mark = sb.len;
-                    found = names_in(text[i], fn, op->nargs, &sb);
-                    if (!found && sb.s)
-                        sb.s[sb.len = mark] = '\0';
-                }
-            }
+            bool found = false;
+            for (int i = 0; i < ntext && !found; i++)
+                found = text[i] && sources[i].role == role &&
+                        names_in(text[i], fn, op->nargs, other);
+            for (int k = 0; found && k < op->nargs; k++)
+                if (!names[k][0])
+                    memcpy(names[k], other[k], sizeof other[k]);
+        }
+        for (int k = 0; usable(names, op->nargs) && k < op->nargs; k++) {
+            nopi_sb_puts(&sb, k ? "," : "");
+            nopi_sb_puts(&sb, names[k]);
         }
         nopi_sb_puts(&sb, "\n");
     }

@@ -245,13 +245,15 @@ char *nop_library_json(const nop_library *lib)
         nopi_sb_json_string(&sb, op->kernel);
         nopi_sb_puts(&sb, ", \"shape\": ");
         nopi_sb_json_string(&sb, op->shape);
-        /* the parameters' names, when the library records them all (argnames.c) */
+        /* the parameters' names, when the library records any (argnames.c): one it left
+         * unnamed is "" */
         char name[128];
-        int named = 0;
-        while (named < op->nargs && nop_library_op_argname(lib, i, named, name, sizeof name))
-            named++;
-        for (int k = 0; op->nargs && named == op->nargs && k < op->nargs; k++) {
-            nop_library_op_argname(lib, i, k, name, sizeof name);
+        bool named = false;
+        for (int k = 0; k < op->nargs; k++)
+            named |= nop_library_op_argname(lib, i, k, name, sizeof name);
+        for (int k = 0; named && k < op->nargs; k++) {
+            if (!nop_library_op_argname(lib, i, k, name, sizeof name))
+                name[0] = '\0';
             nopi_sb_puts(&sb, k ? ", " : ", \"argnames\": [");
             nopi_sb_json_string(&sb, name);
             nopi_sb_puts(&sb, k == op->nargs - 1 ? "]" : "");

@@ -151,9 +151,11 @@ def _param_names(args, recorded):
 
 def _candidates(name, i):
     """The names parameter i, named name by its kernel, may be given, in order: its own,
-    with an underscore, then argN, argN_, argN__... (one of which is free)."""
-    yield name
-    yield name + "_"
+    with an underscore, then argN, argN_, argN__... (one of which is free); an unnamed one
+    ("") only the last."""
+    if name:
+        yield name
+        yield name + "_"
     n = 0
     while True:
         yield "arg%d" % i + "_" * n

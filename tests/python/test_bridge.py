@@ -224,6 +224,43 @@ def _():
     assert torch.equal(torch.ops.edge.addk2(self_=t, in_=3.0, arg2=2.0), t + 6.0)
 
 
+UNNAMED_K = """#include <torch/torch.h>
+torch::Tensor scaled(const torch::Tensor &x, double, double factor)
+{
+    return torch::mul(x, factor);
+}
+"""
+UNNAMED_S = """#include <torch/torch.h>
+#include <torchneuron/register.h>
+torch::Tensor scaled_shape(const torch::Tensor &x, double, double)
+{
+    return torch::empty(x.sizes(), torch::kFloat);
+}
+NEURON_LIBRARY(unnamed_ops, m) { m.def("scaled", &scaled_shape, "scaled"); }
+"""
+
+
+# a Python user's find: one parameter left unnamed (an unused double) made every parameter
+# argN, so f(x=...) failed
+@check("a parameter left unnamed is argN; its neighbours keep their names")
+def _():
+    with tempfile.TemporaryDirectory() as top:
+        for name, text in (("k.cpp", UNNAMED_K), ("s.cpp", UNNAMED_S)):
+            with open(os.path.join(top, name), "w") as f:
+                f.write(text)
+        custom_op.load(name="unnamed", compute_srcs=[os.path.join(top, "k.cpp")],
+                       shape_srcs=[os.path.join(top, "s.cpp")], build_directory=top)
+        assert "scaled(Tensor x, float arg1, float factor) -> Tensor" in str(
+            torch.ops.unnamed_ops.scaled.default._schema), torch.ops.unnamed_ops.scaled.default
+        t = torch.tensor([1.0, -2.0])
+        assert torch.equal(torch.ops.unnamed_ops.scaled(x=t, arg1=0.0, factor=3.0), t * 3.0)
+        from neuronop import _client
+        described = subprocess.run([_client.neuronop_binary(), "inspect",
+                                    os.path.join(top, "libunnamed.so")],
+                                   stdout=subprocess.PIPE, text=True, check=True)
+        assert '"argnames": ["x", "", "factor"]' in described.stdout, described.stdout
+
+
 @check("torch refuses arguments of the wrong type or number")
 def _():
     for bad in (("a",), (x, x), (1.5,)):
