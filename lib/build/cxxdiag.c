@@ -58,6 +58,8 @@ static bool quoted(const char *s, char *buf, size_t size)
 
 /* torch functions the subset lacks that have a plain replacement in it */
 static const char *const instead[][2] = {
+    { "rsub", "torch::sub(other, t, alpha), its operands swapped: rsub(t, other, alpha) is "
+              "other - alpha * t" },
     { "neg", "negate with torch::mul(t, -1), or -x on each element" },
     { "relu", "torch::clamp(t, 0, FLT_MAX), or x > 0 ? x : 0 on each element" },
     { "square", "torch::mul(t, t)" },
@@ -66,6 +68,23 @@ static const char *const instead[][2] = {
     { "empty_like", "torch::empty(t.sizes(), t.scalar_type())" },
     { "ones_like", "torch::ones(t.sizes(), t.scalar_type())" },
 };
+
+/* Real torch functions a name or two from one the subset has: a kernel that uses one
+ * meant it, and "did you mean" the near one would change what it computes (a C++ idioms
+ * tester followed 'rsub': did you mean 'sub', and the sign flipped). */
+static const char *const other_torch[] = {
+    "sum", "sinh", "asin", "sign", "sinc", "cosh", "acos", "tanh", "atan", "exp2", "addr",
+    "fill", "clamp_", "floor_", "ceil_", "zero_", "abs_", "exp_", "log_", "sin_", "cos_",
+    "tan_", "fill_", "eq", "logit", "logs", "prod",
+};
+
+static bool other_torch_name(const char *name)
+{
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(other_torch); i++)
+        if (strcmp(name, other_torch[i]) == 0)
+            return true;
+    return false;
+}
 
 static const char *replacement(const char *name)
 {
@@ -80,7 +99,8 @@ static void not_in_subset(char *msg, size_t size, const char *scope, const char 
 {
     /* only a near miss: torch::matmul is not a misspelt torch::mul, whatever the distance,
      * and in a short name two edits are most of it (torch::neg is not torch::ones) */
-    const char *near = replacement(name) ? NULL : nop_closest(name, have, nhave);
+    const char *near = replacement(name) || other_torch_name(name)
+                           ? NULL : nop_closest(name, have, nhave);
     if (near && nopi_edit_distance(name, near) > (strlen(name) < 6 ? 1 : 2))
         near = NULL;
     snprintf(msg, size, "'%s%s' is not in the device's torch subset%s%s%s", scope, name,
