@@ -171,6 +171,30 @@ static int setup(builder *b)
     return choose_compilers(b) == 0 ? confine(b) : -1;
 }
 
+/* Compiles and links the library in a temporary folder of its own, which it removes; 0, or
+ * -1 with b->err filled. */
+static int build_once(builder *b)
+{
+    b->tmpdir = nopi_path_join(b->m->build_dir, ".neuronop-tmp-XXXXXX");
+    if (!b->tmpdir || !mkdtemp(b->tmpdir)) {
+        int e = errno;
+        free(b->tmpdir);
+        b->tmpdir = NULL;
+        int rc = nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot create a temporary "
+                           "folder in '%s': %s", b->m->build_dir, strerror(e));
+        nopi_build_unwritable(b, e);
+        return rc;
+    }
+    b->confine.write = b->tmpdir;   /* the compilers' only writable folder */
+    int rc = compile_all(b);
+    nopi_build_remove_tree(b->tmpdir);
+    free(b->tmpdir);
+    b->tmpdir = NULL;
+    return rc;
+}
+
+#define MAX_ATTEMPTS 3   /* builds of sources that change during each before giving up */
+
 static int run(builder *b, nop_build_result *res)
 {
     if (setup(b) != 0 || nopi_build_key(b) != 0)
@@ -194,25 +218,34 @@ static int run(builder *b, nop_build_result *res)
     int lock;
     if (nopi_build_lock(b, &lock) != 0)
         return -1;
-    int rc = 0;
-    /* another build may have finished while we waited */
     nopi_build_remove_leftovers(b);
-    if (!b->o->force && nopi_build_up_to_date(b)) {
-        res->up_to_date = true;
-        goto unlock;
+    int rc = 0;
+    for (int attempt = 1;; attempt++) {
+        /* after a wait, the inputs as they are now, not as they were before the lock: the
+         * sources may have been edited meanwhile (a red team's edit during the wait was
+         * built under the old key's stamp).  Without one, the key is a moment old, and
+         * nopi_build_record's second look covers that moment too; a build again has the
+         * key that look took. */
+        if (attempt == 1 && b->waited && nopi_build_key(b) != 0) {
+            rc = -1;
+            break;
+        }
+        if (!b->o->force && nopi_build_up_to_date(b)) {
+            res->up_to_date = true;
+            break;
+        }
+        rc = build_once(b);
+        if (rc != 0 || !b->changed)
+            break;
+        /* an input changed during the build: built again from what it is now */
+        b->changed = false;
+        if (attempt == MAX_ATTEMPTS) {
+            rc = nopi_fail(b->err, NOP_ERR_COMPILE, NULL, 0, 0, "the sources of '%s' changed "
+                           "during each of %d builds; build it once they stay as they are",
+                           b->m->name, MAX_ATTEMPTS);
+            break;
+        }
     }
-    b->tmpdir = nopi_path_join(b->m->build_dir, ".neuronop-tmp-XXXXXX");
-    if (!b->tmpdir || !mkdtemp(b->tmpdir)) {
-        int e = errno;
-        rc = nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot create a temporary "
-                       "folder in '%s': %s", b->m->build_dir, strerror(e));
-        nopi_build_unwritable(b, e);
-        goto unlock;
-    }
-    b->confine.write = b->tmpdir;   /* the compilers' only writable folder */
-    rc = compile_all(b);
-    nopi_build_remove_tree(b->tmpdir);
-unlock:
     close(lock);   /* releases the flock */
     return rc;
 }

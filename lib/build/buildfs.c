@@ -26,6 +26,7 @@ int nopi_build_flock(builder *b, int fd, const char *dir)
             return 1;   /* no locks here (ENOLCK: NFS without lockd) */
         if (nopi_now() > deadline)
             return -1;
+        b->waited |= dir != NULL;   /* the build folder's lock, not a PCH entry's */
         if (dir && !told) {
             nopi_emit(b->o->diag, b->o->diag_ctx, NOP_SEV_NOTE, NULL, 0, 0,
                       "waiting for another build of '%s' to finish", dir);

@@ -262,6 +262,17 @@ static int lib_identity(const char *path, char *out, size_t cap)
 
 int nopi_build_record(builder *b)
 {
+    /* the inputs as they are now: one edited while it was being compiled may have been
+     * read in either form, and the stamp must not call such a library current (a red team
+     * edited a source during a build: later builds said up to date over other code) */
+    char built[sizeof b->key];
+    memcpy(built, b->key, sizeof built);
+    if (nopi_build_key(b) != 0)
+        return -1;
+    if (strcmp(built, b->key) != 0) {
+        b->changed = true;
+        return 0;
+    }
     char libhash[33], file[96], stamp[256];
     if (nopi_hash_file(b->lib_path, libhash) != 0 ||
         lib_identity(b->lib_path, file, sizeof file) != 0)

@@ -73,4 +73,45 @@ test_expect "a build directory that cannot be created is reported" '
     run build --build-dir /proc/no/such/dir relu; expect_status 2
     expect_err "cannot create build directory"'
 
+# val: a kernel that writes VALUE everywhere, to tell which source a library was built from
+make_val() {
+    mkdir -p val
+    printf '%s\n' "name: val" "compute_srcs: [k.c]" "shape_srcs: [s.c]" "ops:" \
+        "  val: {args: [tensor], shape: val_shape, kernel: val}" >val/neuronop.yaml
+    printf '%s\n' "#include <neuronop.h>" \
+        "nt_tensor *val_shape(const nt_tensor *a) { return nt_empty(nt_dim(a), nt_sizes(a), NT_F32); }" \
+        >val/s.c
+}
+set_val() {
+    printf '%s\n' "#include <neuronop.h>" "nt_tensor *val(const nt_tensor *a)" "{" \
+        "    nt_tensor *out = get_dst_tensor();" "    nt_accessor o = nt_accessor_of(out);" \
+        "    for (int64_t i = 0; i < nt_numel(a); i++)" "        nt_set_f32(&o, $1.0f, i);" \
+        "    return out;" "}" >val/k.c
+}
+
+# a red team's find: the key was computed before the lock, so sources edited while a build
+# waited for another were compiled under the old key's stamp, and once put back as they
+# were, the library built from other code was "up to date"
+test_expect "sources edited while a build waits for another are built, and stamped, as they are" '
+    make_val
+    set_val 1
+    "$NEURONOP" build val >/dev/null
+    set_val 2
+    flock val/build/.neuronop.lock sleep 1.5 &
+    holder=$!
+    sleep 0.3
+    "$NEURONOP" build val >w.out 2>w.err &
+    builder=$!
+    sleep 0.6
+    set_val 3
+    wait $builder
+    wait $holder
+    grep -q "waiting for another build" w.err
+    set_val 2
+    run build val
+    expect_status 0
+    expect_out "val: built"
+    run run val val zeros:4
+    expect_out "values: 2 2 2 2"'
+
 test_done
