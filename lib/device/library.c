@@ -177,7 +177,20 @@ const nop_library *nopi_library_runnable(const nop_library *lib, nop_library **o
     *opened = NULL;
     if (lib->handle)
         return lib;
-    return nop_library_open(opened, lib->path, err) == 0 ? *opened : NULL;
+    if (nop_library_open(opened, lib->path, err) != 0)
+        return NULL;
+    /* the very file the caller described, and still it once loaded: a rebuild in between
+     * would run another build's code under this description, and in `neuronop test` judge
+     * one build's kernel against another's reference (a red team rebuilt during a test, and
+     * cases that fail with either build passed) */
+    if (!nopi_same_file(&(*opened)->st, &lib->st) || nop_library_changed(*opened)) {
+        nop_library_close(*opened);
+        *opened = NULL;
+        nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' changed (was it rebuilt?) since "
+                  "neuronop read it for this command; run the command again", lib->path);
+        return NULL;
+    }
+    return *opened;
 }
 
 void nop_library_close(nop_library *lib)

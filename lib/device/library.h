@@ -23,7 +23,7 @@ extern const struct nt__api nopi_api_table;
 /* lib itself when its code is loaded; otherwise (a library nop_library_describe read) loads
  * it into *opened, which the caller closes, and returns that: where user code runs (in a
  * worker process), the library is loaded there and nowhere else.  NULL with err filled when
- * it cannot be loaded. */
+ * it cannot be loaded, or when the file is no longer the one described (rebuilt since). */
 const nop_library *nopi_library_runnable(const nop_library *lib, nop_library **opened,
                                          nop_error *err);
 

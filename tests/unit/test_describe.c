@@ -94,6 +94,36 @@ static void describes_what_loading_gives(void **state)
     nop_library_close(d);
 }
 
+/* A red team's find: `neuronop test` loads the library it described once per child, and a
+ * rebuild during the run gave one case's kernel and reference different builds.  A file
+ * replaced since it was described (the same bytes, another file) is not run. */
+static void a_library_replaced_since_it_was_described_is_not_run(void **state)
+{
+    nop_library *d;
+    nop_error err;
+    char copy[512];
+    assert_int_equal(nop_library_describe(&d, nop_library_path(lib), &err), 0);
+    snprintf(copy, sizeof copy, "%s/rebuilt.so", dir);
+    write_bytes("rebuilt.so", image, image_len);
+    assert_int_equal(rename(copy, nop_library_path(lib)), 0);
+    nop_profile *profile;
+    nop_device *dev;
+    nop_run_result r;
+    nop_tensor *t;
+    assert_int_equal(nop_profile_load(&profile, "trn1", unit_share_dir(), &err), 0);
+    nop_device_opts o = { .disabled_checks = NOP_CHECK_ALL };
+    assert_int_equal(nop_device_new(&dev, profile, &o, &err), 0);
+    assert_int_equal(nop_tensor_generate(&t, "zeros:4", 0, &err), 0);
+    nop_value v = { .type = NOP_ARG_TENSOR, .tensor = t };
+    assert_int_equal(nop_device_run(dev, d, 0, &v, 1, &r, &err), -1);
+    assert_non_null(strstr(err.diag.msg, "changed (was it rebuilt?) since neuronop read it"));
+    nop_run_result_clear(&r);
+    nop_tensor_free(t);
+    nop_device_free(dev);
+    nop_profile_free(profile);
+    nop_library_close(d);
+}
+
 static void a_text_file_is_not_a_library(void **state)
 {
     nop_library *d = (nop_library *)1;
@@ -179,6 +209,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(describes_what_loading_gives),
+        cmocka_unit_test(a_library_replaced_since_it_was_described_is_not_run),
         cmocka_unit_test(a_text_file_is_not_a_library),
         cmocka_unit_test(a_file_cut_short_is_refused),
         cmocka_unit_test(a_damaged_file_never_reads_outside_it),
