@@ -107,8 +107,28 @@ def load(name, compute_srcs, shape_srcs, build_directory=None, multicore=False,
         path = _build(manifest, build_dir, dirs, verbose, _client.memcheck())
     except errors.Error as e:
         raise _as_argument_error(e, manifest) from None
+    _check_built_as_asked(path, compute, shape, bool(multicore), list(extra_cflags or []))
     _ops.register(path)
     return path
+
+
+def _check_built_as_asked(path, compute, shape, multicore, cflags):
+    """Raises BuildError unless the library at path says it was built from these sources
+    with these options.  Another process's load into the same build_directory with other
+    arguments rewrites the manifest there, and the build that follows builds whichever came
+    last (a red team's find: one process then ran the other's code without a word)."""
+    desc = _client.supervisor().load(os.path.realpath(path))
+    sources = sorted((s["path"], s["role"]) for s in desc.get("sources", []))
+    asked = sorted([(p, "compute") for p in compute] + [(p, "shape") for p in shape])
+    built = (sources, bool(desc.get("multicore")), list(desc.get("extra_cflags", [])))
+    if built != (asked, multicore, cflags):
+        raise errors.BuildError(
+            "'%s' was built with other sources or options than this load asked for (%s): "
+            "another custom_op.load of '%s' into the same build_directory ran at the same "
+            "time; give each its own build_directory"
+            % (path, "extra_cflags %s" % built[2] if built[2] != cflags else
+               "multicore=%s" % built[1] if built[1] != multicore else "sources",
+               os.path.basename(path)))
 
 
 def _build(manifest, build_dir, dirs, verbose, memcheck):

@@ -261,6 +261,41 @@ def _():
         assert '"argnames": ["x", "", "factor"]' in described.stdout, described.stdout
 
 
+# a red team's find: two processes loading one library into one build_directory with
+# different extra_cflags each rewrite the manifest there, and each builds whichever came
+# last: one ran the other's code.  The interleaving, made here: the other process's manifest
+# written between this load's and its build
+@check("a library built with another load's arguments meanwhile raises BuildError, not runs")
+def _():
+    from neuronop import custom_op as loader
+    with tempfile.TemporaryDirectory() as top:
+        for name, text in (("k.cpp", UNNAMED_K),
+                           ("s.cpp", UNNAMED_S.replace("unnamed_ops", "raced_ops"))):
+            with open(os.path.join(top, name), "w") as f:
+                f.write(text)
+        args = dict(name="raced", compute_srcs=[os.path.join(top, "k.cpp")],
+                    shape_srcs=[os.path.join(top, "s.cpp")], build_directory=top)
+        real_build = loader._build
+
+        def other_process_first(manifest, *rest):
+            with open(manifest) as f:
+                text = f.read()
+            with open(manifest, "w") as f:
+                f.write(text.replace('extra_cflags: ["-DMINE"]', 'extra_cflags: ["-DTHEIRS"]'))
+            return real_build(manifest, *rest)
+
+        loader._build = other_process_first
+        try:
+            e = raises(neuronop.BuildError, custom_op.load, extra_cflags=["-DMINE"], **args)
+        finally:
+            loader._build = real_build
+        assert "another custom_op.load of 'libraced.so' into the same build_directory" in \
+            str(e) and "['-DTHEIRS']" in str(e), e
+        assert not hasattr(torch.ops.raced_ops, "scaled")
+        custom_op.load(extra_cflags=["-DMINE"], **args)   # alone, it builds and loads
+        assert hasattr(torch.ops.raced_ops, "scaled")
+
+
 @check("torch refuses arguments of the wrong type or number")
 def _():
     for bad in (("a",), (x, x), (1.5,)):
