@@ -169,6 +169,11 @@ const char *nop_closest(const char *word, const char *const *candidates, size_t 
 /* Default and limits of STACK_SIZE (gpsimd.md). */
 #define NOP_STACK_DEFAULT_BYTES 6144
 #define NOP_STACK_MAX_BYTES 409600
+/* The room the runtime's own calls get below a kernel's deepest frame: a kernel's stack
+ * high-water mark (nop_core_report) counts their frames, and stays within its STACK_SIZE
+ * up to STACK_SIZE plus this (512 bytes; more in a sanitizer build, whose frames are
+ * larger). */
+size_t nop_stack_runtime_bytes(void);
 
 /* ---- building -------------------------------------------------------------------------- */
 

@@ -35,6 +35,11 @@
 #endif
 #define SHAPE_STACK (1u << 20)   /* shape functions are host code: a host-sized stack */
 
+size_t nop_stack_runtime_bytes(void)
+{
+    return RUNTIME_FRAMES;
+}
+
 /* What a device keeps between runs, so a launch reuses rather than allocates. */
 typedef struct slot {
     nopi_stack stack;           /* sized for stack_size + STACK_RESERVE */

@@ -534,8 +534,12 @@ void nopi_stack_overflow(nopi_core *c, size_t used)
     }
     int n = snprintf(c->diag.msg, sizeof c->diag.msg, "stack overflow: the kernel needs more "
                      "than its STACK_SIZE of %zu bytes", c->run->stack_size);
+    /* the figure counts the runtime's calls, which have room of their own (a new user read
+     * "used 1160" of a STACK_SIZE of 1000 that passed as a contradiction) */
     if (used && n > 0 && (size_t)n < sizeof c->diag.msg)
-        snprintf(c->diag.msg + n, sizeof c->diag.msg - (size_t)n, " (it used %zu)", used);
+        snprintf(c->diag.msg + n, sizeof c->diag.msg - (size_t)n, " (it used %zu, with the "
+                 "runtime's calls below it, which have %zu bytes more)", used,
+                 nop_stack_runtime_bytes());
     snprintf(c->diag.detail, sizeof c->diag.detail, "declare a larger stack, at most %d bytes, "
              "with 'stack_size: N' in the manifest or -DSTACK_SIZE=N in extra_cflags, or move "
              "large local arrays into TCM (tcm_malloc)", NOP_STACK_MAX_BYTES);

@@ -101,7 +101,7 @@ test_expect "a larger STACK_SIZE lets the same kernel run" '
     sed -i "s/^compute_srcs/extra_cflags: [-DSTACK_SIZE=131072]\ncompute_srcs/" rules/crash.yaml
     run run rules/crash.yaml deep zeros:4
     expect_status 0
-    expect_out "stack high-water (bytes of 131072)"'
+    expect_out "stack high-water (bytes; STACK_SIZE 131072, and "'
 
 test_expect "a kernel that never ends is stopped at --timeout" '
     fails rules/crash.yaml spin zeros:4 "neuronop: spin: core 0: error: timeout: the kernel ran for more than 1 s and was stopped"'
