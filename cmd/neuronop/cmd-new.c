@@ -45,11 +45,10 @@ const struct command_spec new_spec = {
     NULL,
 };
 
-/* text with every @NAME@ replaced by name; malloc'd, NULL on no memory. */
-static char *expand(const char *text, const char *name)
+/* text with every key replaced by value; malloc'd, NULL on no memory. */
+static char *replace_all(const char *text, const char *key, const char *value)
 {
-    static const char key[] = "@NAME@";
-    size_t n = 0, klen = sizeof key - 1, nlen = strlen(name);
+    size_t n = 0, klen = strlen(key), nlen = strlen(value);
     for (const char *p = strstr(text, key); p; p = strstr(p + klen, key))
         n++;
     char *out = malloc(strlen(text) + n * nlen + 1), *o = out;
@@ -62,11 +61,17 @@ static char *expand(const char *text, const char *name)
         o += len;
         if (!q)
             break;
-        memcpy(o, name, nlen);
+        memcpy(o, value, nlen);
         o += nlen;
     }
     *o = '\0';
     return out;
+}
+
+/* text with every @NAME@ replaced by name; malloc'd, NULL on no memory. */
+static char *expand(const char *text, const char *name)
+{
+    return replace_all(text, "@NAME@", name);
 }
 
 /* Whether name can name a library: it names the library's C functions (NAME_forward,
@@ -138,9 +143,14 @@ static int check_name(const char *name)
 }
 
 /* Writes one expanded template file into folder tmp; 0 or an exit status after printing. */
-static int write_file(const char *tmp, const struct template_file *f, const char *name)
+static int write_file(const char *tmp, const struct template_file *f, const char *name,
+                      const char *target)
 {
-    char *rel = expand(f->path, name), *text = expand(f->text, name), *path = NULL;
+    /* @DIR@: the folder as the command line named it, which the README's commands take (a
+     * new user's find: with --dir they named NAME, which is no folder) */
+    char *named = expand(f->text, name), *path = NULL;
+    char *rel = expand(f->path, name), *text = named ? replace_all(named, "@DIR@", target) : NULL;
+    free(named);
     int rc = 0;
     if (!rel || !text || asprintf(&path, "%s/%s", tmp, rel) < 0) {
         path = NULL;
@@ -238,7 +248,7 @@ static int create(const char *target, const struct template_flavour *fl, const c
     const struct template_file *lists[] = { fl->common, fl->own };
     for (int l = 0; l < 2 && rc == 0; l++)
         for (const struct template_file *f = lists[l]; f->path && rc == 0; f++)
-            rc = write_file(tmp, f, name);
+            rc = write_file(tmp, f, name, target);
     mode_t mask = umask(0);   /* mkdtemp made it 0700: give it a folder's usual mode */
     umask(mask);
     if (rc == 0 && chmod(tmp, 0777 & ~mask) != 0) {

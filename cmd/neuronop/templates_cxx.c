@@ -88,9 +88,9 @@ const struct template_file cxx_common_files[] = {
     "A custom-operator library for the GPSIMD cores of AWS Neuron devices, in the device's\n" \
     "torch-style C++, made by `neuronop new --cxx" how ".\n"                                  \
     "\n"                                                                                      \
-    "    neuronop build @NAME@                          # compile it (g++ -std=c++14)\n"      \
-    "    neuronop run @NAME@ @NAME@_forward randn:4x1024  # run its op on the device\n"       \
-    "    neuronop test @NAME@                           # hold it to its reference\n"         \
+    "    neuronop build @DIR@                           # compile it (g++ -std=c++14)\n"      \
+    "    neuronop run @DIR@ @NAME@_forward randn:4x1024   # run its op on the device\n"       \
+    "    neuronop test @DIR@                            # hold it to its reference\n"         \
     "\n"                                                                                      \
     "Edit `@NAME@.cpp` (the kernel), `shape.cpp` (with the NEURON_LIBRARY registration),\n"   \
     "`ref.cpp` and the `tests:` in `neuronop.yaml`; see neuronop-cxx(3) for the C++ API and\n" \

@@ -54,7 +54,10 @@ test_expect "--dir puts it in another folder" '
     test -f sub/here/neuronop.yaml
     grep -q "^name: ops2" sub/here/neuronop.yaml
     run test sub/here
-    expect_status 0'
+    expect_status 0
+    grep -qF "neuronop build sub/here " sub/here/README.md   # (a new user'\''s find: ops2)
+    grep -qF "neuronop run sub/here ops2_forward randn:4x1024" sub/here/README.md
+    grep -qF "neuronop test sub/here " sub/here/README.md'
 
 test_expect "a --dir with a trailing slash names the folder itself" '
     run new ops3 --dir fresh/
