@@ -92,6 +92,31 @@ static const char *const set_name[] = {
     [NT_I16] = "nt_set_i16", [NT_U8] = "nt_set_u8",
 };
 
+/* (a new user passed an int32 tensor to a float kernel and was told only to change the
+ * kernel) */
+const char *nopi_input_hint(const nopi_core *c, const nt_tensor *t, nt_dtype want, char *buf,
+                            size_t size)
+{
+    const nopi_run *run = c->run;
+    const nt__op_desc *op = run->op;
+    buf[0] = '\0';
+    for (int k = 0; op && run->args && k < op->nargs; k++) {
+        if (op->argtypes[k] != NT_ARG_TENSOR || run->args[k].t != t)
+            continue;
+        char name[64] = "";
+        const nop_library *lib = run->lib;
+        if (lib && nop_library_op_argname(lib, (int)(op - lib->desc->ops), k, name + 2,
+                                          sizeof name - 4)) {
+            memcpy(name, " '", 2);
+            strcat(name, "'");
+        }
+        snprintf(buf, size, ", or give the op's argument %d%s as %s %s tensor", k + 1,
+                 name[0] ? name : "", nopi_dtype_article(want), nopi_dtype_name(want));
+        break;
+    }
+    return buf;
+}
+
 /* Checks an element access and returns its flat index.  fn NULL: a C++ element reference,
  * named in messages by its tensor's dtype (looked up only when a rule is broken). */
 static int64_t element(nopi_core *c, const nt_accessor *a, int want, int nidx,
@@ -103,10 +128,12 @@ static int64_t element(nopi_core *c, const nt_accessor *a, int want, int nidx,
     nopi_check_data(c, t, fn ? fn : "accessor<T, N>()[...]");
     if (!fn && (nidx != t->ndim || t->dtype > NT_U8))
         fn = get_name[t->dtype <= NT_U8 ? t->dtype : NT_F32];
+    char hint[160];
     if (want >= 0 && t->dtype != (nt_dtype)want)
-        nopi_core_fail(c, "%s on %s %s tensor: use nt_%s_%s", fn, nopi_dtype_article(t->dtype),
+        nopi_core_fail(c, "%s on %s %s tensor: use nt_%s_%s%s", fn, nopi_dtype_article(t->dtype),
                        nopi_dtype_name(t->dtype), strncmp(fn, "nt_get", 6) == 0 ? "get" : "set",
-                       nopi_dtype_suffix(t->dtype));
+                       nopi_dtype_suffix(t->dtype),
+                       nopi_input_hint(c, t, (nt_dtype)want, hint, sizeof hint));
     if (nidx != t->ndim && t->ndim == 0)   /* C's variadic macro cannot pass no index */
         nopi_core_fail(c, "%s on a 0-dimensional tensor, which the standard accessor cannot "
                        "index: read or write its one element with a stream (nt_stream_read_*, "
@@ -424,10 +451,12 @@ static int64_t step(nopi_core *c, nt_stream *s, bool write, nt_dtype want, const
     nopi_stream *st = stream_of(c, s, fn);
     if (st->write != write)
         nopi_core_fail(c, "%s on a %s stream", fn, st->write ? "write" : "read");
+    char hint[160];
     if (st->t->dtype != want)
-        nopi_core_fail(c, "%s on %s %s tensor: use nt_stream_%s_%s", fn,
+        nopi_core_fail(c, "%s on %s %s tensor: use nt_stream_%s_%s%s", fn,
                        nopi_dtype_article(st->t->dtype), nopi_dtype_name(st->t->dtype),
-                       write ? "write" : "read", nopi_dtype_suffix(st->t->dtype));
+                       write ? "write" : "read", nopi_dtype_suffix(st->t->dtype),
+                       nopi_input_hint(c, st->t, want, hint, sizeof hint));
     if (st->pos >= st->t->numel) {
         char count[24];
         snprintf(count, sizeof count, "%lld", (long long)st->t->numel);

@@ -40,6 +40,11 @@ void nopi_api_leave(nopi_api_timer *t);
 /* Each fails the core (does not return) when its rule is broken. */
 void nopi_check_tensor(nopi_core *c, const nt_tensor *t, const char *fn);
 void nopi_check_data(nopi_core *c, const nt_tensor *t, const char *fn);
+/* accessors.c: when t is one of the op's inputs, ", or give the op's argument K ('NAME') as
+ * a DTYPE tensor" (want's), the other way out of a dtype mismatch; else "".  Into buf, which
+ * it returns. */
+const char *nopi_input_hint(const nopi_core *c, const nt_tensor *t, nt_dtype want, char *buf,
+                            size_t size);
 void nopi_check_writable(nopi_core *c, const nt_tensor *t, const char *fn);
 void nopi_single_core_only(nopi_core *c, const char *fn, const char *what);
 /* A tensor the kernel makes, owned by its core until the run ends. */

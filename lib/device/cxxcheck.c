@@ -100,14 +100,17 @@ void nopi_api_cxx_check(int what, const nt_tensor *t, int64_t a, int64_t b)
     nopi_check_tensor(c, t, call[what]);
     bool accessor = what == NT__CXX_ACCESSOR;
     if (t->dtype != b) {
+        char hint[160];
+        nopi_input_hint(c, t, (nt_dtype)b, hint, sizeof hint);
         if (accessor)
             nopi_core_fail(c, "accessor<%s, %lld>() on %s %s tensor: the element type must be "
-                           "the tensor's; use accessor<%s, %lld>()", cxx_type(b), (long long)a,
-                           nopi_dtype_article(t->dtype), nopi_dtype_name(t->dtype),
-                           cxx_type(t->dtype), (long long)a);
+                           "the tensor's; use accessor<%s, %lld>()%s", cxx_type(b),
+                           (long long)a, nopi_dtype_article(t->dtype), nopi_dtype_name(t->dtype),
+                           cxx_type(t->dtype), (long long)a, hint);
         nopi_core_fail(c, "%s%s>() on %s %s tensor: the element type must be the tensor's; "
-                       "use %s%s>()", call_head[what], cxx_type(b), nopi_dtype_article(t->dtype),
-                       nopi_dtype_name(t->dtype), call_head[what], cxx_type(t->dtype));
+                       "use %s%s>()%s", call_head[what], cxx_type(b),
+                       nopi_dtype_article(t->dtype), nopi_dtype_name(t->dtype), call_head[what],
+                       cxx_type(t->dtype), hint);
     }
     if (accessor && a != t->ndim) {
         nopi_shape_str(t, shape, sizeof shape);
