@@ -69,9 +69,12 @@ static int dispatch(int argc, char **argv)
             return commands[i].fn(argc - 1, argv + 1);
         names[n++] = commands[i].spec->name;
     }
-    const char *hint = nop_closest(name, names, n);
-    if (name[0] == '-')
-        report_plain_error("unknown option '%s'", name);
+    static const char *const options[] = { "--version", "--help" };
+    const char *hint = name[0] == '-' ? nop_closest(name, options, 2)
+                                      : nop_closest(name, names, n);
+    if (name[0] == '-')   /* (a new user's find: --versio got no suggestion, rn got run) */
+        report_plain_error("unknown option '%s'%s%s%s", name, hint ? "; did you mean '" : "",
+                           hint ? hint : "", hint ? "'?" : "");
     else if (hint)
         report_plain_error("'%s' is not a neuronop command; did you mean '%s'?", name, hint);
     else

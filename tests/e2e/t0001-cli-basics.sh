@@ -38,7 +38,10 @@ test_expect "a misspelt command gets a suggestion and exit 2" '
 
 test_expect "an unknown option gets a suggestion and exit 2" '
     run build --forse; expect_status 2
-    expect_err "neuronop build: error: unknown option '\''--forse'\''; did you mean '\''--force'\''?"'
+    expect_err "neuronop build: error: unknown option '\''--forse'\''; did you mean '\''--force'\''?"
+    run --versio
+    expect_status 2
+    expect_err "neuronop: error: unknown option '\''--versio'\''; did you mean '\''--version'\''?"'
 
 test_expect "a flag given a value is a usage error" '
     run build --force=yes; expect_status 2; expect_err "takes no value"'
