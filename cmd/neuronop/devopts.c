@@ -34,6 +34,19 @@ static int parse_checks(const struct command_spec *spec, const struct option_lis
             return report_nomem();
         for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
             unsigned b = nop_check_parse(name);
+            static const char *const always[] = { "bounds", "dtype", "shape", "stack",
+                                                  "crash", "time", "timeout" };
+            for (size_t k = 0; !b && k < sizeof always / sizeof always[0]; k++) {
+                if (strcmp(name, always[k]) != 0)
+                    continue;
+                /* (a new user's find: "unknown check 'bounds'" read as a typo) */
+                command_usage_error(spec, "'%s' is not a check --check and --no-check "
+                                    "choose: bounds, dtype, shape-function, stack, crash and "
+                                    "time checks are always on (without them a kernel could "
+                                    "corrupt neuronop's own memory)", name);
+                free(copy);
+                return STATUS_USAGE;
+            }
             if (!b) {
                 int n = 0;
                 while (nop_check_names[n])

@@ -120,6 +120,12 @@ test_expect "--no-check turns a check off, --check back on" '
     run run checks unwritten randn:100 --no-check=all
     expect_status 0'
 
+# (a new user's find: "unknown check 'bounds'" read as a typo of a check that exists)
+test_expect "a check that is always on is said to be so" '
+    run run "$EXAMPLES/relu" relu_forward randn:4 --no-check bounds
+    expect_status 2
+    expect_err "neuronop run: error: '\''bounds'\'' is not a check --check and --no-check choose: bounds, dtype, shape-function, stack, crash and time checks are always on"'
+
 test_expect "an unknown check name is a usage error with a suggestion" '
     run run checks race randn:100 --no-check rcae
     expect_status 2
