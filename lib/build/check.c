@@ -256,6 +256,10 @@ int nopi_check_load_time_code(builder *b, const object *objs, int nobjs)
             nopi_locate_word(o->source, words[k], &line, &col);
         if (!line && var.name[0])
             nopi_locate_word(o->source, var.name, &line, &col);
+        /* <iostream>'s own std::ios_base::Init object has no name in the source: its include
+         * is the line to show (a new user's find: the message had none) */
+        if (!line && init)
+            nopi_locate_word(o->source, "iostream", &line, &col);
         bool kernel = o->role == NOPI_ROLE_COMPUTE;
         const char *hint = kernel ? "the device runs no code at load"
                                   : "every worker loads the whole library, the kernels' and "
