@@ -188,12 +188,11 @@ static int build_once(builder *b)
     b->confine.write = b->tmpdir;   /* the compilers' only writable folder */
     int rc = compile_all(b);
     nopi_build_remove_tree(b->tmpdir);
+    b->confine.write = NULL;
     free(b->tmpdir);
     b->tmpdir = NULL;
     return rc;
 }
-
-#define MAX_ATTEMPTS 3   /* builds of sources that change during each before giving up */
 
 static int run(builder *b, nop_build_result *res)
 {
@@ -220,32 +219,16 @@ static int run(builder *b, nop_build_result *res)
         return -1;
     nopi_build_remove_leftovers(b);
     int rc = 0;
-    for (int attempt = 1;; attempt++) {
-        /* after a wait, the inputs as they are now, not as they were before the lock: the
-         * sources may have been edited meanwhile (a red team's edit during the wait was
-         * built under the old key's stamp).  Without one, the key is a moment old, and
-         * nopi_build_record's second look covers that moment too; a build again has the
-         * key that look took. */
-        if (attempt == 1 && b->waited && nopi_build_key(b) != 0) {
-            rc = -1;
-            break;
-        }
-        if (!b->o->force && nopi_build_up_to_date(b)) {
-            res->up_to_date = true;
-            break;
-        }
+    /* after a wait, the inputs as they are now, not as they were before the lock: another
+     * build may have made the library, or the sources been edited meanwhile (a red team's
+     * edit during the wait was built under the old key's stamp).  Without one, the key is
+     * a moment old, and the link looks again before it installs (nopi_build_unchanged). */
+    if (b->waited && nopi_build_key(b) != 0)
+        rc = -1;
+    else if (!b->o->force && nopi_build_up_to_date(b))
+        res->up_to_date = true;
+    else
         rc = build_once(b);
-        if (rc != 0 || !b->changed)
-            break;
-        /* an input changed during the build: built again from what it is now */
-        b->changed = false;
-        if (attempt == MAX_ATTEMPTS) {
-            rc = nopi_fail(b->err, NOP_ERR_COMPILE, NULL, 0, 0, "the sources of '%s' changed "
-                           "during each of %d builds; build it once they stay as they are",
-                           b->m->name, MAX_ATTEMPTS);
-            break;
-        }
-    }
     close(lock);   /* releases the flock */
     return rc;
 }

@@ -69,7 +69,6 @@ typedef struct builder {
     nopi_pch pch;             /* where the precompiled standard headers are (pch.h) */
     int compiled;
     int cached;               /* objects taken from the compile cache (objcache.h) */
-    bool changed;             /* an input changed while it was being built: no stamp */
     bool waited;              /* the build folder's lock was another build's at first */
     bool cc;                  /* compiler: cc (the manifest, or the build option) */
     bool system_link;         /* some object comes from g++ or cc: link with the system */
@@ -89,10 +88,12 @@ int nopi_build_key(builder *b);
  * a file's author cannot set: a library that came with the sources is rebuilt). */
 bool nopi_build_up_to_date(builder *b);
 /* buildkey.c: writes the stamp of the library just built: b->key, the library's hash and its
- * identity on this machine; unless an input has changed since b->key was computed (hashed
- * again now), when it writes none and sets b->changed, with b->key the inputs' key now.
- * 0, or -1 with b->err filled. */
+ * identity on this machine.  0, or -1 with b->err filled. */
 int nopi_build_record(builder *b);
+/* buildkey.c: 0 when the build's inputs, hashed again now, are still those b->key was made
+ * from; else -1 with b->err filled (an input error: one changed while it was being built,
+ * and may have been read in either form).  The link calls it before it installs. */
+int nopi_build_unchanged(builder *b);
 /* buildfs.c: when e (an errno) says the build may not write its folder (EACCES, EROFS),
  * adds to b->err why it had to (a detail under "cannot create ...: Permission denied"). */
 void nopi_build_unwritable(builder *b, int e);

@@ -260,19 +260,23 @@ static int lib_identity(const char *path, char *out, size_t cap)
     return 0;
 }
 
-int nopi_build_record(builder *b)
+int nopi_build_unchanged(builder *b)
 {
-    /* the inputs as they are now: one edited while it was being compiled may have been
-     * read in either form, and the stamp must not call such a library current (a red team
-     * edited a source during a build: later builds said up to date over other code) */
     char built[sizeof b->key];
     memcpy(built, b->key, sizeof built);
     if (nopi_build_key(b) != 0)
         return -1;
-    if (strcmp(built, b->key) != 0) {
-        b->changed = true;
+    if (strcmp(built, b->key) == 0)
         return 0;
-    }
+    nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "the sources of '%s' changed while it was "
+              "being built", b->m->name);
+    nopi_detail(b->err, "a file saved during the build? the library and its stamp are left as "
+                "they were: build it again once its files stay as they are");
+    return -1;
+}
+
+int nopi_build_record(builder *b)
+{
     char libhash[33], file[96], stamp[256];
     if (nopi_hash_file(b->lib_path, libhash) != 0 ||
         lib_identity(b->lib_path, file, sizeof file) != 0)

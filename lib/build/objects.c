@@ -919,6 +919,12 @@ int nopi_build_link(builder *b, const object *objs, int nobjs)
     unsigned how = b->system_link ? NOPI_LINKED_EXPORTS : 0;
     if (!b->system_link || b->o->memcheck)
         how |= NOPI_LINKED_TEXTREL;
+    /* the sources as they are now, before anything is installed: one edited during the
+     * build may have been read in either form, and neither the library nor a stamp may
+     * then replace the last build's (a red team edited a source during a build, and the
+     * stamp called current a library built from other code) */
+    if (rc == 0)
+        rc = nopi_build_unchanged(b);
     if (rc == 0)
         rc = install_checked(b, tmp, b->lib_path, how);
     free(tmp);

@@ -114,4 +114,36 @@ test_expect "sources edited while a build waits for another are built, and stamp
     run run val val zeros:4
     expect_out "values: 2 2 2 2"'
 
+# ... and sources edited while the build compiles them: nothing is installed, the last
+# library and its stamp stay (a reviewer's: the first fix rebuilt in a loop, and installed
+# before it looked)
+test_expect "sources edited during the build: nothing installed, the last library kept, exit 2" '
+    make_val
+    set_val 1
+    "$NEURONOP" build val >/dev/null
+    cp val/build/libval.so before.so
+    cp val/build/libval.so.stamp before.stamp
+    i=0
+    while [ $i -lt 4000 ]; do
+        echo "static float f$i(float x) { return x > 0.0f ? x * 1.0f + $i.0f : x - $i.0f; }"
+        i=$((i + 1))
+    done >val/big.c
+    sed -i "s/compute_srcs: \[k.c\]/compute_srcs: [k.c, big.c]/" val/neuronop.yaml
+    "$NEURONOP" build val >/dev/null   # the big source compiles: a build of some time
+    cp val/build/libval.so before.so
+    cp val/build/libval.so.stamp before.stamp
+    set_val 2
+    ( while :; do echo "/* $(date +%N) */" >val/saved.h; done ) &
+    saver=$!
+    run build val
+    kill $saver
+    wait $saver 2>/dev/null || :
+    expect_status 2
+    expect_err "neuronop: error: the sources of '\''val'\'' changed while it was being built"
+    cmp before.so val/build/libval.so
+    cmp before.stamp val/build/libval.so.stamp
+    run build val
+    expect_status 0
+    expect_out "val: built"'
+
 test_done
