@@ -21,16 +21,18 @@ void nopi_out_read(nopi_core *c, int64_t begin, int64_t end, const char *fn);
 /* C++ element references (outtrack.c's top comment): gives a single-core float32 output's
  * never-written elements their pattern, once, when the init check is on. */
 void nopi_out_pattern(nopi_core *c);
-/* Element i's pattern: a signalling NaN (quiet bit 22 clear) marked by payload bits 21-17
- * set to 10110, with the low 17 bits of i.  Five bits, not one: the NaNs kernels and torch
- * make have those bits all clear (0x7fc00000) or all set (Sleef's 0xffffffff, a bfloat16
- * or half NaN widened), and with bit 21 alone as the mark each of the latter copied to the
- * output was taken for a read of an unwritten element (a C++ idioms tester's find); nor is
- * it the TCM's fill pattern (0x7fa5, tcm.c), whose bits there are 10010. */
-#define NOPI_PATTERN_MARK 0x7fac0000u
-#define NOPI_PATTERN_MARK_BITS 0x7fbe0000u   /* exponent and payload bits 21-17 */
+/* Element i's pattern: a signalling NaN (quiet bit 22 clear) marked by payload bits 21-19
+ * set to 101, with the low 19 bits of i.  Three bits, not one: the canonical NaNs kernels
+ * and torch make have those bits all clear (0x7fc00000) or all set (Sleef's 0xffffffff, a
+ * bfloat16 or half NaN widened: 0xffff0000), and with bit 21 alone as the mark each of the
+ * latter copied to the output was taken for a read of an unwritten element (a C++ idioms
+ * tester's find); nor is it the TCM's fill pattern (0x7fa5, tcm.c), 100 there.  And no
+ * more than three: the index keeps 19 bits, which name exactly the element of an output of
+ * up to 2^19 (with five, 512x512 outputs were named wrongly: a reviewer's find). */
+#define NOPI_PATTERN_MARK 0x7fa80000u
+#define NOPI_PATTERN_MARK_BITS 0x7fb80000u   /* exponent and payload bits 21-19 */
 #define NOPI_PATTERN_QUIET 0x00400000u
-#define NOPI_PATTERN_INDEX 0x0001ffffu
+#define NOPI_PATTERN_INDEX 0x0007ffffu
 static inline uint32_t nopi_out_pattern_bits(int64_t i)
 {
     return NOPI_PATTERN_MARK | ((uint32_t)i & NOPI_PATTERN_INDEX);
@@ -53,7 +55,7 @@ static inline int64_t nopi_out_pattern_source(const nopi_core *c, int64_t i)
     if ((b & ~NOPI_PATTERN_QUIET) == nopi_out_pattern_bits(i))
         return i;    /* its own pattern, made quiet or negated: read, then written */
     /* another element's: the nearest below i with those low bits (outputs of more than
-     * 128K elements are told apart by the low bits only) */
+     * 2^19 elements are told apart by the low bits only) */
     int64_t low = (int64_t)(b & NOPI_PATTERN_INDEX);
     int64_t k = (i & ~(int64_t)NOPI_PATTERN_INDEX) | low;
     if (k >= t->numel)

@@ -132,4 +132,20 @@ test_expect "an unknown check name is a usage error with a suggestion" '
     expect_err "neuronop run: error: unknown check '\''rcae'\''; did you mean '\''race'\''? (checks: race unwritten init dst multicore coherence readonly leak streams printf, or all)"
     expect_err "see '\''neuronop run --help'\''"'
 
+# A never-written element's pattern names it exactly up to 2^19 elements (a reviewer's find:
+# with a five-bit mark, 17 index bits named element 150000 of 200000 as 18928)
+test_expect "a far never-written element copied into the output is named by its own offset" '
+    mkdir -p far
+    printf "%s\n" "#include <torch/torch.h>" \
+        "torch::Tensor far_read(const torch::Tensor &t)" "{" \
+        "    torch::Tensor out = get_dst_tensor();" "    auto o = out.accessor<float, 1>();" \
+        "    o[10] = o[150000];" "    return out;" "}" >far/k.cpp
+    printf "%s\n" "#include <torch/torch.h>" "#include <torchneuron/register.h>" \
+        "torch::Tensor far_shape(const torch::Tensor &t) { return torch::empty(t.sizes(), torch::kFloat); }" \
+        "NEURON_LIBRARY(far_ops, m) { m.def(\"far_read\", &far_shape, \"far_read\"); }" >far/s.cpp
+    printf "%s\n" "name: far" "compute_srcs: [k.cpp]" "shape_srcs: [s.cpp]" >far/neuronop.yaml
+    run run far far_read zeros:200000
+    expect_status 1
+    expect_err "accessor<float, N>()[...](offset=150000, n=1): reads output elements no core has written yet (initcheck)"'
+
 test_done
