@@ -122,7 +122,8 @@ int nopi_read_input(const char *path, const char *what, size_t cap, char **data,
 #define NOPI_LINE_SCAN_MAX (64LL << 20)
 int nopi_read_line(const char *path, int line, char *buf, size_t size);
 /* Whether a and b (stat results) are the same file with the same contents, as far as stat
- * tells: device, inode, size and modification time. */
+ * tells: device, inode, size, modification time and change time (which no one can set: a
+ * file rewritten in place with its old time kept, by cp -p or touch -r, is another). */
 struct stat;
 bool nopi_same_file(const struct stat *a, const struct stat *b);
 /* True when path names a C++ source: .cpp, .cc or .cxx (the build compiles it as C++; the
