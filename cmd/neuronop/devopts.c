@@ -34,8 +34,9 @@ static int parse_checks(const struct command_spec *spec, const struct option_lis
             return report_nomem();
         for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
             unsigned b = nop_check_parse(name);
-            static const char *const always[] = { "bounds", "dtype", "shape", "stack",
-                                                  "crash", "time", "timeout" };
+            static const char *const always[] = { "bounds", "dtype", "shape",
+                                                  "shape-function", "stack", "crash", "time",
+                                                  "timeout" };
             for (size_t k = 0; !b && k < sizeof always / sizeof always[0]; k++) {
                 if (strcmp(name, always[k]) != 0)
                     continue;

@@ -75,7 +75,7 @@ static const char *const instead[][2] = {
 static const char *const other_torch[] = {
     "sum", "sinh", "asin", "sign", "sinc", "cosh", "acos", "tanh", "atan", "exp2", "addr",
     "fill", "clamp_", "floor_", "ceil_", "zero_", "abs_", "exp_", "log_", "sin_", "cos_",
-    "tan_", "fill_", "eq", "logit", "logs", "prod",
+    "tan_", "fill_", "eq", "logit", "prod",
 };
 
 static bool other_torch_name(const char *name)

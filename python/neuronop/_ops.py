@@ -100,7 +100,9 @@ class Op:
         """torch.ops.NAMESPACE.OP.default: the op as torch's dispatcher calls it."""
         if self._overload is None:
             namespace, name = self.qualname.split("::", 1)
-            self._overload = getattr(getattr(torch.ops, namespace), name).default
+            # __getattr__ itself: an op may be named like an attribute of torch's namespace
+            # object ('name'), which getattr would give instead (a reviewer's find)
+            self._overload = getattr(torch.ops, namespace).__getattr__(name).default
         return self._overload
 
 

@@ -1,6 +1,7 @@
 /* add_cxx shape function and registration: host code.  a and b have one shape (there is no
  * broadcasting: the kernel adds element by element, and a b of another shape would be read
  * past its end or stopped short of); the output is float32 with that shape. */
+#include <cassert>
 #include <torch/torch.h>
 #include <torchneuron/register.h>
 
