@@ -423,6 +423,20 @@ bool nopi_elf_has_lto(const char *data, size_t len)
            has_section(data, len, &es, NULL, 0, prefixes, 2, NULL, 0);
 }
 
+bool nopi_elf_has_tls(const char *data, size_t len)
+{
+    elf_sections es;
+    if (!header_of(data, len, true, &es))
+        return false;
+    for (size_t i = 0; i < es.shnum; i++) {
+        Elf64_Shdr sh;
+        get_shdr(data, &es, i, &sh);
+        if (sh.sh_size != 0 && (sh.sh_flags & SHF_TLS))
+            return true;
+    }
+    return false;
+}
+
 /* Writes header sh back as section i of the image. */
 static void put_shdr(char *data, const elf_sections *es, size_t i, const Elf64_Shdr *sh)
 {

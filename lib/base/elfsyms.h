@@ -40,6 +40,9 @@ int nopi_elf_load_function(const char *data, size_t len, char *buf, size_t size)
  * section): code that a linker with the LTO plugin compiles and links, whose symbols and
  * sections no reading of the object shows. */
 bool nopi_elf_has_lto(const char *data, size_t len);
+/* Whether the ELF64 object image data[0, len) has thread-local data (a non-empty section
+ * flagged SHF_TLS: .tdata, .tbss). */
+bool nopi_elf_has_tls(const char *data, size_t len);
 /* Renames section `name` of the object image data[0, len) to `inert` (of the same length)
  * and makes it plain data, so that a linker treats it as nothing it runs.  False when there
  * is no such section. */

@@ -130,6 +130,23 @@ static int read_object(builder *b, object *obj)
          * here sees (a review defined a reference's expf so, from a shape source).  Refused
          * here: -fno-use-linker-plugin does not keep it out, ld loads the plugins in
          * /usr/lib/bfd-plugins by itself */
+        /* thread-local data in kernel code: each host thread running cores has a copy of
+         * its own, where the device has one variable for all its cores, so a kernel that
+         * races on it there passes here (a device-rules tester's find: the check of written
+         * globals compares the library's data segment, and TLS is elsewhere) */
+        if (obj->role == NOPI_ROLE_COMPUTE && nopi_elf_has_tls(data, len)) {
+            free(data);
+            int line = 0, col = 0;
+            static const char *const words[] = { "__thread", "_Thread_local", "thread_local" };
+            for (size_t k = 0; k < 3 && !line; k++)
+                nopi_locate_word(obj->source, words[k], &line, &col);
+            nopi_fail(b->err, NOP_ERR_COMPILE, obj->source, line, col, "kernel code has "
+                      "thread-local data, which the device does not have: its cores share one "
+                      "copy of each variable");
+            nopi_detail(b->err, "keep per-core data in a local variable or a tcm_malloc "
+                        "buffer");
+            return -1;
+        }
         if (nopi_elf_has_lto(data, len)) {
             free(data);
             static const char *const whose[] = { "kernel code", "shape function code",
