@@ -543,6 +543,53 @@ static void shared_data_before(const nopi_run *run, const nop_library *lib,
         memcpy(*copy, (const void *)lib->data_lo, len);
 }
 
+/* Names the variable of lib's data segment at byte `at` into what (size bytes): the
+ * exported variable it is in, else its place in the segment. */
+static void data_name(const nop_library *lib, size_t at, char *what, size_t size)
+{
+    const unsigned char *p = (const unsigned char *)lib->data_lo + at;
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    if (dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) && info.dli_sname && sym &&
+        (uintptr_t)p < (uintptr_t)info.dli_saddr + sym->st_size)
+        snprintf(what, size, "the library's variable '%.300s'", info.dli_sname);
+    else
+        snprintf(what, size, "the library's global or static data (byte %zu of its data "
+                 "segment)", at);
+}
+
+/* After the shape function: what it wrote of the library's global and static data is put
+ * back as it was, with a warning naming it.  On the device the shape function runs on the
+ * host when the op is compiled, apart from the kernels, which never see its writes (a
+ * device-rules tester passed a global from it to the kernel: the answer differed from the
+ * device's, silently).  copy: the data as it was before, or NULL. */
+static void shape_data_rule(const nopi_run *run, const nop_library *lib,
+                            const unsigned char *copy)
+{
+    size_t len = lib->data_hi - lib->data_lo, at = 0;
+    unsigned char *now = (unsigned char *)lib->data_lo;
+    if (!copy)
+        return;
+    while (at < len && now[at] == copy[at])
+        at++;
+    if (at == len)
+        return;
+    nop_diag d;
+    memset(&d, 0, sizeof d);
+    d.severity = NOP_SEV_WARNING;
+    char what[400];
+    data_name(lib, at, what, sizeof what);
+    snprintf(d.where, sizeof d.where, "%s: shape function '%s'", run->op->name,
+             run->op->shape);
+    snprintf(d.msg, sizeof d.msg, "the shape function wrote %s; on the device it runs on the "
+             "host when the op is compiled, so the kernel sees the value from before it, as "
+             "here", what);
+    snprintf(d.detail, sizeof d.detail, "pass what the kernel needs as an argument of the op");
+    memcpy(now, copy, len);
+    if (run->diag)
+        run->diag(run->diag_ctx, &d);
+}
+
 /* The shared-data rule: a core that wrote the library's global or static data is an error
  * (racecheck), named by the variable when the library exports it: 0, or -1 with err filled
  * as the output's racecheck fills it (the op, no core: any may have). */
@@ -556,14 +603,7 @@ static int shared_data_rule(const nopi_run *run, const nop_library *lib,
     if (at == len)
         return 0;
     char what[400];
-    Dl_info info;
-    const ElfW(Sym) *sym = NULL;
-    if (dladdr1(now + at, &info, (void **)&sym, RTLD_DL_SYMENT) && info.dli_sname && sym &&
-        (uintptr_t)(now + at) < (uintptr_t)info.dli_saddr + sym->st_size)
-        snprintf(what, sizeof what, "the library's variable '%.300s'", info.dli_sname);
-    else
-        snprintf(what, sizeof what, "the library's global or static data (byte %zu of its "
-                 "data segment)", at);
+    data_name(lib, at, what, sizeof what);
     nopi_fault(err, NOP_FAULT_RULE, "a core wrote %s, which every core shares (racecheck)",
                what);
     snprintf(err->diag.where, sizeof err->diag.where, "%s", run->op->name);
@@ -722,7 +762,15 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     if (ref < 0) {
         snprintf(what, sizeof what, "%s: shape function '%s'", op->name, op->shape);
         phase(dev, NOPI_PHASE_SHAPE, 0, what);
-        if (run_shape(dev, &run, sargs, err) != 0)
+        size_t len = lib->data_hi - lib->data_lo;
+        unsigned char *before = len ? malloc(len) : NULL;
+        if (before)
+            memcpy(before, (const void *)lib->data_lo, len);
+        int shaped = run_shape(dev, &run, sargs, err);
+        if (shaped == 0)
+            shape_data_rule(&run, lib, before);
+        free(before);
+        if (shaped != 0)
             goto out;
     }
     for (int i = 0; i < run.ncores; i++) {

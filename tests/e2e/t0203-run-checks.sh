@@ -148,4 +148,23 @@ test_expect "a far never-written element copied into the output is named by its 
     expect_status 1
     expect_err "accessor<float, N>()[...](offset=150000, n=1): reads output elements no core has written yet (initcheck)"'
 
+# A device-rules tester's find: a shape function that wrote a global the kernel read passed
+# its value on, where the device runs the shape function on the host when it compiles the op
+test_expect "a global the shape function writes is put back before the kernel, with a warning" '
+    mkdir -p shg
+    printf "%s\n" "#include <neuronop.h>" "int64_t g_rows;" \
+        "nt_tensor *k(const nt_tensor *t)" "{" "    nt_tensor *o = get_dst_tensor();" \
+        "    nt_accessor a = nt_accessor_of(t), b = nt_accessor_of(o);" \
+        "    for (int64_t i = 0; i < nt_numel(t); i++)" \
+        "        nt_set_f32(&b, nt_get_f32(&a, i) + (float)g_rows, i);" "    return o;" "}" >shg/k.c
+    printf "%s\n" "#include <neuronop.h>" "extern int64_t g_rows;" \
+        "nt_tensor *same(const nt_tensor *t)" "{" "    g_rows = nt_size(t, 0);" \
+        "    return nt_empty(nt_dim(t), nt_sizes(t), NT_F32);" "}" >shg/s.c
+    printf "%s\n" "name: shg" "compute_srcs: [k.c]" "shape_srcs: [s.c]" \
+        "ops: {k: {args: [tensor], shape: same, kernel: k}}" >shg/neuronop.yaml
+    run run shg k zeros:6
+    expect_status 0
+    expect_out "values: 0 0 0 0 0 0"
+    expect_err "neuronop: k: shape function '\''same'\'': warning: the shape function wrote the library'\''s variable '\''g_rows'\''; on the device it runs on the host when the op is compiled, so the kernel sees the value from before it, as here"'
+
 test_done
