@@ -572,11 +572,28 @@ int nopi_check_linked(builder *b, const char *data, size_t len, unsigned how)
         if (!found)
             found = check_entries(&l, what, sizeof what);
     }
+    /* one writable segment: the device run compares it to find a core that wrote the
+     * library's data (and puts back what a shape function wrote); a second, which a
+     * large-model or custom section gets (.ldata), would go unchecked (a device-rules
+     * tester's find: a static scratch array there raced silently) */
+    int writable = 0;
+    for (int i = 0; !why && i < im->nload; i++)
+        writable += (im->load[i].flags & PF_W) != 0;
     free(rels);
     free(im);
     if (why)
         return nopi_fail(b->err, NOP_ERR_COMPILE, NULL, 0, 0, "the linker wrote no shared "
                          "library neuronop can read for '%s': %s", b->lib_path, why);
+    if (!found && writable > 1) {
+        nopi_fail(b->err, NOP_ERR_COMPILE, NULL, 0, 0, "the %s linked for '%s' has %d "
+                  "writable segments: a source put data in a section of its own (a "
+                  "large-model .ldata or .lbss, or a section attribute)",
+                  how & NOPI_LINKED_PROBE ? "registration's probe library" : "library",
+                  b->lib_path, writable);
+        nopi_detail(b->err, "neuronop checks the one segment .data and .bss make for writes "
+                    "the device's cores would race on; keep variables in those sections");
+        return -1;
+    }
     if (!found)
         return 0;
     nopi_fail(b->err, NOP_ERR_COMPILE, NULL, 0, 0, "the %s linked for '%s' has code that runs "
