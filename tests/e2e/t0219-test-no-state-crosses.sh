@@ -40,9 +40,13 @@ test_expect "each execution of a case starts with its cores' TCM as a new device
 test_expect "in neuronop itself the same cases find what the earlier ones left" '
     NEURONOP_SANDBOX=off "$NEURONOP" test ks >out 2>err || true
     grep -q "^ok    globals\[zeros:1\]" out
-    for t in globals handler fds maps heap_end; do
+    for t in handler fds maps heap_end; do
         grep -q "^FAIL  $t\[zeros:2\]: a device rule was broken" out
     done
+    # (but for the library'\''s globals, which a run puts back after its shape function, as
+    # the device never lets a kernel see them: said with a warning)
+    grep -q "^ok    globals\[zeros:2\]" out
+    grep -q "warning: the shape function wrote the library'\''s global or static data" err
     grep -q "^FAIL  ref_finds: the output differs from reference '\''plus_one_unless_marked'\''" out
     grep -q "^FAIL  ref_runs_no_op_code: the output differs from reference" out'
 
