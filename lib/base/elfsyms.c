@@ -597,6 +597,8 @@ const char *nopi_elf_image_open(const char *data, size_t len, nopi_elf_image *im
             im->interp = true;
         else if (ph.p_type == PT_GNU_STACK && (ph.p_flags & PF_X))
             im->exec_stack = true;
+        else if (ph.p_type == PT_GNU_RELRO)
+            im->relro_vaddr = ph.p_vaddr, im->relro_size = ph.p_memsz;
         else if (ph.p_type == PT_TLS && (ph.p_filesz > ph.p_memsz ||
                                          !in_file(len, ph.p_offset, ph.p_filesz)))
             why = "a thread-local segment outside the file";

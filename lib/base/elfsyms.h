@@ -94,6 +94,7 @@ typedef struct nopi_elf_image {
     uint64_t dyn_vaddr, dyn_size;   /* PT_DYNAMIC, inside a PT_LOAD's file bytes */
     bool interp;                    /* has a PT_INTERP */
     bool exec_stack;                /* its PT_GNU_STACK asks for an executable stack */
+    uint64_t relro_vaddr, relro_size;   /* PT_GNU_RELRO (made read-only once relocated), or 0 */
     size_t ndyn;                    /* entries before DT_NULL */
     struct { int64_t tag; uint64_t val; } dyn[NOPI_ELF_MAX_DYN];
 } nopi_elf_image;

@@ -576,9 +576,12 @@ int nopi_check_linked(builder *b, const char *data, size_t len, unsigned how)
      * library's data (and puts back what a shape function wrote); a second, which a
      * large-model or custom section gets (.ldata), would go unchecked (a device-rules
      * tester's find: a static scratch array there raced silently) */
-    int writable = 0;
+    int writable = 0;   /* (a segment all RELRO is read-only once relocated: ld.lld's) */
     for (int i = 0; !why && i < im->nload; i++)
-        writable += (im->load[i].flags & PF_W) != 0;
+        writable += (im->load[i].flags & PF_W) &&
+                    !(im->load[i].vaddr >= im->relro_vaddr &&
+                      im->load[i].vaddr + im->load[i].memsz <=
+                          im->relro_vaddr + im->relro_size && im->relro_size);
     free(rels);
     free(im);
     if (why)

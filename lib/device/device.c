@@ -585,7 +585,12 @@ static void shape_data_rule(const nopi_run *run, const nop_library *lib,
              "host when the op is compiled, so the kernel sees the value from before it, as "
              "here", what);
     snprintf(d.detail, sizeof d.detail, "pass what the kernel needs as an argument of the op");
-    memcpy(now, copy, len);
+    /* only the bytes that differ: the segment begins with what the loader made read-only
+     * (RELRO: the GOT, .dynamic), which no shape function could have written, and a copy
+     * over it would fault (a reviewer's find, with any system-linked library) */
+    for (size_t i = at; i < len; i++)
+        if (now[i] != copy[i])
+            now[i] = copy[i];
     if (run->diag)
         run->diag(run->diag_ctx, &d);
 }

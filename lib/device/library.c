@@ -40,12 +40,22 @@ static int text_of(struct dl_phdr_info *info, size_t size, void *arg)
         if (base + ph->p_vaddr + ph->p_memsz > lib->map_hi)
             lib->map_hi = base + ph->p_vaddr + ph->p_memsz;
     }
+    /* the writable segment is the one .data and .bss are in: not one that is all RELRO
+     * (read-only once relocated), which ld.lld puts first */
+    uintptr_t relro_lo = 0, relro_hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO) {
+            relro_lo = base + info->dlpi_phdr[i].p_vaddr;
+            relro_hi = relro_lo + info->dlpi_phdr[i].p_memsz;
+        }
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = base + ph->p_vaddr, hi = lo + ph->p_memsz;
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
             lib->text_lo = base + ph->p_vaddr;
             lib->text_hi = base + ph->p_vaddr + ph->p_memsz;
-        } else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && !lib->data_hi) {
+        } else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && !lib->data_hi &&
+                   !(lo >= relro_lo && hi <= relro_hi)) {
             lib->data_lo = base + ph->p_vaddr;
             lib->data_hi = base + ph->p_vaddr + ph->p_memsz;
         }
