@@ -100,9 +100,7 @@ class Op:
         """torch.ops.NAMESPACE.OP.default: the op as torch's dispatcher calls it."""
         if self._overload is None:
             namespace, name = self.qualname.split("::", 1)
-            # __getattr__ itself: an op may be named like an attribute of torch's namespace
-            # object ('name'), which getattr would give instead (a reviewer's find)
-            self._overload = getattr(torch.ops, namespace).__getattr__(name).default
+            self._overload = getattr(getattr(torch.ops, namespace), name).default
         return self._overload
 
 
@@ -190,6 +188,10 @@ def _torch_has(namespace, name):
 
 # namespaces torch keeps for itself (TorchScript's prim): torch.library refuses to define
 # ops in them, with a ValueError
+# What torch.ops.NAMESPACE itself has: an op of such a name is out of reach there, and the
+# Autograd kernel's redispatch, which looks the op up so, would find the attribute instead
+_NAMESPACE_ATTRS = frozenset(dir(torch._ops._OpNamespace("neuronop")))
+
 _RESERVED = frozenset(getattr(torch.library, "_reserved_namespaces", ("prim",)))
 
 
@@ -221,6 +223,11 @@ def register(path):
         for i, op in enumerate(ops):
             qualname = "%s::%s" % (namespace, op["name"])
             schema, names = _schema(op)
+            if op["name"] in _NAMESPACE_ATTRS:   # (a reviewer's find: its calls failed)
+                raise errors.InputError(
+                    "op '%s' of '%s' has a name torch.ops keeps for its own (torch.ops.%s.%s "
+                    "is the namespace's %s): rename the op"
+                    % (qualname, path, namespace, op["name"], op["name"]))
             if schema is None:
                 raise errors.InputError(
                     "op '%s' of '%s' has a name torch cannot take as an op's (it is a word "

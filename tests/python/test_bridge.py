@@ -261,6 +261,22 @@ def _():
         assert '"argnames": ["x", "", "factor"]' in described.stdout, described.stdout
 
 
+# a reviewer's find: an op named 'name' is torch.ops.NS.name, the namespace object's own
+# attribute, which the Autograd kernel's redispatch found instead of the op
+@check("an op named like torch.ops' own attribute ('name') is refused with InputError")
+def _():
+    with tempfile.TemporaryDirectory() as top:
+        shape = UNNAMED_S.replace("unnamed_ops", "named_ops").replace('m.def("scaled"',
+                                                                     'm.def("name"')
+        for name, text in (("k.cpp", UNNAMED_K), ("s.cpp", shape)):
+            with open(os.path.join(top, name), "w") as f:
+                f.write(text)
+        e = raises(neuronop.InputError, custom_op.load, name="named",
+                   compute_srcs=[os.path.join(top, "k.cpp")],
+                   shape_srcs=[os.path.join(top, "s.cpp")], build_directory=top)
+        assert "has a name torch.ops keeps for its own" in str(e), e
+
+
 # a red team's find: two processes loading one library into one build_directory with
 # different extra_cflags each rewrite the manifest there, and each builds whichever came
 # last: one ran the other's code.  The interleaving, made here: the other process's manifest
