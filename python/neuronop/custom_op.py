@@ -106,6 +106,12 @@ def load(name, compute_srcs, shape_srcs, build_directory=None, multicore=False,
     try:
         path = _build(manifest, build_dir, dirs, verbose, _client.memcheck())
     except errors.Error as e:
+        if "changed while it was being built" in str(e):   # (a reviewer's: a race's words)
+            raise errors.BuildError(
+                "'%s' was not built: its manifest or sources changed during the build (another "
+                "custom_op.load of '%s' into the same build_directory at the same time, or a "
+                "file saved meanwhile); give each its own build_directory, or load it again"
+                % (build_dir, name)) from None
         raise _as_argument_error(e, manifest) from None
     _check_built_as_asked(path, compute, shape, bool(multicore), list(extra_cflags or []))
     _ops.register(path)

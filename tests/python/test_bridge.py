@@ -261,6 +261,46 @@ def _():
         assert '"argnames": ["x", "", "factor"]' in described.stdout, described.stdout
 
 
+# ... and one whose build saw the other rewrite the manifest: the build installs nothing
+# (exit 2), and load says why in a load's words (a reviewer's: it said only "changed")
+@check("a load whose manifest another load rewrites during its build raises BuildError")
+def _():
+    from neuronop import custom_op as loader
+    with tempfile.TemporaryDirectory() as top:
+        for name, text in (("k.cpp", UNNAMED_K),
+                           ("s.cpp", UNNAMED_S.replace("unnamed_ops", "rewritten_ops"))):
+            with open(os.path.join(top, name), "w") as f:
+                f.write(text)
+        real_build, done = loader._build, threading.Event()
+
+        def rewrite(manifest):   # the other process, over and over, until the build ends
+            n = 0
+            while not done.is_set():
+                n += 1
+                with open(manifest, "a") as f:
+                    f.write("# %d\n" % n)
+                time.sleep(0.002)
+
+        def raced(manifest, *rest):
+            other = threading.Thread(target=rewrite, args=(manifest,))
+            other.start()
+            try:
+                return real_build(manifest, *rest)
+            finally:
+                done.set()
+                other.join()
+
+        loader._build = raced
+        try:
+            e = raises(neuronop.BuildError, custom_op.load, name="rewritten",
+                       compute_srcs=[os.path.join(top, "k.cpp")],
+                       shape_srcs=[os.path.join(top, "s.cpp")], build_directory=top)
+        finally:
+            loader._build = real_build
+        assert "its manifest or sources changed during the build" in str(e), e
+        assert not os.path.exists(os.path.join(top, "librewritten.so"))
+
+
 # a reviewer's find: an op named 'name' is torch.ops.NS.name, the namespace object's own
 # attribute, which the Autograd kernel's redispatch found instead of the op
 @check("an op named like torch.ops' own attribute ('name') is refused with InputError")
