@@ -125,11 +125,6 @@ static int read_object(builder *b, object *obj)
                 return -1;
             }
         }
-        /* LTO bytecode (gcc -flto, or its sections put together in an asm): the linker's
-         * plugin would compile it into the library, definitions and constructors no check
-         * here sees (a review defined a reference's expf so, from a shape source).  Refused
-         * here: -fno-use-linker-plugin does not keep it out, ld loads the plugins in
-         * /usr/lib/bfd-plugins by itself */
         /* thread-local data in kernel code: each host thread running cores has a copy of
          * its own, where the device has one variable for all its cores, so a kernel that
          * races on it there passes here (a device-rules tester's find: the check of written
@@ -147,6 +142,11 @@ static int read_object(builder *b, object *obj)
                         "buffer");
             return -1;
         }
+        /* LTO bytecode (gcc -flto, or its sections put together in an asm): the linker's
+         * plugin would compile it into the library, definitions and constructors no check
+         * here sees (a review defined a reference's expf so, from a shape source).  Refused
+         * here: -fno-use-linker-plugin does not keep it out, ld loads the plugins in
+         * /usr/lib/bfd-plugins by itself */
         if (nopi_elf_has_lto(data, len)) {
             free(data);
             static const char *const whose[] = { "kernel code", "shape function code",
