@@ -240,16 +240,23 @@ NEURON_LIBRARY(unnamed_ops, m) { m.def("scaled", &scaled_shape, "scaled"); }
 """
 
 
+def small_library(top, namespace):
+    """Writes UNNAMED_K and UNNAMED_S (its ops in namespace) into the folder top; the
+    custom_op.load arguments that build them there."""
+    for name, text in (("k.cpp", UNNAMED_K),
+                       ("s.cpp", UNNAMED_S.replace("unnamed_ops", namespace))):
+        with open(os.path.join(top, name), "w") as f:
+            f.write(text)
+    return dict(compute_srcs=[os.path.join(top, "k.cpp")],
+                shape_srcs=[os.path.join(top, "s.cpp")], build_directory=top)
+
+
 # a Python user's find: one parameter left unnamed (an unused double) made every parameter
 # argN, so f(x=...) failed
 @check("a parameter left unnamed is argN; its neighbours keep their names")
 def _():
     with tempfile.TemporaryDirectory() as top:
-        for name, text in (("k.cpp", UNNAMED_K), ("s.cpp", UNNAMED_S)):
-            with open(os.path.join(top, name), "w") as f:
-                f.write(text)
-        custom_op.load(name="unnamed", compute_srcs=[os.path.join(top, "k.cpp")],
-                       shape_srcs=[os.path.join(top, "s.cpp")], build_directory=top)
+        custom_op.load(name="unnamed", **small_library(top, "unnamed_ops"))
         assert "scaled(Tensor x, float arg1, float factor) -> Tensor" in str(
             torch.ops.unnamed_ops.scaled.default._schema), torch.ops.unnamed_ops.scaled.default
         t = torch.tensor([1.0, -2.0])
@@ -267,10 +274,7 @@ def _():
 def _():
     from neuronop import custom_op as loader
     with tempfile.TemporaryDirectory() as top:
-        for name, text in (("k.cpp", UNNAMED_K),
-                           ("s.cpp", UNNAMED_S.replace("unnamed_ops", "rewritten_ops"))):
-            with open(os.path.join(top, name), "w") as f:
-                f.write(text)
+        args = small_library(top, "rewritten_ops")
         real_build, done = loader._build, threading.Event()
 
         def rewrite(manifest):   # the other process, over and over, until the build ends
@@ -292,9 +296,7 @@ def _():
 
         loader._build = raced
         try:
-            e = raises(neuronop.BuildError, custom_op.load, name="rewritten",
-                       compute_srcs=[os.path.join(top, "k.cpp")],
-                       shape_srcs=[os.path.join(top, "s.cpp")], build_directory=top)
+            e = raises(neuronop.BuildError, custom_op.load, name="rewritten", **args)
         finally:
             loader._build = real_build
         assert "its manifest or sources changed during the build" in str(e), e
@@ -306,14 +308,12 @@ def _():
 @check("an op named like torch.ops' own attribute ('name') is refused with InputError")
 def _():
     with tempfile.TemporaryDirectory() as top:
-        shape = UNNAMED_S.replace("unnamed_ops", "named_ops").replace('m.def("scaled"',
-                                                                     'm.def("name"')
-        for name, text in (("k.cpp", UNNAMED_K), ("s.cpp", shape)):
-            with open(os.path.join(top, name), "w") as f:
-                f.write(text)
-        e = raises(neuronop.InputError, custom_op.load, name="named",
-                   compute_srcs=[os.path.join(top, "k.cpp")],
-                   shape_srcs=[os.path.join(top, "s.cpp")], build_directory=top)
+        args = small_library(top, "named_ops")
+        with open(os.path.join(top, "s.cpp")) as f:
+            shape = f.read().replace('m.def("scaled"', 'm.def("name"')
+        with open(os.path.join(top, "s.cpp"), "w") as f:
+            f.write(shape)
+        e = raises(neuronop.InputError, custom_op.load, name="named", **args)
         assert "has a name torch.ops keeps for its own" in str(e), e
 
 
@@ -325,12 +325,7 @@ def _():
 def _():
     from neuronop import custom_op as loader
     with tempfile.TemporaryDirectory() as top:
-        for name, text in (("k.cpp", UNNAMED_K),
-                           ("s.cpp", UNNAMED_S.replace("unnamed_ops", "raced_ops"))):
-            with open(os.path.join(top, name), "w") as f:
-                f.write(text)
-        args = dict(name="raced", compute_srcs=[os.path.join(top, "k.cpp")],
-                    shape_srcs=[os.path.join(top, "s.cpp")], build_directory=top)
+        args = dict(name="raced", **small_library(top, "raced_ops"))
         real_build = loader._build
 
         def other_process_first(manifest, *rest):
