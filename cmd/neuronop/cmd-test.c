@@ -61,6 +61,39 @@ typedef struct results {
 
 /* ---- reporting -------------------------------------------------------------------------- */
 
+/* The warnings printed so far, by a hash of where and what: a warning every execution of
+ * every case gives again (a shape function's, five times a case) is printed once. */
+#define SEEN_WARNINGS 256
+typedef struct seen {
+    uint64_t hash[SEEN_WARNINGS];
+    int n;
+} seen;
+
+static uint64_t diag_hash(const nop_diag *d)
+{
+    uint64_t h = 1469598103934665603u;   /* FNV-1a */
+    const char *parts[] = { d->where, "\n", d->msg };
+    for (int i = 0; i < 3; i++)
+        for (const char *p = parts[i]; *p; p++)
+            h = (h ^ (unsigned char)*p) * 1099511628211u;
+    return h;
+}
+
+/* nop_test_run's diagnostics: as report_sink prints them, each warning once. */
+static void test_sink(void *ctx, const nop_diag *d)
+{
+    seen *s = ctx;
+    if (d->severity == NOP_SEV_WARNING) {
+        uint64_t h = diag_hash(d);
+        for (int i = 0; i < s->n; i++)
+            if (s->hash[i] == h)
+                return;
+        if (s->n < SEEN_WARNINGS)
+            s->hash[s->n++] = h;
+    }
+    report_sink(NULL, d);
+}
+
 static void print_line(const nop_test_result *r)
 {
     static const char *const words[] = { "ok   ", "FAIL ", "ERROR", "skip " };
@@ -200,6 +233,7 @@ int cmd_test(int argc, char **argv)
     nop_library *lib = NULL;
     nop_profile *profile = NULL;
     results rs = { 0 };
+    seen warned = { .n = 0 };
     nop_test_summary sum;
     long shard_i = 1, shard_n = 1;
     struct timespec ts;
@@ -244,8 +278,8 @@ int cmd_test(int argc, char **argv)
     nop_test_opts o = { .filter = pattern, .shard = (int)shard_i, .nshards = (int)shard_n,
                         .shuffles = (int)shuffles, .seed = (uint64_t)dc.seed,
                         .threads = (int)dc.threads, .timeout = dc.timeout,
-                        .disabled_checks = dc.disabled, .isolate = sandbox_on(), .diag = report_sink,
-                        .on_result = on_result, .ctx = &rs };
+                        .disabled_checks = dc.disabled, .isolate = sandbox_on(), .diag = test_sink,
+                        .diag_ctx = &warned, .on_result = on_result, .ctx = &rs };
     if (nop_test_run(m, lib, profile, &o, &sum, &err) != 0) {
         rc = report_error(&err);
         goto out;

@@ -170,6 +170,11 @@ test_expect "a global the shape function writes is put back before the kernel, w
         expect_err "neuronop: k: shape function '\''same'\'': warning: the shape function wrote the library'\''s "
         expect_err "; on the device it runs on the host when the op is compiled, so the kernel sees the value from before it, as here"
         [ $how = cc ] || expect_err "wrote the library'\''s variable '\''g_rows'\''"
-    done'
+    done
+    # neuronop test: the same warning from each of a case'\''s executions, printed once
+    printf "tests:\n  - {name: t, op: k, args: [[zeros:6, zeros:7]]}\n" >>shg/neuronop.yaml
+    run test shg
+    expect_status 0
+    test "$(grep -c "warning: the shape function wrote" err)" = 1'
 
 test_done
