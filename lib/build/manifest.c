@@ -5,6 +5,7 @@
  * every type right, names usable as C identifiers, sources present, flags safe for libtcc,
  * one STACK_SIZE.  Each error points at the offending node and says what to write instead.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <regex.h>
 #include <stdbool.h>
@@ -39,9 +40,21 @@ static int load_name(loader *L, const nopi_ynode *n)
     const char *name;
     if (nopi_y_string(L->doc, n, "name", &name, L->err) != 0)
         return -1;
-    if (!nopi_is_identifier(name))
-        return nopi_y_error(L->doc, n, L->err, "library name '%s' is not a C identifier "
-                            "(letters, digits and '_', not starting with a digit)", name);
+    if (!nopi_is_identifier(name)) {
+        nopi_y_error(L->doc, n, L->err, "library name '%s' is not a C identifier (letters, "
+                     "digits and '_', not starting with a digit)", name);
+        /* the name it could be: '_' for each other character, and my_ before a digit (a
+         * new user's find: my-ops got no hint) */
+        char hint[72];
+        size_t at = (size_t)snprintf(hint, sizeof hint, "%s", isdigit((unsigned char)name[0])
+                                                             ? "my_" : "");
+        for (const char *p = name; *p && at + 1 < sizeof hint; p++)
+            hint[at++] = isalnum((unsigned char)*p) && !((unsigned char)*p & 0x80) ? *p : '_';
+        hint[at] = '\0';
+        if (name[0] && nopi_is_identifier(hint))
+            nopi_detail(L->err, "call it '%s', for example", hint);
+        return -1;
+    }
     if (strcmp(name, "builtin") == 0)
         return nopi_y_error(L->doc, n, L->err, "library name 'builtin' is reserved by the "
                             "Neuron runtime; choose another name");
