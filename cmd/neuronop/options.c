@@ -83,7 +83,16 @@ static bool one_of_values(const struct command_spec *spec, const struct option_s
     for (size_t i = 0; i < n && at < sizeof words; i++)
         at += (size_t)snprintf(words + at, sizeof words - at, "%s%s",
                                i == 0 ? "" : i + 1 == n ? " or " : ", ", o->values[i]);
-    const char *hint = nop_closest(arg, o->values, n);
+    /* words people type for a value: the system's C compilers are 'cc' (a new user's find:
+     * gcc was closest to tcc) */
+    static const char *const meant[][2] = { { "gcc", "cc" }, { "clang", "cc" } };
+    const char *hint = NULL;
+    for (size_t k = 0; k < sizeof meant / sizeof meant[0] && !hint; k++)
+        for (size_t i = 0; i < n && !hint; i++)
+            if (strcmp(arg, meant[k][0]) == 0 && strcmp(o->values[i], meant[k][1]) == 0)
+                hint = o->values[i];
+    if (!hint)
+        hint = nop_closest(arg, o->values, n);
     command_usage_error(spec, "--%s takes %s, not '%s'%s%s%s", o->long_name, words, arg,
                         hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
     return false;

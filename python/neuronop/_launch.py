@@ -30,8 +30,10 @@ def run_file(path):
     module.__file__ = path
     module.__cached__ = None
     module.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
-    module.__builtins__ = builtins   # python's __main__ has the module; exec would put in
-    sys.modules["__main__"] = module   # its dict (a Python user's find)
+    # python's __main__ has the builtins module, where exec would put in its dict (a Python
+    # user's find: __builtins__.open failed)
+    module.__builtins__ = builtins
+    sys.modules["__main__"] = module
     exec(code, module.__dict__)
 
 

@@ -76,7 +76,7 @@ test_expect "a word an option does not take is refused in its command'\''s words
     refused run fresh relu_forward randn:8 --schedule random -- "neuronop run: error: --schedule takes parallel, sequential, reversed or shuffle, not '\''random'\''"
     expect_err "see '\''neuronop run --help'\''"
     refused bench fresh relu_forward randn:8 --check rcae -- "neuronop bench: error: unknown check '\''rcae'\''; did you mean '\''race'\''?"
-    refused build fresh --compiler gcc -- "neuronop build: error: --compiler takes tcc or cc, not '\''gcc'\''"
+    refused build fresh --compiler gcc -- "neuronop build: error: --compiler takes tcc or cc, not '\''gcc'\''; did you mean '\''cc'\''?"
     refused test fresh --shard 5/4 -- "neuronop test: error: --shard takes I/N"
     test ! -e fresh/build'
 
