@@ -68,6 +68,20 @@ static char *replace_all(const char *text, const char *key, const char *value)
     return out;
 }
 
+/* path as one shell word: itself when it has only characters a shell takes as they are,
+ * else in single quotes ('\'' for a quote); malloc'd, NULL on no memory. */
+static char *shell_word(const char *path)
+{
+    if (path[0] && strspn(path, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                "0123456789_./-+=:,@%") == strlen(path))
+        return strdup(path);
+    char *quoted = replace_all(path, "'", "'\\''"), *out = NULL;
+    if (quoted && asprintf(&out, "'%s'", quoted) < 0)
+        out = NULL;
+    free(quoted);
+    return out;
+}
+
 /* text with every @NAME@ replaced by name; malloc'd, NULL on no memory. */
 static char *expand(const char *text, const char *name)
 {
@@ -148,9 +162,11 @@ static int write_file(const char *tmp, const struct template_file *f, const char
 {
     /* @DIR@: the folder as the command line named it, which the README's commands take (a
      * new user's find: with --dir they named NAME, which is no folder) */
-    char *named = expand(f->text, name), *path = NULL;
-    char *rel = expand(f->path, name), *text = named ? replace_all(named, "@DIR@", target) : NULL;
+    char *named = expand(f->text, name), *word = shell_word(target), *path = NULL;
+    char *rel = expand(f->path, name);
+    char *text = named && word ? replace_all(named, "@DIR@", word) : NULL;
     free(named);
+    free(word);
     int rc = 0;
     if (!rel || !text || asprintf(&path, "%s/%s", tmp, rel) < 0) {
         path = NULL;
@@ -293,13 +309,17 @@ int cmd_new(int argc, char **argv)
         rc = create(target, fl, name);
         char self[PATH_MAX];
         const char *cmd = self_command(self, sizeof self);   /* bin/neuronop in the tree */
+        char *word = rc == 0 ? shell_word(target) : NULL;   /* commands to paste */
+        if (rc == 0 && !word)
+            rc = report_nomem();
         if (rc == 0)
             printf("created '%s': op library '%s' with op '%s_forward' (%s)\n"
                    "next:\n  %s build %s\n  %s run %s %s_forward randn:4x1024\n"
                    "  %s test %s\n", target, name, name,
                    cxx ? (multicore ? "C++, multicore" : "C++, one core")
-                       : (multicore ? "multicore" : "one core"), cmd, target, cmd, target,
-                   name, cmd, target);
+                       : (multicore ? "multicore" : "one core"), cmd, word, cmd, word,
+                   name, cmd, word);
+        free(word);
     }
     free_option_lists(&new_spec);
     free(args);

@@ -57,7 +57,11 @@ test_expect "--dir puts it in another folder" '
     expect_status 0
     grep -qF "neuronop build sub/here " sub/here/README.md   # (a new user'\''s find: ops2)
     grep -qF "neuronop run sub/here ops2_forward randn:4x1024" sub/here/README.md
-    grep -qF "neuronop test sub/here " sub/here/README.md'
+    grep -qF "neuronop test sub/here " sub/here/README.md
+    run new ops5 --dir "with space/x"   # commands to paste: one shell word each
+    expect_status 0
+    expect_out "build '\''with space/x'\''"
+    grep -qF "neuronop build '\''with space/x'\'' " "with space/x/README.md"'
 
 test_expect "a --dir with a trailing slash names the folder itself" '
     run new ops3 --dir fresh/
