@@ -537,6 +537,14 @@ static int check_entries(const linked *l, char *what, size_t size)
     return 0;
 }
 
+/* Whether segment l lies inside the image's PT_GNU_RELRO, which the loader makes read-only
+ * once it has relocated (ld.lld gives RELRO a writable segment of its own). */
+static bool all_relro(const nopi_elf_image *im, const nopi_elf_load *l)
+{
+    return im->relro_size && l->vaddr >= im->relro_vaddr &&
+           l->vaddr + l->memsz <= im->relro_vaddr + im->relro_size;
+}
+
 int nopi_check_linked(builder *b, const char *data, size_t len, unsigned how)
 {
     nopi_elf_image *im = malloc(sizeof *im);
@@ -576,12 +584,9 @@ int nopi_check_linked(builder *b, const char *data, size_t len, unsigned how)
      * library's data (and puts back what a shape function wrote); a second, which a
      * large-model or custom section gets (.ldata), would go unchecked (a device-rules
      * tester's find: a static scratch array there raced silently) */
-    int writable = 0;   /* (a segment all RELRO is read-only once relocated: ld.lld's) */
+    int writable = 0;
     for (int i = 0; !why && i < im->nload; i++)
-        writable += (im->load[i].flags & PF_W) &&
-                    !(im->load[i].vaddr >= im->relro_vaddr &&
-                      im->load[i].vaddr + im->load[i].memsz <=
-                          im->relro_vaddr + im->relro_size && im->relro_size);
+        writable += (im->load[i].flags & PF_W) && !all_relro(im, &im->load[i]);
     free(rels);
     free(im);
     if (why)

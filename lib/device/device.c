@@ -527,20 +527,33 @@ static void output_rules(nopi_run *run)
     memcpy(run->dst->data, r->data, (size_t)r->numel * r->itemsize);
 }
 
+/* A malloc'd copy of the library's global and static data as it is now, or NULL (none, or
+ * no memory). */
+static unsigned char *data_copy_of(const nop_library *lib)
+{
+    size_t len = lib->data_hi - lib->data_lo;
+    unsigned char *copy = len ? malloc(len) : NULL;
+    if (copy)
+        memcpy(copy, (const void *)lib->data_lo, len);
+    return copy;
+}
+
 /* The library's global and static data as the cores of a multicore run found it, in
  * *copy (malloc'd; NULL when the check does not apply: one core, the check off, no data).
- * Every core here is a thread of one process and shares one copy of it, and cores have no
- * synchronisation on the device: a kernel that keeps scratch in a static array gave a
- * silently wrong answer (an audit of gpsimd.md's rules). */
+ * A copy taken before the shape function (shape_data_rule's) is kept: what that function
+ * wrote has been put back, so it is the data the cores find.  Every core here is a thread
+ * of one process and shares one copy of it, and cores have no synchronisation on the
+ * device: a kernel that keeps scratch in a static array gave a silently wrong answer (an
+ * audit of gpsimd.md's rules). */
 static void shared_data_before(const nopi_run *run, const nop_library *lib,
                                unsigned char **copy)
 {
-    size_t len = lib->data_hi - lib->data_lo;
-    *copy = NULL;
-    if (!run->multicore || run->ncores < 2 || !len || !(run->checks & NOP_CHECK_RACE))
-        return;
-    if ((*copy = malloc(len)) != NULL)
-        memcpy(*copy, (const void *)lib->data_lo, len);
+    if (!run->multicore || run->ncores < 2 || !(run->checks & NOP_CHECK_RACE)) {
+        free(*copy);
+        *copy = NULL;
+    } else if (!*copy) {
+        *copy = data_copy_of(lib);
+    }
 }
 
 /* Names the variable of lib's data segment at byte `at` into what (size bytes): the
@@ -732,7 +745,7 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
 
     int rc = -1;
     bool cores_ran = false;   /* a run that failed before (its shape function) reports none */
-    unsigned char *data_copy = NULL;   /* shared_data_before's */
+    unsigned char *data_copy = NULL;   /* the library's data before the shape function */
     pthread_mutex_lock(&dev->running);
     nopi_worker self;
     bool worker = nopi_worker_enter(&self, lib->text_lo, lib->text_hi) == 0;
@@ -765,16 +778,10 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     if (ref < 0) {
         snprintf(what, sizeof what, "%s: shape function '%s'", op->name, op->shape);
         phase(dev, NOPI_PHASE_SHAPE, 0, what);
-        size_t len = lib->data_hi - lib->data_lo;
-        unsigned char *before = len ? malloc(len) : NULL;
-        if (before)
-            memcpy(before, (const void *)lib->data_lo, len);
-        int shaped = run_shape(dev, &run, sargs, err);
-        if (shaped == 0)
-            shape_data_rule(&run, lib, before);
-        free(before);
-        if (shaped != 0)
+        data_copy = data_copy_of(lib);
+        if (run_shape(dev, &run, sargs, err) != 0)
             goto out;
+        shape_data_rule(&run, lib, data_copy);
     }
     for (int i = 0; i < run.ncores; i++) {
         if (core_init(dev, &run.cores[i], &run, (uint32_t)i, (uint32_t)run.ncores) != 0) {

@@ -52,12 +52,12 @@ static int text_of(struct dl_phdr_info *info, size_t size, void *arg)
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         uintptr_t lo = base + ph->p_vaddr, hi = lo + ph->p_memsz;
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-            lib->text_lo = base + ph->p_vaddr;
-            lib->text_hi = base + ph->p_vaddr + ph->p_memsz;
+            lib->text_lo = lo;
+            lib->text_hi = hi;
         } else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && !lib->data_hi &&
                    !(lo >= relro_lo && hi <= relro_hi)) {
-            lib->data_lo = base + ph->p_vaddr;
-            lib->data_hi = base + ph->p_vaddr + ph->p_memsz;
+            lib->data_lo = lo;
+            lib->data_hi = hi;
         }
     }
     return 1;
