@@ -101,9 +101,21 @@ static void single_core_only(nopi_core *c, const char *fn, const char *what)
                        "in multicore mode (on the device this gives wrong results)", fn, what);
 }
 
-nt_tensor *nopi_new_tensor(nopi_core *c, nt_dtype d, int ndim, const int64_t *sizes,
-                           const char *fn)
+typedef struct new_tensor {
+    nt_dtype d;
+    int ndim;
+    const int64_t *sizes;
+    const char *fn;
+    nt_tensor *t;
+} new_tensor;
+
+static void new_tensor_here(nopi_core *c, void *p)
 {
+    new_tensor *a = p;
+    nt_dtype d = a->d;
+    int ndim = a->ndim;
+    const int64_t *sizes = a->sizes;
+    const char *fn = a->fn;
     if ((unsigned)d > NT_U8)
         nopi_core_fail(c, "%s: %d is not a dtype (NT_F32 ... NT_U8)", fn, (int)d);
     if (ndim < 0 || ndim > NOPI_MAX_DIMS || (ndim > 0 && !sizes))
@@ -116,7 +128,15 @@ nt_tensor *nopi_new_tensor(nopi_core *c, nt_dtype d, int ndim, const int64_t *si
         nopi_core_fail(c, "%s: out of device memory for a tensor of %d dimensions", fn, ndim);
     t->next = c->owned;
     c->owned = t;
-    return t;
+    a->t = t;
+}
+
+nt_tensor *nopi_new_tensor(nopi_core *c, nt_dtype d, int ndim, const int64_t *sizes,
+                           const char *fn)
+{
+    new_tensor a = { d, ndim, sizes, fn, NULL };
+    nopi_runtime_call(c, new_tensor_here, &a);   /* its checks' buffers, malloc's frames */
+    return a.t;
 }
 
 /* ---- shapes ----------------------------------------------------------------------------- */

@@ -181,9 +181,11 @@ typedef struct nopi_core {
     double cpu_seconds;         /* of those, on a CPU (profiled runs; else = seconds) */
     nopi_trace trace;           /* traced runs: its spans */
     nopi_memcheck mc;           /* memcheck libraries */
-    /* a service the kernel asked for, run on the host stack (printf formatting) */
+    /* a service the kernel asked for, run on the host stack (printf formatting); a call
+     * (nopi_runtime_call) is one whose faults and refusals are the kernel's */
     void (*service)(struct nopi_core *c, void *arg);
     void *service_arg;
+    bool service_is_call;
     /* how it ended */
     nopi_end end;
     enum nop_fault fault;       /* the kind of a failed end, set with its diag; NONE: a rule */
@@ -237,8 +239,16 @@ _Noreturn void nopi_core_fail_diag(nopi_core *c);
  * that skipped the guard below it without touching it). */
 _Noreturn void nopi_core_fail_stack(nopi_core *c);
 /* Runs fn on the host thread's own stack (for calls, like formatting, that need more stack
- * than a kernel has); returns when fn has. */
+ * than a kernel has); returns when fn has.  Called on that stack already (from a service),
+ * runs fn where it is. */
 void nopi_on_host_stack(nopi_core *c, void (*fn)(nopi_core *, void *), void *arg);
+/* Runs fn(c, arg), a runtime call the kernel made, on the host thread's own stack: for calls
+ * whose frames are deep (the tensor library's checks, element loops and Sleef take over a
+ * kilobyte), which the kernel's STACK_SIZE must not pay for, as the device's own library
+ * does not cost what ours does.  A fault in fn, or its nopi_core_fail, ends the kernel as it
+ * would on the kernel's stack.  A shape function or a reference (host code, whose stack is
+ * not measured) runs fn where it is, as does a call made on the host stack already. */
+void nopi_runtime_call(nopi_core *c, void (*fn)(nopi_core *, void *), void *arg);
 /* Ends c as a stack overflow (fiber.c): the one message for a guard-page fault and for a
  * high-water mark past STACK_SIZE (used: the bytes used, 0 when unknown). */
 void nopi_stack_overflow(nopi_core *c, size_t used);

@@ -3,8 +3,8 @@
  *
  * A host thread (a worker) runs each virtual core's kernel on the core's own stack with
  * swapcontext (PTHREAD_STACK_MIN is 16 KB; a GPSIMD stack is 6 KB), and gets control back
- * when the kernel returns, asks for a host service (printf formatting, which needs more stack
- * than a kernel has), breaks a device rule (nopi_core_fail), crashes or runs out of time.
+ * when the kernel returns, asks for a host service (printf formatting, or a runtime call with
+ * deep frames: more stack than a kernel has, which its STACK_SIZE must not pay for), breaks a device rule (nopi_core_fail), crashes or runs out of time.
  *
  * Crashes and timeouts arrive as signals.  The handlers are process-wide by nature, so they
  * are installed once and act only when the signalled thread's worker is inside kernel code;
@@ -175,6 +175,15 @@ static void interrupted(void *ucv, uintptr_t *pc, uintptr_t *sp)
 #endif
 }
 
+/* Jumps to w's scheduler, abandoning the kernel's stack (or the service's frames: it runs on
+ * the scheduler's stack, so there is no switch to tell AddressSanitizer of). */
+static _Noreturn void leave_for_scheduler(nopi_worker *w)
+{
+    if (!w->in_service)
+        switch_start(NULL, w->sched_bottom, w->sched_size);
+    siglongjmp(w->escape, 1);
+}
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
     nopi_worker *w = tls_worker;
@@ -210,8 +219,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
              (in_library && sp && sp < (uintptr_t)c->stack.lo)))
             w->end = NOPI_END_STACK;
     }
-    switch_start(NULL, w->sched_bottom, w->sched_size);
-    siglongjmp(w->escape, 1);
+    leave_for_scheduler(w);
 }
 
 /* A worker's thread ends while it is still a worker: user code ended it (pthread_exit, from
@@ -352,14 +360,23 @@ void nopi_run_core(nopi_core *c, nt__call_fn fn)
             w->in_kernel = 0;
             if (!c->service)
                 break;
+            w->in_kernel = c->service_is_call;   /* its faults are the kernel's */
+            w->in_service = 1;
             c->service(c, c->service_arg);
+            w->in_service = 0;
+            w->in_kernel = 0;
             c->service = NULL;
+            c->service_is_call = false;
         }
     } else {
-        /* a fault, a timeout or nopi_core_fail: the kernel's stack is abandoned */
-        switch_finish(w->fake_stack, NULL, NULL);
+        /* a fault, a timeout or nopi_core_fail: the kernel's stack is abandoned (from a
+         * service, which runs on this stack, no switch was begun) */
+        if (!w->in_service)
+            switch_finish(w->fake_stack, NULL, NULL);
+        w->in_service = 0;
         w->in_kernel = 0;
         c->service = NULL;
+        c->service_is_call = false;
     }
     if (timed && w->has_timer)
         nopi_thread_timer_set(w->timer, 0);
@@ -377,11 +394,95 @@ void nopi_on_host_stack(nopi_core *c, void (*fn)(nopi_core *, void *), void *arg
 {
     nopi_worker *w = tls_worker;
     void *fake = NULL;
+    if (c->service) {   /* a service's own call: on the host stack already */
+        fn(c, arg);
+        return;
+    }
     c->service = fn;
     c->service_arg = arg;
     switch_start(&fake, w->sched_bottom, w->sched_size);
     swapcontext(&c->fiber, &w->sched);
     switch_finish(fake, NULL, NULL);
+}
+
+/* call_on_stack(top, fn, c, arg): calls fn(c, arg) with the stack pointer at top (16-byte
+ * aligned), and returns with it where it was.  A plain function, so the compiler saves what
+ * a call may change; without the swapcontext of nopi_on_host_stack, whose two signal-mask
+ * system calls made a small tensor-library call seven times slower.  Where there is none
+ * (another architecture, or AddressSanitizer, which must be told of every switch), the
+ * runtime call is a service. */
+#if !defined(NOPI_ASAN) && (defined(__x86_64__) || defined(__aarch64__))
+#define HAVE_CALL_ON_STACK 1
+void nopi_call_on_stack(void *top, void (*fn)(nopi_core *, void *), nopi_core *c, void *arg);
+#if defined(__x86_64__)
+__asm__(".text\n"
+        ".globl nopi_call_on_stack\n"
+        ".hidden nopi_call_on_stack\n"
+        ".type nopi_call_on_stack, @function\n"
+        "nopi_call_on_stack:\n"
+        "    endbr64\n"
+        "    push %rbp\n"
+        "    mov %rsp, %rbp\n"
+        "    mov %rdi, %rsp\n"         /* top */
+        "    mov %rsi, %rax\n"         /* fn */
+        "    mov %rdx, %rdi\n"         /* c */
+        "    mov %rcx, %rsi\n"         /* arg */
+        "    call *%rax\n"
+        "    mov %rbp, %rsp\n"
+        "    pop %rbp\n"
+        "    ret\n"
+        ".size nopi_call_on_stack, .-nopi_call_on_stack\n");
+#else
+__asm__(".text\n"
+        ".globl nopi_call_on_stack\n"
+        ".hidden nopi_call_on_stack\n"
+        ".type nopi_call_on_stack, %function\n"
+        "nopi_call_on_stack:\n"
+        "    stp x29, x30, [sp, #-16]!\n"
+        "    mov x29, sp\n"
+        "    mov sp, x0\n"
+        "    mov x16, x1\n"
+        "    mov x0, x2\n"
+        "    mov x1, x3\n"
+        "    blr x16\n"
+        "    mov sp, x29\n"
+        "    ldp x29, x30, [sp], #16\n"
+        "    ret\n"
+        ".size nopi_call_on_stack, .-nopi_call_on_stack\n");
+#endif
+
+/* Where the call goes on the scheduler's stack: below the point it was left at when it
+ * switched to this core (nothing runs there until the core comes back), past its red zone. */
+static void *sched_free_top(const nopi_worker *w)
+{
+#if defined(__x86_64__)
+    uintptr_t sp = (uintptr_t)w->sched.uc_mcontext.gregs[REG_RSP];
+#else
+    uintptr_t sp = (uintptr_t)w->sched.uc_mcontext.sp;
+#endif
+    return (void *)((sp - 256) & ~(uintptr_t)15);
+}
+#endif
+
+void nopi_runtime_call(nopi_core *c, void (*fn)(nopi_core *, void *), void *arg)
+{
+    nopi_worker *w = tls_worker;
+    if (c->shape_mode || c->host_stack || c->service || !w) {
+        fn(c, arg);
+        return;
+    }
+#ifdef HAVE_CALL_ON_STACK
+    /* as a service: calls it makes run where they are, and a failure's jump is from the
+     * scheduler's stack (leave_for_scheduler) */
+    c->service = fn;
+    w->in_service = 1;
+    nopi_call_on_stack(sched_free_top(w), fn, c, arg);
+    w->in_service = 0;
+    c->service = NULL;
+#else
+    c->service_is_call = true;
+    nopi_on_host_stack(c, fn, arg);
+#endif
 }
 
 void nopi_core_fail_diag(nopi_core *c)
@@ -390,8 +491,7 @@ void nopi_core_fail_diag(nopi_core *c)
     c->end = NOPI_END_ERROR;
     c->diag.severity = NOP_SEV_ERROR;
     w->end = NOPI_END_ERROR;
-    switch_start(NULL, w->sched_bottom, w->sched_size);
-    siglongjmp(w->escape, 1);
+    leave_for_scheduler(w);
 }
 
 void nopi_core_fail_stack(nopi_core *c)
@@ -399,8 +499,7 @@ void nopi_core_fail_stack(nopi_core *c)
     nopi_worker *w = tls_worker;
     nopi_stack_overflow(c, 0);
     w->end = NOPI_END_STACK;
-    switch_start(NULL, w->sched_bottom, w->sched_size);
-    siglongjmp(w->escape, 1);
+    leave_for_scheduler(w);
 }
 
 void nopi_core_fail(nopi_core *c, const char *fmt, ...)

@@ -16,6 +16,7 @@ struct nopi_worker {
     sigjmp_buf escape;              /* where faults, timeouts and rule breaks land */
     nt__call_fn fn;
     volatile sig_atomic_t in_kernel;
+    volatile sig_atomic_t in_service;   /* on its own stack, running a core's service */
     uintptr_t text_lo, text_hi;     /* the op library's code: where a kernel may be stopped */
     _Atomic int64_t deadline_ns;    /* CLOCK_MONOTONIC; 0: none */
     bool has_timer;                 /* timer is the thread's own (nopi_thread_timer_new), and

@@ -4,7 +4,8 @@
  * fill_.  Each call checks the device's own rules (no broadcasting, an _out of self's shape,
  * bitwise ops on integral tensors only), works out what ATen would (the result dtype by type
  * promotion, the dtype it computes in, its Scalars converted to that dtype), refuses what
- * ATen refuses with ATen's reason, and leaves the elements to tlkernel.c.
+ * ATen refuses with ATen's reason, and leaves the elements to tlkernel.c.  Each runs on the
+ * host thread's stack (nopi_runtime_call): the kernel's STACK_SIZE pays for its entry only.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -166,6 +167,24 @@ static void count(nopi_core *c, const nt_tensor *t)
     c->n.tensorlib_elems += t->numel;
 }
 
+/* One call's arguments, carried to the host thread's stack: the library runs there
+ * (nopi_runtime_call), so that its frames (the checks, the element loops, Sleef's vectors:
+ * over a kilobyte) are not charged to the kernel's STACK_SIZE. */
+typedef struct op_args {
+    nt_tensor *out;
+    const nt_tensor *self, *other;
+    nt_scalar s, s2;                /* the Scalar operand, or clamp's bounds */
+    const nt_scalar *alpha;
+    int op;                         /* nopi_tl_op for unary, binop for binary */
+    kind kd;
+    bool swap;
+    const char *fn;
+    int ndim;                       /* nt_full's shape and dtype */
+    const int64_t *sizes;
+    nt_dtype dtype;
+    nt_tensor *r;                   /* what the call returns */
+} op_args;
+
 /* A Scalar into the compute dtype, checked as c10's Scalar::to<T>() checks it. */
 static void checked(nopi_core *c, const call *k, nt_scalar s, nt_dtype ct, int64_t *i, float *f)
 {
@@ -176,10 +195,14 @@ static void checked(nopi_core *c, const call *k, nt_scalar s, nt_dtype ct, int64
 
 /* ---- unary ------------------------------------------------------------------------------ */
 
-static nt_tensor *unary(nt_tensor *out, const nt_tensor *self, nopi_tl_op op, kind kd,
-                        const char *fn)
+static void unary_here(nopi_core *c, void *p)
 {
-    NOPI_API(c, NOP_COST_TENSORLIB);
+    const op_args *a = p;
+    nt_tensor *out = a->out;
+    const nt_tensor *self = a->self;
+    nopi_tl_op op = (nopi_tl_op)a->op;
+    kind kd = a->kd;
+    const char *fn = a->fn;
     call k = { .fn = fn, .dtype = -1 };
     input(c, self, NULL, kd, fn, "self");
     if (out)
@@ -198,7 +221,16 @@ static nt_tensor *unary(nt_tensor *out, const nt_tensor *self, nopi_tl_op op, ki
     nopi_tl_args x = { .op = op, .ct = ct, .a = self };
     nopi_tl_run(&x, r);
     count(c, r);
-    return r;
+    ((op_args *)p)->r = r;
+}
+
+static nt_tensor *unary(nt_tensor *out, const nt_tensor *self, nopi_tl_op op, kind kd,
+                        const char *fn)
+{
+    NOPI_API(c, NOP_COST_TENSORLIB);
+    op_args a = { .out = out, .self = self, .op = (int)op, .kd = kd, .fn = fn };
+    nopi_runtime_call(c, unary_here, &a);
+    return a.r;
 }
 
 #define UNARY(n, op, kd) \
@@ -230,11 +262,16 @@ static const nopi_tl_op tl_of[] = {
 
 /* self op other (other NULL: the Scalar s), with alpha for add and sub; swap: the Scalar is
  * the base of pow and self the exponent tensor. */
-static nt_tensor *binary(nt_tensor *out, const nt_tensor *self, const nt_tensor *other,
-                         nt_scalar s, const nt_scalar *alpha, binop op, bool swap,
-                         const char *fn)
+static void binary_here(nopi_core *c, void *p)
 {
-    NOPI_API(c, NOP_COST_TENSORLIB);
+    const op_args *in = p;
+    nt_tensor *out = in->out;
+    const nt_tensor *self = in->self, *other = in->other;
+    nt_scalar s = in->s;
+    const nt_scalar *alpha = in->alpha;
+    binop op = (binop)in->op;
+    bool swap = in->swap;
+    const char *fn = in->fn;
     kind kd = op == AND || op == OR ? INTEGRAL_ONLY : op == DIV ? FLOAT_RESULT : PROMOTE;
     call k = { .fn = fn, .dtype = -1 };
     input(c, self, NULL, kd, fn, swap ? "exponent" : "self");
@@ -312,7 +349,18 @@ static nt_tensor *binary(nt_tensor *out, const nt_tensor *self, const nt_tensor 
                                                                               : kd);
     nopi_tl_run(&x, r);
     count(c, r);
-    return r;
+    ((op_args *)p)->r = r;
+}
+
+static nt_tensor *binary(nt_tensor *out, const nt_tensor *self, const nt_tensor *other,
+                         nt_scalar s, const nt_scalar *alpha, binop op, bool swap,
+                         const char *fn)
+{
+    NOPI_API(c, NOP_COST_TENSORLIB);
+    op_args a = { .out = out, .self = self, .other = other, .s = s, .alpha = alpha,
+                  .op = (int)op, .swap = swap, .fn = fn };
+    nopi_runtime_call(c, binary_here, &a);
+    return a.r;
 }
 
 #define BINARY(n, op) \
@@ -392,10 +440,13 @@ nt_tensor *nopi_api_pow_s_out(nt_tensor *out, nt_scalar self, const nt_tensor *e
 
 /* ---- clamp ------------------------------------------------------------------------------ */
 
-static nt_tensor *clamp(nt_tensor *out, const nt_tensor *self, nt_scalar lo, nt_scalar hi,
-                        const char *fn)
+static void clamp_here(nopi_core *c, void *p)
 {
-    NOPI_API(c, NOP_COST_TENSORLIB);
+    const op_args *a = p;
+    nt_tensor *out = a->out;
+    const nt_tensor *self = a->self;
+    nt_scalar lo = a->s, hi = a->s2;
+    const char *fn = a->fn;
     call k = { .fn = fn, .dtype = -1 };
     input(c, self, NULL, PROMOTE, fn, "self");
     if (out)
@@ -426,7 +477,16 @@ static nt_tensor *clamp(nt_tensor *out, const nt_tensor *self, nt_scalar lo, nt_
     }
     nopi_tl_run(&x, r);
     count(c, r);
-    return r;
+    ((op_args *)p)->r = r;
+}
+
+static nt_tensor *clamp(nt_tensor *out, const nt_tensor *self, nt_scalar lo, nt_scalar hi,
+                        const char *fn)
+{
+    NOPI_API(c, NOP_COST_TENSORLIB);
+    op_args a = { .out = out, .self = self, .s = lo, .s2 = hi, .fn = fn };
+    nopi_runtime_call(c, clamp_here, &a);
+    return a.r;
 }
 
 nt_tensor *nopi_api_clamp(const nt_tensor *self, nt_scalar lo, nt_scalar hi)
@@ -479,15 +539,31 @@ static nt_tensor *fill(nopi_core *c, nt_tensor *t, nt_scalar v, const char *fn)
     return t;
 }
 
+static void full_here(nopi_core *c, void *p)
+{
+    op_args *a = p;
+    a->r = fill(c, nopi_new_tensor(c, a->dtype, a->ndim, a->sizes, "nt_full"), a->s, "nt_full");
+}
+
 nt_tensor *nopi_api_full(int ndim, const int64_t *sizes, nt_scalar v, nt_dtype d)
 {
     NOPI_API(c, NOP_COST_TENSORLIB);
-    return fill(c, nopi_new_tensor(c, d, ndim, sizes, "nt_full"), v, "nt_full");
+    op_args a = { .s = v, .ndim = ndim, .sizes = sizes, .dtype = d };
+    nopi_runtime_call(c, full_here, &a);
+    return a.r;
+}
+
+static void fill_here(nopi_core *c, void *p)
+{
+    op_args *a = p;
+    nopi_check_writable(c, a->out, "nt_fill_");
+    a->r = fill(c, a->out, a->s, "nt_fill_");
 }
 
 nt_tensor *nopi_api_fill_(nt_tensor *t, nt_scalar v)
 {
     NOPI_API(c, NOP_COST_TENSORLIB);
-    nopi_check_writable(c, t, "nt_fill_");
-    return fill(c, t, v, "nt_fill_");
+    op_args a = { .out = t, .s = v };
+    nopi_runtime_call(c, fill_here, &a);
+    return a.r;
 }
