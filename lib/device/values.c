@@ -72,20 +72,27 @@ static int no_such_op(const nop_library *lib, const char *opname, nop_error *err
 static int parse_number(const nop_opinfo *op, int i, const char *a, nop_value *v,
                         nop_error *err)
 {
+    /* as Python's int() and float() read the text a caller would pass the op: decimal (010
+     * is ten, not C's octal eight; no hexadecimal), a whole number int64 cannot hold refused
+     * as torch refuses it ("Overflow when unpacking long"), and a real one that is subnormal
+     * or past double's range read as strtod reads it (1e-310, 1e400: inf) */
     char *end;
+    errno = 0;
+    long long n = strtoll(a, &end, 10);
+    bool whole = end != a && !*end;
     if (op->args[i] != NOP_ARG_DOUBLE) {   /* int64, or a scalar that may be whole */
-        errno = 0;
-        v->i = strtoll(a, &end, 0);
-        if (end != a && !*end && !errno) {
+        if (whole && errno == ERANGE)
+            return bad_arg(op, i, a, "is a whole number outside int64", err);
+        if (whole) {
+            v->i = n;
             v->is_int = true;
             return 0;
         }
         if (op->args[i] == NOP_ARG_INT64)
             return bad_arg(op, i, a, "is not a whole number", err);
     }
-    errno = 0;
     v->d = strtod(a, &end);
-    if (end == a || *end || errno)
+    if (end == a || *end || strpbrk(a, "xX"))
         return bad_arg(op, i, a, "is not a number", err);
     return 0;
 }

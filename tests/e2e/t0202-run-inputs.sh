@@ -46,6 +46,25 @@ test_expect "a scalar takes integers and reals" '
     run run softclip softclip ones:2 5 0.25
     expect_status 0'
 
+# A number is read as Python's int() and float() read it, as a caller of the op in torch
+# writes it: 010 was C's octal 8, 1e-310 (subnormal) and 1e400 (inf) "not a number", and a
+# whole number past int64 became a double Scalar (a C++ idioms tester's finds)
+softclip_10=$(torch_says "import torch; print('%g' % float(torch.clamp(torch.exp(torch.ones(1)), 0, 10) + int('010') * torch.ones(1)))")
+test_expect "numbers are decimal, as Python reads them: 010 is ten" '
+    run run softclip softclip ones:1 10 010
+    expect_status 0
+    expect_out "min $softclip_10  max $softclip_10"
+    run run softclip softclip ones:1 1e-310 2
+    expect_status 0
+    run run softclip softclip ones:1 1e400 2
+    expect_status 0
+    run run softclip softclip ones:1 10 0x10
+    expect_status 2
+    expect_err "argument 3 of op '\''softclip'\'' is a scalar: '\''0x10'\'' is not a number"
+    run run softclip softclip ones:1 10 9223372036854775808
+    expect_status 2
+    expect_err "argument 3 of op '\''softclip'\'' is a scalar: '\''9223372036854775808'\'' is a whole number outside int64"'
+
 test_expect "generators: every kind, with dtypes" '
     for g in randn:3x4 rand:2x2:f32 zeros:5:i32 ones:2x2x2:bf16 full:3:2.5:f16 arange:10:i64 \
              arange:4:u8 ones:3:i8 zeros:2:i16; do
