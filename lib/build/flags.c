@@ -208,6 +208,11 @@ int nopi_stack_size_parse(const char *text, const char *name, int64_t *out, char
                  text ? text : "");
         return -1;
     }
+    if (text[0] == '0' && text[1]) {   /* C reads 010000 as octal: the kernel would see 4096 */
+        snprintf(why, whysize, "%s must be a whole number of bytes without a leading 0, not "
+                 "'%s' (C reads it as octal)", name, text);
+        return -1;
+    }
     if (v < 1 || v > NOP_STACK_MAX_BYTES) {
         snprintf(why, whysize, "%s %lld is outside 1..%d (the device's largest stack is 400 "
                  "KB)", name, v, NOP_STACK_MAX_BYTES);
