@@ -303,6 +303,10 @@ static int parse_records(builder *b, char *text, regdef *defs, int *ndefs)
             if (!nopi_is_identifier(f[1]))
                 return nopi_fail(b->err, NOP_ERR_COMPILE, f[2], atoi(f[3]), 0, "the library's "
                                  "namespace '%s' is not an identifier", f[1]);
+            if (strcmp(f[1], "builtin") == 0)   /* gpsimd.md: reserved, as a manifest name is */
+                return nopi_fail(b->err, NOP_ERR_COMPILE, f[2], atoi(f[3]), 0, "library name "
+                                 "'builtin' is reserved by the Neuron runtime; choose another "
+                                 "name");
             if (!(b->ns = strdup(f[1])))
                 return nopi_nomem(b->err);
         }
