@@ -54,14 +54,36 @@ static size_t text_char(const unsigned char *s)
     return n;
 }
 
+/* Whether the character at s (n bytes, plain text) is one .NET's TrimStart() removes, as
+ * GitHub's runner does before it looks for a "::command::" (char.IsWhiteSpace). */
+static bool blank(const unsigned char *s, size_t n)
+{
+    if (n == 1)
+        return s[0] == ' ' || s[0] == '\t' || s[0] == '\v' || s[0] == '\f' || s[0] == '\r';
+    unsigned cp = n == 2 ? (s[0] & 0x1fu) << 6 | (s[1] & 0x3fu)
+                : n == 3 ? (s[0] & 0x0fu) << 12 | (s[1] & 0x3fu) << 6 | (s[2] & 0x3fu) : 0;
+    return cp == 0x85 || cp == 0xa0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) ||
+           cp == 0x202f || cp == 0x205f || cp == 0x3000;
+}
+
 void nopi_text_clean(char *s)
 {
+    bool line_start = true;   /* nothing but blanks yet on this line */
     while (*s) {
         size_t n = text_char((const unsigned char *)s);
-        if (n == 0)
+        if (n == 0) {
             *s++ = '?';
-        else
-            s += n;
+            line_start = false;
+            continue;
+        }
+        /* a CI runner's commands in a log, which hide or rewrite its lines: GitHub Actions'
+         * "##[command]" anywhere and "::command::" first on a line, Azure's "##vso[" */
+        if (s[0] == '#' && s[1] == '#' && (s[2] == '[' || strncmp(s + 2, "vso[", 4) == 0))
+            s[1] = '?';
+        else if (line_start && s[0] == ':' && s[1] == ':')
+            s[1] = '?';
+        line_start = s[0] == '\n' || (line_start && blank((const unsigned char *)s, n));
+        s += n;
     }
 }
 

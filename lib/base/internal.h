@@ -43,7 +43,9 @@ void nopi_strlcpy(char *dst, const char *src, size_t size);
 /* Makes s text that any reader shows as it is, in place: every byte of what is not a UTF-8
  * character, and of a control character but newline and tab (C0, DEL, C1), a bidirectional
  * control (U+202E and its kind), or a noncharacter U+FFFE or U+FFFF (which XML forbids),
- * becomes '?'.  For what a worker sends:
+ * becomes '?'; so does the second character of a CI runner's command, which would hide or
+ * rewrite lines of a CI log ("##[" anywhere, "##vso[", and "::" first on a line after
+ * blanks: GitHub Actions' and Azure Pipelines').  For what a worker sends:
  * its messages reach the terminal, the JUnit file and the JSON report, where an escape
  * sequence or a byte that is not UTF-8 would hide lines or break the file. */
 void nopi_text_clean(char *s);

@@ -4,7 +4,10 @@
 # TRUST in neuronop-run(1) keeps escape sequences out of what reaches the terminal): the
 # label is built from the base names of its argument files, and a file name of the
 # library's (a pull request's) reached the terminal raw (ESC [8m hid all that followed); its
-# control characters now show as ? in the text, JSON and JUnit reports.
+# control characters now show as ? in the text, JSON and JUnit reports.  And a CI runner's
+# commands (GitHub Actions' "##[add-mask]FAIL" anywhere, "::group::" first on a line) in a
+# label or a kernel's printf, which masked every later FAIL of a CI log or folded it away
+# (a red team's find), show their second character as ?.
 . ./lib.sh
 npy() { perl "$NEURONOP_SRC/tests/e2e/npy.pl" "$@"; }
 
@@ -30,6 +33,39 @@ test_expect "the label shows the escape character as ? in text, --json and --jun
     grep -F "\"name\": \"escaped[?[8mx.npy]\"" out
     if grep -q "$esc" out err report.xml; then exit 1; fi
     grep -F "name=\"escaped[?[8mx.npy]\"" report.xml'
+
+copy_example relu "$WORK/gh"
+npy write "$WORK/gh/tests/##[add-mask]FAIL.npy" '<f4' 1x2 1 -1
+cat >>"$WORK/gh/neuronop.yaml" <<EOT
+  - name: masked
+    op: relu_forward
+    args: [[tests/x.npy, "tests/##[add-mask]FAIL.npy"]]
+EOT
+test_expect "a CI runner's command in a file name shows as text in the label" '
+    run test gh -k masked --junit report.xml
+    expect_status 0
+    expect_out "ok    masked[#?[add-mask]FAIL.npy] ("
+    if grep -F "##[" out err report.xml; then exit 1; fi
+    grep -F "name=\"masked[#?[add-mask]FAIL.npy]\"" report.xml'
+
+cp -R "$WORK/gh" "$WORK/ghp"
+cat >>"$WORK/ghp/relu.c" <<'EOT'
+
+nt_tensor *relu_noisy(const nt_tensor *t)
+{
+    printf("::add-mask::FAIL\n  ::group::x\nnote ##[error]y torch::add\n");
+    return relu_forward(t);
+}
+EOT
+sed -i "s/^ops:/ops:\n  relu_noisy: {args: [tensor], shape: relu_fwd_shape, kernel: relu_noisy}/" \
+    "$WORK/ghp/neuronop.yaml"
+test_expect "a CI runner's command in a kernel's printf shows as text" '
+    run run ghp relu_noisy zeros:2x2
+    expect_status 0
+    expect_out ":?add-mask::FAIL"
+    expect_out "  :?group::x"
+    expect_out "note #?[error]y torch::add"
+    if grep -F -e "##[" -e "::add-mask" -e " ::group" out err; then exit 1; fi'
 
 # A label filling the 512 bytes was cut inside a two-byte character, which --json then
 # carried as a byte no UTF-8 reader takes (a review); a name is now at most 200 bytes, and a

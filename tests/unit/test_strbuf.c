@@ -50,6 +50,14 @@ static void cleans_text(void **state)
     char seps[] = "a\xe2\x80\xa8" "b\xe2\x80\xa9" "c\xe2\x80\xa7";
     nopi_text_clean(seps);
     assert_string_equal(seps, "a???b???c\xe2\x80\xa7");
+    /* a CI runner's commands (a red team's find: GitHub's runner masked every later "FAIL"
+     * and folded the log): "##[" anywhere, Azure's "##vso[", "::" first on a line after
+     * blanks (U+00A0 and U+3000 among them, which the runner trims); "::" elsewhere stays */
+    char ci[] = "x ##[add-mask]FAIL\n  ::group::y\n\xc2\xa0\xe3\x80\x80::error::z\n"
+                "##vso[task.complete]\ntorch::add ::a";
+    nopi_text_clean(ci);
+    assert_string_equal(ci, "x #?[add-mask]FAIL\n  :?group::y\n\xc2\xa0\xe3\x80\x80:?error::z\n"
+                            "#?vso[task.complete]\ntorch::add ::a");
 }
 
 static void quotes_json_strings(void **state)
