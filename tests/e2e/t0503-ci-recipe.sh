@@ -58,6 +58,27 @@ test_expect "the bench gate fails on a regression" '
         --baseline high.json lib >out 2>err || status=$?
     test "$status" -eq 1'
 
+# a red team's find: the shard log was written through a link the pull request committed,
+# to any file the CI's user may write (a shell's > follows links)
+test_expect "no file is written through a link in the results folder" '
+    mkdir -p linked
+    echo "victim" >victim
+    ln -s "$PWD/victim" linked/shard-1.log
+    ln -s "$PWD/victim" linked/junit-1.xml
+    sh "$CI/neuronop-ci.sh" -j 1 -o linked lib >out 2>err || { cat out err; exit 1; }
+    test "$(cat victim)" = victim
+    test ! -L linked/shard-1.log
+    grep -q "passed, 0 failed" linked/shard-1.log'
+
+test_expect "a results folder that is a link is refused" '
+    mkdir -p elsewhere
+    ln -s "$PWD/elsewhere" ci-link
+    status=0
+    sh "$CI/neuronop-ci.sh" -j 1 -o ci-link lib >out 2>err || status=$?
+    test "$status" -eq 2
+    grep -q "'\''ci-link'\'' is a symbolic link: give -o a real folder" err
+    test -z "$(ls elsewhere)"'
+
 test_expect "usage errors exit 2" '
     status=0; sh "$CI/neuronop-ci.sh" >/dev/null 2>&1 || status=$?; test "$status" -eq 2
     status=0; sh "$CI/neuronop-ci.sh" -j 0 lib >/dev/null 2>&1 || status=$?; test "$status" -eq 2
@@ -83,6 +104,13 @@ script = [r for r in runs if "neuronop-ci.sh" in r]
 assert script and "--shard" in script[0], runs
 assert os.path.basename(script[0].split()[0]) in os.listdir(sys.argv[2])
 assert any("--baseline" in r for r in runs)
+# what judges a pull request comes from outside it: a .deb checked against a pinned SHA-256,
+# never one in the checkout, and the baseline of the target branch (a red team find)
+installs = [r for r in runs if "apt-get install" in r]
+assert installs and all("sha256sum -c" in r and "RUNNER_TEMP" in r for r in installs), installs
+assert "./" not in " ".join(installs) and "NEURONOP_DEB:" not in open(sys.argv[1]).read()
+gate = [r for r in runs if "--baseline" in r and "neuronop bench" in r]
+assert gate and "GITHUB_BASE_REF" in gate[0] and "git show" in gate[0], gate
 PY'
 
 test_done

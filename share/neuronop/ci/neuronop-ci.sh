@@ -43,6 +43,14 @@ if { [ -n "$bench" ] && [ -z "$baseline" ]; } || { [ -z "$bench" ] && [ -n "$bas
     echo "neuronop-ci.sh: --bench and --baseline go together" >&2
     exit 2
 fi
+# The folder and its files come from this run, never through a link a pull request
+# committed: a shell's > follows one, to any file the CI's user may write (a red team's
+# find: a committed ci-results/shard-1.log -> ~/.bashrc).  So the folder may not be a
+# link, and each file is removed before it is written (rm removes a link, not its target).
+if [ -L "$out" ]; then
+    echo "neuronop-ci.sh: '$out' is a symbolic link: give -o a real folder" >&2
+    exit 2
+fi
 mkdir -p "$out" || exit 2
 
 # Build once, so the shards do not race to build the same library.
@@ -51,7 +59,7 @@ mkdir -p "$out" || exit 2
 # run_shard I N: one shard's tests, its output in DIR/shard-I.log, JUnit in DIR/junit-I.xml
 # (written anew: a file an earlier run left there is not this run's)
 run_shard() {
-    rm -f "$out/junit-$1.xml"
+    rm -f "$out/junit-$1.xml" "$out/shard-$1.log" || return 1
     "$neuronop" test "$lib" --shard "$1/$2" --junit "$out/junit-$1.xml" >"$out/shard-$1.log" 2>&1
 }
 
@@ -83,6 +91,7 @@ fi
 
 if [ -n "$bench" ] && [ "$status" -eq 0 ]; then
     # shellcheck disable=SC2086  # OP and its arguments are words on purpose
+    rm -f "$out/bench.log"
     "$neuronop" bench "$lib" $bench --baseline "$baseline" >"$out/bench.log" 2>&1 || status=1
     cat "$out/bench.log"
 fi
