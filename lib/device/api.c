@@ -277,12 +277,17 @@ static void api_tcm_free(void *ptr)
     if (c->blocks[b].stream >= 0)
         nopi_core_fail(c, "tcm_free(%p): this TCM belongs to an open stream; close the stream "
                        "instead", ptr);
-    long at = nopi_tcm_overrun(c, b) & ~3L;   /* the 4 bytes of an element (-1 stays -4) */
-    if (at >= 0)
+    long at = nopi_tcm_overrun(c, b);
+    if (at >= 0) {
+        long last = nopi_tcm_changed_upto(c, (long)c->blocks[b].offset + at) -
+                    (long)c->blocks[b].offset;
+        char bytes[64];
+        snprintf(bytes, sizeof bytes, last > at ? "bytes %ld..%ld" : "byte %ld", at, last);
         nopi_core_fail(c, "tcm_free(%p): a store past the end of this %u-byte TCM buffer "
-                       "changed bytes %ld..%ld of it (only bytes [0, %u) are the buffer's: an "
-                       "index past its end?%s)", ptr, c->blocks[b].req, at, at + 3,
-                       c->blocks[b].req, c->run->memcheck ? "" : "  --memcheck finds the line");
+                       "changed %s of it (only bytes [0, %u) are the buffer's: an index past "
+                       "its end?%s)", ptr, c->blocks[b].req, bytes, c->blocks[b].req,
+                       c->run->memcheck ? "" : "  --memcheck finds the line");
+    }
     nopi_tcm_release(c, b);
 }
 

@@ -63,12 +63,26 @@ void nopi_tcm_release(nopi_core *c, int block);
 /* A store past the end of live block `block`: the first changed byte after what it asked
  * for, near it (a few dozen bytes), as an offset from its start; -1 when none. */
 long nopi_tcm_overrun(const nopi_core *c, int block);
-/* A store outside every live block's request anywhere in the pool: the changed byte's
- * offset in the pool, and in *block the live block before it (-1: none); -1 when none. */
-long nopi_tcm_stray(const nopi_core *c, int *block);
-/* Fills a pool of n bytes with the pattern tcm.c keeps where no block is (a core's first
- * run, a renewed device; later runs fill what they reach). */
+/* A store outside every live block's request anywhere in the pool or its guards: true, the
+ * changed byte's offset in *at (below 0 or past the pool in a guard), and in *block the
+ * live block before it (-1: none); false when none. */
+bool nopi_tcm_stray(const nopi_core *c, long *at, int *block);
+/* The last changed byte of the 4-byte element of c's pool holding `at` (its first changed
+ * one, below 0 in the guard before the pool), counting from at: the range a message names. */
+long nopi_tcm_changed_upto(const nopi_core *c, long at);
+/* Bytes kept in the fill pattern just before and just after each core's pool: a store an
+ * index outside the pool makes (buf[-1] of its first buffer, buf[n] of one ending at its
+ * 16 KB) lands there and is seen, not in the worker's heap unnoticed. */
+#define NOPI_TCM_GUARD 64
+/* A pool of n bytes with its guards: the pool's start, or NULL on no memory; freed with
+ * nopi_tcm_free_pool. */
+unsigned char *nopi_tcm_new_pool(size_t n);
+void nopi_tcm_free_pool(unsigned char *tcm);
+/* Fills a pool of n bytes and its guards with the pattern tcm.c keeps where no block is (a
+ * core's first run, a renewed device; later runs fill what they reach). */
 void nopi_tcm_fill(unsigned char *tcm, size_t n);
+/* Fills the guards of c's pool again: at each run's start, after what an earlier one left. */
+void nopi_tcm_fill_guards(nopi_core *c);
 
 /* memcheck.c: the hooks of struct nt__api, nopi_mc_ptr_add and so on (api.h says what each
  * argument is). */

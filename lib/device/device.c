@@ -204,7 +204,7 @@ void nop_device_free(nop_device *dev)
         nopi_thread_timer_free(dev->timer);
     for (int i = 0; i < NOPI_MAX_CORES; i++) {
         nopi_stack_free(&dev->slots[i].stack);
-        free(dev->slots[i].tcm);
+        nopi_tcm_free_pool(dev->slots[i].tcm);
         free(dev->slots[i].context);
     }
     nopi_stack_free(&dev->shape_stack);
@@ -230,7 +230,7 @@ static int slot_ready(nop_device *dev, uint32_t id, size_t stack_size)
         s->dirty = (size_t)(s->stack.hi - s->stack.lo);
     }
     if (!s->tcm) {
-        if (!(s->tcm = malloc((size_t)dev->profile->tcm_bytes)))
+        if (!(s->tcm = nopi_tcm_new_pool((size_t)dev->profile->tcm_bytes)))
             return -1;
         nopi_tcm_fill(s->tcm, (size_t)dev->profile->tcm_bytes);
     }
@@ -312,6 +312,7 @@ static int core_init(nop_device *dev, nopi_core *c, nopi_run *run, uint32_t id,
         nopi_stack_repaint(&s->stack, s->dirty);
     c->stack = c->host_stack ? dev->ref_stack : s->stack;
     c->tcm = s->tcm;
+    nopi_tcm_fill_guards(c);
     c->fiber = *s->context;
     c->fiber_ready = true;
     return run->memcheck ? nopi_memcheck_start(c) : 0;
@@ -346,6 +347,15 @@ static void core_release(nop_device *dev, nopi_core *c)
         dev->slots[c->id].dirty = c->stack_high_water;
 }
 
+/* "byte 38" or "bytes 40..43" */
+static void tcm_bytes_str(long first, long last, char *buf, size_t size)
+{
+    if (first == last)
+        snprintf(buf, size, "byte %ld", first);
+    else
+        snprintf(buf, size, "bytes %ld..%ld", first, last);
+}
+
 /* Rules checked when a kernel has ended (on the worker that ran it). */
 static void after_kernel(nopi_core *c)
 {
@@ -362,24 +372,29 @@ static void after_kernel(nopi_core *c)
     if (c->end != NOPI_END_OK)
         return;
     int block;
-    long at = nopi_tcm_stray(c, &block);
-    if (at >= 0) {   /* tcm.c: a store past a buffer, which no call of the kernel's made */
+    long at;
+    if (nopi_tcm_stray(c, &at, &block)) {   /* tcm.c: a store past a buffer, which no call
+                                              * of the kernel's made */
         c->end = NOPI_END_ERROR;
         c->diag.severity = NOP_SEV_ERROR;
         const nopi_tcm_block *b = block >= 0 ? &c->blocks[block] : NULL;
-        at &= ~3L;   /* the 4 bytes of an element; blocks start at multiples of 16 */
-        if (b)
+        long base = at < 0 || !b ? 0 : (long)b->offset;
+        char bytes[64];
+        tcm_bytes_str(at - base, nopi_tcm_changed_upto(c, at) - base, bytes, sizeof bytes);
+        if (at < 0)
+            snprintf(c->diag.msg, sizeof c->diag.msg, "a store before the start of the "
+                     "core's TCM pool changed its %s, found when the kernel returned", bytes);
+        else if (b)
             snprintf(c->diag.msg, sizeof c->diag.msg, "a store past the end of the %u-byte TCM "
-                     "buffer from tcm_malloc changed bytes %ld..%ld of it, found when the "
-                     "kernel returned (only bytes [0, %u) are the buffer's)", b->req,
-                     at - (long)b->offset, at - (long)b->offset + 3, b->req);
+                     "buffer from tcm_malloc changed %s of it, found when the kernel returned "
+                     "(only bytes [0, %u) are the buffer's)", b->req, bytes, b->req);
         else
             snprintf(c->diag.msg, sizeof c->diag.msg, "a store into TCM that no tcm_malloc "
-                     "buffer holds changed bytes %ld..%ld of the core's pool, found when the "
-                     "kernel returned", at, at + 3);
-        snprintf(c->diag.detail, sizeof c->diag.detail, "an index past a buffer's end, or a "
-                 "store into a buffer after its tcm_free?%s",
-                 c->run->memcheck ? "" : "  --memcheck finds the line");
+                     "buffer holds changed %s of the core's pool, found when the kernel "
+                     "returned", bytes);
+        snprintf(c->diag.detail, sizeof c->diag.detail, "%s?%s", at < 0 ? "an index below 0 "
+                 "of the first buffer" : "an index past a buffer's end, or a store into a "
+                 "buffer after its tcm_free", c->run->memcheck ? "" : "  --memcheck finds the line");
         return;
     }
     int64_t leaked = 0;

@@ -18,6 +18,7 @@
  * as bytes of 0xff, would come back unchanged).
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api_impl.h"
@@ -45,9 +46,31 @@ static void fill_range(unsigned char *tcm, size_t from, size_t to)
         tcm[i] = fill[i & 1];
 }
 
+/* (the guard's length is even: the pattern keeps its phase across the pool's start) */
+_Static_assert(NOPI_TCM_GUARD % 8 == 0, "the guards are whole words of the pattern");
+
+unsigned char *nopi_tcm_new_pool(size_t n)
+{
+    unsigned char *m = malloc(n + 2 * NOPI_TCM_GUARD);
+    return m ? m + NOPI_TCM_GUARD : NULL;
+}
+
+void nopi_tcm_free_pool(unsigned char *tcm)
+{
+    if (tcm)
+        free(tcm - NOPI_TCM_GUARD);
+}
+
 void nopi_tcm_fill(unsigned char *tcm, size_t n)
 {
-    fill_range(tcm, 0, n);
+    fill_range(tcm - NOPI_TCM_GUARD, 0, n + 2 * NOPI_TCM_GUARD);
+}
+
+void nopi_tcm_fill_guards(nopi_core *c)
+{
+    size_t pool = (size_t)c->run->profile->tcm_bytes;
+    fill_range(c->tcm - NOPI_TCM_GUARD, 0, NOPI_TCM_GUARD);
+    fill_range(c->tcm, pool, pool + NOPI_TCM_GUARD);
 }
 
 /* First fit for `size` bytes that keeps `gap` free bytes after the block before it: sets
@@ -128,7 +151,8 @@ int nopi_tcm_find(nopi_core *c, const void *p, size_t n)
     return -1;
 }
 
-/* The first byte of [from, to) of c's pool that is not the fill pattern's, or -1. */
+/* The first byte of [from, to) of c's pool (the guard after it included) that is not the
+ * fill pattern's, or -1. */
 static long changed(const nopi_core *c, size_t from, size_t to)
 {
     size_t i = from;
@@ -147,11 +171,21 @@ static long changed(const nopi_core *c, size_t from, size_t to)
     return -1;
 }
 
-/* Where the free space after live block i ends: the next block, or the pool's end. */
+long nopi_tcm_changed_upto(const nopi_core *c, long at)
+{
+    long last = at;
+    for (long i = at + 1; i <= (at | 3); i++)
+        if (c->tcm[i] != fill[i & 1])
+            last = i;
+    return last;
+}
+
+/* Where the free space after live block i ends: the next block, or the end of the guard
+ * after the pool. */
 static size_t free_after(const nopi_core *c, int i)
 {
     return i + 1 < c->nblocks ? c->blocks[i + 1].offset
-                              : (size_t)c->run->profile->tcm_bytes;
+                              : (size_t)c->run->profile->tcm_bytes + NOPI_TCM_GUARD;
 }
 
 long nopi_tcm_overrun(const nopi_core *c, int block)
@@ -162,26 +196,37 @@ long nopi_tcm_overrun(const nopi_core *c, int block)
     return at < 0 ? -1 : at - (long)b->offset;
 }
 
-long nopi_tcm_stray(const nopi_core *c, int *block)
+bool nopi_tcm_stray(const nopi_core *c, long *at, int *block)
 {
-    size_t start = 0;
+    size_t pool = (size_t)c->run->profile->tcm_bytes, start = 0;
     *block = -1;
+    for (long g = -NOPI_TCM_GUARD; g < 0; g++)   /* the guard before the pool */
+        if (c->tcm[g] != fill[g & 1]) {
+            *at = g;
+            return true;
+        }
     for (int i = 0; i <= c->nblocks; i++) {
         size_t end = i < c->nblocks ? c->blocks[i].offset : c->tcm_reach;
-        long at = changed(c, start, end);
-        if (at >= 0)
-            return at;
+        if ((*at = changed(c, start, end)) >= 0)
+            return true;
         if (i < c->nblocks) {
             *block = i;
-            at = changed(c, (size_t)c->blocks[i].offset + c->blocks[i].req,
-                         (size_t)c->blocks[i].offset + c->blocks[i].size);
-            if (at >= 0)
-                return at;
+            *at = changed(c, (size_t)c->blocks[i].offset + c->blocks[i].req,
+                          (size_t)c->blocks[i].offset + c->blocks[i].size);
+            if (*at >= 0)
+                return true;
             start = (size_t)c->blocks[i].offset + c->blocks[i].size;
         }
     }
+    /* the guard after the pool: past the last block, if one ends at the pool's end */
+    if ((*at = changed(c, pool, pool + NOPI_TCM_GUARD)) >= 0) {
+        *block = c->nblocks > 0 &&
+                 c->blocks[c->nblocks - 1].offset + c->blocks[c->nblocks - 1].size == pool
+                 ? c->nblocks - 1 : -1;
+        return true;
+    }
     *block = -1;
-    return -1;
+    return false;
 }
 
 void nopi_tcm_release(nopi_core *c, int block)
