@@ -375,6 +375,9 @@ typedef struct nop_value {
     double d;                  /* NOP_ARG_DOUBLE, or NOP_ARG_SCALAR when !is_int */
     int64_t i;                 /* NOP_ARG_INT64, or NOP_ARG_SCALAR when is_int */
     bool is_int;
+    bool is_bool;              /* NOP_ARG_SCALAR with is_int: a bool (i is 0 or 1), which
+                                * ATen keeps apart from an int (torch.sub(t, True) is
+                                * refused) */
 } nop_value;
 
 /* What one core did (the cost model's inputs). */

@@ -61,6 +61,7 @@ int nopi_bind_args(const nt__op_desc *op, const nop_value *args, int nargs, nt__
             break;
         case NT_ARG_SCALAR: {
             nt_scalar s = args[i].is_int ? nt_scalar_i(args[i].i) : nt_scalar_f(args[i].d);
+            s.is_bool = args[i].is_int && args[i].is_bool;
             memcpy(&kargs[i].s, &s, sizeof s);
             sargs[i].s = kargs[i].s;
             break;

@@ -68,7 +68,6 @@ static int no_such_op(const nop_library *lib, const char *opname, nop_error *err
 }
 
 /* Parses one non-tensor argument into v. */
-/* Whether a is all a number, as strtod reads one. */
 static int parse_number(const nop_opinfo *op, int i, const char *a, nop_value *v,
                         nop_error *err)
 {
@@ -77,6 +76,11 @@ static int parse_number(const nop_opinfo *op, int i, const char *a, nop_value *v
      * as torch refuses it ("Overflow when unpacking long"), and a real one that is subnormal
      * or past double's range read as strtod reads it (1e-310, 1e400: inf) */
     char *end;
+    if (op->args[i] == NOP_ARG_SCALAR && (strcmp(a, "True") == 0 || strcmp(a, "False") == 0)) {
+        v->i = a[0] == 'T';   /* a bool Scalar, as c10 keeps one */
+        v->is_int = v->is_bool = true;
+        return 0;
+    }
     errno = 0;
     long long n = strtoll(a, &end, 10);
     bool whole = end != a && !*end;

@@ -98,7 +98,7 @@ struct kept_req {
 };
 
 struct kept_arg {
-    int32_t type, is_int, dtype, ndim;
+    int32_t type, is_int, dtype, ndim;   /* is_int 2: a bool Scalar */
     double d;
     int64_t i;
     int64_t sizes[NOPI_MAX_DIMS];
@@ -202,7 +202,8 @@ static int serve_kept(nop_device *cdev, void *ctx, const void *data, size_t len,
     for (int a = 0; a < h.nargs; a++) {
         struct kept_arg ka;
         memcpy(&ka, p + sizeof h + (size_t)a * sizeof ka, sizeof ka);
-        vals[a] = (nop_value){ (enum nop_argtype)ka.type, NULL, ka.d, ka.i, ka.is_int != 0 };
+        vals[a] = (nop_value){ (enum nop_argtype)ka.type, NULL, ka.d, ka.i, ka.is_int != 0,
+                               ka.is_int == 2 };
         if (ka.type != NOP_ARG_TENSOR)
             continue;
         nt_tensor *t = nopi_tensor_alloc((nt_dtype)ka.dtype, ka.ndim, ka.sizes, true);
@@ -369,7 +370,8 @@ static int make_request(arena *in, const char *path, const char *name, int op, i
     memset(ka, 0, sizeof ka);
     for (int a = 0; a < nargs; a++) {
         const nop_value *v = &args[a];
-        ka[a] = (struct kept_arg){ v->type, v->is_int, 0, 0, v->d, v->i, { 0 }, 0 };
+        ka[a] = (struct kept_arg){ v->type, v->is_int ? 1 + v->is_bool : 0, 0, 0, v->d, v->i,
+                                   { 0 }, 0 };
         const nt_tensor *t = v->type == NOP_ARG_TENSOR ? v->tensor : NULL;
         if (!t)
             continue;

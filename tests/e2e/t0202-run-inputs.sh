@@ -65,6 +65,23 @@ test_expect "numbers are decimal, as Python reads them: 010 is ten" '
     expect_status 2
     expect_err "argument 3 of op '\''softclip'\'' is a scalar: '\''9223372036854775808'\'' is a whole number outside int64"'
 
+# True and False are a bool Scalar, which c10 keeps apart from 1 and 0: torch.add with a
+# bool alpha is refused, in torch's words
+alpha_true=$(torch_says "import torch
+try:
+    torch.add(torch.ones(2), torch.ones(2), alpha=True)
+except RuntimeError as e:
+    print(str(e).splitlines()[0].rstrip('.'))")
+test_expect "a scalar takes True and False as a bool, as torch does" '
+    run run softclip softclip ones:2 10 True
+    expect_status 1
+    expect_err "$alpha_true"
+    run run softclip softclip ones:2 10 1
+    expect_status 0
+    run run softclip softclip ones:2 True 1
+    expect_status 2
+    expect_err "argument 2 of op '\''softclip'\'' is a double: '\''True'\'' is not a number"'
+
 test_expect "generators: every kind, with dtypes" '
     for g in randn:3x4 rand:2x2:f32 zeros:5:i32 ones:2x2x2:bf16 full:3:2.5:f16 arange:10:i64 \
              arange:4:u8 ones:3:i8 zeros:2:i16; do
