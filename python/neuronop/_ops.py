@@ -84,6 +84,7 @@ class Op:
         for i, (kind, value) in enumerate(zip(self.kinds, args)):
             if kind != ARG_TENSOR:
                 continue
+            _tensor_argument(self, i, value)
             if grad and value.requires_grad:
                 raise _argument_error(self, i, _no_derivative())
             if forward_ad.unpack_dual(value).tangent is not None:
@@ -285,6 +286,15 @@ def _argument_error(op, i, why):
     return errors.InputError("argument '%s' %s" % (op.names[i], why), where=op.qualname)
 
 
+def _tensor_argument(op, i, value):
+    """value, a Tensor argument: torch's dispatcher lets None through for one (an undefined
+    tensor), which torch's own ops refuse (a Python user's find: an AttributeError came)."""
+    if value is None:
+        raise _argument_error(op, i, "is None: expected a proper Tensor, as torch's own ops "
+                              "say")
+    return value
+
+
 # the folders whose frames lie between the user's call and _run: this package's and torch's
 # (torch.ops' __call__, an OpOverload's, a traced module's), spelled as their frames'
 # co_filename are (as __file__ is: no abspath, which would resolve a '..' they keep)
@@ -345,6 +355,7 @@ def _run(op, args):
     values = []
     for i, (kind, value) in enumerate(zip(op.kinds, args)):
         if kind == ARG_TENSOR:
+            _tensor_argument(op, i, value)
             if value.dtype not in DTYPES:
                 raise _argument_error(op, i, "is a %s tensor, which the device does not have "
                                       "(float32, bfloat16, float16 and 8- to 64-bit integers): "

@@ -98,7 +98,11 @@ def load(name, compute_srcs, shape_srcs, build_directory=None, multicore=False,
         build_directory = os.path.join(cache, "neuronop", name)
     build_dir = os.path.abspath(os.fspath(build_directory))
     meta = os.path.join(build_dir, ".neuronop")
-    os.makedirs(meta, exist_ok=True)
+    try:
+        os.makedirs(meta, exist_ok=True)
+    except OSError as e:   # (a Python user's find: a bare OSError named no argument)
+        raise errors.InputError("custom_op.load's build_directory: cannot make '%s': %s"
+                                % (build_dir, e.strerror or e)) from None
     manifest = os.path.join(meta, name + ".yaml")
     _write_if_changed(manifest, _manifest(name, compute, shape, build_dir, bool(multicore),
                                           list(extra_cflags or []), includes))

@@ -193,6 +193,27 @@ def _():
             e = raises(neuronop.InputError, custom_op.load, name="args", build_directory=top,
                        shape_srcs=[shape], **args)
             assert e.message.startswith(said) and not e.file and "manifest" not in str(e), e
+        # a build_directory that cannot be made (a Python user's find: a bare OSError)
+        afile = os.path.join(top, "afile")
+        open(afile, "w").close()
+        for bd in (afile, os.path.join(afile, "sub")):
+            e = raises(neuronop.InputError, custom_op.load, name="bd", build_directory=bd,
+                       compute_srcs=[os.path.join(MLP, "relu.cpp")], shape_srcs=[shape])
+            assert e.message.startswith("custom_op.load's build_directory: cannot make '%s"
+                                        % afile), e
+
+
+@check("None for a Tensor argument is an InputError naming it, as torch's own ops refuse it")
+def _():
+    # (a Python user's find: an AttributeError came, with grad mode on and off)
+    try:
+        torch.ops.aten.relu(None)
+    except RuntimeError as e:
+        assert "Expected a proper Tensor but got None" in str(e), e
+    for grad in (True, False):
+        with torch.set_grad_enabled(grad):
+            e = raises(neuronop.InputError, torch.ops.my_ops.relu_backward, g, None)
+            assert "argument 'x' is None: expected a proper Tensor" in str(e), e
 
 
 @check("a positional call gives torch.relu's values exactly")
