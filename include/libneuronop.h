@@ -26,7 +26,9 @@
  *         does; the one it had is put back after.
  *       * With isolate, each run forks the calling process: every stdio stream is flushed
  *         first (fflush(NULL)), so nothing the program buffered is written twice, and the
- *         worker is reaped by its pid, so SIGCHLD must not be ignored (SIG_IGN); a killed
+ *         worker is reaped by its pid, so SIGCHLD must not be ignored (SIG_IGN; nor while
+ *         building, whose compilers are waited for the same way: the tool gives SIGCHLD its
+ *         default action, whatever it was started with); a killed
  *         worker's process group is reaped too, of the processes the program adopted (a
  *         PR_SET_CHILD_SUBREAPER program does, as the neuronop tool is: no zombie is left).
  *       * libtcc serialises its compiles with a lock of its own: builds from several

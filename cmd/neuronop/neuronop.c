@@ -8,6 +8,7 @@
  * C file.  A command's name and brief live in its own table, so this list cannot drift.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <string.h>
@@ -116,5 +117,11 @@ int main(int argc, char **argv)
      * for `python`, which execs the interpreter: the setting would outlive the exec. */
     if (sandbox_on() && strcmp(name, "python") != 0)
         prctl(PR_SET_CHILD_SUBREAPER, 1);
+    /* Every command waits for its children (compilers, workers) and reads their exit
+     * status, which a SIGCHLD ignored by whoever started it would lose: the kernel would reap
+     * them first, and a compile that succeeded read as failed (a Python user's find, under a
+     * script that ignores SIGCHLD).  Not for `python`, whose script keeps what it was given. */
+    if (strcmp(name, "python") != 0)
+        signal(SIGCHLD, SIG_DFL);
     return finish_stdout(dispatch(argc, argv));
 }

@@ -8,6 +8,7 @@ NAMESPACE being NEURON_LIBRARY's (or, for a C library, the library's name).
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -141,6 +142,27 @@ def _check_built_as_asked(path, compute, shape, multicore, cflags):
                os.path.basename(path)))
 
 
+def _run_build(argv):
+    """subprocess.run of a build, whose exit status is its verdict.  A process that ignores
+    SIGCHLD never gets one: the kernel reaps the child, and subprocess reports 0 (a Python
+    user's find: a failed build's old library was loaded as if the new one had been built).
+    So SIGCHLD is given its default action for the build, which only the main thread may do."""
+    ignored = signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN
+    if ignored and threading.current_thread() is not threading.main_thread():
+        raise errors.BuildError(
+            "this process ignores SIGCHLD, so the build's exit status cannot be known from "
+            "another thread than the main one: call custom_op.load from the main thread, or "
+            "stop ignoring SIGCHLD")
+    if ignored:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    try:
+        return subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    finally:
+        if ignored:
+            signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+
+
 def _build(manifest, build_dir, dirs, verbose, memcheck):
     """Builds the manifest custom_op.load wrote, whose sources are in dirs (its memcheck
     library with memcheck); the library's path."""
@@ -150,8 +172,7 @@ def _build(manifest, build_dir, dirs, verbose, memcheck):
     argv = [_client.neuronop_binary(), "build", "--build-dir", build_dir,
             "--library-dir", readable] + (["-v"] if verbose else []) + (
                 ["--memcheck"] if memcheck else []) + [manifest]
-    proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True)
+    proc = _run_build(argv)
     if verbose and proc.stdout:
         sys.stdout.write(proc.stdout)
     if proc.returncode != 0:

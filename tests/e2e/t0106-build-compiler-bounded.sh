@@ -190,4 +190,20 @@ test_expect "a compiler that prints 16 MiB and succeeds: a warning, and a small 
         test "$(wc -c <"$log")" -le 262144
     done'
 
+# A build started with SIGCHLD ignored (by a Python script that ignores it, say) could not
+# reap its compilers: the kernel reaps them first, and neuronop waited for ever (a Python
+# user's find, who saw "'g++' exited with 127"); it now gives SIGCHLD its default action.
+copy_example relu_cxx "$WORK/ign"
+test_expect "a build started with SIGCHLD ignored compiles, and says so in its exit status" '
+    status=0
+    timeout 60 perl -e "\$SIG{CHLD} = q(IGNORE); exec @ARGV" "$NEURONOP" build ign >out 2>err ||
+        status=$?
+    test "$status" -eq 0 || { cat err; exit 1; }
+    grep -q "built ign/build/librelu_cxx.so" out
+    echo "this is not C++" >>ign/relu.cpp
+    status=0
+    timeout 60 perl -e "\$SIG{CHLD} = q(IGNORE); exec @ARGV" "$NEURONOP" build ign >out 2>err ||
+        status=$?
+    test "$status" -eq 3'
+
 test_done

@@ -272,6 +272,23 @@ def small_library(top, namespace):
                 shape_srcs=[os.path.join(top, "s.cpp")], build_directory=top)
 
 
+# a Python user's find: with SIGCHLD ignored, the build's status read as 0 and a failed
+# build loaded the library of the one before, silently
+@check("a script that ignores SIGCHLD still gets a failed build as BuildError")
+def _():
+    with tempfile.TemporaryDirectory() as top:
+        args = small_library(top, "sigchld_ops")
+        custom_op.load(name="sigchld", **args)
+        with open(args["compute_srcs"][0], "a") as f:
+            f.write("this is not C++\n")
+        old = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+        try:
+            raises(neuronop.BuildError, custom_op.load, name="sigchld", **args)
+            assert signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN
+        finally:
+            signal.signal(signal.SIGCHLD, old)
+
+
 # a Python user's find: one parameter left unnamed (an unused double) made every parameter
 # argN, so f(x=...) failed
 @check("a parameter left unnamed is argN; its neighbours keep their names")
