@@ -55,6 +55,11 @@ inline Tensor eye(int64_t n, int64_t m, TensorOptions options) noexcept
 {
     return Tensor(nt_eye(n, m, detail::to_nt(options.dtype())));
 }
+/* n x n, as ATen's eye(n) is eye(n, n) */
+inline Tensor eye(int64_t n, TensorOptions options) noexcept
+{
+    return Tensor(nt_eye(n, n, detail::to_nt(options.dtype())));
+}
 
 /* ---- element-wise operations ---------------------------------------------------------- */
 
