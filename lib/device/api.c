@@ -121,6 +121,17 @@ static void new_tensor_here(nopi_core *c, void *p)
     if (ndim < 0 || ndim > NOPI_MAX_DIMS || (ndim > 0 && !sizes))
         nopi_core_fail(c, "%s: %d dimensions; tensors have 0 to %d", fn, ndim, NOPI_MAX_DIMS);
     char why[256];
+    for (int i = 0; i < ndim; i++)
+        if (sizes[i] < 0) {   /* in ATen's words (check_size_nonnegative) */
+            size_t used = (size_t)snprintf(why, sizeof why, "[");
+            for (int k = 0; k < ndim && used < sizeof why; k++)
+                used += (size_t)snprintf(why + used, sizeof why - used, "%s%lld",
+                                         k ? ", " : "", (long long)sizes[k]);
+            if (used < sizeof why)
+                snprintf(why + used, sizeof why - used, "]");
+            nopi_core_fail(c, "%s: Trying to create tensor with negative dimension %lld: %s",
+                           fn, (long long)sizes[i], why);
+        }
     if (!nopi_shape_ok(ndim, sizes, why, sizeof why))
         nopi_core_fail(c, "%s: shape over the device's limits: %s", fn, why);
     nt_tensor *t = nopi_tensor_alloc(d, ndim, sizes, c->shape_mode);
@@ -232,6 +243,10 @@ static nt_tensor *api_ones(int ndim, const int64_t *sizes, nt_dtype d)
 static nt_tensor *api_eye(int64_t n, int64_t m, nt_dtype d)
 {
     NOPI_API(c, NOP_COST_TENSORLIB);
+    if (n < 0 || m < 0)   /* ATen's words, before it makes the tensor */
+        nopi_core_fail(c, "nt_eye(%lld, %lld): %s must be greater or equal to 0, got %lld",
+                       (long long)n, (long long)m, n < 0 ? "n" : "m",
+                       (long long)(n < 0 ? n : m));
     if (d == NT_BF16)   /* ATen 1.13's eye has no bfloat16 kernel (a C++ helper's find) */
         nopi_core_fail(c, "nt_eye(%lld, %lld, NT_BF16): \"eye\" not implemented for "
                        "'BFloat16'", (long long)n, (long long)m);

@@ -59,6 +59,28 @@ test_expect "eye in bfloat16 is refused with torch'\''s reason" '
     expect_status 1
     expect_err "core 0: error: nt_eye(2, 3, NT_BF16): $why"'
 
+# (a C++ idioms tester's find: "shape over the device's limits: dimension 0 has negative
+# size -1" where ATen names the negative dimension, and eye its n or m)
+negative=$(torch_says '
+import torch
+for f in (lambda: torch.empty(-1, 3), lambda: torch.eye(-1, 3), lambda: torch.eye(3, -2)):
+    try:
+        f()
+    except RuntimeError as e:
+        print(e)
+')
+test_expect "a negative size is refused in torch'''s words" '
+    [ "$(echo "$negative" | wc -l)" -eq 3 ]
+    run run tlib eye -1 3
+    expect_status 1
+    expect_err "nt_empty: $(echo "$negative" | sed -n 1p)"
+    run run tlib eye_any zeros:1 -1 3
+    expect_status 1
+    expect_err "core 0: error: nt_eye(-1, 3): $(echo "$negative" | sed -n 2p)"
+    run run tlib eye_any zeros:1 3 -2
+    expect_status 1
+    expect_err "core 0: error: nt_eye(3, -2): $(echo "$negative" | sed -n 3p)"'
+
 test_expect "exp of an integral tensor is float32" '
     run run tlib int_exp arange:3:i32 -o out.npy
     expect_status 0
