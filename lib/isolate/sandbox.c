@@ -604,7 +604,8 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
         nopi_fault(err, NOP_FAULT_TIMEOUT, "timeout: it did not finish within its time limit "
                    "and was stopped");
         nopi_detail(err, "look for a loop that never ends, or give it more time with "
-                    "--timeout SECONDS");
+                    "--timeout SECONDS (a kernel inside a long runtime call, a tensor-library "
+                    "op on a large tensor, is stopped only here, at its phase's deadline)");
     } else if (who.none) {
         nopi_fault(err, NOP_FAULT_HOST, "the device process ended before it took any work");
     } else if (wt.malformed && wt.oversized) {

@@ -22,6 +22,14 @@ test_expect "a worker that blocks every signal dies with neuronop stopped by SIG
 test_expect "a zygote and its child die with neuronop test stopped by SIGKILL" '
     stopped KILL 3 test hp -k lives_forever --timeout 100'
 test_expect "clearing the death signal is stopped" 'attack 20 prctl'
+# stopped by the parent at its phase's deadline, as a kernel inside a long runtime call is
+# (the detail once suggested only a loop: a Python user's find, whose kernel added 300 M
+# elements with the tensor library)
+test_expect "a kernel past its phase's deadline is stopped there, and the detail says why" '
+    run run hp immortal zeros:4 --timeout 1
+    expect_status 1
+    expect_err "timeout: it did not finish within its time limit and was stopped"
+    expect_err "a tensor-library op on a large tensor, is stopped only here, at its phase'\''s deadline"'
 # (a copy of neuronop under a name of its own: session_left counts no zombie, which is dead,
 # but a zombie's name is its program's, and no other test runs this one)
 test_expect "a case stopped at its deadline leaves not even a zombie" '
