@@ -447,7 +447,9 @@ void nop_run_result_clear(nop_run_result *res);
 
 /*
  * Makes op arguments from strings as the command line and manifest tests write them: a
- * number for scalar, double and int64 (a scalar is an int64 when it is a whole number); a
+ * number for scalar, double and int64, read as Python's int() and float() read it (decimal;
+ * a scalar is an int64 when it is a whole number, one outside int64 refused, and True or
+ * False a bool); a
  * .npy file or a generator spec for a tensor, the i-th generator seeded with seed + i.  On
  * success *op is the index of the op called opname, *vals holds argc values and *tensors
  * the tensors made for them (NULL where an argument is a number); release both with

@@ -210,7 +210,7 @@ int nopi_stack_size_parse(const char *text, const char *name, int64_t *out, char
     }
     if (text[0] == '0' && text[1]) {   /* C reads 010000 as octal: the kernel would see 4096 */
         snprintf(why, whysize, "%s must be a whole number of bytes without a leading 0, not "
-                 "'%s' (C reads it as octal)", name, text);
+                 "'%s' (a leading 0 is octal in C and in YAML 1.1)", name, text);
         return -1;
     }
     if (v < 1 || v > NOP_STACK_MAX_BYTES) {

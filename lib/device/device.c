@@ -381,9 +381,14 @@ static void after_kernel(nopi_core *c)
         long base = at < 0 || !b ? 0 : (long)b->offset;
         char bytes[64];
         tcm_bytes_str(at - base, nopi_tcm_changed_upto(c, at) - base, bytes, sizeof bytes);
+        long pool = (long)c->run->profile->tcm_bytes;
         if (at < 0)
             snprintf(c->diag.msg, sizeof c->diag.msg, "a store before the start of the "
                      "core's TCM pool changed its %s, found when the kernel returned", bytes);
+        else if (!b && at >= pool)
+            snprintf(c->diag.msg, sizeof c->diag.msg, "a store past the end of the core's "
+                     "%ld-byte TCM pool changed its %s, found when the kernel returned", pool,
+                     bytes);
         else if (b)
             snprintf(c->diag.msg, sizeof c->diag.msg, "a store past the end of the %u-byte TCM "
                      "buffer from tcm_malloc changed %s of it, found when the kernel returned "

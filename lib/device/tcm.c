@@ -173,8 +173,10 @@ static long changed(const nopi_core *c, size_t from, size_t to)
 
 long nopi_tcm_changed_upto(const nopi_core *c, long at)
 {
-    long last = at;
-    for (long i = at + 1; i <= (at | 3); i++)
+    /* (not past the guard after the pool: a profile's pool need not be whole words, a
+     * reviewer's find under AddressSanitizer) */
+    long last = at, end = (long)c->run->profile->tcm_bytes + NOPI_TCM_GUARD - 1;
+    for (long i = at + 1; i <= (at | 3) && i <= end; i++)
         if (c->tcm[i] != fill[i & 1])
             last = i;
     return last;

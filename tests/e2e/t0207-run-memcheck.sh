@@ -42,6 +42,16 @@ test_expect "a kernel whose stores stay inside its TCM buffer passes without mem
         expect_status 0
     done'
 
+# a pool of a size that is no whole number of words (a profile's), and the last byte of the
+# guard after it: the message's range once read past the guard (a reviewer's find under
+# AddressSanitizer), and named a store past the pool as one into it
+test_expect "a store into the guard past an odd-sized pool is named so, and read within it" '
+    sed -e "s/^tcm_bytes:.*/tcm_bytes: 1026/" -e "s/^stream_tcm_bytes:.*/stream_tcm_bytes: 512/" \
+        "$NEURONOP_SHARE_DIR/devices/trn1.yaml" >odd.yaml
+    run run --device "$PWD/odd.yaml" stray byte_at randn:4 $((1026 + 63))
+    expect_status 1
+    expect_err "a store past the end of the core'\''s 1026-byte TCM pool changed its byte 1089, found when the kernel returned"'
+
 test_expect "a local array overrun names the local and its function" '
     run run --memcheck mc local randn:10 1
     expect_status 1

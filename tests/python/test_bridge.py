@@ -210,6 +210,8 @@ def _():
         torch.ops.aten.relu(None)
     except RuntimeError as e:
         assert "Expected a proper Tensor but got None" in str(e), e
+    else:
+        raise AssertionError("torch.ops.aten.relu(None) raised nothing")
     for grad in (True, False):
         with torch.set_grad_enabled(grad):
             e = raises(neuronop.InputError, torch.ops.my_ops.relu_backward, g, None)

@@ -58,7 +58,8 @@ typedef struct nt_scalar {
     int64_t i;       /* the value when is_int == 1 */
     int32_t is_int;
     int32_t is_bool;  /* 1: a C++ bool (torch::Scalar(true), an int 0 or 1), which ATen refuses
-                       * as alpha and as what sub subtracts; 0 from the command line */
+                       * as alpha and as what sub subtracts; True or False on the command
+                       * line */
 } nt_scalar;
 
 static inline nt_scalar nt_scalar_f(double v) { nt_scalar s = { v, 0, 0, 0 }; return s; }
