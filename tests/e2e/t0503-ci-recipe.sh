@@ -77,6 +77,13 @@ test_expect "a results folder that is a link is refused" '
     sh "$CI/neuronop-ci.sh" -j 1 -o ci-link lib >out 2>err || status=$?
     test "$status" -eq 2
     grep -q "'\''ci-link'\'' is a symbolic link: give -o a real folder" err
+    test -z "$(ls elsewhere)"
+    mkdir -p real
+    ln -s "$PWD/elsewhere" real/linked
+    status=0
+    sh "$CI/neuronop-ci.sh" -j 1 -o real/linked/res lib >out 2>err || status=$?
+    test "$status" -eq 2
+    grep -q "'\''real/linked'\'' is a symbolic link: give -o a real folder" err
     test -z "$(ls elsewhere)"'
 
 test_expect "usage errors exit 2" '
@@ -109,6 +116,12 @@ assert any("--baseline" in r for r in runs)
 installs = [r for r in runs if "apt-get install" in r]
 assert installs and all("sha256sum -c" in r and "RUNNER_TEMP" in r for r in installs), installs
 assert "./" not in " ".join(installs) and "NEURONOP_DEB:" not in open(sys.argv[1]).read()
+shard = [r for r in runs if "neuronop-ci.sh" in r][0]
+assert "RUNNER_TEMP" in shard, shard
+uploads = [s["with"]["path"] for s in wf["jobs"]["test"]["steps"] if "upload-artifact" in s.get("uses", "")]
+assert len(uploads) == 1 and "runner.temp" in uploads[0] and "matrix.shard" in uploads[0] \
+    and "*" not in uploads[0], uploads
+assert wf[True]["push"]["branches"] == ["**"], wf[True]
 gate = [r for r in runs if "--baseline" in r and "neuronop bench" in r]
 assert gate and "GITHUB_BASE_REF" in gate[0] and "git show" in gate[0], gate
 PY'

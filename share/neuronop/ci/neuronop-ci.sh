@@ -46,11 +46,22 @@ fi
 # The folder and its files come from this run, never through a link a pull request
 # committed: a shell's > follows one, to any file the CI's user may write (a red team's
 # find: a committed ci-results/shard-1.log -> ~/.bashrc).  So the folder may not be a
-# link, and each file is removed before it is written (rm removes a link, not its target).
-if [ -L "$out" ]; then
-    echo "neuronop-ci.sh: '$out' is a symbolic link: give -o a real folder" >&2
-    exit 2
-fi
+# link, nor, given relative to the checkout, any folder on its way (a reviewer's find:
+# -o a/b with a committed link a), and each file is removed before it is written (rm
+# removes a link, not its target).  In CI, give -o a folder outside the checkout, which the
+# pull request cannot have put files in (the workflow beside this script does).
+p=$out
+while [ -n "$p" ]; do
+    if [ -L "$p" ]; then
+        echo "neuronop-ci.sh: '$p' is a symbolic link: give -o a real folder" >&2
+        exit 2
+    fi
+    case $p in
+    /*) break ;;   # an absolute path is the caller's: only its last folder is checked
+    */*) p=${p%/*} ;;
+    *) break ;;
+    esac
+done
 mkdir -p "$out" || exit 2
 
 # Build once, so the shards do not race to build the same library.
