@@ -502,11 +502,30 @@ void nopi_core_fail_stack(nopi_core *c)
     leave_for_scheduler(w);
 }
 
+typedef struct fail_text {
+    const char *fmt;
+    va_list *ap;
+} fail_text;
+
+static void format_fail(nopi_core *c, void *arg)
+{
+    const fail_text *f = arg;
+    vsnprintf(c->diag.msg, sizeof c->diag.msg, f->fmt, *f->ap);
+}
+
 void nopi_core_fail(nopi_core *c, const char *fmt, ...)
 {
+    /* formatted on the host stack, as printf is: vsnprintf takes 1 to 2 KB, which the
+     * stack's high-water mark then showed, past STACK_SIZE, for every failed run (a new
+     * user's find) */
+    nopi_worker *w = tls_worker;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->diag.msg, sizeof c->diag.msg, fmt, ap);
+    fail_text f = { fmt, &ap };
+    if (w && w->in_kernel && !w->in_service && !c->shape_mode && !c->host_stack)
+        nopi_on_host_stack(c, format_fail, &f);
+    else
+        format_fail(c, &f);
     va_end(ap);
     nopi_core_fail_diag(c);
 }

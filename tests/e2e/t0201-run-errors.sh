@@ -109,6 +109,17 @@ test_expect "the tensor library does not count against a kernel that fits its st
     test "$hw" -gt 5600
     test "$hw" -le $((6144 + room))'
 
+# a failed run's mark once took the error message's formatting too (2 KB), past STACK_SIZE
+# and its room, where no overflow was (a new user's find)
+test_expect "the error message of a failed call does not count against the kernel's stack" '
+    run run rules/limits.yaml full_stack_refused zeros:4
+    expect_status 1
+    expect_err "nt_size(dim=6): the tensor has 1 dimension"
+    room=$(sed -n "s/.*and \([0-9]*\) for runtime calls.*/\1/p" "$WORK/out")
+    hw=$(sed -n "s/.*core 0: \([0-9]*\).*/\1/p" "$WORK/out")
+    test "$hw" -gt 5600
+    test "$hw" -le $((6144 + room))'
+
 test_expect "a larger STACK_SIZE lets the same kernel run" '
     sed -i "s/^compute_srcs/extra_cflags: [-DSTACK_SIZE=131072]\ncompute_srcs/" rules/crash.yaml
     run run rules/crash.yaml deep zeros:4
