@@ -43,11 +43,16 @@ static const struct template_file common_files[] = {
       "}\n" },
     { "shape.c",
       "/* The shape functions of @NAME@: they run on the host and describe each op's output\n"
-      " * (shape and dtype) from the shapes of its inputs; they never see data. */\n"
+      " * (shape and dtype) from the shapes of its inputs; they never see data.  The kernel\n"
+      " * copies the input's bytes into a TCM buffer of floats, so the input must be float32\n"
+      " * (a bfloat16 one would be read as garbage): checked here, where a failed assert is\n"
+      " * reported with its line. */\n"
+      "#include <assert.h>\n"
       "#include <neuronop.h>\n"
       "\n"
       "nt_tensor *@NAME@_forward_shape(const nt_tensor *t_in)\n"
       "{\n"
+      "    assert(nt_dtype_of(t_in) == NT_F32 && \"@NAME@_forward takes a float32 tensor\");\n"
       "    return nt_empty(nt_dim(t_in), nt_sizes(t_in), NT_F32);\n"
       "}\n" },
     { "ref.c",

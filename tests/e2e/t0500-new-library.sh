@@ -47,6 +47,17 @@ test_expect "the new kernels pass under --memcheck too" '
     run test --memcheck mylib
     expect_status 0'
 
+# a new user's find: the kernel copies the input's bytes into floats, so a bfloat16 or int32
+# input gave wrong values with "0 errors"; the shape function asserts float32
+test_expect "a new C library refuses an input that is not float32, at its shape function" '
+    for lib in mylib mc; do
+        run run $lib ${lib}_forward full:4x4:2.5:bf16
+        expect_status 1
+        expect_err "${lib}_forward takes a float32 tensor"
+        run run $lib ${lib}_forward arange:8:i32
+        expect_status 1
+    done'
+
 test_expect "--dir puts it in another folder" '
     mkdir -p sub
     run new ops2 --dir sub/here
