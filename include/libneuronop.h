@@ -487,7 +487,9 @@ typedef struct nop_test_result {
 typedef struct nop_test_opts {
     const char *filter;         /* run only the sub-cases whose label (nop_test_result's)
                                  * contains it; NULL: all */
-    int shard, nshards;         /* run the shard-th (1-based) of nshards slices; nshards 0: all */
+    int shard, nshards;         /* run the shard-th (1-based) of nshards slices of the
+                                 * sub-cases (sub-case k of the suite, in manifest order, is
+                                 * slice k mod nshards + 1's); nshards 0: all */
     int shuffles;               /* shuffled schedules per core count, 0..NOP_TEST_MAX_SHUFFLES,
                                  * besides sequential, reversed and parallel */
     uint64_t seed;              /* for generators and shuffles */
@@ -498,8 +500,9 @@ typedef struct nop_test_opts {
     nop_diag_fn *diag;          /* device warnings, and the errors that fail cases, as they
                                  * happen; may be NULL */
     void *diag_ctx;
-    /* each sub-case's result, in manifest order, skipped ones included; r is valid during
-     * the call only */
+    /* each sub-case's result, in manifest order, those the filter skipped included (another
+     * shard's are not this run's: neither reported nor counted); r is valid during the call
+     * only */
     void (*on_result)(void *ctx, const nop_test_result *r);
     void *ctx;
 } nop_test_opts;
