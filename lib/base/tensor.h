@@ -51,6 +51,9 @@ void nopi_dtype_names(char *buf, size_t size);
  * huge ones when it is large (nopi_host_zalloc: every element is soon written or read).  NULL
  * on no memory or when the element count overflows.  Free with nopi_tensor_free. */
 nt_tensor *nopi_tensor_alloc(nt_dtype d, int ndim, const int64_t *sizes, bool shape_only);
+/* As nopi_tensor_alloc with data, each byte of it `byte` rather than 0. */
+nt_tensor *nopi_tensor_alloc_filled(nt_dtype d, int ndim, const int64_t *sizes,
+                                    unsigned char byte);
 /* As nopi_tensor_alloc with data, its pages left unmapped until touched: for a tensor whose
  * data is likely to be replaced whole (a worker's output, take.c). */
 nt_tensor *nopi_tensor_alloc_lazy(nt_dtype d, int ndim, const int64_t *sizes);

@@ -482,7 +482,11 @@ static int run_shape(nop_device *dev, nopi_run *run, const nt__arg *sargs, nop_e
      * seconds to map and zero) is the runtime's, not to be reported as the user's loop. */
     snprintf(what, sizeof what, "%s: making the output", run->op->name);
     phase(dev, NOPI_PHASE_OTHER, 0, what);
-    run->dst = nopi_tensor_alloc(r->dtype, r->ndim, r->sizes, false);
+    /* its elements unset, as nt_empty's: on the device the output holds whatever was in
+     * memory, and a kernel that accumulates into it uncleared (out[i] += x) must not pass
+     * by reading zeros (a tester's find: C++ element references of a bfloat16, half or
+     * integer output, which the initcheck cannot see, did) */
+    run->dst = nopi_tensor_alloc_filled(r->dtype, r->ndim, r->sizes, NOPI_UNSET_BYTE);
     if (!run->dst)
         rc = nopi_fault(err, NOP_FAULT_HOST, "the output (%d dimensions) is too large for "
                         "this machine's memory", r->ndim);

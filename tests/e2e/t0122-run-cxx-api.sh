@@ -85,4 +85,61 @@ test_expect "the C++ layer keeps the kernel stack small: no formatting on a pass
     hw=$(sed -n "s/^stack high-water.*core 0: \([0-9]*\).*/\1/p" out)
     test "$hw" -lt "$limit"'
 
+# The output starts unset (bytes of 0xff, as nt_empty's elements), not zeroed: a kernel that
+# accumulates into a bfloat16 output it never cleared, through C++ element references the
+# initcheck cannot see, once passed its test by reading zeros (a multicore tester's find);
+# its twin that clears first passes the same test
+mkdir -p "$WORK/acc"
+cat >"$WORK/acc/k.cpp" <<'K'
+#include <torch/torch.h>
+static torch::Tensor add_into(const torch::Tensor &t, bool clear)
+{
+    torch::Tensor out = get_dst_tensor();
+    auto in = t.accessor<float, 1>();
+    auto o = out.accessor<c10::BFloat16, 1>();
+    for (int64_t i = 0; clear && i < t.numel(); i++)
+        o[i] = 0.0f;
+    for (int64_t i = 0; i < t.numel(); i++)
+        o[i] += in[i];
+    return out;
+}
+torch::Tensor acc(const torch::Tensor &t) { return add_into(t, false); }
+torch::Tensor acc_cleared(const torch::Tensor &t) { return add_into(t, true); }
+K
+cat >"$WORK/acc/s.cpp" <<'S'
+#include <torch/torch.h>
+#include <torchneuron/register.h>
+torch::Tensor acc_shape(const torch::Tensor &t) { return torch::empty(t.sizes(), torch::kBFloat16); }
+NEURON_LIBRARY(acc_ops, m)
+{
+    m.def("acc", &acc_shape, "acc");
+    m.def("acc_cleared", &acc_shape, "acc_cleared");
+}
+S
+cat >"$WORK/acc/r.cpp" <<'R'
+#include <torch/torch.h>
+torch::Tensor acc_ref(const torch::Tensor &t)
+{
+    torch::Tensor out = torch::empty(t.sizes(), torch::kBFloat16);
+    auto in = t.accessor<float, 1>();
+    auto o = out.accessor<c10::BFloat16, 1>();
+    for (int64_t i = 0; i < t.numel(); i++)
+        o[i] = in[i];
+    return out;
+}
+R
+printf '%s\n' 'name: acc' 'compute_srcs: [k.cpp]' 'shape_srcs: [s.cpp]' 'reference_srcs: [r.cpp]' \
+    'tests:' '  - {name: uncleared, op: acc, args: [arange:5], reference: acc_ref}' \
+    '  - {name: cleared, op: acc_cleared, args: [arange:5], reference: acc_ref}' \
+    >"$WORK/acc/neuronop.yaml"
+test_expect "an output accumulated into uncleared fails, as on the device: it starts unset" '
+    run run acc acc arange:5
+    expect_status 0
+    expect_out "values: nan nan nan nan nan"
+    run test acc
+    expect_status 1
+    expect_out "FAIL  uncleared"
+    expect_out "ok    cleared"
+    expect_out "1 passed, 1 failed"'
+
 test_done
