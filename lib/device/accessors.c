@@ -603,16 +603,29 @@ static size_t copy_check(nopi_core *c, const nt_tcm_accessor *acc, const void *b
         nopi_core_fail(c, "%s: the accessor is NULL", fn);
     const nt_tensor *t = acc->t_;
     nopi_check_data(c, t, fn);
-    if (n < 0 || offset < 0 || offset > t->numel || n > t->numel - offset) {
-        if (n > 0 && offset >= 0)
-            nopi_core_fail(c, "%s(offset=%lld, n=%lld): elements %lld..%llu are outside the "
-                           "tensor, which has %lld", fn, (long long)offset, (long long)n,
-                           (long long)offset,   /* the last may be past INT64_MAX */
-                           (unsigned long long)offset + (unsigned long long)n - 1,
-                           (long long)t->numel);
+    if (n < 0 || offset < 0)
         nopi_core_fail(c, "%s(offset=%lld, n=%lld): offset and count must be at least 0", fn,
                        (long long)offset, (long long)n);
+    /* a copy of no elements copies nothing, wherever it is (the last core's share of a
+     * ceiling-divided split: a tester's find) */
+    if (n > 0 && (offset >= t->numel || n > t->numel - offset)) {
+        /* the elements outside, apart from those the copy has in range: an off-by-one in
+         * the count reads "element 1023", not "elements 0..1023" (a new user's find) */
+        long long first = offset > t->numel ? (long long)offset : (long long)t->numel;
+        unsigned long long last = (unsigned long long)offset + (unsigned long long)n - 1;
+        if ((unsigned long long)first == last)
+            nopi_core_fail(c, "%s(offset=%lld, n=%lld): element %lld is outside the tensor, "
+                           "which has %lld", fn, (long long)offset, (long long)n, first,
+                           (long long)t->numel);
+        nopi_core_fail(c, "%s(offset=%lld, n=%lld): elements %lld..%llu are outside the "
+                       "tensor, which has %lld", fn, (long long)offset, (long long)n, first,
+                       last,   /* the last may be past INT64_MAX */
+                       (long long)t->numel);
     }
+    /* the device flushes a write stream at its close: a copy before sees the tensor as it
+     * was, which neuronop's streams, writing through, do not show (a tester's find) */
+    if (t->track && t->track->write_streams)
+        incoherent(c, t, fn, "a TCM copy of a tensor with a write stream open");
     size_t bytes = (size_t)n * t->itemsize;
     if (n > 0 && nopi_tcm_find(c, buf, bytes) < 0) {
         int b = nopi_tcm_find(c, buf, 1);

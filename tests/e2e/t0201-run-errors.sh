@@ -120,6 +120,23 @@ test_expect "the error message of a failed call does not count against the kerne
     test "$hw" -gt 5600
     test "$hw" -le $((6144 + room))'
 
+# TCM copies at a tensor's edges (a tester's and a new user's finds): a copy of no elements
+# past the end copies nothing (a ceiling-divided split's last cores make one), was refused
+# as "offset and count must be at least 0"; one element too many named every element of the
+# copy as outside; and a copy from a tensor whose write stream is still open read what the
+# device has not flushed yet, unreported
+test_expect "TCM copies at the end: none past it is fine, one too many names that one" '
+    run run rules/limits.yaml tcm_edges zeros:10 0
+    expect_status 0
+    run run rules/limits.yaml tcm_edges zeros:10 1
+    expect_status 1
+    expect_err "core 0: error: nt_tensor_to_tcm(offset=0, n=11): element 10 is outside the tensor, which has 10"'
+
+test_expect "a TCM copy of a tensor with a write stream open is possibly incoherent" '
+    run run rules/limits.yaml tcm_edges zeros:10 2
+    expect_status 1
+    expect_err "core 0: error: nt_tensor_to_tcm: possibly incoherent access: a TCM copy of a tensor with a write stream open"'
+
 test_expect "a larger STACK_SIZE lets the same kernel run" '
     sed -i "s/^compute_srcs/extra_cflags: [-DSTACK_SIZE=131072]\ncompute_srcs/" rules/crash.yaml
     run run rules/crash.yaml deep zeros:4
@@ -139,7 +156,7 @@ test_expect "the sample passes when the size divides by the core count" '
     expect_status 0'
 
 for case in \
-    "tcm_past_end|nt_tensor_to_tcm(offset=10, n=4): elements 10..13 are outside the tensor, which has 12" \
+    "tcm_past_end|nt_tensor_to_tcm(offset=10, n=4): elements 12..13 are outside the tensor, which has 12" \
     "tcm_buffer_overrun|nt_tensor_to_tcm(offset=0, n=8): 32 bytes do not fit in the TCM buffer" \
     "stream_past_end|nt_stream_read_f32: reads past the end of a 12-element tensor" \
     "stream_after_close|nt_stream_read_f32: the stream was already closed" \
