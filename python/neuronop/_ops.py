@@ -200,6 +200,10 @@ def register(path):
     """Registers the ops of the built library at path; returns its Library.  Loading the
     same file again registers nothing new."""
     real = os.path.realpath(path)
+    if os.path.isdir(real):   # (a new user's find: "no such library file" for a folder)
+        raise errors.InputError(
+            "'%s' is a folder: give the library file built in it (its build/lib<name>.so, "
+            "made by 'neuronop build' or custom_op.load)" % path)
     if not os.path.isfile(real):
         raise errors.InputError("'%s': no such library file; build it first (custom_op.load)"
                                 % path)

@@ -89,6 +89,13 @@ test_expect "a results folder that is a link is refused" '
     grep -q "'\''real/linked'\'' is a symbolic link: give -o a real folder" err
     test -z "$(ls elsewhere)"'
 
+test_expect "--help prints the usage on standard output and exits 0" '
+    sh "$CI/neuronop-ci.sh" --help >out 2>err
+    grep -q "^Usage:" out
+    grep -q -- "-j N  " out
+    grep -q "^Exit status:" out
+    test ! -s err'
+
 test_expect "usage errors exit 2" '
     status=0; sh "$CI/neuronop-ci.sh" >/dev/null 2>&1 || status=$?; test "$status" -eq 2
     status=0; sh "$CI/neuronop-ci.sh" -j 0 lib >/dev/null 2>&1 || status=$?; test "$status" -eq 2

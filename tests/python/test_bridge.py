@@ -1254,6 +1254,8 @@ def _():
 def _():
     e = raises(neuronop.InputError, custom_op.load_library, "/nonexistent/libgone.so")
     assert "'/nonexistent/libgone.so': no such library file; build it first" in str(e), e
+    e = raises(neuronop.InputError, custom_op.load_library, MLP)   # (a new user's find)
+    assert "'%s' is a folder: give the library file built in it" % MLP in str(e), e
     srcs = dict(compute_srcs=[os.path.join(MLP, "relu.cpp")],
                 shape_srcs=[os.path.join(MLP, "shape.cpp")])
     for args, said in ((dict(name=""), "custom_op.load: name must be a non-empty str"),

@@ -19,8 +19,9 @@ set -u
 neuronop=${NEURONOP:-neuronop}
 jobs=1 shard= out=ci-results bench= baseline=
 
-usage() {
-    echo "usage: neuronop-ci.sh [-j N | --shard I/N] [-o DIR] [--bench 'OP ARG...' --baseline FILE] LIBRARY_DIR" >&2
+USAGE="usage: neuronop-ci.sh [-j N | --shard I/N] [-o DIR] [--bench 'OP ARG...' --baseline FILE] LIBRARY_DIR"
+usage() {   # a usage error: exit 2
+    echo "$USAGE" >&2
     exit 2
 }
 
@@ -31,7 +32,9 @@ while [ $# -gt 0 ]; do
     -o) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
     --bench) [ $# -ge 2 ] || usage; bench=$2; shift 2 ;;
     --baseline) [ $# -ge 2 ] || usage; baseline=$2; shift 2 ;;
-    -h | --help) usage ;;
+    -h | --help)   # the header comment's usage, options, environment and exit status
+        sed -n '/^# Usage:/,/^[^#]/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
+        exit 0 ;;
     -*) echo "neuronop-ci.sh: unknown option '$1'" >&2; usage ;;
     *) break ;;
     esac

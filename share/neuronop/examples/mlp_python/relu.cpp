@@ -10,7 +10,7 @@ static constexpr size_t kChunk = 1024;   /* floats: 4 KB of a core's 16 KB TCM *
 static float *tcm_floats(size_t n)
 {
     float *p = static_cast<float *>(torch::neuron::tcm_malloc(sizeof(float) * n));
-    if (p == nullptr) {   /* the pool is 16 KB; asking for 8 KB cannot fail */
+    if (p == nullptr) {   /* the pool is 16 KB; one 4 KB chunk at a time cannot fail */
         printf("mlp_python: tcm_malloc(%zu) failed\n", sizeof(float) * n);
         abort();
     }
