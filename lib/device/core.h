@@ -266,6 +266,8 @@ void nopi_memcheck_array(nopi_core *c, const void *p, size_t n, const char *api)
 /* devdiag.c: where a core is, as diagnostics name it ("relu: core 3", or "relu: shape
  * function 'relu_shape'" for a shape function). */
 void nopi_core_where(const nopi_core *c, char *buf, size_t size);
+/* The op as messages name it, "my_ops::relu" (a C++ library's, in its namespace), into buf. */
+void nopi_run_op_name(const nopi_run *run, char *buf, size_t size);
 /* devdiag.c: what user code a core runs: a shape function and a reference run on a core of
  * their own too, and a report about "the kernel" there would send the reader to the wrong
  * function.  nopi_role_name gives the words ("kernel", "shape function", "reference

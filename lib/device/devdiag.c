@@ -12,20 +12,23 @@
 #include "library.h"
 #include "lines.h"
 
-void nopi_core_where(const nopi_core *c, char *buf, size_t size)
+void nopi_run_op_name(const nopi_run *run, char *buf, size_t size)
 {
     /* a C++ library's op in its namespace, as run and bench name it: my_ops::relu */
-    const char *ns = c->run->lib ? c->run->lib->desc->ns : NULL;
-    const char *sep = ns ? "::" : "";
-    ns = ns ? ns : "";
+    const char *ns = run->lib ? run->lib->desc->ns : NULL;
+    snprintf(buf, size, "%s%s%s", ns ? ns : "", ns ? "::" : "", run->op->name);
+}
+
+void nopi_core_where(const nopi_core *c, char *buf, size_t size)
+{
+    char op[300];
+    nopi_run_op_name(c->run, op, sizeof op);
     if (c->shape_mode)
-        snprintf(buf, size, "%s%s%s: shape function '%s'", ns, sep, c->run->op->name,
-                 c->run->op->shape);
+        snprintf(buf, size, "%s: shape function '%s'", op, c->run->op->shape);
     else if (c->run->ref_name)   /* a reference's mistake is not the kernel's */
-        snprintf(buf, size, "%s%s%s: reference function '%s'", ns, sep, c->run->op->name,
-                 c->run->ref_name);
+        snprintf(buf, size, "%s: reference function '%s'", op, c->run->ref_name);
     else
-        snprintf(buf, size, "%s%s%s: core %u", ns, sep, c->run->op->name, c->id);
+        snprintf(buf, size, "%s: core %u", op, c->id);
 }
 
 enum nopi_role nopi_core_role(const nopi_core *c)

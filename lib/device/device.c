@@ -614,8 +614,9 @@ static void shape_data_rule(const nopi_run *run, const nop_library *lib,
     d.severity = NOP_SEV_WARNING;
     char what[400];
     data_name(lib, at, what, sizeof what);
-    snprintf(d.where, sizeof d.where, "%s: shape function '%s'", run->op->name,
-             run->op->shape);
+    char op[192];
+    nopi_run_op_name(run, op, sizeof op);
+    snprintf(d.where, sizeof d.where, "%s: shape function '%.40s'", op, run->op->shape);
     snprintf(d.msg, sizeof d.msg, "the shape function wrote %s; on the device it runs on the "
              "host when the op is compiled, so the kernel sees the value from before it, as "
              "here", what);
@@ -646,7 +647,7 @@ static int shared_data_rule(const nopi_run *run, const nop_library *lib,
     data_name(lib, at, what, sizeof what);
     nopi_fault(err, NOP_FAULT_RULE, "a core wrote %s, which every core shares (racecheck)",
                what);
-    snprintf(err->diag.where, sizeof err->diag.where, "%s", run->op->name);
+    nopi_run_op_name(run, err->diag.where, sizeof err->diag.where);
     nopi_detail(err, "cores have no synchronisation: keep a core's own data in TCM "
                 "(tcm_malloc) or on its stack, and write the output only through "
                 "get_dst_tensor()");
@@ -837,7 +838,7 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
         err->fault = NOP_FAULT_RULE;
         err->diag.severity = NOP_SEV_ERROR;
         err->diag.file[0] = err->diag.detail[0] = '\0';
-        snprintf(err->diag.where, sizeof err->diag.where, "%s", op->name);
+        nopi_run_op_name(&run, err->diag.where, sizeof err->diag.where);
         rc = -1;
     }
     if (rc == 0) {
