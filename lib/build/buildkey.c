@@ -103,7 +103,7 @@ static int visible_headers(builder *b, char ***out, size_t *n)
     int rc = 0;
     rc |= list_dir(b->include_dir, any_file, &list, n, &cap);
     static const char *const subs[] = { "neuronop", "torch", "torch/detail", "torchneuron",
-                                        "neuron" };
+                                        "neuron", "libtcc/sys" };
     for (size_t i = 0; i < NOPI_ARRAY_LEN(subs); i++) {
         char *sub = nopi_path_join(b->include_dir, subs[i]);
         rc |= sub ? list_dir(sub, any_file, &list, n, &cap) : -1;

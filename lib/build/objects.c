@@ -41,6 +41,11 @@ static nopi_cc *new_cc(builder *b, nopi_cc_kind kind, const char *source_dir, bo
                               b->o->diag, b->o->diag_ctx);
     if (!cc)
         return NULL;
+    /* first: its sys/cdefs.h gives back the __attribute__ glibc's defines away for libtcc */
+    char *tcc_only = nopi_path_join(b->include_dir, "libtcc");
+    if (tcc_only)
+        nopi_cc_include_dir(cc, tcc_only);
+    free(tcc_only);
     nopi_cc_include_dir(cc, b->include_dir);
     if (source_dir)   /* #include "x.h" next to the source, as a compiler would */
         nopi_cc_include_dir(cc, source_dir);

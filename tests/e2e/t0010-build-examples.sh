@@ -180,4 +180,41 @@ test_expect "build_directory is honoured" '
     expect_status 0
     test -f relu_tcm/out/lib/librelu_tcm.so'
 
+# Under libtcc a glibc header defined __attribute__ away for the rest of the source (glibc's
+# sys/cdefs.h, for a compiler it does not take for GNU C): a packed struct after <string.h>
+# was 8 bytes, not 5, silently.  The system compiler, as the device's, is the expectation.
+mkdir -p "$WORK/attr"
+cat >"$WORK/attr/probe.h" <<'H'
+#include <string.h>
+#include <math.h>
+#include <assert.h>
+struct packed_probe { char c; int x; } __attribute__((packed));
+struct aligned_probe { char c; } __attribute__((aligned(64)));
+H
+printf '#include <stdio.h>\n#include "probe.h"\nint main(void) { printf("%%d %%d\\n", (int)sizeof(struct packed_probe), (int)_Alignof(struct aligned_probe)); return 0; }\n' \
+    >"$WORK/attr/probe.c"
+cat >"$WORK/attr/k.c" <<'K'
+#include <neuronop.h>
+#include "probe.h"
+nt_tensor *sizes(const nt_tensor *t)
+{
+    nt_tensor *out = get_dst_tensor();
+    nt_accessor a = nt_accessor_of(out);
+    nt_set_f32(&a, (float)sizeof(struct packed_probe), 0);
+    nt_set_f32(&a, (float)_Alignof(struct aligned_probe), 1);
+    return out;
+}
+K
+printf '#include <neuronop.h>\nnt_tensor *sizes_shape(const nt_tensor *t) { return nt_empty(NT_SHAPE(2), NT_F32); }\n' \
+    >"$WORK/attr/s.c"
+printf 'name: attr\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\nops:\n  sizes: {args: [tensor], shape: sizes_shape, kernel: sizes}\n' \
+    >"$WORK/attr/neuronop.yaml"
+test_expect "attributes after a glibc header keep their meaning under libtcc, as under cc" '
+    cc -o attr/probe attr/probe.c
+    want=$(attr/probe)
+    [ "$want" = "5 64" ]
+    run run attr sizes zeros:1
+    expect_status 0
+    expect_out "values: 5 64"'
+
 test_done
