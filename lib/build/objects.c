@@ -20,7 +20,8 @@ static void note_step(builder *b, const char *what, const char *path, bool instr
     if (!b->o->verbose && !b->m->verbose)
         return;
     nopi_strbuf sb = NOPI_STRBUF_INIT;
-    nopi_sb_printf(&sb, "%s %s: libtcc -I%s", what, path, b->include_dir);
+    nopi_sb_printf(&sb, "%s %s: libtcc -I%s/libtcc -I%s", what, path, b->include_dir,
+                   b->include_dir);
     for (int i = 0; i < b->m->nincludes; i++)
         nopi_sb_printf(&sb, " -I%s", b->m->includes[i].resolved);
     for (int i = 0; i < b->m->nflags; i++)

@@ -624,7 +624,7 @@ static size_t copy_check(nopi_core *c, const nt_tcm_accessor *acc, const void *b
     }
     /* the device flushes a write stream at its close: a copy before sees the tensor as it
      * was, which neuronop's streams, writing through, do not show (a tester's find) */
-    if (t->track && t->track->write_streams)
+    if (n > 0 && t->track && t->track->write_streams)
         incoherent(c, t, fn, "a TCM copy of a tensor with a write stream open");
     size_t bytes = (size_t)n * t->itemsize;
     if (n > 0 && nopi_tcm_find(c, buf, bytes) < 0) {

@@ -15,8 +15,10 @@
 void nopi_run_op_name(const nopi_run *run, char *buf, size_t size)
 {
     /* a C++ library's op in its namespace, as run and bench name it: my_ops::relu */
-    const char *ns = run->lib ? run->lib->desc->ns : NULL;
-    snprintf(buf, size, "%s%s%s", ns ? ns : "", ns ? "::" : "", run->op->name);
+    if (run->lib)
+        nopi_op_qualname(run->lib, run->op->name, buf, size);
+    else
+        snprintf(buf, size, "%s", run->op->name);
 }
 
 void nopi_core_where(const nopi_core *c, char *buf, size_t size)

@@ -480,7 +480,9 @@ static int run_shape(nop_device *dev, nopi_run *run, const nt__arg *sargs, nop_e
     }
     /* The shape function's time ends with it: making a large output (gigabytes take
      * seconds to map and zero) is the runtime's, not to be reported as the user's loop. */
-    snprintf(what, sizeof what, "%s: making the output", run->op->name);
+    char op[192];
+    nopi_run_op_name(run, op, sizeof op);
+    snprintf(what, sizeof what, "%s: making the output", op);
     phase(dev, NOPI_PHASE_OTHER, 0, what);
     /* its elements unset, as nt_empty's: on the device the output holds whatever was in
      * memory, and a kernel that accumulates into it uncleared (out[i] += x) must not pass
@@ -614,9 +616,9 @@ static void shape_data_rule(const nopi_run *run, const nop_library *lib,
     d.severity = NOP_SEV_WARNING;
     char what[400];
     data_name(lib, at, what, sizeof what);
-    char op[192];
-    nopi_run_op_name(run, op, sizeof op);
-    snprintf(d.where, sizeof d.where, "%s: shape function '%.40s'", op, run->op->shape);
+    nopi_run_op_name(run, d.where, sizeof d.where);
+    size_t used = strlen(d.where);
+    snprintf(d.where + used, sizeof d.where - used, ": shape function '%s'", run->op->shape);
     snprintf(d.msg, sizeof d.msg, "the shape function wrote %s; on the device it runs on the "
              "host when the op is compiled, so the kernel sees the value from before it, as "
              "here", what);
@@ -797,11 +799,12 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
     if (nopi_bind_args(op, args, nargs, kargs, sargs, err) != 0)
         goto out;
     run.args = kargs;
-    char what[256];
+    char what[512], name[256];
+    nopi_run_op_name(&run, name, sizeof name);   /* as the cores name it: my_ops::relu */
     /* A reference makes its own output: it runs no code of the op it judges (the shape
      * function is the op's code, and would run in the reference's worker). */
     if (ref < 0) {
-        snprintf(what, sizeof what, "%s: shape function '%s'", op->name, op->shape);
+        snprintf(what, sizeof what, "%s: shape function '%s'", name, op->shape);
         phase(dev, NOPI_PHASE_SHAPE, 0, what);
         data_copy = data_copy_of(lib);
         if (run_shape(dev, &run, sargs, err) != 0)
@@ -816,12 +819,12 @@ static int run_op(nop_device *dev, const nop_library *lib, int opi, int ref,
         }
     }
     if (ref >= 0)
-        snprintf(what, sizeof what, "%s: reference function '%s'", op->name,
+        snprintf(what, sizeof what, "%s: reference function '%s'", name,
                  desc->refs[ref].name);
     else if (run.ncores == 1)   /* where a worker that dies now died, as cores say it */
-        snprintf(what, sizeof what, "%s: core 0", op->name);
+        snprintf(what, sizeof what, "%s: core 0", name);
     else
-        snprintf(what, sizeof what, "%s", op->name);
+        snprintf(what, sizeof what, "%s", name);
     phase(dev, NOPI_PHASE_CORES, run.ncores, what);
     cores_ran = true;
     shared_data_before(&run, lib, &data_copy);

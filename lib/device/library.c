@@ -8,6 +8,7 @@
 #include <link.h>
 #include <elf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -320,6 +321,12 @@ int nop_library_op(const nop_library *lib, int i, nop_opinfo *out)
 }
 
 const char *nop_library_namespace(const nop_library *lib) { return lib->desc->ns; }
+
+void nopi_op_qualname(const nop_library *lib, const char *name, char *buf, size_t size)
+{
+    const char *ns = lib->desc->ns;
+    snprintf(buf, size, "%s%s%s", ns ? ns : "", ns ? "::" : "", name);
+}
 
 int nop_library_find_op(const nop_library *lib, const char *name)
 {

@@ -53,6 +53,10 @@ struct nop_library {
                                    * built before libraries recorded them */
 };
 
+/* Op `name` of lib as messages name it, in its namespace when it has one ("my_ops::relu"),
+ * into buf (whose size may cut it). */
+void nopi_op_qualname(const nop_library *lib, const char *name, char *buf, size_t size);
+
 /* The symbol a library's parameter names are exported as (lib/build/argnames.c). */
 #define NOPI_ARGNAMES_SYMBOL "neuronop_argnames"
 

@@ -75,8 +75,10 @@ static int run_isolated(nop_device *dev, const nop_library *lib, int op, int ref
     /* loading the library, binding and the output rules: seconds at most, even for huge
      * tensors; the run's phases come on top (nopi_watch_read) */
     double budget = 5.0;
-    int rc = nopi_sandbox_call(dev, lib->desc->ops[op].name, lib->path, budget, 1,
-                               run_in_worker, &rw, take_run, res, err);
+    char name[256];   /* as the worker's phases name it (watch.c believes no other) */
+    nopi_op_qualname(lib, lib->desc->ops[op].name, name, sizeof name);
+    int rc = nopi_sandbox_call(dev, name, lib->path, budget, 1, run_in_worker, &rw, take_run,
+                               res, err);
     if (rc != 0) {
         nopi_tensor_free(res->output);
         res->output = NULL;
@@ -423,14 +425,16 @@ static int run_kept(nop_device *dev, const nop_library *lib, int op, int ref,
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot find '%s': %s", lib->path,
                          strerror(errno));
     char *req = NULL;
-    size_t len, inputs;
+    size_t len = 0, inputs = 0;
     kept_lib *kl = kept_for(dev, k, path, err);
     int rc = kl ? make_request(&kl->in, path, lib->desc->ops[op].name, op, ref, args, nargs,
                                &req, &len, &inputs, err) : -1;
     free(real);
+    char name[256];
+    nopi_op_qualname(lib, lib->desc->ops[op].name, name, sizeof name);
     if (rc == 0)
-        rc = nopi_server_call_fd(kl->srv, lib->desc->ops[op].name, 5.0, 1, req, len,
-                                 kl->in.map ? kl->in.fd : -1, inputs, take_run, res, err);
+        rc = nopi_server_call_fd(kl->srv, name, 5.0, 1, req, len, kl->in.map ? kl->in.fd : -1,
+                                 inputs, take_run, res, err);
     free(req);
     if (rc != 0) {   /* the rest is kept, as run_isolated keeps it: the printf output and the
                       * cores' reports are worth showing after a failure (nop_device_run) */

@@ -171,7 +171,9 @@ int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *
         double budget = runs > 0 && runs < 100000000 ? 10.0 + dopts.timeout
                         : runs > 0 ? 10.0 + (double)(runs + 1) * run_max
                                    : 10.0 + opts->seconds + (opts->warmup + 1) * run_max;
-        int rc = nopi_sandbox_call(dev, info.name, lib->path, budget,
+        char name[256];   /* as the worker's phases name it */
+        nopi_op_qualname(lib, info.name, name, sizeof name);
+        int rc = nopi_sandbox_call(dev, name, lib->path, budget,
                                    runs < 100000000 ? (int)runs : 0, bench_in_worker, &bw,
                                    take_bench, &bt, err);
         if (rc == 0 && (!res->seconds || !res->fastest.cores))

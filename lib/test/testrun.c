@@ -579,7 +579,9 @@ static bool run_part_isolated(nopi_server *srv, judge *j, const case_req *rq, bo
     bool reference = rq->reference != 0;
     double budget = 10.0;   /* loading the library and making the arguments */
     int runs = reference ? 1 : j->nex;
-    if (nopi_server_call(srv, j->t->op, budget, runs, posted ? NULL : rq,
+    char name[256];   /* as the worker's phases name it */
+    nopi_op_qualname(j->s->lib, j->t->op, name, sizeof name);
+    if (nopi_server_call(srv, name, budget, runs, posted ? NULL : rq,
                          posted ? 0 : sizeof *rq, take_case, j, &err) == 0)
         return true;
     nop_run_result_clear(&j->cur);

@@ -142,4 +142,50 @@ test_expect "an output accumulated into uncleared fails, as on the device: it st
     expect_out "ok    cleared"
     expect_out "1 passed, 1 failed"'
 
+# Whole-run messages name a C++ op in its namespace as its per-core ones do: the phases a
+# worker reports (a shape function that spins past its time) once named the op alone; and
+# the shape-function-wrote-data warning cut a long shape function's name at 40 characters
+# (reviewers' finds)
+mkdir -p "$WORK/nsw" "$WORK/longname"
+cat >"$WORK/nsw/k.cpp" <<'K'
+#include <torch/torch.h>
+torch::Tensor spin(const torch::Tensor &t) { return get_dst_tensor(); }
+K
+cat >"$WORK/nsw/s.cpp" <<'S'
+#include <torch/torch.h>
+#include <torchneuron/register.h>
+torch::Tensor spin_shape(const torch::Tensor &t)
+{
+    for (volatile int i = 0;; i++)
+        ;
+    return t;
+}
+NEURON_LIBRARY(ns_ops, m) { m.def("spin", &spin_shape, "spin"); }
+S
+printf '%s\n' 'name: nsw' 'compute_srcs: [k.cpp]' 'shape_srcs: [s.cpp]' >"$WORK/nsw/neuronop.yaml"
+cat >"$WORK/longname/k.c" <<'K'
+#include <neuronop.h>
+int seen;
+nt_tensor *note(const nt_tensor *t) { return nt_fill_(get_dst_tensor(), nt_scalar_i(seen)); }
+K
+cat >"$WORK/longname/s.c" <<'S'
+#include <neuronop.h>
+extern int seen;
+nt_tensor *a_shape_function_whose_name_is_longer_than_forty(const nt_tensor *t)
+{
+    seen = 1;
+    return nt_empty(nt_dim(t), nt_sizes(t), NT_F32);
+}
+S
+printf '%s\n' 'name: longname' 'compute_srcs: [k.c]' 'shape_srcs: [s.c]' 'ops:' \
+    '  note: {args: [tensor], shape: a_shape_function_whose_name_is_longer_than_forty, kernel: note}' \
+    >"$WORK/longname/neuronop.yaml"
+test_expect "whole-run messages name a C++ op in its namespace, and a shape function in full" '
+    run run --timeout 1 nsw spin zeros:4
+    expect_status 1
+    expect_err "neuronop: ns_ops::spin: shape function '\''spin_shape'\'': error: timeout"
+    run run longname note zeros:4
+    expect_status 0
+    expect_err "neuronop: note: shape function '\''a_shape_function_whose_name_is_longer_than_forty'\'': warning: the shape function wrote"'
+
 test_done

@@ -146,12 +146,19 @@ EOF
 # every worker, the reference's included: neuronop-build(1)); loading is still a phase of its
 # own, bounded and named, for a library made otherwise (test_sandbox: a load that never ends,
 # a call trapped while loading).
-# (first in the file: under libtcc a glibc header, <assert.h> say, defines __attribute__
-# away, as sys/cdefs.h does for a compiler it does not take for GNU C)
+# (after the template's <assert.h>, and before it: under libtcc glibc's sys/cdefs.h once
+# defined __attribute__ away after a glibc header, and the constructor was none)
 test_expect "a library constructor is refused at build" '
     "$NEURONOP" new hangs >/dev/null
+    cp hangs/shape.c shape.orig
     { printf "%s\n" "__attribute__((constructor)) static void never(void) { for (;;) ; }"
-      cat hangs/shape.c; } >hangs/shape.new && mv hangs/shape.new hangs/shape.c
+      cat shape.orig; } >hangs/shape.c
+    run build hangs
+    expect_status 3
+    expect_err "shape function code has a constructor or an indirect function"
+    cp shape.orig hangs/shape.c
+    printf "%s\n" "__attribute__((constructor)) static void never(void) { for (;;) ; }" \
+        >>hangs/shape.c
     run build hangs
     expect_status 3
     expect_err "shape function code has a constructor or an indirect function: code that runs when the library loads"
