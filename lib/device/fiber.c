@@ -4,7 +4,8 @@
  * A host thread (a worker) runs each virtual core's kernel on the core's own stack with
  * swapcontext (PTHREAD_STACK_MIN is 16 KB; a GPSIMD stack is 6 KB), and gets control back
  * when the kernel returns, asks for a host service (printf formatting, or a runtime call with
- * deep frames: more stack than a kernel has, which its STACK_SIZE must not pay for), breaks a device rule (nopi_core_fail), crashes or runs out of time.
+ * deep frames: more stack than a kernel has, which its STACK_SIZE must not pay for), breaks
+ * a device rule (nopi_core_fail), crashes or runs out of time.
  *
  * Crashes and timeouts arrive as signals.  The handlers are process-wide by nature, so they
  * are installed once and act only when the signalled thread's worker is inside kernel code;
