@@ -33,7 +33,11 @@ namespace torch {
 template <class T, size_t N, bool read_only = false> class TensorAccessor {
     static_assert(N >= 1 && N <= 8, "accessor<T, N>: N is the tensor's number of dimensions, "
                   "1 to 8");
-    static_assert(detail::elem<T>::ok, NT__TORCH_ELEM_TYPES);
+    /* (a tester's find: TensorAccessor<const float, 1> was told float is no device type) */
+    static_assert(!std::is_const<T>::value, "TensorAccessor<const T, N>: the element type is "
+                  "written without const; a read-only accessor is TensorAccessor<T, N, true>, "
+                  "what accessor<T, N>() of a const tensor gives (or write auto)");
+    static_assert(std::is_const<T>::value || detail::elem<T>::ok, NT__TORCH_ELEM_TYPES);
     template <class, size_t, bool> friend class TensorAccessor;
 
 public:
