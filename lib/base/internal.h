@@ -66,6 +66,17 @@ const char *nopi_generator_like(const char *spec);
  * manifest read before its ops are known (a C++ library's), a number, or, for a tensor, a
  * file of that name in the library folder (manifest_tests.c, testrun.c). */
 bool nopi_number_like(const char *spec);
+/* A number as Python's int() and float() read its text: an int when it is written as a
+ * whole decimal number (010 is ten), kept to every digit; else a float, as strtod reads it
+ * (1e-310 and 1e400 too). */
+typedef struct nopi_number {
+    bool whole;         /* a Python int */
+    bool past_int64;    /* a whole number int64 cannot hold (torch cannot unpack it) */
+    long long n;        /* a whole number's value */
+    double v;           /* the value as a double */
+} nopi_number;
+/* Reads text into *num; false when it is no number. */
+bool nopi_number_read(const char *text, nopi_number *num);
 /* Whether spec, a generator (nop_is_generator), is one nop_tensor_generate can make, without
  * making it: 0, or -1 with err filled as nop_tensor_generate would fill it. */
 int nopi_generator_check(const char *spec, nop_error *err);

@@ -102,24 +102,14 @@ static bool is_floating(nt_dtype d)
     return d == NT_F32 || d == NT_BF16 || d == NT_F16;
 }
 
-/* full's VALUE as torch.full meets it: written as a whole number, a Python int (kept as an
- * integer, every digit); else a Python float. */
-typedef struct full_value {
-    bool whole;         /* a Python int */
-    bool past_int64;    /* a whole number int64 cannot hold */
-    long long n;        /* a whole number's value */
-    double v;           /* the value as a double */
-} full_value;
-
-/* Reads text into *f; false when it is no number. */
-static bool parse_full(const char *text, full_value *f)
+bool nopi_number_read(const char *text, nopi_number *num)
 {
     char *end;
     errno = 0;
-    f->n = strtoll(text, &end, 10);
-    f->whole = end != text && !*end;
-    f->past_int64 = f->whole && errno == ERANGE;
-    f->v = strtod(text, &end);
+    num->n = strtoll(text, &end, 10);
+    num->whole = end != text && !*end;
+    num->past_int64 = num->whole && errno == ERANGE;
+    num->v = strtod(text, &end);
     return end != text && !*end;
 }
 
@@ -128,7 +118,7 @@ static bool parse_full(const char *text, full_value *f)
  * int64, nor the type's range (into an unsigned type a negative one wraps, down to -max); a
  * double may not either, unless it is an infinity or NaN and the type a floating one (an
  * integer type takes no NaN nor infinity). */
-static bool full_overflows(const full_value *f, nt_dtype dtype)
+static bool full_overflows(const nopi_number *f, nt_dtype dtype)
 {
     static const double lo[] = { [NT_F32] = -FLT_MAX, [NT_BF16] = -3.3895313892515355e38,
                                  [NT_F16] = -65504, [NT_I32] = INT32_MIN, [NT_I8] = INT8_MIN,
@@ -157,7 +147,7 @@ typedef struct gen_spec {
     bool full, arange;
     int dtype, ndim;
     int64_t sizes[NOPI_MAX_DIMS];
-    full_value value;     /* full's */
+    nopi_number value;    /* full's, as torch.full meets it: a Python int or float */
 } gen_spec;
 
 /* Reads spec into g; 0, or -1 with err filled (what is wrong with it, and its form). */
@@ -220,7 +210,7 @@ static int read_spec(const char *spec, gen_spec *g, nop_error *err)
         return -1;
     }
     if (full) {
-        if (!parse_full(parts[2], &g->value))
+        if (!nopi_number_read(parts[2], &g->value))
             return gen_error(err, spec, "the value of full is not a number");
         if (full_overflows(&g->value, (nt_dtype)dtype)) {
             char what[160];
@@ -248,7 +238,7 @@ int nop_tensor_generate(nop_tensor **out, const char *spec, uint64_t seed, nop_e
     bool full = g.full, arange = g.arange;
     int dtype = g.dtype, ndim = g.ndim;
     const int64_t *sizes = g.sizes;
-    const full_value value = g.value;
+    const nopi_number value = g.value;
     nt_tensor *t = nopi_tensor_alloc((nt_dtype)dtype, ndim, sizes, false);
     if (!t) {
         /* the shape passed the device's limits, so its element count is finite: say how

@@ -297,7 +297,7 @@ static void api_tcm_free(void *ptr)
         long last = nopi_tcm_changed_upto(c, (long)c->blocks[b].offset + at) -
                     (long)c->blocks[b].offset;
         char bytes[64];
-        snprintf(bytes, sizeof bytes, last > at ? "bytes %ld..%ld" : "byte %ld", at, last);
+        nopi_tcm_bytes_str(at, last, bytes, sizeof bytes);
         nopi_core_fail(c, "tcm_free(%p): a store past the end of this %u-byte TCM buffer "
                        "changed %s of it (only bytes [0, %u) are the buffer's: an index past "
                        "its end?%s)", ptr, c->blocks[b].req, bytes, c->blocks[b].req,

@@ -70,6 +70,8 @@ bool nopi_tcm_stray(const nopi_core *c, long *at, int *block);
 /* The last changed byte of the 4-byte element of c's pool holding `at` (its first changed
  * one, below 0 in the guard before the pool), counting from at: the range a message names. */
 long nopi_tcm_changed_upto(const nopi_core *c, long at);
+/* Changed bytes first..last as messages name them: "byte 38" or "bytes 40..43". */
+void nopi_tcm_bytes_str(long first, long last, char *buf, size_t size);
 /* Bytes kept in the fill pattern just before and just after each core's pool: a store an
  * index outside the pool makes (buf[-1] of its first buffer, buf[n] of one ending at its
  * 16 KB) lands there and is seen, not in the worker's heap unnoticed. */

@@ -347,15 +347,6 @@ static void core_release(nop_device *dev, nopi_core *c)
         dev->slots[c->id].dirty = c->stack_high_water;
 }
 
-/* "byte 38" or "bytes 40..43" */
-static void tcm_bytes_str(long first, long last, char *buf, size_t size)
-{
-    if (first == last)
-        snprintf(buf, size, "byte %ld", first);
-    else
-        snprintf(buf, size, "bytes %ld..%ld", first, last);
-}
-
 /* Rules checked when a kernel has ended (on the worker that ran it). */
 static void after_kernel(nopi_core *c)
 {
@@ -380,7 +371,7 @@ static void after_kernel(nopi_core *c)
         const nopi_tcm_block *b = block >= 0 ? &c->blocks[block] : NULL;
         long base = at < 0 || !b ? 0 : (long)b->offset;
         char bytes[64];
-        tcm_bytes_str(at - base, nopi_tcm_changed_upto(c, at) - base, bytes, sizeof bytes);
+        nopi_tcm_bytes_str(at - base, nopi_tcm_changed_upto(c, at) - base, bytes, sizeof bytes);
         long pool = (long)c->run->profile->tcm_bytes;
         if (at < 0)
             snprintf(c->diag.msg, sizeof c->diag.msg, "a store before the start of the "
@@ -397,9 +388,11 @@ static void after_kernel(nopi_core *c)
             snprintf(c->diag.msg, sizeof c->diag.msg, "a store into TCM that no tcm_malloc "
                      "buffer holds changed %s of the core's pool, found when the kernel "
                      "returned", bytes);
-        snprintf(c->diag.detail, sizeof c->diag.detail, "%s?%s", at < 0 ? "an index below 0 "
-                 "of the first buffer" : "an index past a buffer's end, or a store into a "
-                 "buffer after its tcm_free", c->run->memcheck ? "" : "  --memcheck finds the line");
+        snprintf(c->diag.detail, sizeof c->diag.detail, "%s?%s",
+                 at < 0 ? "an index below 0 of the first buffer"
+                        : "an index past a buffer's end, or a store into a buffer after its "
+                          "tcm_free",
+                 c->run->memcheck ? "" : "  --memcheck finds the line");
         return;
     }
     int64_t leaked = 0;

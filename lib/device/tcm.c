@@ -18,6 +18,7 @@
  * as bytes of 0xff, would come back unchanged).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,6 +181,14 @@ long nopi_tcm_changed_upto(const nopi_core *c, long at)
         if (c->tcm[i] != fill[i & 1])
             last = i;
     return last;
+}
+
+void nopi_tcm_bytes_str(long first, long last, char *buf, size_t size)
+{
+    if (first == last)
+        snprintf(buf, size, "byte %ld", first);
+    else
+        snprintf(buf, size, "bytes %ld..%ld", first, last);
 }
 
 /* Where the free space after live block i ends: the next block, or the end of the guard

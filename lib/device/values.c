@@ -6,7 +6,6 @@
  * run`, `bench` and `test` word every mistake alike (device.c checks again, for callers that
  * build values themselves, with the same messages from signature.c).
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -75,29 +74,27 @@ static int parse_number(const nop_opinfo *op, int i, const char *a, nop_value *v
      * is ten, not C's octal eight; no hexadecimal), a whole number int64 cannot hold refused
      * as torch refuses it ("Overflow when unpacking long"), and a real one that is subnormal
      * or past double's range read as strtod reads it (1e-310, 1e400: inf) */
-    char *end;
     if (op->args[i] == NOP_ARG_SCALAR && (strcmp(a, "True") == 0 || strcmp(a, "False") == 0)) {
         v->i = a[0] == 'T';   /* a bool Scalar, as c10 keeps one */
         v->is_int = v->is_bool = true;
         return 0;
     }
-    errno = 0;
-    long long n = strtoll(a, &end, 10);
-    bool whole = end != a && !*end;
+    nopi_number num;
+    bool number = nopi_number_read(a, &num);
     if (op->args[i] != NOP_ARG_DOUBLE) {   /* int64, or a scalar that may be whole */
-        if (whole && errno == ERANGE)
+        if (num.past_int64)
             return bad_arg(op, i, a, "is a whole number outside int64", err);
-        if (whole) {
-            v->i = n;
+        if (num.whole) {
+            v->i = num.n;
             v->is_int = true;
             return 0;
         }
         if (op->args[i] == NOP_ARG_INT64)
             return bad_arg(op, i, a, "is not a whole number", err);
     }
-    v->d = strtod(a, &end);
-    if (end == a || *end || strpbrk(a, "xX"))
+    if (!number || strpbrk(a, "xX"))   /* (Python's float() reads no hexadecimal) */
         return bad_arg(op, i, a, "is not a number", err);
+    v->d = num.v;
     return 0;
 }
 
