@@ -51,14 +51,18 @@ static const char *const libc_names[] = {
     "__bound_alloca",   /* alloca and variable-length arrays under memcheck */
 };
 
-/* math.h: each name also comes with an "f" (float) variant. */
+/* math.h: each name also comes with an "f" (float) and an "l" (long double) variant.  The
+ * last line is glibc's: for a compiler it does not take for GCC, as libtcc, its math.h
+ * makes the classification macros (isnan, isinf, isfinite, signbit, fpclassify, isnormal)
+ * calls of these. */
 static const char *const math_names[] = {
     "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh",
     "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "logb", "pow",
     "sqrt", "cbrt", "hypot", "fabs", "floor", "ceil", "round", "trunc", "rint", "nearbyint",
     "lround", "llround", "lrint", "llrint", "fmod", "remainder", "fmin", "fmax", "fdim", "fma",
     "erf", "erfc", "tgamma", "lgamma", "copysign", "frexp", "ldexp", "modf", "scalbn",
-    "ilogb", "nextafter",
+    "ilogb", "nextafter", "nexttoward", "remquo", "scalbln", "nan",
+    "__fpclassify", "__finite", "__isinf", "__isnan", "__signbit",
 };
 
 static bool in_list(const char *name, const char *const *list, size_t n)
@@ -79,7 +83,7 @@ bool nopi_device_symbol_allowed(const char *name)
     for (size_t i = 0; i < NOPI_ARRAY_LEN(math_names); i++) {
         size_t n = strlen(math_names[i]);
         if (strncmp(name, math_names[i], n) == 0 &&
-            (len == n || (len == n + 1 && name[n] == 'f')))
+            (len == n || (len == n + 1 && (name[n] == 'f' || name[n] == 'l'))))
             return true;
     }
     return false;

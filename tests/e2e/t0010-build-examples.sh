@@ -217,4 +217,58 @@ test_expect "attributes after a glibc header keep their meaning under libtcc, as
     expect_status 0
     expect_out "values: 5 64"'
 
+# math.h is the device's (neuronop-api(3)), all of it: under libtcc glibc's classification
+# macros are calls of __isnanf, __finite, __signbit and __fpclassify, which were refused as
+# functions the device does not have, as were the long double functions, nan, remquo,
+# scalbln and nexttoward.  The system compiler is the expectation.
+mkdir -p "$WORK/mathh"
+cat >"$WORK/mathh/probe.h" <<'H'
+#include <math.h>
+static void math_probe(float *v)
+{
+    volatile float vf = 1.5f, vnan = NAN, vinf = -INFINITY, vsub = 1e-40f;
+    volatile double vd = 7.0;
+    volatile long double vl = 2.0L;
+    int q = 0;
+    v[0] = (float)(isnan(vnan) != 0) + 2 * (isnan(vf) != 0) + 4 * (isinf(vinf) != 0) +
+           8 * (isfinite(vd) != 0) + 16 * (signbit(vinf) != 0) + 32 * (isnormal(vsub) != 0);
+    v[1] = (float)(fpclassify(vsub) == FP_SUBNORMAL) + 2 * (fpclassify(vl) == FP_NORMAL) +
+           4 * (isnan(vl) != 0) + 8 * (isinf(vl) != 0) + 16 * (signbit(-vl) != 0);
+    v[2] = (float)sqrtl(vl);
+    v[3] = (float)remquo(vd, 2.0, &q);
+    v[4] = (float)q;
+    v[5] = (float)(isnan(nanf("")) != 0) + 2 * (isnan(nan("")) != 0) + 4 * (isnan(nanl("")) != 0);
+    v[6] = (float)(nexttoward(1.0, vl) - 1.0) * 1e16f;
+    v[7] = (float)scalbln(vd, 3) + (float)scalblnf(vf, 2);
+    v[8] = (float)(expl(vl) + fabsl(-vl) + powl(vl, 3.0L));
+}
+H
+printf '#include <stdio.h>\n#include "probe.h"\nint main(void) { float v[9]; math_probe(v); for (int i = 0; i < 9; i++) printf("%%s%%g", i ? " " : "", v[i]); printf("\\n"); return 0; }\n' \
+    >"$WORK/mathh/probe.c"
+cat >"$WORK/mathh/k.c" <<'K'
+#include <neuronop.h>
+#include "probe.h"
+nt_tensor *probe(const nt_tensor *t)
+{
+    float v[9];
+    nt_tensor *out = get_dst_tensor();
+    nt_accessor a = nt_accessor_of(out);
+    math_probe(v);
+    for (int i = 0; i < 9; i++)
+        nt_set_f32(&a, v[i], i);
+    return out;
+}
+K
+printf '#include <neuronop.h>\nnt_tensor *probe_shape(const nt_tensor *t) { return nt_empty(NT_SHAPE(9), NT_F32); }\n' \
+    >"$WORK/mathh/s.c"
+printf 'name: mathh\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\nops:\n  probe: {args: [tensor], shape: probe_shape, kernel: probe}\n' \
+    >"$WORK/mathh/neuronop.yaml"
+test_expect "all of math.h builds under libtcc, macros and long double too, and computes as under cc" '
+    cc -o mathh/probe mathh/probe.c -lm
+    want=$(mathh/probe)
+    test -n "$want"
+    run run mathh probe zeros:1
+    expect_status 0
+    expect_out "values: $want"'
+
 test_done
