@@ -6,8 +6,9 @@
  * write continues it, so a kernel that writes its part in chunks costs one range, not a mark
  * per element.  At the end of a run all ranges are sorted once: an overlap between two cores
  * is a race, a gap is output nobody wrote.  A read of the output must be covered by what the
- * reading core wrote itself or what cores that had already finished wrote; anything else
- * depends on the order in which cores run.
+ * reading core wrote itself: cores never synchronise, so what one reads of another's part
+ * depends on the order in which they run (when the other has finished, the message names
+ * it; in the parallel schedule it may still be running, its ranges being written unlocked).
  *
  * A C++ element is a T & (accessors.c): the runtime sees each reference made, never the read
  * or the write through it.  So that a read of an output element nothing wrote is still
@@ -120,9 +121,8 @@ int nopi_out_pattern_end(nopi_core *c, char *msg, size_t size)
     return rc;
 }
 
-/* True when [begin, end) is inside the union of the ranges in r (unsorted, small: checked
- * by repeatedly extending the covered prefix). */
-static bool covers(const nopi_ranges *r, int64_t begin, int64_t end)
+/* The first element of [begin, end) that r does not cover (end when it covers them all). */
+static int64_t first_uncovered(const nopi_ranges *r, int64_t begin, int64_t end)
 {
     bool progress = true;
     while (begin < end && progress) {
@@ -134,43 +134,55 @@ static bool covers(const nopi_ranges *r, int64_t begin, int64_t end)
             }
         }
     }
-    return begin >= end;
+    return begin < end ? begin : end;
+}
+
+/* The finished core other than c that wrote element at, or -1.  Only finished cores: a
+ * running one's ranges are its own, written without a lock. */
+static int finished_writer(nopi_core *c, int64_t at)
+{
+    nopi_run *run = c->run;
+    int who = -1;
+    pthread_mutex_lock(&run->diag_lock);
+    for (int i = 0; i < run->ncores && who < 0; i++) {
+        nopi_core *o = &run->cores[i];
+        if (o == c || !o->finished)
+            continue;
+        for (size_t k = 0; k < o->written.n && who < 0; k++)
+            if (o->written.v[k].begin <= at && o->written.v[k].end > at)
+                who = (int)o->id;
+    }
+    pthread_mutex_unlock(&run->diag_lock);
+    return who;
 }
 
 void nopi_out_read(nopi_core *c, int64_t begin, int64_t end, const char *fn)
 {
-    if (!(c->run->checks & NOP_CHECK_INIT) || begin >= end || covers(&c->written, begin, end))
+    if (!(c->run->checks & NOP_CHECK_INIT) || begin >= end)
         return;
-    /* cores that have finished are safe to read from */
-    nopi_run *run = c->run;
-    pthread_mutex_lock(&run->diag_lock);
-    bool ok = false;
-    for (int64_t at = begin; !ok;) {
-        int64_t before = at;
-        for (int i = 0; i < run->ncores; i++) {
-            nopi_core *o = &run->cores[i];
-            if (o == c || !o->finished)
-                continue;
-            for (size_t k = 0; k < o->written.n; k++)
-                if (o->written.v[k].begin <= at && o->written.v[k].end > at)
-                    at = o->written.v[k].end;
-        }
-        for (size_t k = 0; k < c->written.n; k++)
-            if (c->written.v[k].begin <= at && c->written.v[k].end > at)
-                at = c->written.v[k].end;
-        ok = at >= end;
-        if (at == before)
-            break;
-    }
-    pthread_mutex_unlock(&run->diag_lock);
+    int64_t at = first_uncovered(&c->written, begin, end);
+    if (at == end)
+        return;
     /* with the pattern, an element written through a pointer made from a reference counts */
-    if (!ok && c->out_pattern) {
-        ok = true;
+    if (c->out_pattern) {
+        bool ok = true;
         for (int64_t i = begin; ok && i < end; i++)
             ok = nopi_out_pattern_source(c, i) != NOPI_OUT_NEVER_WRITTEN;
+        if (ok)
+            return;
     }
-    if (!ok)
-        nopi_core_fail(c, NOPI_OUT_UNINIT_FMT, fn, (long long)begin, (long long)(end - begin));
+    /* Cores never synchronise: what a core reads of another's part depends on whether that
+     * one ran first, so it is an error even when it did (the sequential schedule), and the
+     * same error whatever the order: named by the writer when it is known. */
+    if (c->run->ncores > 1) {
+        int who = finished_writer(c, at);
+        if (who >= 0)
+            nopi_core_fail(c, NOPI_OUT_OTHER_FMT, fn, (long long)begin, (long long)(end - begin),
+                           (long long)at, who);
+        nopi_core_fail(c, NOPI_OUT_UNOWNED_FMT, fn, (long long)begin, (long long)(end - begin),
+                       (long long)at);
+    }
+    nopi_core_fail(c, NOPI_OUT_UNINIT_FMT, fn, (long long)begin, (long long)(end - begin));
 }
 
 static int by_begin(const void *a, const void *b)

@@ -10,13 +10,21 @@
 
 /* The calling core wrote output elements [begin, end). */
 void nopi_out_write(nopi_core *c, int64_t begin, int64_t end);
-/* The calling core reads output elements [begin, end): fails it (initcheck) unless they were
- * written by itself or by a core that has finished. */
+/* The calling core reads output elements [begin, end): fails it (initcheck) unless it wrote
+ * them itself. */
 void nopi_out_read(nopi_core *c, int64_t begin, int64_t end, const char *fn);
-/* The message of a read of output elements no core wrote (initcheck): the call that reads
- * them, the first one's index and their count (long long). */
+/* The messages of a read of output elements (initcheck), each with the call that reads them,
+ * the first one's index and their count (long long): of a single core's output it did not
+ * write; of a multicore output, one element of which the reading core did not write (the
+ * index, long long) and, in the first, the core that did (int). */
 #define NOPI_OUT_UNINIT_FMT "%s(offset=%lld, n=%lld): reads output elements no core has " \
     "written yet (initcheck); the output starts undefined on the device"
+#define NOPI_OUT_OTHER_FMT "%s(offset=%lld, n=%lld): reads output element %lld, which core " \
+    "%d wrote (initcheck): cores never synchronise, so what one reads of another's part " \
+    "depends on the order they run in; read back only what this core wrote"
+#define NOPI_OUT_UNOWNED_FMT "%s(offset=%lld, n=%lld): reads output element %lld, which this " \
+    "core has not written (initcheck): cores never synchronise, so a core may read back " \
+    "only what it wrote; the output starts undefined on the device"
 
 /* C++ element references (outtrack.c's top comment): gives a single-core float32 output's
  * never-written elements their pattern, once, when the init check is on. */

@@ -155,6 +155,21 @@ test_expect "the sample passes when the size divides by the core count" '
     run run rules_mc sample_relu randn:64
     expect_status 0'
 
+# Reading what another core wrote was taken when that core had finished: the sequential and
+# parallel schedules passed it and the reversed failed it, each core as reading an element
+# "no core has written yet" (device-rules tester).
+for schedule in sequential parallel reversed shuffle; do
+    test_expect "a core reading another core's part is an error in the $schedule schedule" '
+        run run rules_mc running_sum ones:16 --schedule '"$schedule"'
+        expect_status 1
+        grep -q "^neuronop: running_sum: core [1-7]: error: nt_tensor_to_tcm(offset=[0-9]*, n=1): reads output element [0-9]*, which \(core [0-6] wrote\|this core has not written\) (initcheck): cores never synchronise" err
+        if grep -q "no core has written" err; then exit 1; fi'
+done
+test_expect "the sequential schedule names the core whose part was read" '
+    run run rules_mc running_sum ones:16 --schedule sequential --cores 2
+    expect_status 1
+    expect_err "neuronop: running_sum: core 1: error: nt_tensor_to_tcm(offset=7, n=1): reads output element 7, which core 0 wrote (initcheck): cores never synchronise, so what one reads of another'"'"'s part depends on the order they run in; read back only what this core wrote"'
+
 for case in \
     "tcm_past_end|nt_tensor_to_tcm(offset=10, n=4): elements 12..13 are outside the tensor, which has 12" \
     "tcm_buffer_overrun|nt_tensor_to_tcm(offset=0, n=8): 32 bytes do not fit in the TCM buffer" \
