@@ -212,8 +212,7 @@ static nt_tensor *fill(nopi_core *c, nt_tensor *t, nt_scalar v)
         else
             nopi_set_f(t, i, v.f);
     }
-    c->n.tensorlib_calls++;
-    c->n.tensorlib_elems += t->numel;
+    nopi_count_tensorlib(c, t);
     return t;
 }
 
@@ -229,8 +228,11 @@ static nt_tensor *api_empty(int ndim, const int64_t *sizes, nt_dtype d)
 static nt_tensor *api_zeros(int ndim, const int64_t *sizes, nt_dtype d)
 {
     NOPI_API(c, NOP_COST_TENSORLIB);
-    /* (allocated zeroed) */
-    return factory_writes(c, nopi_new_tensor(c, d, ndim, sizes, "nt_zeros"), "nt_zeros");
+    /* (allocated zeroed; the device writes them) */
+    nt_tensor *t = factory_writes(c, nopi_new_tensor(c, d, ndim, sizes, "nt_zeros"), "nt_zeros");
+    if (!t->shape_only)
+        nopi_count_tensorlib(c, t);
+    return t;
 }
 
 static nt_tensor *api_ones(int ndim, const int64_t *sizes, nt_dtype d)
@@ -252,9 +254,11 @@ static nt_tensor *api_eye(int64_t n, int64_t m, nt_dtype d)
                        "'BFloat16'", (long long)n, (long long)m);
     int64_t sizes[2] = { n, m };
     nt_tensor *t = factory_writes(c, nopi_new_tensor(c, d, 2, sizes, "nt_eye"), "nt_eye");
-    if (!t->shape_only)
+    if (!t->shape_only) {
         for (int64_t i = 0; i < n && i < m; i++)
             nopi_set_i(t, i * m + i, 1);
+        nopi_count_tensorlib(c, t);
+    }
     return t;
 }
 

@@ -225,6 +225,14 @@ struct nopi_run {
     pthread_mutex_t diag_lock;
 };
 
+/* The cost model's count of a tensor-library call that writes t's elements (each of a
+ * factory's too: the device writes its zeros or ones). */
+static inline void nopi_count_tensorlib(nopi_core *c, const nt_tensor *t)
+{
+    c->n.tensorlib_calls++;
+    c->n.tensorlib_elems += t->numel;
+}
+
 /* fiber.c: runs cores on host threads. */
 typedef struct nopi_worker nopi_worker;
 /* The core the calling thread is running a kernel (or shape function) for; NULL outside. */

@@ -161,12 +161,6 @@ static nt_tensor *result(nopi_core *c, const call *k, nt_tensor *out, const nt_t
     return out;
 }
 
-static void count(nopi_core *c, const nt_tensor *t)
-{
-    c->n.tensorlib_calls++;
-    c->n.tensorlib_elems += t->numel;
-}
-
 /* One call's arguments, carried to the host thread's stack: the library runs there
  * (nopi_runtime_call), so that its frames (the checks, the element loops, Sleef's vectors:
  * over a kilobyte) are not charged to the kernel's STACK_SIZE. */
@@ -220,7 +214,7 @@ static void unary_here(nopi_core *c, void *p)
     }
     nopi_tl_args x = { .op = op, .ct = ct, .a = self };
     nopi_tl_run(&x, r);
-    count(c, r);
+    nopi_count_tensorlib(c, r);
     ((op_args *)p)->r = r;
 }
 
@@ -348,7 +342,7 @@ static void binary_here(nopi_core *c, void *p)
     nt_tensor *r = result(c, &k, out, self, rd, x.ones ? ANY_OUT : x.pow_special ? SAME_DTYPE
                                                                               : kd);
     nopi_tl_run(&x, r);
-    count(c, r);
+    nopi_count_tensorlib(c, r);
     ((op_args *)p)->r = r;
 }
 
@@ -476,7 +470,7 @@ static void clamp_here(nopi_core *c, void *p)
         checked(c, &k, hi, ct, &x.ci, &x.cf);
     }
     nopi_tl_run(&x, r);
-    count(c, r);
+    nopi_count_tensorlib(c, r);
     ((op_args *)p)->r = r;
 }
 
@@ -535,7 +529,7 @@ static nt_tensor *fill(nopi_core *c, nt_tensor *t, nt_scalar v, const char *fn)
         else
             nopi_set_i(t, e, i);
     }
-    count(c, t);
+    nopi_count_tensorlib(c, t);
     return t;
 }
 

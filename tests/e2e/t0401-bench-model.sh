@@ -77,4 +77,24 @@ test_expect "the human output has the modeled line, the category table and the s
     expect_out "  TCM copies                      8"
     expect_out "  launch                          1"'
 
+# nt_zeros and nt_eye write every element as nt_full does, and were counted as no call at all
+# (device-rules tester): bench showed the relu example making no tensor-library call.
+mkdir -p "$WORK/fac"
+cat >"$WORK/fac/k.c" <<'K'
+#include <neuronop.h>
+nt_tensor *zeros_k(const nt_tensor *t) { (void)t; return nt_zeros(NT_SHAPE(30, 40), NT_F32); }
+nt_tensor *full_k(const nt_tensor *t) { (void)t; return nt_full(NT_SHAPE(30, 40), nt_scalar_i(0), NT_F32); }
+nt_tensor *eye_k(const nt_tensor *t) { (void)t; return nt_eye(30, 40, NT_F32); }
+K
+printf '#include <neuronop.h>\nnt_tensor *shape(const nt_tensor *t) { (void)t; return nt_empty(NT_SHAPE(30, 40), NT_F32); }\n' \
+    >"$WORK/fac/s.c"
+printf 'name: fac\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\nops:\n  zeros: {args: [tensor], shape: shape, kernel: zeros_k}\n  full: {args: [tensor], shape: shape, kernel: full_k}\n  eye: {args: [tensor], shape: shape, kernel: eye_k}\n' \
+    >"$WORK/fac/neuronop.yaml"
+for op in zeros full eye; do
+    test_expect "nt_$op counts one tensor-library call writing all 1200 elements" '
+        run run fac '"$op"' zeros:1 --json
+        expect_status 0
+        jq -e ".cores[0].tensorlib_calls == 1 and .cores[0].tensorlib_elems == 1200" out >/dev/null'
+done
+
 test_done
