@@ -166,7 +166,9 @@ class Reply:
             elif kind == ITEM_ERROR:
                 self.error = _parse_diag(data, pos)
             elif kind == ITEM_JSON:
-                self.json = json.loads(bytes(body).decode("utf-8"))
+                # paths in it are the file system's bytes, as os.fsdecode takes them (a
+                # Python tester's find: a folder named in Latin-1 raised UnicodeDecodeError)
+                self.json = json.loads(bytes(body).decode("utf-8", "surrogateescape"))
             pos += n
 
     def raise_error(self):

@@ -60,7 +60,8 @@ def main():
     if os.environ.get("NEURONOP_STATS", "") not in ("", "0"):
         def report():
             from neuronop import format_stats
-            sys.stderr.write(format_stats() + "\n")
+            if sys.stderr is not None:   # (None when its descriptor was closed)
+                sys.stderr.write(format_stats() + "\n")
         atexit.register(report)
     # a file is named by its absolute path (the working folder joined on as it is, '..'
     # kept), as python names it, while sys.argv[0] stays as given (runpy would name both by
@@ -101,7 +102,7 @@ def interrupted():
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError):   # (AttributeError: None)
             pass
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     os.kill(os.getpid(), signal.SIGINT)

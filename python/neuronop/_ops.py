@@ -193,7 +193,30 @@ def _torch_has(namespace, name):
 # Autograd kernel's redispatch, which looks the op up so, would find the attribute instead
 _NAMESPACE_ATTRS = frozenset(dir(torch._ops._OpNamespace("neuronop")))
 
+def show(stream, text):
+    """Writes text on stream (sys.stdout or sys.stderr, looked up by the caller at the time),
+    flushed; as print() does, nothing when it is None, which python makes it when its
+    descriptor was closed (a Python tester's find: the op's result was lost)."""
+    if stream is None:
+        return
+    stream.write(text)
+    flush = getattr(stream, "flush", None)
+    if flush is not None:
+        flush()
+
+
 _RESERVED = frozenset(getattr(torch.library, "_reserved_namespaces", ("prim",)))
+
+
+def _ops_attribute(namespace):
+    """What torch.ops.NAMESPACE is, when it is something of torch.ops's own rather than a
+    namespace of ops (its load_library method, its loaded_libraries set, the pyops namespace
+    of Python ops), or None: an op registered there is out of reach as torch.ops.NS.OP."""
+    try:
+        got = object.__getattribute__(torch.ops, namespace)   # not its __getattr__, which
+    except AttributeError:                                    # makes namespaces
+        return None
+    return None if type(got) is torch._ops._OpNamespace else got
 
 
 def register(path):
@@ -215,6 +238,11 @@ def register(path):
                 "namespace '%s' of '%s' is reserved by torch: choose another namespace in "
                 "NEURON_LIBRARY(...) (a C library's namespace is its name)"
                 % (namespace, path))
+        if _ops_attribute(namespace) is not None:   # (a Python tester's find)
+            raise errors.InputError(
+                "namespace '%s' of '%s' is a name torch.ops keeps for its own (torch.ops.%s "
+                "is not a namespace of ops): choose another namespace in NEURON_LIBRARY(...) "
+                "(a C library's namespace is its name)" % (namespace, path, namespace))
         ops = desc.get("ops", [])
         known = _libraries.get(real)
         # the supervisor has just read the file anew, and a call names its op by its index in
@@ -390,8 +418,7 @@ def _run(op, args):
                 warnings.warn(d.text(), errors.DeviceWarning, stacklevel=level)
     finally:   # also when a filter makes a warning an exception: the kernel's words stay
         if res.printf:   # after the op, as on the device and in `neuronop run`
-            sys.stdout.write(res.printf)
-            sys.stdout.flush()
+            show(sys.stdout, res.printf)
     if res.output is None:
         reply.raise_error()
     return res.output

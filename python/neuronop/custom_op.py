@@ -32,8 +32,24 @@ def _paths(what, value):
         if not isinstance(v, (str, os.PathLike)):
             raise TypeError("custom_op.load: %s must be paths (str), not %s"
                             % (what, type(v).__name__))
-        out.append(os.path.abspath(os.fspath(v)))
+        out.append(_utf8(what, os.path.abspath(os.fspath(v))))
     return out
+
+
+def _utf8(what, text):
+    """text, unless it is not UTF-8 (a name of bytes python decoded with surrogates), which
+    the manifest load writes, YAML, cannot hold (a Python tester's find: an InputError
+    named a line of that manifest, and an invalid escape)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        raise errors.InputError(
+            "custom_op.load's %s: '%s' is not UTF-8 text, which the manifest custom_op.load "
+            "writes (YAML) cannot hold" % (what, shown),
+            detail="rename it, or build the library with 'neuronop build' in its folder and "
+                   "load it with custom_op.load_library") from None
+    return text
 
 
 def _manifest(name, compute, shape, build_dir, multicore, cflags, includes):
@@ -93,11 +109,21 @@ def load(name, compute_srcs, shape_srcs, build_directory=None, multicore=False,
                                      not all(isinstance(f, str) for f in extra_cflags)):
         raise TypeError("custom_op.load: extra_cflags must be a list of str")
     includes = _paths("extra_include_paths", extra_include_paths)
+    # the build finds a missing source too, but when no source's folder exists it refuses
+    # first the folder it is told to read them from, an option the caller never gave (a
+    # Python tester's find)
+    for key, paths in (("compute_srcs", compute), ("shape_srcs", shape)):
+        missing = [p for p in paths if not os.path.lexists(p)]
+        if missing:
+            raise errors.InputError("custom_op.load's %s: source file '%s' not found"
+                                    % (key, missing[0]))
     if build_directory is None:
         cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"),
                                                                  ".cache")
         build_directory = os.path.join(cache, "neuronop", name)
-    build_dir = os.path.abspath(os.fspath(build_directory))
+    build_dir = _utf8("build_directory", os.path.abspath(os.fspath(build_directory)))
+    for flag in extra_cflags or []:
+        _utf8("extra_cflags", flag)
     meta = os.path.join(build_dir, ".neuronop")
     try:
         os.makedirs(meta, exist_ok=True)
@@ -174,14 +200,14 @@ def _build(manifest, build_dir, dirs, verbose, memcheck):
                 ["--memcheck"] if memcheck else []) + [manifest]
     proc = _run_build(argv)
     if verbose and proc.stdout:
-        sys.stdout.write(proc.stdout)
+        _ops.show(sys.stdout, proc.stdout)
     if proc.returncode != 0:
         text = proc.stderr.rstrip("\n") or "neuronop build failed with exit status %d" % (
             proc.returncode)
         cls = {2: errors.InputError, 3: errors.BuildError}.get(proc.returncode, errors.Error)
         raise cls(text=text, **_diagnostic(text))
     if proc.stderr:
-        sys.stderr.write(proc.stderr)   # the compilers' warnings
+        _ops.show(sys.stderr, proc.stderr)   # the compilers' warnings
     name = os.path.splitext(os.path.basename(manifest))[0]
     return os.path.join(build_dir, "lib%s%s.so" % (name, ".memcheck" if memcheck else ""))
 

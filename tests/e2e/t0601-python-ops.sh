@@ -28,13 +28,17 @@ for ex in relu_multicore printf_debug softclip; do
     built "$ex" "$WORK/$ex" "$WORK/$ex/build/lib$ex.so"
 done
 # two libraries named twin, each with an op negate; one named aten with an op relu; one
-# named prim, a namespace torch reserves; and one whose op's name is longer than the stats
-# table's first column
-for t in twin_a twin_b aten prim long; do
+# named prim, a namespace torch reserves; two named as what torch.ops has of its own (its
+# load_library method, its namespace of Python ops); and one whose op's name is longer than
+# the stats table's first column; and one to be loaded from a folder whose name is not UTF-8
+for t in twin_a twin_b aten prim load_library pyops long latin; do
     copy_example negate "$WORK/$t"
     name=twin op=negate
     [ "$t" = aten ] && name=aten op=relu
     [ "$t" = prim ] && name=prim
+    [ "$t" = load_library ] && name=load_library
+    [ "$t" = pyops ] && name=pyops
+    [ "$t" = latin ] && name=latin
     [ "$t" = long ] && name=a_library_with_a_long_name
     sed -e "s/^name: negate/name: $name/" -e "s/^  negate:/  $op:/" -e '/^tests:/,$d' \
         "$WORK/$t/neuronop.yaml" >"$WORK/$t/m.yaml"

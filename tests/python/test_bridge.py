@@ -16,6 +16,7 @@ import io
 import os
 import pickle
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -184,14 +185,20 @@ def _():
                                     "registration in a C++ shape source"), e
         assert "custom_op.load_library" in e.detail, e
         missing = os.path.join(top, "nothere.cpp")
+        # all in a missing folder (a Python tester's find: the build's --library-dir was named)
+        gone = os.path.join(top, "gone")
         for args, said in (
                 (dict(compute_srcs=[missing]),
                  "custom_op.load's compute_srcs: source file '%s' not found" % missing),
+                (dict(compute_srcs=[os.path.join(gone, "r.cpp")],
+                      shape_srcs=[os.path.join(gone, "s.cpp")]),
+                 "custom_op.load's compute_srcs: source file '%s' not found"
+                 % os.path.join(gone, "r.cpp")),
                 (dict(compute_srcs=[os.path.join(MLP, "relu.cpp")],
                       extra_cflags=["-fplugin=x.so"]),
                  "custom_op.load's extra_cflags: unsupported flag '-fplugin=x.so'")):
             e = raises(neuronop.InputError, custom_op.load, name="args", build_directory=top,
-                       shape_srcs=[shape], **args)
+                       **dict(dict(shape_srcs=[shape]), **args))
             assert e.message.startswith(said) and not e.file and "manifest" not in str(e), e
         # a build_directory that cannot be made (a Python user's find: a bare OSError)
         afile = os.path.join(top, "afile")
@@ -1172,6 +1179,38 @@ def _():
     assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
 
 
+@check("a namespace torch.ops has for its own (load_library, pyops) is refused with InputError")
+def _():
+    for name in ("load_library", "pyops"):
+        e = raises(neuronop.InputError, custom_op.load_library,
+                   lib("%s/lib%s.so" % (name, name)))
+        assert "namespace '%s'" % name in str(e) and "torch.ops keeps" in str(e), e
+    assert callable(torch.ops.load_library)
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+
+
+# a Python tester's find: the supervisor's description of a library in a folder whose name is
+# not UTF-8 raised UnicodeDecodeError; custom_op.load wrote such a name into its manifest,
+# whose YAML refused it as an invalid escape, named as the manifest's line
+@check("a folder whose name is not UTF-8: load_library works, custom_op.load says why not")
+def _():
+    with tempfile.TemporaryDirectory() as top:
+        folder = os.path.join(top, os.fsdecode(b"tl\xe9"))
+        os.mkdir(folder)
+        so = os.path.join(folder, "liblatin.so")
+        shutil.copy(lib("latin/liblatin.so"), so)
+        custom_op.load_library(so)
+        assert torch.equal(torch.ops.latin.negate(x), -x)
+        for name in ("relu.cpp", "shape.cpp"):
+            shutil.copy(os.path.join(MLP, name), folder)
+        e = raises(neuronop.InputError, custom_op.load, name="latin1", build_directory=top,
+                   compute_srcs=[os.path.join(folder, "relu.cpp")],
+                   shape_srcs=[os.path.join(folder, "shape.cpp")])
+        assert e.message.startswith("custom_op.load's compute_srcs: '%s/tl\ufffd/relu.cpp' "
+                                    "is not UTF-8 text" % top), e
+        assert "custom_op.load_library" in e.detail, e
+
+
 @check("an op whose name torch cannot take is refused, and nothing of its library defined")
 def _():
     e = raises(neuronop.InputError, custom_op.load_library, lib("kw/libkw.so"))
@@ -1210,6 +1249,17 @@ def _():
     with contextlib.redirect_stdout(out):
         torch.ops.printf_debug.row_sums(torch.ones(2, 3))
     assert "row_sums: 2 x 3" in out.getvalue(), out.getvalue()
+
+
+# a Python tester's find: with sys.stdout None (python's when descriptor 1 is closed) the op
+# raised AttributeError and its result was lost; print() writes nothing then
+@check("a kernel's printf output is dropped, as print's is, when sys.stdout is None")
+def _():
+    custom_op.load_library(lib("printf_debug/libprintf_debug.so"))
+    with contextlib.redirect_stdout(None):
+        got = torch.ops.printf_debug.row_sums(torch.ones(2, 3))
+        print("dropped too")
+    assert torch.equal(got, torch.full((2,), 3.0)), got
 
 
 # a new user's find: the printf text was written after the warnings, and lost when a filter
