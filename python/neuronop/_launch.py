@@ -16,42 +16,63 @@ import sys
 import types
 
 
-# What python's own __main__ has that runpy's does not give a script: the builtins module as
-# __builtins__, not its dict (which exec puts in a module's globals that have none)
-MAIN_GLOBALS = {"__builtins__": builtins}
+def fresh_main(path, loader):
+    """A new module __main__ in sys.modules, as python makes it for a script: the builtins
+    module as __builtins__ (exec would put in its dict: a Python user's find, where
+    __builtins__.open failed), an empty __annotations__ (a Python tester's find), and, given
+    a file's path, its __file__ and loader."""
+    module = types.ModuleType("__main__")
+    module.__builtins__ = builtins
+    module.__annotations__ = {}
+    if path is not None:
+        module.__file__ = path
+        module.__cached__ = None
+        module.__loader__ = loader
+    sys.modules["__main__"] = module
+    return module
 
 
 def run_file(path):
-    """Runs the Python file at PATH as python runs a script: as a new module __main__ whose
-    __file__, and the code's file name in every traceback, is PATH."""
-    with io.open_code(path) as f:
-        code = compile(f.read(), path, "exec", dont_inherit=True)
-    module = types.ModuleType("__main__")
-    module.__file__ = path
-    module.__cached__ = None
-    module.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
-    # python's __main__ has the builtins module, where exec would put in its dict (a Python
-    # user's find: __builtins__.open failed)
-    module.__builtins__ = builtins
-    sys.modules["__main__"] = module
-    exec(code, module.__dict__)
+    """Runs the Python file at path, source or compiled (.pyc), as python runs a script: as
+    a new module __main__ whose __file__ is path."""
+    machinery = importlib.machinery
+    if path.endswith(".pyc"):
+        loader = machinery.SourcelessFileLoader("__main__", path)
+        code = loader.get_code("__main__")
+    else:
+        loader = machinery.SourceFileLoader("__main__", path)
+        with io.open_code(path) as f:
+            code = compile(f.read(), path, "exec", dont_inherit=True)
+    exec(code, fresh_main(path, loader).__dict__)
+
+
+def run_package(path):
+    """Runs the folder or zip file at path by its __main__.py, as python does: path first on
+    sys.path, and the module __main__ found there run as __main__ with sys.argv[0] left as
+    given.  runpy.run_path would set sys.argv[0] to path; python's own start-up calls this
+    function of runpy's for a folder or zip, as it is called here."""
+    sys.path.insert(0, path)
+    fresh_main(None, None)
+    runpy._run_module_as_main("__main__", alter_argv=False)
+
+
 
 
 def main():
     script = sys.argv[1]
     sys.argv = sys.argv[1:]
-    # a folder or zip file runs by its __main__.py, as runpy finds it, and runpy puts it
-    # first on sys.path, as python does; a compiled .pyc runs through runpy too (a review's
-    # find: run_file compiles source only); a source file runs here
-    package = pkgutil.get_importer(script) is not None
-    compiled = not package and script.endswith(".pyc")
+    # a file is named by its absolute path (the working folder joined on as it is, '..'
+    # kept), as python names it, while sys.argv[0] stays as given (a Python tester's find:
+    # a zip or compiled script was named relatively, and a zip's modules were not found
+    # after a chdir)
+    path = os.path.join(os.getcwd(), script)
+    package = pkgutil.get_importer(script) is not None   # a folder or a zip file
     # run as a file, this module's folder is sys.path[0]: the script's must be instead, its
     # links resolved as python resolves them (a link to a script finds the modules beside
     # the script, not beside the link)
-    if package:
-        del sys.path[0]
-    else:
-        sys.path[0] = os.path.dirname(os.path.realpath(script))
+    del sys.path[0]
+    if not package:
+        sys.path.insert(0, os.path.dirname(os.path.realpath(script)))
     compat = os.environ.get("NEURONOP_COMPAT_DIR")
     if compat:
         sys.path.append(compat)
@@ -63,30 +84,23 @@ def main():
             if sys.stderr is not None:   # (None when its descriptor was closed)
                 sys.stderr.write(format_stats() + "\n")
         atexit.register(report)
-    # a file is named by its absolute path (the working folder joined on as it is, '..'
-    # kept), as python names it, while sys.argv[0] stays as given (runpy would name both by
-    # the one path it is given)
     try:
         if package:
-            main_file = os.path.join(os.path.abspath(script), "__main__.py")
-            runpy.run_path(script, init_globals=MAIN_GLOBALS, run_name="__main__")
-        elif compiled:
-            main_file = script
-            runpy.run_path(script, init_globals=MAIN_GLOBALS, run_name="__main__")
+            run_package(path)
         else:
-            main_file = os.path.join(os.getcwd(), script)
-            run_file(main_file)
-    except (Exception, KeyboardInterrupt) as e:   # (SystemExit ends the script as it does)
-        # the traceback as python's own: from the script's frame, without this module's and
-        # runpy's, which began every traceback of neuronop python
+            run_file(path)
+    except SystemExit:   # ends the script as it does
+        raise
+    except BaseException as e:
+        # the traceback as python's own: without this module's frames, which began every
+        # traceback of neuronop python (a folder's or zip's begins with runpy's, as python's)
         tb = e.__traceback__
-        while tb is not None and tb.tb_frame.f_code.co_filename != main_file:
+        while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
             tb = tb.tb_next
-        if tb is not None:   # (python prints the exception's own traceback, not the argument)
-            e.__traceback__ = tb
-        elif isinstance(e, SyntaxError):   # (a script that does not compile: no frame at all)
-            e.__traceback__ = None
-        sys.excepthook(type(e), e, e.__traceback__)
+        e.__traceback__ = tb   # (python prints the exception's own traceback)
+        # as python leaves them for a post-mortem debugger (pdb.pm() at exit)
+        sys.last_type, sys.last_value, sys.last_traceback = type(e), e, tb
+        sys.excepthook(type(e), e, tb)
         if isinstance(e, KeyboardInterrupt):
             interrupted()
         sys.exit(1)

@@ -116,6 +116,30 @@ test_expect "__builtins__ is the builtins module, as python gives it: for a file
         diff want out
     done'
 
+# (a Python tester's finds: a zip or compiled script was named relatively, so a zip whose
+# script changed folder could not import what the zip holds; no __annotations__; a
+# BaseException printed the launcher's frames; no sys.last_value for pdb.pm() at exit)
+test_expect "a zip, a .pyc and a folder are named, and fail, as python names them and fails" '
+    mkdir -p zsrc zapp
+    printf "%s\n" "import atexit, os, sys" "print(__file__, sys.path[0], sys.argv[0], __annotations__)" \
+        "atexit.register(lambda: print(\"last\", type(sys.last_value).__name__))" \
+        "os.chdir(\"/\")" "import helper" "class Stop(BaseException): pass" \
+        "def f():" "    raise Stop(helper.WORD)" "f()" >zsrc/__main__.py
+    echo "WORD = \"zipped\"" >zsrc/helper.py
+    (cd zsrc && /usr/bin/python3 -m zipfile -c ../z.zip __main__.py helper.py)
+    cp zsrc/__main__.py zsrc/helper.py zapp/
+    cp zsrc/helper.py .
+    /usr/bin/python3 -c "import py_compile; py_compile.compile(\"zsrc/__main__.py\", cfile=\"z.pyc\")"
+    for script in z.zip zapp z.pyc; do
+        /usr/bin/python3 $script >want 2>wanterr && exit 1
+        run python $script
+        expect_status 1
+        diff want out
+        diff wanterr err
+        grep -q "^last Stop$" out
+        grep -q "Stop: zipped" err
+    done'
+
 test_expect "arguments after SCRIPT are the script'\''s, options included" '
     py "import sys" "print(sys.argv)"
     run python --timeout 2 s.py --timeout x -v
