@@ -59,10 +59,17 @@ struct nopi_cc {
  *   "file.c:3: warning: msg", "file.c:1: error: msg", "tcc: error: msg",
  *   "In file included from a.c:1:\nb.h:1: error: msg"  (context lines first).
  */
-static void parse_message(const char *msg, nop_diag *d)
+static void parse_message(const char *text, nop_diag *d)
 {
     memset(d, 0, sizeof *d);
     d->severity = NOP_SEV_ERROR;
+    /* A warning ends with a newline, which would leave an empty last line (an "error" of no
+     * words, after which the real error went unsaid): messages are taken without it. */
+    char whole[sizeof d->file + sizeof d->msg + sizeof d->detail];
+    nopi_strlcpy(whole, text, sizeof whole);
+    for (size_t n = strlen(whole); n && whole[n - 1] == '\n'; n--)
+        whole[n - 1] = '\0';
+    const char *msg = whole;
     const char *last = strrchr(msg, '\n');
     if (last) {   /* keep the inclusion context as detail lines */
         size_t n = (size_t)(last - msg);
@@ -105,8 +112,9 @@ static void parse_message(const char *msg, nop_diag *d)
 
 /* libtcc says "';' expected (got \"for\")" at the token it met, with no column: where a
  * statement's ';' is missing, that is the next line's first token, a line after the mistake.
- * As gcc does, the message moves to the end of the line before (the last one with text),
- * and otherwise gets the token's column. */
+ * As gcc does, the message moves to the end of the line before (the last one with text, not
+ * a directive) unless that one ends a statement or block; otherwise it gets the token's
+ * column (a type libtcc lacks, as __int128_t, is met so). */
 static void place_expected(nop_diag *d)
 {
     char want[32], got[64], text[512];
@@ -127,8 +135,13 @@ static void place_expected(nop_diag *d)
         size_t n = strlen(before);
         while (n && (before[n - 1] == ' ' || before[n - 1] == '\t' || before[n - 1] == '\r'))
             n--;
-        if (!n)
-            continue;   /* a blank line */
+        size_t first = strspn(before, " \t");
+        if (first == n || before[first] == '#')
+            continue;   /* a blank line, or a directive's */
+        if (strchr(";{}", before[n - 1])) {   /* the statement before has ended: the token */
+            d->col = (int)lead + 1;           /* itself is what libtcc did not take */
+            return;
+        }
         int next = d->line;
         d->line = line;
         d->col = (int)n + 1;
