@@ -100,7 +100,7 @@ bool nopi_shape_ok(int ndim, const int64_t *sizes, char *why, size_t size)
     return true;
 }
 
-/* fill: the data's bytes, mapped now; -1: zeros, mapped as they are first touched */
+/* fill: the data's bytes, mapped now */
 static nt_tensor *alloc(nt_dtype d, int ndim, const int64_t *sizes, bool shape_only, int fill)
 {
     if ((unsigned)d >= NOPI_ARRAY_LEN(dtypes) || ndim < 0 || ndim > NOPI_MAX_DIMS)
@@ -125,8 +125,8 @@ static nt_tensor *alloc(nt_dtype d, int ndim, const int64_t *sizes, bool shape_o
     if (!shape_only) {
         /* an empty tensor's pointer is still a valid one (calloc(0) may return NULL) */
         size_t bytes = (size_t)(t->numel ? t->numel : 1) * t->itemsize;
-        t->data = fill < 0 ? calloc(bytes, 1) : nopi_host_block(bytes);
-        if (t->data && fill >= 0)
+        t->data = nopi_host_block(bytes);
+        if (t->data)
             memset(t->data, fill, bytes);
         if (!t->data) {
             free(t);
@@ -145,11 +145,6 @@ nt_tensor *nopi_tensor_alloc_filled(nt_dtype d, int ndim, const int64_t *sizes,
                                     unsigned char byte)
 {
     return alloc(d, ndim, sizes, false, byte);
-}
-
-nt_tensor *nopi_tensor_alloc_lazy(nt_dtype d, int ndim, const int64_t *sizes)
-{
-    return alloc(d, ndim, sizes, false, -1);
 }
 
 void nopi_tensor_free(nt_tensor *t)

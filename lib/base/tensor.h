@@ -54,9 +54,6 @@ nt_tensor *nopi_tensor_alloc(nt_dtype d, int ndim, const int64_t *sizes, bool sh
 /* As nopi_tensor_alloc with data, each byte of it `byte` rather than 0. */
 nt_tensor *nopi_tensor_alloc_filled(nt_dtype d, int ndim, const int64_t *sizes,
                                     unsigned char byte);
-/* As nopi_tensor_alloc with data, its pages left unmapped until touched: for a tensor whose
- * data is likely to be replaced whole (a worker's output, take.c). */
-nt_tensor *nopi_tensor_alloc_lazy(nt_dtype d, int ndim, const int64_t *sizes);
 void nopi_tensor_free(nt_tensor *t);
 /* Checks a shape against the device's limits (gpsimd.md): up to 8 dims of at most 65535, or
  * up to 4 dims of at most 4294967295, each at least 0.  Writes why into buf when not. */

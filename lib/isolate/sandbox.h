@@ -114,7 +114,9 @@ typedef int nopi_work_fn(nop_device *cdev, void *ctx, nopi_wire *w, nop_error *e
  * itself (those of a run: pass them to nopi_run_take; and NOPI_REC_USER ones).  The data
  * is untrusted and valid only during the call, unless *own is not NULL: then data is that
  * malloc'd block (a large record, read straight into it), which the callee may keep by
- * setting *own to NULL.  Returns 0, or -1 to reject the record (malformed: the work fails). */
+ * setting *own to NULL.  Returns 0, or -1 to reject the record (malformed: the work fails).
+ * DONE comes too, with no data, before the watch takes it: so that a result left incomplete
+ * (nopi_run_take) is refused. */
 typedef int nopi_take_fn(void *ctx, uint32_t type, const void *data, size_t len, void **own);
 
 /* What a server's worker does for one request: like nopi_work_fn, with the request's bytes
@@ -249,8 +251,12 @@ void nopi_watch_start(nopi_watch *wt);
 bool nopi_watch_read(nopi_watch *wt, int fd);
 
 /* take.c, parent side: folds a run's record into *r (which starts zeroed); 1 when the record is not
- * a run's, 0 when taken, -1 when malformed.  own as for nopi_take_fn. */
+ * a run's, 0 when taken, -1 when malformed.  own as for nopi_take_fn.  An output's data must
+ * follow its description at once: any other record, DONE included, is malformed then. */
 int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len, void **own);
+/* The end of one run's records other than its DONE (a caller's own end record): 0, or -1
+ * (malformed) when an output's description came without its data, which is then dropped. */
+int nopi_run_taken(nop_run_result *r);
 
 /* run.c: makes the worker's own in-process device, like dev but sending diagnostics and
  * phases through w; NULL on no memory. */

@@ -12,8 +12,10 @@
 
 #define MAX_BYTES (1ull << 36)     /* no tensor sent is larger than 64 GiB */
 
-/* The output's description: a tensor of zeros until its data comes (its pages unmapped: a
- * large output's data comes in a block of its own, which replaces them). */
+/* The output's description: a tensor without data (shape-only) until its data comes, next.
+ * Its data was once zeros until then, and a worker that never sent it had zeros judged: a
+ * forged description of 16 GiB, alone, had the parent compare and describe 16 GiB of zeros
+ * for minutes past its deadline (a red team's find). */
 static int take_output(nop_run_result *r, const void *data, size_t len)
 {
     struct nopi_tensor_hdr h;
@@ -28,24 +30,34 @@ static int take_output(nop_run_result *r, const void *data, size_t len)
             return -1;
         bytes *= (uint64_t)h.sizes[i];
     }
-    return (r->output = nopi_tensor_alloc_lazy((nt_dtype)h.dtype, h.ndim, h.sizes)) ? 0 : -1;
+    return (r->output = nopi_tensor_alloc((nt_dtype)h.dtype, h.ndim, h.sizes, true)) ? 0 : -1;
 }
 
-/* The output's bytes: the block itself when it may be kept, else a copy.  (A worker that
- * sends none, or sends them twice, can only make its own output wrong, as it could anyway.) */
+/* The output's bytes, all of them: the block itself when it may be kept, else a copy. */
 static int take_output_data(nop_run_result *r, const void *data, size_t len, void **own)
 {
     nt_tensor *t = r->output;
-    if (!t || len != (size_t)t->numel * t->itemsize)
+    if (!t || !t->shape_only || len != (size_t)t->numel * t->itemsize)
         return -1;
     if (own && *own && len) {
-        free(t->data);
         t->data = *own;
         *own = NULL;
-    } else {
+    } else {   /* (an empty tensor's pointer is still a valid one) */
+        if (!(t->data = malloc(len ? len : 1)))
+            return -1;
         memcpy(t->data, data, len);
     }
+    t->shape_only = false;
     return 0;
+}
+
+int nopi_run_taken(nop_run_result *r)
+{
+    if (!r->output || !r->output->shape_only)
+        return 0;
+    nopi_tensor_free(r->output);
+    r->output = NULL;
+    return -1;
 }
 
 /* A core's trace: cores come in order, after the run's per-core reports. */
@@ -83,7 +95,11 @@ static int take_trace(nop_run_result *r, const void *data, size_t len)
 
 int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len, void **own)
 {
+    if (type != NOPI_REC_OUTPUT_DATA && nopi_run_taken(r) != 0)
+        return -1;   /* an output's description, and no data after it */
     switch (type) {
+    case NOPI_REC_DONE:
+        return 0;
     case NOPI_REC_RUN: {
         struct nopi_run_hdr h;
         if (len != sizeof h)

@@ -114,7 +114,7 @@ static int handle(nopi_watch *wt, uint32_t type, const char *data, size_t len, v
         return 0;
     }
     case NOPI_REC_DONE:
-        if (len != sizeof wt->result)
+        if (len != sizeof wt->result || (wt->take && wt->take(wt->ctx, type, NULL, 0, NULL) != 0))
             return -1;
         memcpy(&wt->result, data, sizeof wt->result);
         nopi_diag_terminate(&wt->result.err.diag);

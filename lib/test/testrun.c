@@ -551,7 +551,7 @@ static int take_case(void *ctx, uint32_t type, const void *data, size_t len, voi
     if (type != REC_END)
         return nopi_run_take(&j->cur, type, data, len, own) == 0 ? 0 : -1;
     struct end_rec e;
-    if (len != sizeof e)
+    if (len != sizeof e || nopi_run_taken(&j->cur) != 0)
         return -1;
     memcpy(&e, data, sizeof e);
     nopi_diag_terminate(&e.err.diag);

@@ -20,6 +20,7 @@
 
 #include "unit.h"
 #include "isolate/sandbox.h"
+#include "isolate/server.h"
 #include "isolate/snapshot.h"
 #include "device/fiber.h"
 
@@ -54,6 +55,8 @@ static int serve_pid(nop_device *cdev, void *ctx, const void *req, size_t len, n
 
 static int take_pid(void *ctx, uint32_t type, const void *data, size_t len, void **own)
 {
+    if (type == NOPI_REC_DONE)   /* the end: nothing missing */
+        return 0;
     if (type != REC_PID || len != 3 * sizeof(int32_t))
         return -1;
     memcpy(ctx, data, len);
@@ -616,6 +619,42 @@ static void a_record_is_bounded_by_what_its_type_holds(void **state)
     assert_string_equal(read_records(NOPI_REC_TRACE, 1u << 20, 100000), "malformed");
 }
 
+/* An output's description must be followed by all its data: another record, the run's DONE
+ * or a caller's end of a run leaves no output of zeros to be judged (a red team's forged 1
+ * GiB description had the parent compare zeros for minutes: tests/fixtures/forgedout, whose
+ * numbers are pinned here). */
+static void an_output_without_its_data_is_malformed(void **state)
+{
+    _Static_assert(NOPI_REC_DONE == 2 && NOPI_REC_OUTPUT == 3 && NOPI_REC_OUTPUT_DATA == 4 &&
+                   NOPI_REC_USER == 9 && sizeof(struct nopi_done) == 4392 &&
+                   8 + sizeof(nop_error) == 4380, "tests/fixtures/forgedout/s.c's numbers");
+    struct nopi_tensor_hdr h = { NT_F32, 1, { 2 } };
+    float data[2] = { 1.0f, -2.0f };
+    uint32_t next[] = { NOPI_REC_DONE, NOPI_REC_PRINTF, NOPI_REC_OUTPUT };
+    for (size_t i = 0; i < sizeof next / sizeof *next; i++) {
+        nop_run_result r;
+        memset(&r, 0, sizeof r);
+        assert_int_equal(nopi_run_take(&r, NOPI_REC_OUTPUT, &h, sizeof h, NULL), 0);
+        assert_int_equal(nopi_run_take(&r, next[i], next[i] == NOPI_REC_OUTPUT ? (void *)&h
+                                       : "x", next[i] == NOPI_REC_OUTPUT ? sizeof h
+                                       : next[i] == NOPI_REC_PRINTF, NULL), -1);
+        assert_null(r.output);
+        nop_run_result_clear(&r);
+    }
+    nop_run_result r;
+    memset(&r, 0, sizeof r);
+    assert_int_equal(nopi_run_take(&r, NOPI_REC_OUTPUT, &h, sizeof h, NULL), 0);
+    assert_int_equal(nopi_run_taken(&r), -1);   /* a caller's own end record */
+    assert_null(r.output);
+    assert_int_equal(nopi_run_take(&r, NOPI_REC_OUTPUT, &h, sizeof h, NULL), 0);
+    assert_int_equal(nopi_run_take(&r, NOPI_REC_OUTPUT_DATA, data, sizeof data, NULL), 0);
+    assert_int_equal(nopi_run_take(&r, NOPI_REC_DONE, NULL, 0, NULL), 0);
+    assert_int_equal(nopi_run_taken(&r), 0);
+    assert_non_null(r.output);
+    assert_memory_equal(r.output->data, data, sizeof data);
+    nop_run_result_clear(&r);
+}
+
 /* A worker's diagnostic cannot print a line of its choosing at the start of a line (t0230):
  * its message is one line, its detail's lines are indented, each cut inside its array. */
 static void a_worker_diagnostic_prints_no_line_of_its_own(void **state)
@@ -954,6 +993,7 @@ int main(void)
         cmocka_unit_test(a_worker_does_not_run_the_callers_handlers),
         cmocka_unit_test(a_record_is_bounded_before_anything_is_allocated),
         cmocka_unit_test(a_record_is_bounded_by_what_its_type_holds),
+        cmocka_unit_test(an_output_without_its_data_is_malformed),
         cmocka_unit_test(a_worker_diagnostic_prints_no_line_of_its_own),
         cmocka_unit_test(a_kept_worker_serves_many_runs_with_different_inputs),
         cmocka_unit_test(a_kept_worker_runs_an_empty_input_traced),

@@ -1,0 +1,25 @@
+#!/bin/sh
+# An output's description without its data (red team: TRUST in neuronop-run(1), "the worker
+# sends data only ... checked before anything is allocated").  Fixture forgedout's shape
+# functions write records of their own: a description of 1 GiB and a DONE saying the run went
+# well (run), or three executions' ends (test), and never the data.  neuronop took the
+# missing bytes for zeros: run said "ok on 0 cores", exit 0, and test compared 1 GiB of zeros
+# per forged execution, past --timeout.  Now the report is malformed, at once.
+. ./lib.sh
+cp -r "$NEURONOP_SRC/tests/fixtures/forgedout" "$WORK/fo"
+"$NEURONOP" build "$WORK/fo" >/dev/null 2>&1
+
+test_expect "run: a forged output and DONE, without the data, is a malformed report" '
+    run run --timeout 1 fo fwd zeros:4
+    expect_status 1
+    expect_err "neuronop: fwd: shape function '"'"'same'"'"': error: the device process sent a malformed report"
+    if grep -q "ok on" out; then exit 1; fi'
+
+test_expect "test: forged executions' ends, without their outputs' data, fail as malformed" '
+    run test --timeout 1 fo
+    expect_status 1
+    expect_out "FAIL  done: fwd: shape function '"'"'same'"'"': the device process sent a malformed report"
+    expect_out "FAIL  ends: fwd_many: shape function '"'"'same_many'"'"': the device process sent a malformed report"
+    expect_out "0 passed, 2 failed"'
+
+test_done
