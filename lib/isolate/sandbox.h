@@ -254,6 +254,9 @@ bool nopi_watch_read(nopi_watch *wt, int fd);
  * a run's, 0 when taken, -1 when malformed.  own as for nopi_take_fn.  An output's data must
  * follow its description at once: any other record, DONE included, is malformed then. */
 int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len, void **own);
+/* take.c: whether a worker's figure of seconds may be believed: a number, not negative, not
+ * past a lifetime (a forged NaN came out as "nan" in the JSON reports: a red team's find). */
+bool nopi_plausible_seconds(double s);
 /* The end of one run's records other than its DONE (a caller's own end record): 0, or -1
  * (malformed) when an output's description came without its data, which is then dropped. */
 int nopi_run_taken(nop_run_result *r);

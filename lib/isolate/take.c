@@ -51,6 +51,27 @@ static int take_output_data(nop_run_result *r, const void *data, size_t len, voi
     return 0;
 }
 
+bool nopi_plausible_seconds(double s)
+{
+    return s >= 0 && s < 1e9;   /* (false for a NaN) */
+}
+
+/* The per-core reports, copied as they came: their figures believable, each bool a bool (a
+ * byte of another value would be one no C program may read as a bool). */
+static bool plausible_cores(const nop_core_report *c, int n)
+{
+    for (int i = 0; i < n; i++) {
+        unsigned char failed;
+        memcpy(&failed, &c[i].failed, 1);
+        if (failed > 1 || !nopi_plausible_seconds(c[i].seconds))
+            return false;
+        for (int k = 0; k < NOP_COST_CATEGORIES; k++)
+            if (!nopi_plausible_seconds(c[i].category_seconds[k]))
+                return false;
+    }
+    return true;
+}
+
 int nopi_run_taken(nop_run_result *r)
 {
     if (!r->output || !r->output->shape_only)
@@ -105,6 +126,8 @@ int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len
         if (len != sizeof h)
             return -1;
         memcpy(&h, data, sizeof h);
+        if (!nopi_plausible_seconds(h.seconds))
+            return -1;
         r->threads = h.threads;
         r->printf_lost = h.printf_lost != 0;
         r->stack_size = (size_t)h.stack_size;
@@ -143,7 +166,7 @@ int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len
             return -1;
         memcpy(r->cores, data, len);
         r->ncores = (int)n;
-        return 0;
+        return plausible_cores(r->cores, r->ncores) ? 0 : -1;
     }
     case NOPI_REC_TRACE:
         return take_trace(r, data, len);

@@ -124,6 +124,10 @@ static int take_bench(void *ctx, uint32_t type, const void *data, size_t len, vo
         if (len != sizeof s)
             return -1;
         memcpy(&s, data, sizeof s);
+        double figures[] = { s.mean, s.sd, s.median, s.min, s.max, s.p90, s.p99, s.total };
+        for (size_t i = 0; i < NOPI_ARRAY_LEN(figures); i++)
+            if (!nopi_plausible_seconds(figures[i]))
+                return -1;
         if (s.runs < 1)
             return -1;
         *res = (nop_bench_result){ s.runs, res->seconds, s.mean, s.sd, s.median, s.min,
@@ -135,6 +139,9 @@ static int take_bench(void *ctx, uint32_t type, const void *data, size_t len, vo
             !(res->seconds = malloc(len)))
             return -1;
         memcpy(res->seconds, data, len);
+        for (int i = 0; i < res->runs; i++)
+            if (!nopi_plausible_seconds(res->seconds[i]))
+                return -1;
         return 0;
     }
     if (type == REC_PROGRESS) {
@@ -142,6 +149,8 @@ static int take_bench(void *ctx, uint32_t type, const void *data, size_t len, vo
         if (len != sizeof p)
             return -1;
         memcpy(&p, data, sizeof p);
+        if (!nopi_plausible_seconds(p.elapsed))
+            return -1;
         if (bt->opts->progress)
             bt->opts->progress(bt->opts->progress_ctx, p.done, p.total, p.elapsed);
         return 0;

@@ -3,6 +3,7 @@
  * traps and allows. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <time.h>
 #include <linux/io_uring.h>
@@ -655,6 +656,37 @@ static void an_output_without_its_data_is_malformed(void **state)
     nop_run_result_clear(&r);
 }
 
+/* A worker's figures are numbers a report can print: a forged NaN of seconds came out as
+ * "nan" in run --json (not JSON: a red team's find), and a bool of another value than 0 or
+ * 1 is one no C program may read. */
+static void a_worker_figure_must_be_plausible(void **state)
+{
+    nop_run_result r;
+    memset(&r, 0, sizeof r);
+    struct nopi_run_hdr h = { 1, 0, 6144, 0.5 };
+    assert_int_equal(nopi_run_take(&r, NOPI_REC_RUN, &h, sizeof h, NULL), 0);
+    double bad[] = { NAN, -1.0, INFINITY, 1e300 };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        h.seconds = bad[i];
+        assert_int_equal(nopi_run_take(&r, NOPI_REC_RUN, &h, sizeof h, NULL), -1);
+    }
+    nop_core_report c[2];
+    memset(c, 0, sizeof c);
+    c[1].seconds = NAN;
+    assert_int_equal(nopi_run_take(&r, NOPI_REC_CORES, c, sizeof c, NULL), -1);
+    nop_run_result_clear(&r);
+    memset(&r, 0, sizeof r);
+    c[1].seconds = 0.25;
+    memset(&c[0].failed, 2, 1);
+    assert_int_equal(nopi_run_take(&r, NOPI_REC_CORES, c, sizeof c, NULL), -1);
+    nop_run_result_clear(&r);
+    memset(&r, 0, sizeof r);
+    memset(&c[0].failed, 1, 1);
+    assert_int_equal(nopi_run_take(&r, NOPI_REC_CORES, c, sizeof c, NULL), 0);
+    assert_true(r.cores[0].failed);
+    nop_run_result_clear(&r);
+}
+
 /* A worker's diagnostic cannot print a line of its choosing at the start of a line (t0230):
  * its message is one line, its detail's lines are indented, each cut inside its array. */
 static void a_worker_diagnostic_prints_no_line_of_its_own(void **state)
@@ -994,6 +1026,7 @@ int main(void)
         cmocka_unit_test(a_record_is_bounded_before_anything_is_allocated),
         cmocka_unit_test(a_record_is_bounded_by_what_its_type_holds),
         cmocka_unit_test(an_output_without_its_data_is_malformed),
+        cmocka_unit_test(a_worker_figure_must_be_plausible),
         cmocka_unit_test(a_worker_diagnostic_prints_no_line_of_its_own),
         cmocka_unit_test(a_kept_worker_serves_many_runs_with_different_inputs),
         cmocka_unit_test(a_kept_worker_runs_an_empty_input_traced),
