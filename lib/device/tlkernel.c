@@ -12,13 +12,29 @@
 
 /* ---- elements -------------------------------------------------------------------------- */
 
+/* c10's Half to float: the value its bits say, a signalling NaN made quiet (c10 converts by
+ * a multiplication, which quiets it; the kernel API's own reads keep the bit).  As a pow's
+ * operand the difference shows: libm's powf of a signalling NaN to 0 is a NaN, of a quiet
+ * one 1, as torch gives (an ATen tester's find). */
+static float half_c10(uint16_t v)
+{
+    float f = nopi_f16_to_f32(v);
+    if ((v & 0x7c00u) == 0x7c00u && (v & 0x3ffu)) {
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        u |= 0x00400000u;
+        memcpy(&f, &u, 4);
+    }
+    return f;
+}
+
 static float ld_f(const nt_tensor *t, int64_t i)
 {
     const unsigned char *p = t->data + (size_t)i * t->itemsize;
     switch (t->dtype) {
     case NT_F32: { float v; memcpy(&v, p, 4); return v; }
     case NT_BF16: { uint16_t v; memcpy(&v, p, 2); return nopi_bf16_to_f32(v); }
-    case NT_F16: { uint16_t v; memcpy(&v, p, 2); return nopi_f16_to_f32(v); }
+    case NT_F16: { uint16_t v; memcpy(&v, p, 2); return half_c10(v); }
     case NT_I64: { int64_t v; memcpy(&v, p, 8); return (float)v; }   /* one rounding */
     default: return (float)nopi_get_i(t, i);
     }
@@ -362,12 +378,29 @@ static bool sleef_pow(const nopi_tl_args *x, int64_t i, int64_t n)
     return x->ct == NT_F32 ? i < n - n % 16 : x->ct == NT_BF16 && i < n - n % 32;
 }
 
+/* ATen's alpha * other, for element i of n of an add or sub of two tensors by a NaN alpha
+ * (sub's negated): alpha's NaN, or other's where other is one and the multiplication takes
+ * it first: in float32's vectorised loop (16 elements at a time) and, in the rest, the
+ * first two elements after its groups of four (as compiled; torch 1.13 on every size to
+ * 32), in float16's vectorised loop. */
+static float alpha_product_nan(const nopi_tl_args *x, int64_t i, int64_t n, float vb)
+{
+    int64_t vec = n - n % 16, rest = n % 16 - n % 4;
+    bool other = vb != vb && (i < vec || (x->ct == NT_F32 && i - vec >= rest &&
+                                          i - vec - rest < 2));
+    return other ? vb : x->af;
+}
+
 /* The NaN ATen gives for element i of n, where an op in a float32 or float16 ct computed the
  * NaN v from operands va and vb (self and other, or the base and the exponent). */
 static float aten_nan(const nopi_tl_args *x, int64_t i, int64_t n, float v, float va,
                       float vb)
 {
     bool f32 = x->ct == NT_F32, anynan = va != va || vb != vb;
+    if (x->op == NOPI_TL_ADD && x->b && x->af != x->af) {
+        vb = alpha_product_nan(x, i, n, vb);   /* a NaN alpha's product is the operand (an */
+        anynan = true;                         /* ATen tester's find: 0xffc00000 was given) */
+    }
     switch (x->op) {
     case NOPI_TL_SIN: case NOPI_TL_COS: case NOPI_TL_TAN:
         return f32 ? nan_bits(0xffffffffu) : v;

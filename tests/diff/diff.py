@@ -188,7 +188,7 @@ def cases():
                             first and s in (1, 2.5)):
                         continue
                     add(Case(op, ALLOC, d, vs, s1=s, s2=1 if op in (ADD, SUB) else None))
-            for s2 in (2, -1, 2.5, 1.7, 300, -2**63):
+            for s2 in (2, -1, 2.5, 1.7, 300, -2**63, NAN, -NAN):
                 if first or d in FLOATS or isinstance(s2, int) and s2 != 300:
                     add(Case(ADD, ALLOC, d, vs, s1=3, s2=s2))
                     add(Case(SUB, ALLOC, d, vs, s1=1.5 if d in FLOATS else 2, s2=s2))
@@ -222,7 +222,7 @@ def cases():
                     elif i == 0 and (F32 in (d, e) or (d, e) in ((U8, I8), (I32, I64))):
                         add(Case(op, OUT_NEW, d, vs, e, ws, outd=F32, s2=s2))
                 if d == e:
-                    for s2 in (2, -1, 2.5, 1.7, 300):
+                    for s2 in (2, -1, 2.5, 1.7, 300, NAN, -NAN):
                         if d in FLOATS or isinstance(s2, int) or i == 0:
                             add(Case(ADD, ALLOC, d, vs, e, ws, s2=s2))
                             add(Case(SUB, ALLOC, d, vs, e, ws, s2=s2))

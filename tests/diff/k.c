@@ -177,6 +177,15 @@ nt_tensor *nan_op(const nt_tensor *x, nt_scalar k)
 
 /* op number k of x and y (NaNs of other payloads and signs), for the NaN ATen takes of two,
  * and more ops of one NaN (t0220, which lists the same ops in torch's terms) */
+/* A NaN Scalar of these bits: libtcc's NAN is the processor's default NaN, negative on x86,
+ * where g++'s and Python's are positive. */
+static nt_scalar nan_of(uint64_t bits)
+{
+    double f;
+    memcpy(&f, &bits, 8);
+    return nt_scalar_f(f);
+}
+
 nt_tensor *nan_op2(const nt_tensor *x, const nt_tensor *y, nt_scalar k)
 {
     nt_tensor *r = get_dst_tensor();
@@ -204,7 +213,9 @@ nt_tensor *nan_op2(const nt_tensor *x, const nt_tensor *y, nt_scalar k)
     case 19: return nt_mul_s_out(r, x, nt_scalar_f(INFINITY));
     case 20: return nt_sub_out(r, y, x, one);
     case 21: return nt_mul_out(r, y, x);
-    default: return nt_pow_t_out(r, y, x);
+    case 22: return nt_pow_t_out(r, y, x);
+    case 23: return nt_add_out(r, x, y, nan_of(0x7ff8000000000000ull));   /* Python's nan */
+    default: return nt_sub_out(r, x, y, nan_of(0xfff8000000000000ull));   /* and -nan */
     }
 }
 
