@@ -138,6 +138,14 @@ static void input(nopi_core *c, const nt_tensor *t, const nt_tensor *shape, kind
                        nopi_dtype_name(t->dtype));
 }
 
+/* Refuses out unless ATen would cast the result dtype rd to it. */
+static void out_cast(nopi_core *c, const call *k, const nt_tensor *out, nt_dtype rd)
+{
+    if (out && !nopi_can_cast(rd, out->dtype))
+        refuse(c, k, "result type %s can't be cast to the desired output type %s",
+               nopi_torch_type_name(rd), nopi_torch_type_name(out->dtype));
+}
+
 /* The tensor an op writes: out (checked: shape, and that ATen would cast the result dtype rd
  * to it) or a new one of dtype rd shaped like self. */
 static nt_tensor *result(nopi_core *c, const call *k, nt_tensor *out, const nt_tensor *self,
@@ -153,9 +161,8 @@ static nt_tensor *result(nopi_core *c, const call *k, nt_tensor *out, const nt_t
     if ((kd == SAME_DTYPE || kd == INTEGRAL_SAME) && out->dtype != rd)
         refuse(c, k, "Found dtype %s but expected %s", nopi_torch_type_name(out->dtype),
                nopi_torch_type_name(rd));
-    if (kd != ANY_OUT && !nopi_can_cast(rd, out->dtype))
-        refuse(c, k, "result type %s can't be cast to the desired output type %s",
-               nopi_torch_type_name(rd), nopi_torch_type_name(out->dtype));
+    if (kd != ANY_OUT)
+        out_cast(c, k, out, rd);
     if (out == c->run->dst)
         nopi_out_write(c, 0, out->numel);
     return out;
@@ -289,9 +296,7 @@ static void binary_here(nopi_core *c, void *p)
     if (kd == FLOAT_RESULT && integral)
         rd = ct = NT_F32;
     if (kd == INTEGRAL_ONLY && !integral) {   /* an integral tensor with a float Scalar */
-        if (out && !nopi_can_cast(rd, out->dtype))   /* ATen casts the out before it runs */
-            refuse(c, &k, "result type %s can't be cast to the desired output type %s",
-                   nopi_torch_type_name(rd), nopi_torch_type_name(out->dtype));
+        out_cast(c, &k, out, rd);   /* ATen casts the out before it runs */
         refuse(c, &k, "\"%s_cpu\" not implemented for '%s'", op == AND ? "bitwise_and"
                : "bitwise_or", nopi_torch_type_name(rd));
     }
@@ -301,6 +306,8 @@ static void binary_here(nopi_core *c, void *p)
     if (op == SUB && !other && s.is_bool)
         refuse(c, &k, "Subtraction, the `-` operator, with a bool tensor is not supported. If "
                "you are trying to invert a mask, use the `~` or `logical_not()` operator instead");
+    if (alpha)   /* ATen's iterator, which casts the out, is built before its alpha_check */
+        out_cast(c, &k, out, rd);   /* (an ATen tester's find) */
     if (alpha && alpha->is_bool)
         refuse(c, &k, "Boolean alpha only supported for Boolean results");
     if (alpha) {
