@@ -340,6 +340,13 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
                   strstr(msg, "discards qualifiers");
     bool ro_f16_compound = strncmp(msg, "no match for 'operator", 22) == 0 &&
                            strstr(msg, "=' (operand types are 'const c10::");
+    if (ro_elem && !strstr(msg, " (read-only)")) {   /* a writable one, made const */
+        snprintf(msg, size, "an element of a const accessor cannot be assigned");
+        snprintf(hint, hint_size, "a const accessor, a const reference to one or a copy a "
+                 "lambda captured gives const elements, as torch's does; write through one "
+                 "that is not const: auto a = out.accessor<T, N>();");
+        return true;
+    }
     if (ro_elem || ro_f16 || ro_f16_compound) {
         snprintf(msg, size, "an element of a read-only accessor cannot be assigned");
         snprintf(hint, hint_size, "accessors of a const tensor, such as an op's inputs, or of "

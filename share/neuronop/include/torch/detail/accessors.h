@@ -44,6 +44,12 @@ public:
     typedef typename std::conditional<read_only, const T &, T &>::type reference;
     typedef typename std::conditional<N == 1, reference,
                                       TensorAccessor<T, N - 1, read_only>>::type index_type;
+    /* what a const accessor (or row) gives, as torch's const operator[]: a const T &, or a
+     * const row, whose elements are const T & (a write through one is a compile error there:
+     * an ATen tester's find) */
+    typedef typename std::conditional<N == 1, const T &,
+                                      const TensorAccessor<T, N - 1, read_only>>::type
+        const_index_type;
 
     explicit TensorAccessor(const nt_tensor *t) noexcept : t_(t), depth_(0)
     {
@@ -51,9 +57,13 @@ public:
                       detail::elem_ok<T>::dtype);
         a_ = nt_accessor_of(t);
     }
-    index_type operator[](int64_t i) const noexcept
+    index_type operator[](int64_t i) noexcept
     {
-        return at(i, std::integral_constant<bool, N == 1>());
+        return at(i, std::integral_constant<bool, N == 1>(), !read_only);
+    }
+    const_index_type operator[](int64_t i) const noexcept
+    {
+        return at(i, std::integral_constant<bool, N == 1>(), false);
     }
     /* size(0) is the size of this accessor's first dimension (of a row: the row's); dim < 0
      * counts from the last, which a row shares with its tensor */
@@ -73,11 +83,11 @@ private:
             idx_[k] = up.idx_[k];
         idx_[up.depth_] = i;
     }
-    index_type at(int64_t i, std::false_type) const noexcept { return index_type(*this, i); }
-    index_type at(int64_t i, std::true_type) const noexcept
+    index_type at(int64_t i, std::false_type, bool) const noexcept { return index_type(*this, i); }
+    index_type at(int64_t i, std::true_type, bool writable) const noexcept
     {
         idx_[depth_] = i;
-        return *static_cast<T *>(nt__cxx_ref(&a_, depth_ + 1, idx_, !read_only));
+        return *static_cast<T *>(nt__cxx_ref(&a_, depth_ + 1, idx_, writable));
     }
 
     const nt_tensor *t_;
