@@ -83,7 +83,8 @@ static int server_new(nopi_server **out, nop_device *dev, nopi_serve_fn *serve, 
     if (!(*out = s))
         return nopi_nomem(err);
     *s = (nopi_server){ .dev = dev, .serve = serve, .ctx = ctx, .zygote = zygote,
-                        .max_record = nopi_watch_record_bound(), .req_fd = -1, .rec_fd = -1,
+                        .max_record = nopi_watch_record_bound(), .held = 1,
+                        .req_fd = -1, .rec_fd = -1,
                         .lane_fd = -1, .lane_stat = -1 };
     s->phase = mmap(NULL, sizeof *s->phase, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                     -1, 0);
@@ -124,6 +125,11 @@ int nopi_server_folder(nopi_server *s, const char *folder, nop_error *err)
     if (!(s->folder = folder ? strdup(folder) : NULL) && folder)
         return nopi_nomem(err);
     return 0;
+}
+
+void nopi_server_outputs_held(nopi_server *s, int n)
+{
+    s->held = n > 1 ? n : 1;
 }
 
 void nopi_server_reuse(nopi_server *s)
@@ -573,7 +579,8 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
     nopi_watch wt = { .dev = s->dev, .phase = s->phase, .seq = atomic_load(&s->phase->seq),
                       .op = opname, .budget = budget, .timeout = o.timeout,
                       .runs = runs > 0 ? runs : 0, .ncores = nopi_device_max_cores(s->dev),
-                      .take = take, .ctx = take_ctx, .max_record = s->max_record };
+                      .take = take, .ctx = take_ctx, .max_record = s->max_record / s->held,
+                      .held = s->held };
     taker who;
     int in_time = exchange(s, &wt, req, len, pass, pass_bytes, &who, err);
     if (in_time < 0)
@@ -610,8 +617,9 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
         nopi_fault(err, NOP_FAULT_HOST, "the device process ended before it took any work");
     } else if (wt.malformed && wt.oversized) {
         nopi_fault(err, NOP_FAULT_RULE, "the output is %llu bytes, more than the %llu one may "
-                   "have here (half the memory neuronop may use)",
-                   (unsigned long long)wt.oversized, (unsigned long long)wt.max_record);
+                   "have here (half the memory neuronop may use%s)",
+                   (unsigned long long)wt.oversized, (unsigned long long)wt.max_record,
+                   wt.held > 1 ? ", shared by the outputs it holds at once" : "");
         nopi_detail(err, "give it smaller inputs, or run it where neuronop has more memory "
                     "(a container's memory limit counts)");
     } else if (wt.malformed) {

@@ -159,6 +159,11 @@ int nopi_server_library(nopi_server *s, const char *path, nop_error *err);
  * --build-dir): the children may read it rather than the one they would find beside the
  * file.  0, or -1 on no memory. */
 int nopi_server_folder(nopi_server *s, const char *folder, nop_error *err);
+/* The caller holds up to n outputs of this server's requests (and others') at once, as
+ * neuronop test holds an op's first execution's, the current one's and its reference's: each
+ * record may then hold a n-th of what one alone may (half the memory neuronop may use), so
+ * that together they are bounded by it (a red team's find: twice it was held). */
+void nopi_server_outputs_held(nopi_server *s, int n);
 /* Asks the server's zygote to prepare, once, a device whose stacks (stack_size bytes, on
  * ncores cores), TCM and buffers its children inherit, as a first run would make them: each
  * request's child then touches only the pages its run writes.  Call it before the first
@@ -220,6 +225,8 @@ typedef struct nopi_watch {
     void *ctx;
     uint64_t max_record;            /* the most bytes one record may hold (0: worked out by
                                      * nopi_watch_start, nopi_watch_record_bound) */
+    int held;                       /* outputs the caller holds at once, each bounded by a
+                                     * share of it (0: one; nopi_server_outputs_held) */
     /* ---- */
     double limit_s, limit;          /* the request's end at the latest: seconds, and when */
     double deadline;                /* the limit, or the current phase's end if earlier */

@@ -51,6 +51,7 @@ struct nopi_server {
     dev_t child_phase_dev;
     ino_t child_phase_ino;
     uint64_t max_record;           /* nopi_watch_record_bound(), once */
+    int held;                      /* nopi_server_outputs_held's n: 1 unless told */
     int lane_fd;                   /* a reused child's request socket (its lane: the
                                     * zygote gave it with the child's first request), or -1 */
     uint32_t lane_seq;             /* the number of that first request, which the zygote's

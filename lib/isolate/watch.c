@@ -244,8 +244,9 @@ static void bound_by_cgroup(nopi_watch *wt)
 {
     wt->cgroup_checked = true;
     double limit = nopi_cgroup_memory_limit("");
-    if (limit > 0 && (uint64_t)(limit / 2) < wt->max_record)
-        wt->max_record = (uint64_t)(limit / 2);
+    double share = limit / 2 / (wt->held > 1 ? wt->held : 1);
+    if (limit > 0 && (uint64_t)share < wt->max_record)
+        wt->max_record = (uint64_t)share;
 }
 
 /* Handles the complete records at the start of buf[0, have); returns the bytes used. */

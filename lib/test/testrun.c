@@ -658,6 +658,8 @@ static int start_servers(const suite *s, const nop_manifest *m, nop_device **dev
         return nopi_nomem(err);
     }
     for (int i = 0; i < 2; i++) {
+        /* (the judge holds the first execution's output, the current one's and the
+         * reference's) */
         if (nopi_server_new(&srv[i], *dev, serve_case, cs, err) != 0 ||
             nopi_server_library(srv[i], s->lib->path, err) != 0 ||
             nopi_server_folder(srv[i], folder, err) != 0) {
@@ -671,6 +673,7 @@ static int start_servers(const suite *s, const nop_manifest *m, nop_device **dev
             return -1;
         }
         nopi_server_prepare(srv[i], prepare_case);
+        nopi_server_outputs_held(srv[i], 3);
     }
     free(folder);
     return 0;
