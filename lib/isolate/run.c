@@ -453,9 +453,15 @@ static int run_elsewhere(nop_device *dev, const nop_library *lib, int op, int re
     if (op < 0 || op >= lib->desc->nops)
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "no op %d in '%s'", op,
                          lib->desc->name);
-    if (nopi_device_opts(dev).keep_worker)
-        return run_kept(dev, lib, op, ref, args, nargs, res, err);
-    return run_isolated(dev, lib, op, ref, args, nargs, res, err);
+    int rc = nopi_device_opts(dev).keep_worker ? run_kept(dev, lib, op, ref, args, nargs, res, err)
+             : run_isolated(dev, lib, op, ref, args, nargs, res, err);
+    if (rc == 0 && !res->output) {   /* "it went well", and no output: a DONE record forged */
+        char name[256];              /* alone crashed run and the Python supervisor, which
+                                      * took it for a result (a red team's find) */
+        nopi_op_qualname(lib, lib->desc->ops[op].name, name, sizeof name);
+        rc = nopi_malformed(err, name);
+    }
+    return rc;
 }
 
 int nop_device_run(nop_device *dev, const nop_library *lib, int op, const nop_value *args,

@@ -127,6 +127,16 @@ int nopi_server_folder(nopi_server *s, const char *folder, nop_error *err)
     return 0;
 }
 
+int nopi_malformed(nop_error *err, const char *where)
+{
+    nopi_fault(err, NOP_FAULT_WORKER, "the device process sent a malformed report: kernel "
+               "code overwrote the runtime's memory?");
+    nopi_detail(err, "run with --memcheck to find a bad write at its source line");
+    if (where)
+        snprintf(err->diag.where, sizeof err->diag.where, "%s", where);
+    return -1;
+}
+
 void nopi_server_outputs_held(nopi_server *s, int n)
 {
     s->held = n > 1 ? n : 1;
@@ -623,9 +633,7 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
         nopi_detail(err, "give it smaller inputs, or run it where neuronop has more memory "
                     "(a container's memory limit counts)");
     } else if (wt.malformed) {
-        nopi_fault(err, NOP_FAULT_WORKER, "the device process sent a malformed report: kernel "
-                   "code overwrote the runtime's memory?");
-        nopi_detail(err, "run with --memcheck to find a bad write at its source line");
+        nopi_malformed(err, NULL);
     } else if (WIFSIGNALED(status)) {
         nopi_fault(err, NOP_FAULT_WORKER, "the device process died: %s (signal %d)",
                    signal_name(WTERMSIG(status)), WTERMSIG(status));

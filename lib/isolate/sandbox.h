@@ -159,6 +159,9 @@ int nopi_server_library(nopi_server *s, const char *path, nop_error *err);
  * --build-dir): the children may read it rather than the one they would find beside the
  * file.  0, or -1 on no memory. */
 int nopi_server_folder(nopi_server *s, const char *folder, nop_error *err);
+/* Fills err with the failure of a worker whose records were not as they must be (where: the
+ * op, or NULL to leave it for the caller); returns -1. */
+int nopi_malformed(nop_error *err, const char *where);
 /* The caller holds up to n outputs of this server's requests (and others') at once, as
  * neuronop test holds an op's first execution's, the current one's and its reference's: each
  * record may then hold a n-th of what one alone may (half the memory neuronop may use), so

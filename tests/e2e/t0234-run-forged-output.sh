@@ -4,7 +4,8 @@
 # functions write records of their own: a description of 1 GiB and a DONE saying the run went
 # well (run), or three executions' ends (test), and never the data.  neuronop took the
 # missing bytes for zeros: run said "ok on 0 cores", exit 0, and test compared 1 GiB of zeros
-# per forged execution, past --timeout.  Now the report is malformed, at once.
+# per forged execution, past --timeout.  And a DONE alone, with no output at all, crashed run
+# (and the Python supervisor) or printed "ok": true.  Now the report is malformed, at once.
 . ./lib.sh
 cp -r "$NEURONOP_SRC/tests/fixtures/forgedout" "$WORK/fo"
 "$NEURONOP" build "$WORK/fo" >/dev/null 2>&1
@@ -15,11 +16,21 @@ test_expect "run: a forged output and DONE, without the data, is a malformed rep
     expect_err "neuronop: fwd: shape function '"'"'same'"'"': error: the device process sent a malformed report"
     if grep -q "ok on" out; then exit 1; fi'
 
+for how in "" --json "-o out.npy"; do
+    test_expect "run${how:+ $how}: a forged DONE alone, with no output at all, is a malformed report" '
+        run run --timeout 1 fo fwd_done zeros:4 '"$how"'
+        expect_status 1
+        expect_err "neuronop: fwd_done: error: the device process sent a malformed report"
+        if grep -q "\"ok\": true" out; then exit 1; fi
+        test ! -e out.npy'
+done
+
 test_expect "test: forged executions' ends, without their outputs' data, fail as malformed" '
     run test --timeout 1 fo
     expect_status 1
     expect_out "FAIL  done: fwd: shape function '"'"'same'"'"': the device process sent a malformed report"
     expect_out "FAIL  ends: fwd_many: shape function '"'"'same_many'"'"': the device process sent a malformed report"
-    expect_out "0 passed, 2 failed"'
+    expect_out "FAIL  alone: fwd_done: "
+    expect_out "0 passed, 3 failed"'
 
 test_done

@@ -675,6 +675,16 @@ def _():
         assert isinstance(e, neuronop.CrashError), type(e)
 
 
+# a red team's find: a DONE record alone, with no output, was taken for a result, and the
+# supervisor crashed on its missing output
+@check("a worker's forged DONE without an output raises WorkerError; the supervisor goes on")
+def _():
+    custom_op.load_library(lib("forgedout/libforgedout.so"))
+    e = raises(neuronop.WorkerError, torch.ops.forgedout.fwd_done, torch.zeros(4))
+    assert "malformed report" in str(e), e
+    assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+
+
 @check("each call starts from the library's loaded state: nothing an earlier call left")
 def _():
     # keptstate's shape functions leave a global, heap, a handler, a descriptor, a mapping and
