@@ -25,6 +25,7 @@
 
 #include "compile.h"
 #include "confine.h"
+#include "gen.h"
 
 typedef enum opkind { OP_DEFINE, OP_UNDEF, OP_INCLUDE, OP_OPTION, OP_COMPILE, OP_ADD,
                       OP_OUTPUT } opkind;
@@ -151,6 +152,30 @@ static void place_expected(nop_diag *d)
     }
 }
 
+/* C11 has no implicit declarations: libtcc warns of one and goes on, taking the function to
+ * return an int, so a kernel calling tanhf without <math.h> computed garbage and said "ok" (a
+ * new user's find; gcc 14 refuses them too).  Such a warning about a function the device has
+ * is an error here, which names its header; of any other name (a misspelt one, assert
+ * without <assert.h>, malloc) the device-symbol check says more after the compile. */
+static void implicit_is_error(nop_diag *d)
+{
+    static const char pre[] = "implicit declaration of function '";
+    char name[128];
+    const char *header;
+    if (d->severity != NOP_SEV_WARNING || strncmp(d->msg, pre, sizeof pre - 1) != 0 ||
+        sscanf(d->msg + sizeof pre - 1, "%127[^']", name) != 1 ||
+        !(header = nopi_device_symbol_header(name)))
+        return;
+    d->severity = NOP_SEV_ERROR;
+    snprintf(d->msg, sizeof d->msg, "'%s' is called but not declared: include %s (C has no "
+             "implicit declarations; the call would take its result for an int)", name, header);
+    char text[512];   /* at the call, as the symbol check places its messages */
+    const char *at;
+    if (d->line > 0 && nopi_read_line(d->file, d->line, text, sizeof text) == 0 &&
+        (at = strstr(text, name)) != NULL)
+        d->col = (int)(at - text) + 1;
+}
+
 /* One libtcc message in the parent (or in this process): warnings to the caller's sink, the
  * first error into the current call's nop_error.  A message about a file the build may not
  * read is replaced, never quoted (confine.h). */
@@ -158,6 +183,7 @@ static void deliver(nopi_cc *cc, const char *msg)
 {
     nop_diag d;
     parse_message(msg, &d);
+    implicit_is_error(&d);
     if (!cc->confine || !nopi_confine_diag(cc->confine, &d)) {
         place_expected(&d);
         nopi_diag_add_excerpt(&d);

@@ -66,6 +66,9 @@ char *nopi_argnames_scan(const nop_manifest *m, const nopi_gen_source *sources, 
 /* True when a compute object may leave `name` undefined: the kernel API or the device's libc
  * subset (memory, string, math functions) and the compiler's runtime helpers. */
 bool nopi_device_symbol_allowed(const char *name);
+/* The header that declares name, a function the device has (math.h's, string.h's, the
+ * kernel API's ...), or NULL for any other name. */
+const char *nopi_device_symbol_header(const char *name);
 /* devsyms.c: the kernel API's function that name, a name of its kind (nt_, tcm_, get_), is
  * a near-miss of ("nt_nmel": "nt_numel"), copied to buf; false when there is none. */
 bool nopi_device_symbol_closest(const char *name, char *buf, size_t size);
