@@ -51,9 +51,26 @@ static int take_output_data(nop_run_result *r, const void *data, size_t len, voi
     return 0;
 }
 
+int nopi_run_taken(nop_run_result *r)
+{
+    if (!r->output || !r->output->shape_only)
+        return 0;
+    nopi_tensor_free(r->output);
+    r->output = NULL;
+    return -1;
+}
+
 bool nopi_plausible_seconds(double s)
 {
     return s >= 0 && s < 1e9;   /* (false for a NaN) */
+}
+
+/* A point of a core's trace: its seconds, and its cycles a number from 0 to what no run
+ * counts (a forged NaN came out as "ts": nan in the trace's JSON: a reviewer's find). */
+static bool plausible_point(const nopi_trace_point *p)
+{
+    return nopi_plausible_seconds(p->host) && nopi_plausible_seconds(p->compute) &&
+           p->counted >= 0 && p->counted < 1e18;
 }
 
 /* The per-core reports, copied as they came: their figures believable, each bool a bool (a
@@ -72,15 +89,6 @@ static bool plausible_cores(const nop_core_report *c, int n)
     return true;
 }
 
-int nopi_run_taken(nop_run_result *r)
-{
-    if (!r->output || !r->output->shape_only)
-        return 0;
-    nopi_tensor_free(r->output);
-    r->output = NULL;
-    return -1;
-}
-
 /* A core's trace: cores come in order, after the run's per-core reports. */
 static int take_trace(nop_run_result *r, const void *data, size_t len)
 {
@@ -97,27 +105,33 @@ static int take_trace(nop_run_result *r, const void *data, size_t len)
     if (h.core != t->ncores || h.core >= r->ncores || h.nspans < 0 ||
         h.nspans > NOPI_TRACE_SPANS || len - sizeof h != (size_t)h.nspans * sizeof(nopi_trace_span))
         return -1;
+    if (!plausible_point(&h.start) || !plausible_point(&h.end))
+        return -1;
+    nopi_trace_span *spans = NULL;   /* a core may have none: NULL, which memcpy may not take */
+    if (h.nspans) {
+        if (!(spans = malloc(len - sizeof h)))
+            return -1;
+        memcpy(spans, (const char *)data + sizeof h, len - sizeof h);
+    }
+    for (int s = 0; s < h.nspans; s++) {   /* kinds index the writer's tables */
+        if (spans[s].kind < 0 || spans[s].kind >= NOPI_SPAN_KINDS ||
+            !plausible_point(&spans[s].a) || !plausible_point(&spans[s].b)) {
+            free(spans);
+            return -1;
+        }
+    }
     nopi_trace *c = &t->cores[h.core];
     memcpy(c->total, h.total, sizeof c->total);
     c->start = h.start;
     c->end = h.end;
-    if (h.nspans) {   /* a core may have none: spans stays NULL, which memcpy may not take */
-        if (!(c->spans = malloc(len - sizeof h)))
-            return -1;
-        memcpy(c->spans, (const char *)data + sizeof h, len - sizeof h);
-    }
+    c->spans = spans;
     c->nspans = h.nspans;
     t->ncores++;
-    for (int s = 0; s < c->nspans; s++)   /* kinds index the writer's tables */
-        if (c->spans[s].kind < 0 || c->spans[s].kind >= NOPI_SPAN_KINDS)
-            return -1;
     return 0;
 }
 
-int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len, void **own)
+static int take_one(nop_run_result *r, uint32_t type, const void *data, size_t len, void **own)
 {
-    if (type != NOPI_REC_OUTPUT_DATA && nopi_run_taken(r) != 0)
-        return -1;   /* an output's description, and no data after it */
     switch (type) {
     case NOPI_REC_DONE:
         return 0;
@@ -159,18 +173,37 @@ int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len
     case NOPI_REC_PRINTF_LOST:
         r->printf_lost = true;
         return 0;
-    case NOPI_REC_CORES: {
+    case NOPI_REC_CORES: {   /* checked before they are the result's, which a failed run
+                              * keeps (a reviewer's find: refused, they were still shown) */
         size_t n = len / sizeof *r->cores;
+        nop_core_report *c;
         if (r->cores || len % sizeof *r->cores || n == 0 || n > NOPI_MAX_CORES ||
-            !(r->cores = malloc(len)))
+            !(c = malloc(len)))
             return -1;
-        memcpy(r->cores, data, len);
+        memcpy(c, data, len);
+        if (!plausible_cores(c, (int)n)) {
+            free(c);
+            return -1;
+        }
+        r->cores = c;
         r->ncores = (int)n;
-        return plausible_cores(r->cores, r->ncores) ? 0 : -1;
+        return 0;
     }
     case NOPI_REC_TRACE:
         return take_trace(r, data, len);
     default:
         return 1;
     }
+}
+
+int nopi_run_take(nop_run_result *r, uint32_t type, const void *data, size_t len, void **own)
+{
+    /* an output's description, and no data after it: malformed, the output dropped, and the
+     * record still taken (the printf text the parent recovers from a worker that died after
+     * a description is shown: a reviewer's find) */
+    bool cut = type != NOPI_REC_OUTPUT_DATA && nopi_run_taken(r) != 0;
+    if (cut && type == NOPI_REC_OUTPUT)
+        return -1;   /* (not another description in its place) */
+    int rc = take_one(r, type, data, len, own);
+    return cut ? -1 : rc;
 }
