@@ -114,8 +114,8 @@ static void parse_message(const char *text, nop_diag *d)
 /* libtcc says "';' expected (got \"for\")" at the token it met, with no column: where a
  * statement's ';' is missing, that is the next line's first token, a line after the mistake.
  * As gcc does, the message moves to the end of the line before (the last one with text, not
- * a directive) unless that one ends a statement or block; otherwise it gets the token's
- * column (a type libtcc lacks, as __int128_t, is met so). */
+ * a directive) unless that one ends a statement or opens a block; otherwise it gets the
+ * token's column (a type libtcc lacks, as __int128_t, is met so). */
 static void place_expected(nop_diag *d)
 {
     char want[32], got[64], text[512];
@@ -133,14 +133,30 @@ static void place_expected(nop_diag *d)
     for (int line = d->line - 1; line > 0 && line >= d->line - 20; line--) {
         if (nopi_read_line(d->file, line, before, sizeof before) != 0)
             return;
+        char *comment = strstr(before, "//");   /* (a rough cut: one in a string is rare) */
+        if (comment)
+            *comment = '\0';
         size_t n = strlen(before);
-        while (n && (before[n - 1] == ' ' || before[n - 1] == '\t' || before[n - 1] == '\r'))
-            n--;
+        for (;;) {   /* trailing blanks, and a comment that ends the line */
+            while (n && (before[n - 1] == ' ' || before[n - 1] == '\t' || before[n - 1] == '\r'))
+                n--;
+            before[n] = '\0';
+            char *open = NULL;   /* the last comment's start */
+            for (char *p = strstr(before, "/*"); p && n >= 2 && strcmp(before + n - 2, "*/") == 0;
+                 p = strstr(p + 1, "/*"))
+                open = p;
+            if (!open || open + 2 > before + n - 2)
+                break;
+            n = (size_t)(open - before);
+        }
         size_t first = strspn(before, " \t");
         if (first == n || before[first] == '#')
-            continue;   /* a blank line, or a directive's */
-        if (strchr(";{}", before[n - 1])) {   /* the statement before has ended: the token */
-            d->col = (int)lead + 1;           /* itself is what libtcc did not take */
+            continue;   /* a blank line (or a comment's), or a directive's */
+        /* a statement or a block's start before: the token itself is what libtcc did not
+         * take; not after a '}', which may end an initializer or a struct that lacks its ';'
+         * (a reviewer's find) */
+        if (strchr(";{", before[n - 1])) {
+            d->col = (int)lead + 1;
             return;
         }
         int next = d->line;
