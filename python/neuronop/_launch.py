@@ -7,6 +7,7 @@ with --stats, the op statistics printed to standard error at exit.
 import atexit
 import builtins
 import importlib.machinery
+import importlib.util
 import io
 import os
 import pkgutil
@@ -33,10 +34,17 @@ def fresh_main(path, loader):
 
 
 def run_file(path):
-    """Runs the Python file at path, source or compiled (.pyc), as python runs a script: as
-    a new module __main__ whose __file__ is path."""
+    """Runs the Python file at path, source or compiled, as python runs a script: as a new
+    module __main__ whose __file__ is path.  Compiled is what python takes for it: a .pyc
+    name, or a file that starts as one (a reviewer's find: one named otherwise was compiled
+    as source)."""
     machinery = importlib.machinery
-    if path.endswith(".pyc"):
+    magic = importlib.util.MAGIC_NUMBER
+    with io.open_code(path) as f:
+        head = f.read(len(magic))
+    if path.endswith(".pyc") or head[:2] == magic[:2]:
+        if head != magic:
+            raise RuntimeError("Bad magic number in .pyc file")   # python's words
         loader = machinery.SourcelessFileLoader("__main__", path)
         code = loader.get_code("__main__")
     else:
@@ -100,10 +108,33 @@ def main():
         e.__traceback__ = tb   # (python prints the exception's own traceback)
         # as python leaves them for a post-mortem debugger (pdb.pm() at exit)
         sys.last_type, sys.last_value, sys.last_traceback = type(e), e, tb
-        sys.excepthook(type(e), e, tb)
+        report_uncaught(type(e), e, tb)
         if isinstance(e, KeyboardInterrupt):
             interrupted()
         sys.exit(1)
+
+
+def report_uncaught(kind, e, tb):
+    """Shows an uncaught exception as python does: by sys.excepthook and, when that is
+    missing or itself raises, by the default hook, saying so (a reviewer's find: the
+    launcher's frames were shown instead)."""
+    hook = getattr(sys, "excepthook", None)
+    if hook is None:
+        sys.stderr.write("sys.excepthook is missing\n")
+        sys.__excepthook__(kind, e, tb)
+        return
+    try:
+        hook(kind, e, tb)
+    except BaseException as failed:   # (python reports a SystemExit there too)
+        t = failed.__traceback__
+        while t is not None and t.tb_frame.f_code.co_filename == __file__:
+            t = t.tb_next
+        failed.__traceback__ = t   # (what python prints: the exception's own)
+        failed.__suppress_context__ = True   # (not "during handling of" e, as python)
+        sys.stderr.write("Error in sys.excepthook:\n")
+        sys.__excepthook__(type(failed), failed, t)
+        sys.stderr.write("\nOriginal exception was:\n")
+        sys.__excepthook__(kind, e, tb)
 
 
 def interrupted():

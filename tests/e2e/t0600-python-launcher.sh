@@ -140,6 +140,27 @@ test_expect "a zip, a .pyc and a folder are named, and fail, as python names the
         grep -q "Stop: zipped" err
     done'
 
+# (a reviewer's finds: a hook that raised, or none, showed the launcher's frames; a .pyc of
+# another Python's magic number, or a compiled file not named .pyc, was not said as python)
+test_expect "a broken or missing excepthook, a bad .pyc, a compiled file of another name: as python" '
+    py "import sys" "def hook(*a):" "    raise ValueError(\"hook broke\")" \
+       "sys.excepthook = hook" "raise KeyError(1)"
+    cp s.py hook.py
+    py "import sys" "del sys.excepthook" "raise KeyError(2)"
+    cp s.py nohook.py
+    printf "garbage, not compiled" >bad.pyc
+    py "print(\"compiled\", __file__.endswith(\"/compiled\"))"
+    /usr/bin/python3 -c "import py_compile; py_compile.compile(\"s.py\", cfile=\"compiled\")"
+    for script in hook.py nohook.py bad.pyc compiled; do
+        status=0
+        /usr/bin/python3 $script >want 2>wanterr || status=$?
+        echo "exit $status" >>want
+        run python $script
+        echo "exit $status" >>out
+        diff want out
+        diff wanterr err
+    done'
+
 test_expect "arguments after SCRIPT are the script'\''s, options included" '
     py "import sys" "print(sys.argv)"
     run python --timeout 2 s.py --timeout x -v
