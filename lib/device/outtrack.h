@@ -23,8 +23,8 @@ void nopi_out_read(nopi_core *c, int64_t begin, int64_t end, const char *fn);
     "%d wrote (initcheck): cores never synchronise, so what one reads of another's part " \
     "depends on the order they run in; read back only what this core wrote"
 #define NOPI_OUT_UNOWNED_FMT "%s(offset=%lld, n=%lld): reads output element %lld, which this " \
-    "core has not written (initcheck): cores never synchronise, so a core may read back " \
-    "only what it wrote; the output starts undefined on the device"
+    "core has not written yet (initcheck): the output starts undefined on the device, and " \
+    "cores never synchronise, so a core may read back only what it wrote itself"
 
 /* C++ element references (outtrack.c's top comment): gives a single-core float32 output's
  * never-written elements their pattern, once, when the init check is on. */

@@ -31,7 +31,7 @@ test_expect "... and writing the remainder fixes it" '
 test_expect "reading output before anything wrote it is an error (initcheck)" '
     run run checks read_before_write randn:100
     expect_status 1
-    expect_err "core 0: error: nt_tensor_to_tcm(offset=0, n=12): reads output element 0, which this core has not written (initcheck)"'
+    expect_err "core 0: error: nt_tensor_to_tcm(offset=0, n=12): reads output element 0, which this core has not written yet (initcheck)"'
 
 test_expect "reading it after writing it is fine" '
     run run checks read_after_write randn:100
