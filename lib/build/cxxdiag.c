@@ -349,9 +349,12 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
     }
     if (ro_elem || ro_f16 || ro_f16_compound) {
         snprintf(msg, size, "an element of a read-only accessor cannot be assigned");
+        /* (g++ does not say which of a 16-bit float's accessor it is: both are said) */
         snprintf(hint, hint_size, "accessors of a const tensor, such as an op's inputs, or of "
                  "a temporary are read-only (as on the device); write to a named tensor: "
-                 "torch::Tensor out = get_dst_tensor();");
+                 "torch::Tensor out = get_dst_tensor();%s", ro_elem ? "" : " or, if the "
+                 "accessor is itself const (const auto, a const reference, a copy a lambda "
+                 "captured), through one that is not");
         return true;
     }
     if (strcmp(msg, "lvalue required as left operand of assignment") == 0) {
