@@ -2,6 +2,7 @@
  * target.c - resolves a LIB|DIR|MANIFEST argument to a loaded op library, or to one read
  * for its description only (inspect, which never runs library code).
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -63,6 +64,44 @@ static int check_memcheck(nop_library **lib, const char *arg)
     return STATUS_USAGE;
 }
 
+/* What a new user gives in place of a library (a new user's finds): a source file, or the
+ * build folder.  Says what to give instead and returns STATUS_USAGE; 0 when arg is neither. */
+static int not_a_target(const char *arg)
+{
+    static const char *const sources[] = { ".c", ".h", ".cpp", ".cc", ".cxx", ".hpp" };
+    struct stat st;
+    for (size_t i = 0; i < sizeof sources / sizeof *sources; i++) {
+        if (!ends_with(arg, sources[i]) || stat(arg, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        const char *slash = strrchr(arg, '/');
+        report_plain_error("'%s' is a source file, not a library", arg);
+        fprintf(stderr, "give its library's folder ('%.*s') or manifest, which is built "
+                "first, or a built library (build/lib<name>.so)\n",
+                slash ? (int)(slash - arg) : 1, slash ? arg : ".");
+        return STATUS_USAGE;
+    }
+    char manifest[4200];
+    if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode) ||
+        snprintf(manifest, sizeof manifest, "%s/neuronop.yaml", arg) >= (int)sizeof manifest ||
+        stat(manifest, &st) == 0)
+        return 0;
+    DIR *d = opendir(arg);   /* a folder of built libraries: name the one to give */
+    struct dirent *e;
+    char lib[256] = "";
+    int n = 0;
+    while (d && (e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, "lib", 3) == 0 && ends_with(e->d_name, ".so") &&
+            !ends_with(e->d_name, ".memcheck.so") && n++ == 0)
+            snprintf(lib, sizeof lib, "%s", e->d_name);
+    if (d)
+        closedir(d);
+    if (n != 1)
+        return 0;
+    report_plain_error("no neuronop.yaml in '%s', which holds the built library '%s'", arg, lib);
+    fprintf(stderr, "give the library ('%s/%s'), or its source folder\n", arg, lib);
+    return STATUS_USAGE;
+}
+
 typedef int opener(nop_library **out, const char *path, nop_error *err);
 
 /* open_target and describe_target: build a folder or manifest, then open its library with
@@ -72,6 +111,9 @@ static int resolve(const char *arg, const char *build_dir, bool verbose, bool me
 {
     nop_error err;
     *out = NULL;
+    int rc = not_a_target(arg);
+    if (rc != 0)
+        return rc;
     if (is_shared_object(arg)) {
         if (open(out, arg, &err) != 0)
             return report_error(&err);
@@ -86,7 +128,6 @@ static int resolve(const char *arg, const char *build_dir, bool verbose, bool me
     o.memcheck = memcheck;
     o.build_dir = build_dir;
     nop_build_result res;
-    int rc = 0;
     if (build_bounded(m, &o, &res, &err) != 0)
         rc = report_error(&err);
     else if (open(out, res.lib_path, &err) != 0)

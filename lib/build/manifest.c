@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "confine.h"
 #include "mload.h"
@@ -556,9 +557,20 @@ int nop_manifest_load(nop_manifest **out, const char *path, nop_error *err)
 {
     *out = NULL;
     struct stat st;
-    if (stat(path, &st) != 0)
-        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot find '%s': %s", path,
-                         strerror(errno));
+    if (stat(path, &st) != 0) {
+        int e = errno;
+        nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot find '%s': %s", path, strerror(e));
+        /* the library's name, given in its own folder, as its README says from above it (a
+         * new user's find) */
+        char cwd[4096];
+        const char *base;
+        if (e == ENOENT && !strchr(path, '/') && getcwd(cwd, sizeof cwd) &&
+            (base = strrchr(cwd, '/')) && strcmp(base + 1, path) == 0 &&
+            stat("neuronop.yaml", &st) == 0)
+            nopi_detail(err, "you are in '%s' already: give '.', or nothing where the command "
+                        "takes the folder it runs in", path);
+        return -1;
+    }
     nop_manifest *m = calloc(1, sizeof *m);
     if (!m)
         return nopi_nomem(err);

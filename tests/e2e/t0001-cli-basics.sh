@@ -165,6 +165,23 @@ test_expect "standard output that cannot be written is an error, exit 2" '
         grep -qx "neuronop: error: cannot write standard output: No space left on device" err
     done'
 
+# (a new user's finds: a source file got "not a neuronop op library / build one", the build
+# folder "no neuronop.yaml", and the library's name given in its own folder "cannot find")
+test_expect "a source file, a build folder, or a library's name in its own folder say what to give" '
+    copy_example relu mine
+    "$NEURONOP" build mine >/dev/null 2>&1
+    run run mine/relu.c relu_forward randn:4
+    expect_status 2
+    expect_err "neuronop: error: '\''mine/relu.c'\'' is a source file, not a library"
+    expect_err "give its library'\''s folder ('\''mine'\'') or manifest"
+    run inspect mine/build
+    expect_status 2
+    expect_err "neuronop: error: no neuronop.yaml in '\''mine/build'\'', which holds the built library '\''librelu.so'\''"
+    expect_err "give the library ('\''mine/build/librelu.so'\''), or its source folder"
+    (cd mine && "$NEURONOP" build mine) >out 2>err && exit 1
+    expect_err "neuronop: error: cannot find '\''mine'\'': No such file or directory"
+    expect_err "you are in '\''mine'\'' already: give '\''.'\''"'
+
 test_expect "the exit status table is in neuronop(1)" '
     for s in 0 1 2 3 4; do grep -q "^\.IP $s" "$NEURONOP_SRC/man/neuronop.1"; done'
 
