@@ -147,13 +147,24 @@ static void json_number(double v)
         printf("null");
 }
 
-static void print_json(const char *opname, const nop_run_result *res, const nop_compare *cmp,
-                       bool ok)
+/* failed: the run's error, or NULL when it went well (the reason was on standard error
+ * only, which a script reading the JSON does not see: a new user's find). */
+static void print_json(const char *opname, const nop_run_result *res, const nop_error *failed,
+                       const nop_compare *cmp, bool ok)
 {
     printf("{\"op\": ");
     print_json_string(stdout, opname);
     printf(", \"ok\": %s, \"seconds\": %.9f, \"stack_size\": %zu", ok ? "true" : "false",
            res->seconds, res->stack_size);
+    if (failed) {
+        printf(", \"error\": {\"where\": ");
+        print_json_string(stdout, failed->diag.where);
+        printf(", \"message\": ");
+        print_json_string(stdout, failed->diag.msg);
+        printf(", \"detail\": ");
+        print_json_string(stdout, failed->diag.detail);
+        printf("}");
+    }
     if (res->output) {
         nop_tensor_stats st;
         nop_tensor_stats_of(res->output, &st);
@@ -276,7 +287,7 @@ int cmd_run(int argc, char **argv)
     else
         saved = ok && output && rc == 0;
     if (json)   /* last, so its "ok" is the whole run's, -o included */
-        print_json(args[1], &res, compared ? &cmp : NULL, ok && rc == 0);
+        print_json(args[1], &res, ok ? NULL : &err, compared ? &cmp : NULL, ok && rc == 0);
     else if (saved)
         printf("saved '%s'\n", output);
 out:

@@ -25,6 +25,14 @@ for how in "" --json "-o out.npy"; do
         test ! -e out.npy'
 done
 
+# (a new user's find: run --json said "ok": false, and why only on standard error)
+test_expect "run --json of a failed run says why, as standard error does" '
+    run run --timeout 1 --json fo fwd_done zeros:4
+    expect_status 1
+    jq -e ".ok == false and .error.where == \"fwd_done\" and (.error.message |
+           startswith(\"the device process sent a malformed report\")) and
+           (.error.detail | startswith(\"run with --memcheck\"))" out >/dev/null'
+
 test_expect "test: forged executions' ends, without their outputs' data, fail as malformed" '
     run test --timeout 1 fo
     expect_status 1
