@@ -231,9 +231,11 @@ static int load_function_name(loader *L, const nopi_ynode *op, const char *opnam
     if (!n) {
         nopi_fail(L->err, NOP_ERR_INPUT, L->m->path, op->line, op->col,
                   "op '%s' is missing required key '%s'", opname, key);
-        nopi_detail(L->err, "add '%s: %s_%s' naming a C function in %s", key, opname,
-                    strcmp(key, "shape") == 0 ? "shape" : "kernel",
-                    strcmp(key, "shape") == 0 ? "shape_srcs" : "compute_srcs");
+        /* the names neuronop new and the examples give (a new user's find: the kernel was
+         * suggested as OP_kernel, which no example names so) */
+        bool shape = strcmp(key, "shape") == 0;
+        nopi_detail(L->err, "add '%s: %s%s' naming its C function in %s", key, opname,
+                    shape ? "_shape" : "", shape ? "shape_srcs" : "compute_srcs");
         return -1;
     }
     const char *s;
