@@ -150,9 +150,11 @@ static int check_name(const char *name)
     if (slash)
         fprintf(stderr, "to make the library in that folder: neuronop new --dir %s %s\n", name,
                 fixed);
-    else
+    else   /* (a new user's find: a folder of that name was here already) */
         fprintf(stderr, "it names the library's C functions and its .so; for example: "
-                "neuronop new %s\n", fixed);
+                "neuronop new %s%s%s%s\n", fixed, access(fixed, F_OK) == 0 ? " ('" : "",
+                access(fixed, F_OK) == 0 ? fixed : "",
+                access(fixed, F_OK) == 0 ? "' is here already: add --dir FOLDER)" : "");
     return STATUS_USAGE;
 }
 

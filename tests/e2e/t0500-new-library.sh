@@ -120,8 +120,11 @@ test_expect "names whose functions would be reserved are refused; each suggestio
         run new -- "$bad"
         expect_status 2
         test ! -e "./$bad"
-        good=$(sed -n "s/.*for example: neuronop new //p" err)
-        [ -d "$good" ] && continue   # two bad names may have the same suggestion
+        good=$(sed -n "s/.*for example: neuronop new \([^ ]*\).*/\1/p" err)
+        if [ -d "$good" ]; then   # two bad names may have the same suggestion: said so
+            expect_err "for example: neuronop new $good ('\''$good'\'' is here already: add --dir FOLDER)"
+            continue
+        fi
         run new "$good"
         expect_status 0
         run test "$good"
