@@ -147,6 +147,7 @@ typedef struct nopi_core {
     nt_tensor *owned;           /* tensors the kernel made */
     nt_tensor *returned;        /* what the kernel returned */
     bool dst_called;
+    bool whole_run;             /* its failure is the run's, not the core's: the op names it */
     nopi_ranges written;        /* the output elements it wrote (outtrack.c) */
     bool finished;              /* under run->diag_lock: its writes are final */
     bool warned_streams;

@@ -503,6 +503,7 @@ static void output_rules(nopi_run *run)
             any |= run->cores[i].dst_called;
         if (!any && c0->end == NOPI_END_OK && (run->checks & NOP_CHECK_DST)) {
             c0->end = NOPI_END_ERROR;
+            c0->whole_run = true;   /* (no core's doing: a new user's find, "core 0") */
             snprintf(c0->diag.msg, sizeof c0->diag.msg, "no core called get_dst_tensor: a "
                      "multicore kernel must write its output through get_dst_tensor() (its "
                      "return value is ignored)");
@@ -669,7 +670,10 @@ static int report_failures(nopi_run *run, nop_error *err)
             continue;
         nop_diag d = c->diag;
         d.severity = NOP_SEV_ERROR;
-        nopi_core_where(c, d.where, sizeof d.where);
+        if (c->whole_run)
+            nopi_run_op_name(run, d.where, sizeof d.where);
+        else
+            nopi_core_where(c, d.where, sizeof d.where);
         nopi_core_diag_words(c, &d);
         nopi_core_call_site(c, &d);
         nopi_diag_clean(&d);   /* the kernel's own words, when no worker cleaned them */

@@ -251,7 +251,7 @@ test_expect "a standard accessor in a multicore kernel is an error" '
     fails rules_mc standard_accessor randn:16 "core 0: error: nt_accessor_of: a standard accessor in a multicore kernel"'
 
 test_expect "a multicore kernel that never calls get_dst_tensor fails" '
-    fails rules_mc no_dst randn:16 "neuronop: no_dst: core 0: error: no core called get_dst_tensor"'
+    fails rules_mc no_dst randn:16 "neuronop: no_dst: error: no core called get_dst_tensor"'
 
 test_expect "printf from cores other than 0 is dropped with one warning" '
     run run rules_mc talk randn:16
