@@ -258,7 +258,8 @@ static size_t handle_all(nopi_watch *wt, const char *buf, size_t have)
         uint64_t len;
         memcpy(&type, buf + used, sizeof type);
         memcpy(&len, buf + used + sizeof type, sizeof len);
-        if (len > CGROUP_CHECK_FROM && !wt->cgroup_checked)
+        if (len > CGROUP_CHECK_FROM / (wt->held > 1 ? (unsigned)wt->held : 1u) &&
+            !wt->cgroup_checked)   /* (held's share of it: a reviewer's find) */
             bound_by_cgroup(wt);
         if (len > record_bound(wt, type)) {
             wt->malformed = true;

@@ -25,7 +25,7 @@ nt_tensor *big_shape(int64_t n)
     return nt_empty(1, sizes, NT_F32);
 }
 EOF
-printf 'name: big\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\nops:\n  big: {args: [int64], shape: big_shape, kernel: big}\ntests:\n  - {name: large, op: big, args: [20000000]}\n' \
+printf 'name: big\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\nops:\n  big: {args: [int64], shape: big_shape, kernel: big}\ntests:\n  - {name: large, op: big, args: [20000000]}\n  - {name: medium, op: big, args: [12500000]}\n' \
     >"$WORK/big/neuronop.yaml"
 (cd "$WORK" && "$NEURONOP" build big >/dev/null 2>&1)
 
@@ -68,10 +68,18 @@ elif mkdir "$cg" 2>/dev/null && echo 268435456 >"$cg/$limit" 2>/dev/null; then
     # the reference's): each may have a third of that (a red team's find: twice was held)
     test_expect "in a cgroup of 256 MB, neuronop test refuses an 80 MB output, a third of the half" '
         status=0
-        sh -c "echo \$\$ >\"\$0\" && exec \"\$@\"" "$cg/$procs" "$NEURONOP" test big \
+        sh -c "echo \$\$ >\"\$0\" && exec \"\$@\"" "$cg/$procs" "$NEURONOP" test big -k large \
             >out 2>err || status=$?
         expect_status 1
         expect_out "the output is 80000000 bytes, more than the 44739242 one may have here (half the memory neuronop may use, shared by the outputs it holds at once)"'
+    # below 64 MB, the size from which the cgroup is read, but above the share (a reviewer's
+    # find: the worker was killed by the kernel instead)
+    test_expect "in a cgroup of 256 MB, neuronop test refuses a 50 MB output too" '
+        status=0
+        sh -c "echo \$\$ >\"\$0\" && exec \"\$@\"" "$cg/$procs" "$NEURONOP" test big -k medium \
+            >out 2>err || status=$?
+        expect_status 1
+        expect_out "the output is 50000000 bytes, more than the 44739242 one may have here"'
 else
     skip "cannot make a memory cgroup here (needs root and the memory controller)"
 fi
