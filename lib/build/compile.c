@@ -8,6 +8,7 @@
  * this process.  The child sends each libtcc message up a pipe and ends with the step that
  * failed; the parent turns them into diagnostics exactly as an in-process compile would.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libtcc.h>
@@ -50,6 +51,7 @@ struct nopi_cc {
     TCCState *s;           /* NOPI_CC_MEMORY: the replayed state, kept for its symbols */
     int pipe;              /* in the child: where messages go; -1 in the parent */
     bool quiet;            /* in the child's preprocessing pass: messages are not sent */
+    bool no_warnings;      /* -w: warnings are dropped here, not by libtcc (below) */
     nop_error *err;        /* where the current call records its first error */
     bool failed;           /* an error was recorded during the current call */
     bool source_error;     /* the last failure was an error in the compiled text */
@@ -178,18 +180,28 @@ static void implicit_is_error(nop_diag *d)
     static const char pre[] = "implicit declaration of function '";
     char name[128];
     const char *header;
-    if (d->severity != NOP_SEV_WARNING || strncmp(d->msg, pre, sizeof pre - 1) != 0 ||
+    if (strncmp(d->msg, pre, sizeof pre - 1) != 0 ||   /* (an error under -Werror) */
         sscanf(d->msg + sizeof pre - 1, "%127[^']", name) != 1 ||
         !(header = nopi_device_symbol_header(name)))
         return;
     d->severity = NOP_SEV_ERROR;
-    snprintf(d->msg, sizeof d->msg, "'%s' is called but not declared: include %s (C has no "
-             "implicit declarations; the call would take its result for an int)", name, header);
-    char text[512];   /* at the call, as the symbol check places its messages */
-    const char *at;
-    if (d->line > 0 && nopi_read_line(d->file, d->line, text, sizeof text) == 0 &&
-        (at = strstr(text, name)) != NULL)
-        d->col = (int)(at - text) + 1;
+    snprintf(d->msg, sizeof d->msg, "'%s' is called but not declared: include %s, or declare "
+             "a function of your own of that name before its call (C has no implicit "
+             "declarations; the call would take its result for an int)", name, header);
+    char text[512];   /* at the call, as the symbol check places its messages: the name */
+    size_t n = strlen(name);   /* as a whole identifier, followed by its '(' */
+    if (d->line <= 0 || nopi_read_line(d->file, d->line, text, sizeof text) != 0)
+        return;
+    for (const char *at = strstr(text, name); at; at = strstr(at + 1, name)) {
+        const char *after = at + n;
+        while (*after == ' ' || *after == '\t')
+            after++;
+        bool starts = at == text || !(isalnum((unsigned char)at[-1]) || at[-1] == '_');
+        if (starts && *after == '(') {
+            d->col = (int)(at - text) + 1;
+            return;
+        }
+    }
 }
 
 /* One libtcc message in the parent (or in this process): warnings to the caller's sink, the
@@ -200,6 +212,8 @@ static void deliver(nopi_cc *cc, const char *msg)
     nop_diag d;
     parse_message(msg, &d);
     implicit_is_error(&d);
+    if (d.severity == NOP_SEV_WARNING && cc->no_warnings)
+        return;
     if (!cc->confine || !nopi_confine_diag(cc->confine, &d)) {
         place_expected(&d);
         nopi_diag_add_excerpt(&d);
@@ -328,7 +342,14 @@ void nopi_cc_include_dir(nopi_cc *cc, const char *dir)
 
 void nopi_cc_option(nopi_cc *cc, const char *option)
 {
-    record(cc, OP_OPTION, option, NULL);
+    /* libtcc must still warn of an implicit declaration, which is an error here: -w is
+     * done by dropping warnings as they come (and the warning is turned on again after the
+     * user's options: new_state), as -w and -Wno-all brought the silently wrong answer back
+     * (a reviewer's find) */
+    if (strcmp(option, "-w") == 0)
+        cc->no_warnings = true;
+    else
+        record(cc, OP_OPTION, option, NULL);
 }
 
 bool nopi_cc_source_error(const nopi_cc *cc)
@@ -382,6 +403,8 @@ static int replay(nopi_cc *cc, TCCState **out)
         const ccop *op = &cc->ops[i];
         int rc = 0;
         if (op->kind >= OP_COMPILE && !started) {
+            /* after every option, which may have turned it off (nopi_cc_option) */
+            tcc_set_options(s, "-Wimplicit-function-declaration");
             tcc_set_output_type(s, cc->kind == NOPI_CC_OBJECT ? TCC_OUTPUT_OBJ
                                    : cc->kind == NOPI_CC_SHARED ? TCC_OUTPUT_DLL
                                                                 : TCC_OUTPUT_MEMORY);
