@@ -9,6 +9,7 @@ import builtins
 import importlib.machinery
 import importlib.util
 import io
+import marshal
 import os
 import pkgutil
 import runpy
@@ -41,12 +42,22 @@ def run_file(path):
     machinery = importlib.machinery
     magic = importlib.util.MAGIC_NUMBER
     with io.open_code(path) as f:
-        head = f.read(len(magic))
-    if path.endswith(".pyc") or head[:2] == magic[:2]:
-        if head != magic:
-            raise RuntimeError("Bad magic number in .pyc file")   # python's words
+        data = f.read()
+    if path.endswith(".pyc") or data[:2] == magic[:2]:
+        # as python's own run_pyc_file reads it, in its words: the magic number, three
+        # words it skips (importlib's loader checked their flags, and refused valid files:
+        # a reviewer's find), then the code
+        if data[:4] != magic:
+            raise RuntimeError("Bad magic number in .pyc file")
+        if len(data) < 16:
+            raise EOFError("EOF read where not expected")
+        try:
+            code = marshal.loads(data[16:])
+        except (EOFError, ValueError, TypeError):
+            code = None
+        if not isinstance(code, types.CodeType):
+            raise RuntimeError("Bad code object in .pyc file")
         loader = machinery.SourcelessFileLoader("__main__", path)
-        code = loader.get_code("__main__")
     else:
         loader = machinery.SourceFileLoader("__main__", path)
         with io.open_code(path) as f:
@@ -118,14 +129,16 @@ def report_uncaught(kind, e, tb):
     """Shows an uncaught exception as python does: by sys.excepthook and, when that is
     missing or itself raises, by the default hook, saying so (a reviewer's find: the
     launcher's frames were shown instead)."""
-    hook = getattr(sys, "excepthook", None)
-    if hook is None:
+    hook = getattr(sys, "excepthook", report_uncaught)   # (a function: never the hook)
+    if hook is report_uncaught:
         sys.stderr.write("sys.excepthook is missing\n")
         sys.__excepthook__(kind, e, tb)
         return
     try:
-        hook(kind, e, tb)
-    except BaseException as failed:   # (python reports a SystemExit there too)
+        hook(kind, e, tb)   # (None is a hook that fails, as python calls it)
+    except SystemExit:   # ends the process as it says, as under python
+        raise
+    except BaseException as failed:
         t = failed.__traceback__
         while t is not None and t.tb_frame.f_code.co_filename == __file__:
             t = t.tb_next

@@ -148,10 +148,25 @@ test_expect "a broken or missing excepthook, a bad .pyc, a compiled file of anot
     cp s.py hook.py
     py "import sys" "del sys.excepthook" "raise KeyError(2)"
     cp s.py nohook.py
+    py "import sys" "def hook(*a):" "    raise SystemExit(7)" "sys.excepthook = hook" \
+       "raise KeyError(3)"
+    cp s.py exits.py
+    py "import sys" "sys.excepthook = None" "raise KeyError(4)"
+    cp s.py nonehook.py
     printf "garbage, not compiled" >bad.pyc
     py "print(\"compiled\", __file__.endswith(\"/compiled\"))"
     /usr/bin/python3 -c "import py_compile; py_compile.compile(\"s.py\", cfile=\"compiled\")"
-    for script in hook.py nohook.py bad.pyc compiled; do
+    # the magic number alone; a body that is no code; flags importlib refuses, python not
+    /usr/bin/python3 -c "
+import importlib.util
+m = importlib.util.MAGIC_NUMBER
+d = open(\"compiled\", \"rb\").read()
+open(\"short.pyc\", \"wb\").write(m)
+open(\"body.pyc\", \"wb\").write(m + bytes(12) + b\"garbage\")
+open(\"flags.pyc\", \"wb\").write(d[:4] + bytes([7, 0, 0, 0]) + d[8:])
+"
+    for script in hook.py nohook.py exits.py nonehook.py bad.pyc compiled short.pyc body.pyc \
+            flags.pyc; do
         status=0
         /usr/bin/python3 $script >want 2>wanterr || status=$?
         echo "exit $status" >>want
