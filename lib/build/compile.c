@@ -118,6 +118,56 @@ static void parse_message(const char *text, nop_diag *d)
  * As gcc does, the message moves to the end of the line before (the last one with text, not
  * a directive) unless that one ends a statement or opens a block; otherwise it gets the
  * token's column (a type libtcc lacks, as __int128_t, is met so). */
+/* The code of a line read going up from an error, its comments made blanks (so that columns
+ * stay), strings and characters kept (a "//" in one is no comment: a reviewer's find); its
+ * length without trailing blanks.  *in_comment says, on entry, that the line below began
+ * inside a block comment, which then ends this line; on return, whether this one began
+ * inside one (a "*" "/" before any opener), whose lines above are comment to its opener. */
+static size_t code_of_line(char *text, bool *in_comment)
+{
+    size_t len = strlen(text);
+    if (*in_comment) {   /* the comment's opener is this line's last, or it is all comment */
+        char *open = NULL;
+        for (char *p = strstr(text, "/*"); p; p = strstr(p + 1, "/*"))
+            open = p;
+        len = open ? (size_t)(open - text) : 0;
+        text[len] = '\0';
+    }
+    *in_comment = false;
+    enum { CODE, STRING, CHAR, BLOCK } at = CODE;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i], next = text[i + 1];
+        if (at == STRING || at == CHAR) {
+            if (c == '\\' && next)
+                i++;
+            else if (c == (at == STRING ? '"' : '\''))
+                at = CODE;
+        } else if (at == BLOCK) {
+            text[i] = ' ';
+            if (c == '*' && next == '/') {
+                text[++i] = ' ';
+                at = CODE;
+            }
+        } else if (c == '"' || c == '\'') {
+            at = c == '"' ? STRING : CHAR;
+        } else if (c == '/' && next == '/') {
+            len = i;
+        } else if (c == '/' && next == '*') {
+            text[i] = text[i + 1] = ' ';
+            i++;
+            at = BLOCK;
+        } else if (c == '*' && next == '/') {   /* the end of one opened above */
+            memset(text, ' ', i + 2);
+            i++;
+            *in_comment = true;
+        }
+    }
+    while (len && (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\r'))
+        len--;
+    text[len] = '\0';
+    return len;
+}
+
 static void place_expected(nop_diag *d)
 {
     char want[32], got[64], text[512];
@@ -132,25 +182,11 @@ static void place_expected(nop_diag *d)
         return;
     }
     char before[512];
+    bool in_comment = false;   /* the line below began inside a block comment */
     for (int line = d->line - 1; line > 0 && line >= d->line - 20; line--) {
         if (nopi_read_line(d->file, line, before, sizeof before) != 0)
             return;
-        char *comment = strstr(before, "//");   /* (a rough cut: one in a string is rare) */
-        if (comment)
-            *comment = '\0';
-        size_t n = strlen(before);
-        for (;;) {   /* trailing blanks, and a comment that ends the line */
-            while (n && (before[n - 1] == ' ' || before[n - 1] == '\t' || before[n - 1] == '\r'))
-                n--;
-            before[n] = '\0';
-            char *open = NULL;   /* the last comment's start */
-            for (char *p = strstr(before, "/*"); p && n >= 2 && strcmp(before + n - 2, "*/") == 0;
-                 p = strstr(p + 1, "/*"))
-                open = p;
-            if (!open || open + 2 > before + n - 2)
-                break;
-            n = (size_t)(open - before);
-        }
+        size_t n = code_of_line(before, &in_comment);
         size_t first = strspn(before, " \t");
         if (first == n || before[first] == '#')
             continue;   /* a blank line (or a comment's), or a directive's */
