@@ -281,13 +281,16 @@ int cmd_run(int argc, char **argv)
     bool compared = ok && want;
     if (compared)
         rc = compare(res.output, want, &cmp);
-    bool saved = false;
-    if (ok && output && rc == 0 && nop_tensor_save_npy(res.output, output, &err) != 0)
+    bool saved = false, unsaved = false;
+    if (ok && output && rc == 0 && nop_tensor_save_npy(res.output, output, &err) != 0) {
         rc = report_error(&err);
-    else
+        unsaved = true;
+    } else {
         saved = ok && output && rc == 0;
-    if (json)   /* last, so its "ok" is the whole run's, -o included */
-        print_json(args[1], &res, ok ? NULL : &err, compared ? &cmp : NULL, ok && rc == 0);
+    }
+    if (json)   /* last, so its "ok" is the whole run's, -o included (and its error) */
+        print_json(args[1], &res, !ok || unsaved ? &err : NULL, compared ? &cmp : NULL,
+                   ok && rc == 0);
     else if (saved)
         printf("saved '%s'\n", output);
 out:

@@ -158,19 +158,39 @@ void print_json_core_counters(const nop_core_report *c)
            (long long)c->counters.tcm_peak);
 }
 
+/* The length of the UTF-8 character at s (1 to 4), or 0 when its bytes are none (a stray
+ * continuation byte, an overlong form, a surrogate, past U+10FFFF, cut short). */
+static int utf8_length(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    int n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+            : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    unsigned char lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80,
+                  hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+    for (int i = 1; i < n; i++)
+        if (s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xbf))
+            return 0;
+    return n;
+}
+
 void print_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; *s; s++) {
+    while (*s) {
         unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
+        int n = utf8_length((const unsigned char *)s);
+        if (n == 0)   /* no JSON reader takes it: kernel printf text in this process, say
+                       * (a reviewer's find: with the sandbox off it came through raw) */
+            fputs("\\ufffd", f);
+        else if (c == '"' || c == '\\')
             fprintf(f, "\\%c", c);
         else if (c == '\n')
             fputs("\\n", f);
-        else if (c < 0x20)
+        else if (c < 0x20 || c == 0x7f)
             fprintf(f, "\\u%04x", c);
         else
-            fputc(c, f);
+            fwrite(s, 1, (size_t)n, f);
+        s += n ? n : 1;
     }
     fputc('"', f);
 }

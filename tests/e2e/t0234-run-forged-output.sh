@@ -33,6 +33,29 @@ test_expect "run --json of a failed run says why, as standard error does" '
            startswith(\"the device process sent a malformed report\")) and
            (.error.detail | startswith(\"run with --memcheck\"))" out >/dev/null'
 
+# (a reviewer's finds: an output that could not be saved gave no error object, and kernel
+# printf text that is not UTF-8 came through raw in the sandbox-off mode, which no JSON
+# reader takes)
+mkdir -p "$WORK/bytes"
+printf '#include <neuronop.h>\nnt_tensor *bytes(const nt_tensor *t) { printf("a\\xff b\\xc3( c\\xe2\\x82"); return nt_zeros(nt_dim(t), nt_sizes(t), NT_F32); }\n' \
+    >"$WORK/bytes/k.c"
+printf '#include <neuronop.h>\nnt_tensor *same(const nt_tensor *t) { return nt_empty(nt_dim(t), nt_sizes(t), NT_F32); }\n' \
+    >"$WORK/bytes/s.c"
+printf 'name: bytes\ncompute_srcs: [k.c]\nshape_srcs: [s.c]\nops:\n  bytes: {args: [tensor], shape: same, kernel: bytes}\n' \
+    >"$WORK/bytes/neuronop.yaml"
+test_expect "run --json: an unsaved output says why, and printf bytes are JSON in every mode" '
+    ln -s /dev/full full.npy
+    run run --json -o full.npy bytes bytes zeros:2
+    expect_status 2
+    jq -e ".ok == false and (.error.message | startswith(\"cannot write\"))" out >/dev/null
+    for sandbox in on off; do
+        NEURONOP_SANDBOX=$sandbox "$NEURONOP" run --json bytes bytes zeros:2 >out 2>err
+        /usr/bin/python3 -c "
+import json, sys
+got = json.loads(open(\"out\", \"rb\").read().decode(\"utf-8\"))
+sys.exit(0 if got[\"printf\"].startswith(\"a\") and got[\"ok\"] else 1)"
+    done'
+
 test_expect "test: forged executions' ends, without their outputs' data, fail as malformed" '
     run test --timeout 1 fo
     expect_status 1
