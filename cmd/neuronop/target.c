@@ -64,6 +64,34 @@ static int check_memcheck(nop_library **lib, const char *arg)
     return STATUS_USAGE;
 }
 
+/* The folder of the library source file src belongs to, into out: the nearest of its folders,
+ * going up the path as given, that holds a neuronop.yaml, else its own (a reviewer's find:
+ * a source in a subfolder named the subfolder). */
+static void library_folder_of(const char *src, char *out, size_t size)
+{
+    const char *slash = strrchr(src, '/');
+    struct stat st;
+    if (!slash) {   /* in the folder itself, or in a subfolder of the library's */
+        snprintf(out, size, "%s", stat("neuronop.yaml", &st) != 0 &&
+                 stat("../neuronop.yaml", &st) == 0 ? ".." : ".");
+        return;
+    }
+    snprintf(out, size, "%.*s", slash == src ? 1 : (int)(slash - src), src);
+    char try[4096], manifest[4200];
+    snprintf(try, sizeof try, "%s", out);
+    for (int up = 0; up < 8; up++) {
+        if (snprintf(manifest, sizeof manifest, "%s/neuronop.yaml", try) < (int)sizeof manifest &&
+            stat(manifest, &st) == 0) {
+            snprintf(out, size, "%s", try);
+            return;
+        }
+        char *cut = strrchr(try, '/');
+        if (!cut || cut == try)
+            return;
+        *cut = '\0';
+    }
+}
+
 /* What a new user gives in place of a library (a new user's finds): a source file, or the
  * build folder.  Says what to give instead and returns STATUS_USAGE; 0 when arg is neither. */
 static int not_a_target(const char *arg)
@@ -73,11 +101,11 @@ static int not_a_target(const char *arg)
     for (size_t i = 0; i < sizeof sources / sizeof *sources; i++) {
         if (!ends_with(arg, sources[i]) || stat(arg, &st) != 0 || !S_ISREG(st.st_mode))
             continue;
-        const char *slash = strrchr(arg, '/');
         report_plain_error("'%s' is a source file, not a library", arg);
-        fprintf(stderr, "give its library's folder ('%.*s') or manifest, which is built "
-                "first, or a built library (build/lib<name>.so)\n",
-                slash ? (int)(slash - arg) : 1, slash ? arg : ".");
+        char folder[4096];
+        library_folder_of(arg, folder, sizeof folder);
+        fprintf(stderr, "give its library's folder ('%s') or manifest, which is built first, "
+                "or a built library (build/lib<name>.so)\n", folder);
         return STATUS_USAGE;
     }
     char manifest[4200];
@@ -97,8 +125,12 @@ static int not_a_target(const char *arg)
         closedir(d);
     if (n != 1)
         return 0;
-    report_plain_error("no neuronop.yaml in '%s', which holds the built library '%s'", arg, lib);
-    fprintf(stderr, "give the library ('%s/%s'), or its source folder\n", arg, lib);
+    int len = (int)strlen(arg);
+    while (len > 1 && arg[len - 1] == '/')   /* 'build/' is 'build' (a reviewer's find) */
+        len--;
+    report_plain_error("no neuronop.yaml in '%.*s', which holds the built library '%s'", len,
+                       arg, lib);
+    fprintf(stderr, "give the library ('%.*s/%s'), or its source folder\n", len, arg, lib);
     return STATUS_USAGE;
 }
 

@@ -174,7 +174,11 @@ test_expect "a source file, a build folder, or a library's name in its own folde
     expect_status 2
     expect_err "neuronop: error: '\''mine/relu.c'\'' is a source file, not a library"
     expect_err "give its library'\''s folder ('\''mine'\'') or manifest"
-    run inspect mine/build
+    mkdir mine/src
+    cp mine/relu.c mine/src/
+    run run mine/src/relu.c relu_forward randn:4
+    expect_err "give its library'\''s folder ('\''mine'\'') or manifest"
+    run inspect mine/build/
     expect_status 2
     expect_err "neuronop: error: no neuronop.yaml in '\''mine/build'\'', which holds the built library '\''librelu.so'\''"
     expect_err "give the library ('\''mine/build/librelu.so'\''), or its source folder"
