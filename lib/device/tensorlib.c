@@ -301,13 +301,19 @@ static void binary_here(nopi_core *c, void *p)
                : "bitwise_or", nopi_torch_type_name(rd));
     }
 
+    /* add_out, sub_out, mul_out and div_out of a Scalar (ATen's Scalar_out forms, which 1.13
+     * makes of the functional op and a copy into out): the result in its own dtype, then
+     * copied into out as copy_ casts it, with no check that ATen would cast it (an idioms
+     * tester's find: refused here, computed there; the Tensor forms check it, as here) */
+    bool copy_out = out && !other && !swap && out->dtype != rd &&
+                    (op == ADD || op == SUB || op == MUL || op == DIV);
     nopi_tl_args x = { .op = tl_of[op], .ct = ct, .a = self, .b = other, .ai = 1, .af = 1 };
     /* a C++ bool Scalar (no device tensor is bool): ATen's sub_check, then its alpha_check */
     if (op == SUB && !other && s.is_bool)
         refuse(c, &k, "Subtraction, the `-` operator, with a bool tensor is not supported. If "
                "you are trying to invert a mask, use the `~` or `logical_not()` operator instead");
-    if (alpha)   /* ATen's iterator, which casts the out, is built before its alpha_check */
-        out_cast(c, &k, out, rd);   /* (an ATen tester's find) */
+    if (alpha && !copy_out)   /* ATen's iterator, which casts the out, is built before its */
+        out_cast(c, &k, out, rd);   /* alpha_check (an ATen tester's find) */
     if (alpha && alpha->is_bool)
         refuse(c, &k, "Boolean alpha only supported for Boolean results");
     if (alpha) {
@@ -346,9 +352,18 @@ static void binary_here(nopi_core *c, void *p)
          * 1 ^ a signalling NaN too, which libm makes a NaN */
         x.ones = !s.is_bool && (s.is_int ? s.i == 1 : s.f == 1.0);
     }
-    nt_tensor *r = result(c, &k, out, self, rd, x.ones ? ANY_OUT : x.pow_special ? SAME_DTYPE
-                                                                              : kd);
-    nopi_tl_run(&x, r);
+    nt_tensor *r = result(c, &k, out, self, rd, x.ones || copy_out ? ANY_OUT
+                                                : x.pow_special ? SAME_DTYPE : kd);
+    if (copy_out) {
+        nt_tensor *whole = nopi_tensor_alloc(rd, self->ndim, self->sizes, false);
+        if (!whole)
+            nopi_core_fail(c, "%s: out of memory", k.fn);
+        nopi_tl_run(&x, whole);
+        nopi_tl_copy_cast(r, whole);
+        nopi_tensor_free(whole);
+    } else {
+        nopi_tl_run(&x, r);
+    }
     nopi_count_tensorlib(c, r);
     ((op_args *)p)->r = r;
 }

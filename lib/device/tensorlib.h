@@ -75,5 +75,8 @@ typedef struct nopi_tl_args {
 
 /* Computes r = op(args) for r->numel elements. */
 void nopi_tl_run(const nopi_tl_args *x, nt_tensor *r);
+/* dst = src, of the same shape, each element cast as ATen's copy_ casts it (C++'s
+ * static_cast, float to integer as x86 converts it). */
+void nopi_tl_copy_cast(nt_tensor *dst, const nt_tensor *src);
 
 #endif /* NEURONOP_TENSORLIB_H */

@@ -61,6 +61,29 @@ static void st_i(nt_tensor *r, int64_t i, int64_t v)
         nopi_set_i(r, i, v);
 }
 
+/* A float as C++'s static_cast makes it an integer of dtype d on x86, which ATen's copy_
+ * does: truncated; a NaN or a value out of range is the conversion's "indefinite" integer
+ * (INT64_MIN to int64, else INT32_MIN, of which a narrower type keeps the low bits). */
+static int64_t float_to_int(float v, nt_dtype d)
+{
+    if (d == NT_I64)
+        return v == v && v >= -0x1p63f && v < 0x1p63f ? (int64_t)v : INT64_MIN;
+    return v == v && v >= -0x1p31f && v < 0x1p31f ? (int64_t)(int32_t)v : INT32_MIN;
+}
+
+void nopi_tl_copy_cast(nt_tensor *dst, const nt_tensor *src)
+{
+    bool from_float = nopi_dtype_is_float(src->dtype), to_float = nopi_dtype_is_float(dst->dtype);
+    for (int64_t i = 0; i < dst->numel; i++) {
+        if (!from_float)
+            st_i(dst, i, ld_i(src, i));
+        else if (to_float)
+            st_f(dst, i, ld_f(src, i));
+        else
+            nopi_set_i(dst, i, float_to_int(ld_f(src, i), dst->dtype));
+    }
+}
+
 /* ---- integral ops: in the compute dtype's width, wrapping ------------------------------ */
 
 static int64_t wmul(nt_dtype ct, int64_t x, int64_t y)

@@ -499,16 +499,33 @@ print(\" | \".join(\" \".join(str(v) for v in np.load(f).view(np.uint32).tolist(
 
 why=$(torch_says '
 import torch
+i = torch.arange(3, dtype=torch.int32)
 try:
-    torch.add(torch.arange(3, dtype=torch.int32), -0.5, out=torch.empty(3, dtype=torch.int32))
+    torch.add(i, i, alpha=0.5, out=torch.empty(3, dtype=torch.int32))
 except RuntimeError as e:
     print(str(e).split("\n")[0].rstrip("."))
 ')
 test_expect "a refusal names the C call with its arguments, and gives the reason torch gives" '
     [ -n "$why" ]
-    run run tdiff add_scalar arange:3:i32 -0.5 -o r.npy
+    run run tdiff add_alpha arange:3:i32 arange:3:i32 0.5 -o r.npy
     expect_status 1
-    expect_err "neuronop: add_scalar: core 0: error: nt_add_s_out(int32 tensor, int32 tensor, -0.5, 1): $why"
+    expect_err "neuronop: add_alpha: core 0: error: nt_add_out(int32 tensor, int32 tensor, int32 tensor, 0.5): $why"
     [ ! -e r.npy ]'
+
+# nt_add_s_out is C++'s add_out(out, self, Scalar), which ATen 1.13 makes of the functional
+# op and a copy into out: a float result into an int32 out is truncated, not refused (as
+# torch.ops.aten.add.Scalar_out does; Python'"'"'s torch.add(..., out=) takes the Tensor form)
+sout=$(torch_says '
+import torch
+o = torch.empty(3, dtype=torch.int32)
+torch.ops.aten.add.Scalar_out(torch.tensor([-4, 0, 5], dtype=torch.int32), 2.5, out=o)
+print(" ".join(str(v) for v in o.tolist()))
+')
+test_expect "a Scalar out form casts its result into an out of another dtype, as aten::add.Scalar_out" '
+    [ "$sout" = "-1 2 7" ]
+    "$PY" -c "import numpy as np; np.save(\"x.npy\", np.array([-4, 0, 5], dtype=np.int32))"
+    run run tdiff add_scalar x.npy 2.5
+    expect_status 0
+    expect_out "values: $sout"'
 
 test_done
