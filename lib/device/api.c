@@ -116,6 +116,10 @@ static void new_tensor_here(nopi_core *c, void *p)
     int ndim = a->ndim;
     const int64_t *sizes = a->sizes;
     const char *fn = a->fn;
+    if ((int)d == 100 + 7)   /* torch/detail/types.h's number for c10's Double, which the
+                              * message once showed as is (an idioms tester's find) */
+        nopi_core_fail(c, "%s: float64 (kDouble) is no dtype of the device's: its dtypes are "
+                       "kFloat, kBFloat16, kHalf, kInt, kChar, kLong, kShort and kByte", fn);
     if ((unsigned)d > NT_U8)
         nopi_core_fail(c, "%s: %d is not a dtype (NT_F32 ... NT_U8)", fn, (int)d);
     if (ndim < 0 || ndim > NOPI_MAX_DIMS || (ndim > 0 && !sizes))

@@ -142,6 +142,30 @@ test_expect "an output accumulated into uncleared fails, as on the device: it st
     expect_out "ok    cleared"
     expect_out "1 passed, 1 failed"'
 
+# c10's Double cast to a ScalarType reaches a factory at run time (as a dtype it does not
+# compile): it was named by torch/detail/types.h's own number, 107 (an idioms tester's find)
+mkdir -p "$WORK/dbl"
+cat >"$WORK/dbl/k.cpp" <<'K'
+#include <torch/torch.h>
+torch::Tensor dbl(const torch::Tensor &t, int64_t code)
+{
+    torch::Tensor z = torch::zeros({2}, static_cast<torch::ScalarType>(code));
+    (void)z;
+    return get_dst_tensor();
+}
+K
+cat >"$WORK/dbl/s.cpp" <<'S'
+#include <torch/torch.h>
+#include <torchneuron/register.h>
+torch::Tensor dbl_shape(const torch::Tensor &t, int64_t code) { return torch::empty({2}, torch::kFloat); }
+NEURON_LIBRARY(dbl_ops, m) { m.def("dbl", &dbl_shape, "dbl"); }
+S
+printf '%s\n' 'name: dbl' 'compute_srcs: [k.cpp]' 'shape_srcs: [s.cpp]' >"$WORK/dbl/neuronop.yaml"
+test_expect "a factory given c10's Double at run time says float64 is no device dtype" '
+    run run dbl dbl zeros:1 7
+    expect_status 1
+    expect_err "dbl_ops::dbl: core 0: error: torch::zeros: float64 (kDouble) is no dtype of the device'"'"'s: its dtypes are kFloat"'
+
 # Whole-run messages name a C++ op in its namespace as its per-core ones do: the phases a
 # worker reports (a shape function that spins past its time) once named the op alone; and
 # the shape-function-wrote-data warning cut a long shape function's name at 40 characters
