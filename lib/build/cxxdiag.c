@@ -200,6 +200,17 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
     }
     /* a row of an accessor used as an element, or bound to a T & (torch refuses both too) */
     if (torch_accessor_names(msg, size)) {
+        /* a read-only one given to a template over the element type, TensorAccessor<T, N>,
+         * which deduces nothing from it (an idioms tester's find: g++'s words alone) */
+        if (strncmp(msg, "no matching function for call to '", 34) == 0 &&
+            strstr(msg, " (read-only)")) {
+            snprintf(hint, hint_size, "on the device an accessor is TensorAccessor<T, N, "
+                     "read_only>, read-only of a const tensor such as an op's input: a helper "
+                     "over the element type takes template <class T, bool RO> "
+                     "f(torch::TensorAccessor<T, N, RO> a), or any accessor as template "
+                     "<class A> f(A a)");
+            return true;
+        }
         if (strstr(msg, "cannot bind non-const lvalue reference of type 'TensorAccessor<")) {
             snprintf(hint, hint_size, "a[i] of a multi-dimensional accessor is a row, a "
                      "temporary (as in torch): keep it with auto row = a[i], or index on to an "
