@@ -123,11 +123,10 @@ test_expect "sources edited during the build: nothing installed, the last librar
     "$NEURONOP" build val >/dev/null
     cp val/build/libval.so before.so
     cp val/build/libval.so.stamp before.stamp
-    i=0
-    while [ $i -lt 4000 ]; do
-        echo "static float f$i(float x) { return x > 0.0f ? x * 1.0f + $i.0f : x - $i.0f; }"
-        i=$((i + 1))
-    done >val/big.c
+    # long enough that the saver below, starved of the CPU on a busy machine, still writes
+    # during it (4,000 functions, 30 ms, once let a build under make check finish unseen)
+    awk "BEGIN { for (i = 0; i < 20000; i++) printf \"static float f%d(float x) { return x > 0.0f ? x * 1.0f + %d.0f : x - %d.0f; }\\n\", i, i, i }" \
+        >val/big.c
     sed -i "s/compute_srcs: \[k.c\]/compute_srcs: [k.c, big.c]/" val/neuronop.yaml
     "$NEURONOP" build val >/dev/null   # the big source compiles: a build of some time
     cp val/build/libval.so before.so
