@@ -86,6 +86,10 @@ static void library_folder_of(const char *src, char *out, size_t size)
             return;
         }
         char *cut = strrchr(try, '/');
+        if (!cut && strcmp(try, ".") != 0 && stat("neuronop.yaml", &st) == 0) {
+            snprintf(out, size, ".");   /* 'src/relu.c' given in the library's folder */
+            return;
+        }
         if (!cut || cut == try)
             return;
         *cut = '\0';

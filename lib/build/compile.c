@@ -130,7 +130,11 @@ static size_t code_of_line(char *text, bool *in_comment)
         char *open = NULL;
         for (char *p = strstr(text, "/*"); p; p = strstr(p + 1, "/*"))
             open = p;
-        len = open ? (size_t)(open - text) : 0;
+        if (!open) {   /* (the comment goes on above: a reviewer's find) */
+            text[0] = '\0';
+            return 0;
+        }
+        len = (size_t)(open - text);
         text[len] = '\0';
     }
     *in_comment = false;

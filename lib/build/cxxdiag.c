@@ -204,11 +204,10 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
          * which deduces nothing from it (an idioms tester's find: g++'s words alone) */
         if (strncmp(msg, "no matching function for call to '", 34) == 0 &&
             strstr(msg, " (read-only)")) {
-            snprintf(hint, hint_size, "on the device an accessor is TensorAccessor<T, N, "
-                     "read_only>, read-only of a const tensor such as an op's input: a helper "
-                     "over the element type takes template <class T, bool RO> "
-                     "f(torch::TensorAccessor<T, N, RO> a), or any accessor as template "
-                     "<class A> f(A a)");
+            snprintf(hint, hint_size, "on the device an accessor of a const tensor, such as "
+                     "an op's input, is a read-only one, TensorAccessor<T, N, true>: a helper "
+                     "that takes any accessor, template <class A> f(A a), compiles here and "
+                     "against libtorch");
             return true;
         }
         if (strstr(msg, "cannot bind non-const lvalue reference of type 'TensorAccessor<")) {

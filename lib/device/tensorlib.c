@@ -302,10 +302,11 @@ static void binary_here(nopi_core *c, void *p)
     }
 
     /* add_out, sub_out, mul_out and div_out of a Scalar (ATen's Scalar_out forms, which 1.13
-     * makes of the functional op and a copy into out): the result in its own dtype, then
-     * copied into out as copy_ casts it, with no check that ATen would cast it (an idioms
-     * tester's find: refused here, computed there; the Tensor forms check it, as here) */
-    bool copy_out = out && !other && !swap && out->dtype != rd &&
+     * makes of the functional op and a copy into out): into an out the Tensor forms refuse,
+     * the result in its own dtype, then copied as copy_ casts it (an idioms tester's find:
+     * refused here, computed there); into any other, computed there as now (a reviewer's:
+     * the copy lost bfloat16's NaN bits, which the loops below follow) */
+    bool copy_out = out && !other && !swap && !nopi_can_cast(rd, out->dtype) &&
                     (op == ADD || op == SUB || op == MUL || op == DIV);
     nopi_tl_args x = { .op = tl_of[op], .ct = ct, .a = self, .b = other, .ai = 1, .af = 1 };
     /* a C++ bool Scalar (no device tensor is bool): ATen's sub_check, then its alpha_check */

@@ -188,6 +188,12 @@ def cases():
                             first and s in (1, 2.5)):
                         continue
                     add(Case(op, ALLOC, d, vs, s1=s, s2=1 if op in (ADD, SUB) else None))
+            if first:   # a Scalar form into an out of another float dtype: computed as the
+                for od in FLOATS:   # Tensor form, NaN bits too (a reviewer's find)
+                    if od != d:
+                        for op, s in ((ADD, 2.5), (MUL, NAN), (DIV, 3)):
+                            add(Case(op, OUT_NEW, d, vs, outd=od, s1=s,
+                                     s2=1 if op == ADD else None))
             for s2 in (2, -1, 2.5, 1.7, 300, -2**63, NAN, -NAN):
                 if first or d in FLOATS or isinstance(s2, int) and s2 != 300:
                     add(Case(ADD, ALLOC, d, vs, s1=3, s2=s2))

@@ -178,6 +178,8 @@ test_expect "a source file, a build folder, or a library's name in its own folde
     cp mine/relu.c mine/src/
     run run mine/src/relu.c relu_forward randn:4
     expect_err "give its library'\''s folder ('\''mine'\'') or manifest"
+    (cd mine && "$NEURONOP" run src/relu.c relu_forward randn:4) >out 2>err && exit 1
+    expect_err "give its library'\''s folder ('\''.'\'') or manifest"
     run inspect mine/build/
     expect_status 2
     expect_err "neuronop: error: no neuronop.yaml in '\''mine/build'\'', which holds the built library '\''librelu.so'\''"

@@ -5,7 +5,8 @@ nt_tensor *relu_forward(const nt_tensor *t_in)
 {
     printf("docs: https://example.org/ops\n")   /* its ';' forgotten */
     /*
-     * comment lines between it and the next statement
+     * comment lines between it and the next statement;
+     * more than one (a reviewer's find: the second was read as code)
      */
     nt_tensor *t_out = nt_zeros(nt_dim(t_in), nt_sizes(t_in), NT_F32);
     nt_accessor in = nt_accessor_of(t_in), out = nt_accessor_of(t_out);
