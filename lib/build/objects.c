@@ -94,6 +94,40 @@ static int object_path(builder *b, object *obj, int index, const char *source, n
     return 0;
 }
 
+/* The line of a libtcc option pragma in text, #pragma comment(option, ...) or (lib, ...), or
+ * _Pragma("comment(...)"), which libtcc obeys while it compiles: past the manifest's flags
+ * and their allow-list (a reviewer's find: "-w" so silenced the implicit-declaration
+ * error); 0 when there is none.  A rough scan of the text (a line a block comment holds
+ * counts), not of the headers it includes. */
+static int option_pragma(const char *text)
+{
+    int line = 1;
+    for (const char *p = text; *p; line++) {
+        const char *q = p + strspn(p, " \t");
+        bool hit = false;
+        if (*q == '#') {
+            q += 1 + strspn(q + 1, " \t");
+            if (strncmp(q, "pragma", 6) == 0) {
+                q += 6 + strspn(q + 6, " \t");
+                hit = strncmp(q, "comment", 7) == 0;
+            }
+        }
+        const char *op = strstr(p, "_Pragma");
+        const char *eol = strchr(p, '\n');
+        if (op && (!eol || op < eol)) {
+            op += 7 + strspn(op + 7, " \t(");
+            op += *op == '"' ? 1 + strspn(op + 1, " \t") : 0;
+            hit = hit || strncmp(op, "comment", 7) == 0;
+        }
+        if (hit)
+            return line;
+        if (!eol)
+            break;
+        p = eol + 1;
+    }
+    return 0;
+}
+
 /* Reads an object's symbols, and whether it has code that runs when it is loaded: a
  * constructor or static initialiser (nopi_elf_runs_at_load), or an indirect function,
  * whose resolver the loader calls. */
@@ -190,6 +224,16 @@ static int compile_tcc(builder *b, int index, object *obj)
     if (nopi_read_file(path, &text, NULL) != 0)
         return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read '%s': %s", path,
                          strerror(errno));
+    int pragma_line = option_pragma(text);
+    if (pragma_line > 0) {
+        free(text);
+        nopi_fail(b->err, NOP_ERR_COMPILE, path, pragma_line, 1,
+                  "#pragma comment sets libtcc's options or libraries from the source, which "
+                  "a build takes from its manifest only");
+        nopi_detail(b->err, "give flags in the manifest's extra_cflags (neuronop.yaml(5))");
+        nopi_diag_add_excerpt(&b->err->diag);
+        return -1;
+    }
     char *unit = nopi_gen_unit(b->m, role, path, text);
     free(text);
     char *dir = nopi_dirname(path);
@@ -367,6 +411,16 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
     if (nopi_read_file(path, &text, NULL) != 0)
         return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read '%s': %s", path,
                          strerror(errno));
+    int pragma_line = option_pragma(text);
+    if (pragma_line > 0) {
+        free(text);
+        nopi_fail(b->err, NOP_ERR_COMPILE, path, pragma_line, 1,
+                  "#pragma comment sets libtcc's options or libraries from the source, which "
+                  "a build takes from its manifest only");
+        nopi_detail(b->err, "give flags in the manifest's extra_cflags (neuronop.yaml(5))");
+        nopi_diag_add_excerpt(&b->err->diag);
+        return -1;
+    }
     char *unit = nopi_gen_unit(b->m, role, path, text);
     free(text);
     snprintf(unitname, sizeof unitname, "%s%d.c", role_names[role], index);
