@@ -214,17 +214,17 @@ static int read_object(builder *b, object *obj)
     return 0;
 }
 
-static int compile_tcc(builder *b, int index, object *obj)
+/* The C source at path wrapped in its prelude (nopi_gen_unit) into *unit, malloc'd, NULL on
+ * no memory (which the caller reports); -1 with b->err filled when the source cannot be
+ * read, or, for libtcc, has an option pragma (option_pragma; g++ and cc ignore them). */
+static int source_unit(builder *b, const char *path, nopi_role role, bool libtcc, char **unit)
 {
-    const char *path = b->sources[index].file;
-    nopi_role role = b->sources[index].role;
-    if (object_path(b, obj, index, path, role) != 0)
-        return -1;
     char *text;
+    *unit = NULL;
     if (nopi_read_file(path, &text, NULL) != 0)
         return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read '%s': %s", path,
                          strerror(errno));
-    int pragma_line = option_pragma(text);
+    int pragma_line = libtcc ? option_pragma(text) : 0;
     if (pragma_line > 0) {
         free(text);
         nopi_fail(b->err, NOP_ERR_COMPILE, path, pragma_line, 1,
@@ -234,8 +234,20 @@ static int compile_tcc(builder *b, int index, object *obj)
         nopi_diag_add_excerpt(&b->err->diag);
         return -1;
     }
-    char *unit = nopi_gen_unit(b->m, role, path, text);
+    *unit = nopi_gen_unit(b->m, role, path, text);
     free(text);
+    return 0;
+}
+
+static int compile_tcc(builder *b, int index, object *obj)
+{
+    const char *path = b->sources[index].file;
+    nopi_role role = b->sources[index].role;
+    if (object_path(b, obj, index, path, role) != 0)
+        return -1;
+    char *unit;
+    if (source_unit(b, path, role, true, &unit) != 0)
+        return -1;
     char *dir = nopi_dirname(path);
     bool instrument = b->o->memcheck && role == NOPI_ROLE_COMPUTE;
     nopi_cc *cc = unit && dir ? new_cc(b, NOPI_CC_OBJECT, dir, instrument) : NULL;
@@ -407,22 +419,9 @@ static int prepare_system(builder *b, int index, object *obj, nopi_tool_job *job
         return 0;
     }
     /* C: the source wrapped in its prelude, as for libtcc, so signatures are checked */
-    char *text, unitname[64];
-    if (nopi_read_file(path, &text, NULL) != 0)
-        return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read '%s': %s", path,
-                         strerror(errno));
-    int pragma_line = option_pragma(text);
-    if (pragma_line > 0) {
-        free(text);
-        nopi_fail(b->err, NOP_ERR_COMPILE, path, pragma_line, 1,
-                  "#pragma comment sets libtcc's options or libraries from the source, which "
-                  "a build takes from its manifest only");
-        nopi_detail(b->err, "give flags in the manifest's extra_cflags (neuronop.yaml(5))");
-        nopi_diag_add_excerpt(&b->err->diag);
+    char *unit, unitname[64];
+    if (source_unit(b, path, role, false, &unit) != 0)
         return -1;
-    }
-    char *unit = nopi_gen_unit(b->m, role, path, text);
-    free(text);
     snprintf(unitname, sizeof unitname, "%s%d.c", role_names[role], index);
     char *unitpath = nopi_path_join(b->tmpdir, unitname);
     FILE *f = unit && unitpath ? fopen(unitpath, "w") : NULL;

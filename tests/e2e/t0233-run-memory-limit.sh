@@ -43,6 +43,11 @@ remove_cgroup() {
     done
 }
 trap 'remove_cgroup; rm -rf "$WORK"' EXIT   # (lib.sh makes a signal an exit)
+in_cgroup() {   # in_cgroup ARGS...: neuronop ARGS in the cgroup, into out and err, $status
+    status=0
+    sh -c "echo \$\$ >\"\$0\" && exec \"\$@\"" "$cg/$procs" "$NEURONOP" "$@" >out 2>err ||
+        status=$?
+}
 
 test_expect "an output of 160 MB is made where there is memory for it" '
     run run big big 40000000
@@ -58,26 +63,20 @@ if [ -n "${NEURONOP_SANITIZED:-}" ]; then
     skip "AddressSanitizer's shadow memory counts against the cgroup's 256 MB"
 elif mkdir "$cg" 2>/dev/null && echo 268435456 >"$cg/$limit" 2>/dev/null; then
     test_expect "in a cgroup of 256 MB, a 160 MB output is refused, saying why" '
-        status=0
-        sh -c "echo \$\$ >\"\$0\" && exec \"\$@\"" "$cg/$procs" "$NEURONOP" run big big 40000000 \
-            >out 2>err || status=$?
+        in_cgroup run big big 40000000
         expect_status 1
         expect_err "neuronop: big: error: the output is 160000000 bytes, more than the 134217728 one may have here (half the memory neuronop may use)"
         expect_err "a container'\''s memory limit counts"'
     # neuronop test holds three outputs at once (the first execution's, the current one's,
     # the reference's): each may have a third of that (a red team's find: twice was held)
     test_expect "in a cgroup of 256 MB, neuronop test refuses an 80 MB output, a third of the half" '
-        status=0
-        sh -c "echo \$\$ >\"\$0\" && exec \"\$@\"" "$cg/$procs" "$NEURONOP" test big -k large \
-            >out 2>err || status=$?
+        in_cgroup test big -k large
         expect_status 1
         expect_out "the output is 80000000 bytes, more than the 44739242 one may have here (half the memory neuronop may use, shared by the outputs it holds at once)"'
     # below 64 MB, the size from which the cgroup is read, but above the share (a reviewer's
     # find: the worker was killed by the kernel instead)
     test_expect "in a cgroup of 256 MB, neuronop test refuses a 50 MB output too" '
-        status=0
-        sh -c "echo \$\$ >\"\$0\" && exec \"\$@\"" "$cg/$procs" "$NEURONOP" test big -k medium \
-            >out 2>err || status=$?
+        in_cgroup test big -k medium
         expect_status 1
         expect_out "the output is 50000000 bytes, more than the 44739242 one may have here"'
 else
