@@ -262,9 +262,11 @@ int cmd_run(int argc, char **argv)
         goto out;
     }
     report_reset_counts();
+    report_hold();   /* one line for a message every core gave */
     bool ok = nop_device_run(oc.dev, oc.lib, oc.op, oc.vals, oc.nvals, &res, &err) == 0;
     if (!ok)
         rc = report_error(&err);
+    report_release();
     const char *opname = oc.display;   /* ns::OP for a C++ library */
     if (!json) {
         if (ok)

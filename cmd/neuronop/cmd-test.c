@@ -140,6 +140,8 @@ static void print_json(const char *library, const results *rs, const nop_test_su
 static void on_result(void *ctx, const nop_test_result *r)
 {
     results *rs = ctx;
+    report_release();   /* the case's messages, before its line */
+    report_hold();
     if (!json)
         print_line(r);
     if (rs->n == rs->cap) {
@@ -280,7 +282,10 @@ int cmd_test(int argc, char **argv)
                         .threads = (int)dc.threads, .timeout = dc.timeout,
                         .disabled_checks = dc.disabled, .isolate = sandbox_on(), .diag = test_sink,
                         .diag_ctx = &warned, .on_result = on_result, .ctx = &rs };
-    if (nop_test_run(m, lib, profile, &o, &sum, &err) != 0) {
+    report_hold();   /* one line for a message every core gave, case by case */
+    int trc = nop_test_run(m, lib, profile, &o, &sum, &err);
+    report_release();
+    if (trc != 0) {
         rc = report_error(&err);
         goto out;
     }

@@ -2,7 +2,8 @@
  * report.h - how neuronop prints diagnostics on stderr (the formats are an interface).
  *
  *   FILE:LINE:COL: error: message     a problem in an input file (manifest, source, profile)
- *   neuronop: OP: core N: error: msg  a problem on the device
+ *   neuronop: OP: core N: error: msg  a problem on the device ("cores 0-3, 5" for one
+ *                                     message from several cores: report_hold)
  *   neuronop: error: message          anything else
  * `warning:` and `note:` likewise.  Detail lines follow, as they are.
  */
@@ -27,8 +28,13 @@ enum exit_status {
 /* The exit status for an error of kind k: the one place errors become statuses. */
 int exit_status_of(enum nop_errkind k);
 
-/* Prints one diagnostic. */
+/* Prints one diagnostic, or holds it while a run is held (report_hold). */
 void report_diag(const nop_diag *d);
+/* Holds the device diagnostics that follow until report_release, which prints each message
+ * once however many cores gave it ("neuronop: OP: cores 0-7: error: ..."), in the order they
+ * first came.  Anything else printed on stderr through this file releases them first. */
+void report_hold(void);
+void report_release(void);
 /* Prints a failed call's error and returns the exit status it maps to. */
 int report_error(const nop_error *err);
 /* Prints "neuronop: error: out of memory" and returns STATUS_INTERNAL. */

@@ -248,7 +248,18 @@ test_expect "TCM left allocated is a warning" '
     expect_err "neuronop: tcm_leak: core 0: warning: 100 bytes of TCM still allocated"'
 
 test_expect "a standard accessor in a multicore kernel is an error" '
-    fails rules_mc standard_accessor randn:16 "core 0: error: nt_accessor_of: a standard accessor in a multicore kernel"'
+    fails rules_mc standard_accessor randn:16 "cores 0-7: error: nt_accessor_of: a standard accessor in a multicore kernel"'
+
+# eight lines that differed in the core's number alone (a new user's find)
+test_expect "a message several cores give is one line naming them, in the worker and out" '
+    for sandbox in on off; do
+        NEURONOP_SANDBOX=$sandbox "$NEURONOP" run rules_mc odd_cores randn:64 >out 2>err &&
+            exit 1
+        test "$(grep -c "store past the end" err)" = 1
+        grep -q "^neuronop: odd_cores: cores 1, 3, 5, 7: error: a store past the end" err
+        grep -q "^neuronop: odd_cores: cores 0, 2, 4, 6: warning: 16 bytes of TCM" err
+        grep -q "^neuronop: device checks: 4 errors, 4 warnings$" err
+    done'
 
 test_expect "a multicore kernel that never calls get_dst_tensor fails" '
     fails rules_mc no_dst randn:16 "neuronop: no_dst: error: no core called get_dst_tensor"'
