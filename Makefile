@@ -123,7 +123,7 @@ check: test-deps
 # three of which take seconds), and the many short scripts fill the gaps at the end, so that
 # both CPUs stay busy until the last script ends.
 TEST_JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
-E2E_SLOW = t0133-build-cxx-pch.sh t0100-build-diagnostics.sh t0120-build-cxx.sh \
+E2E_SLOW = t0218-run-record-bounds.sh t0133-build-cxx-pch.sh t0100-build-diagnostics.sh t0120-build-cxx.sh \
 	t0105-build-cache.sh t0601-python-ops.sh t0602-python-memcheck.sh t0121-cxx-examples.sh \
 	t0208-run-hostile.sh t0502-deb-package.sh t0110-run-diagnostics.sh t0220-run-aten-diff.sh \
 	t0212-test-fork-server.sh t0101-build-compile-limits.sh t0123-build-linked-check.sh \

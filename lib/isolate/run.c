@@ -67,6 +67,14 @@ static int take_run(void *ctx, uint32_t type, const void *data, size_t len, void
     return nopi_run_take(ctx, type, data, len, own) == 0 ? 0 : -1;
 }
 
+/* The cores a run of op (or of reference ref, >= 0) uses, whose time limits its worker's
+ * deadline adds up: one, but for a multicore op's kernel (a red team's find: a single-core
+ * kernel that said it was in another phase had eight cores' time). */
+static int run_cores(const nop_device *dev, const nop_library *lib, int ref)
+{
+    return ref >= 0 ? 1 : nopi_device_cores(dev, lib);
+}
+
 /* Runs op (or reference ref, of a valid op) in a one-shot worker process. */
 static int run_isolated(nop_device *dev, const nop_library *lib, int op, int ref,
                         const nop_value *args, int nargs, nop_run_result *res, nop_error *err)
@@ -77,8 +85,8 @@ static int run_isolated(nop_device *dev, const nop_library *lib, int op, int ref
     double budget = 5.0;
     char name[256];   /* as the worker's phases name it (watch.c believes no other) */
     nopi_op_qualname(lib, lib->desc->ops[op].name, name, sizeof name);
-    int rc = nopi_sandbox_call(dev, name, lib->path, budget, 1, run_in_worker, &rw, take_run,
-                               res, err);
+    int rc = nopi_sandbox_call(dev, name, lib->path, budget, 1, run_cores(dev, lib, ref),
+                               run_in_worker, &rw, take_run, res, err);
     if (rc != 0) {
         nopi_tensor_free(res->output);
         res->output = NULL;
@@ -433,8 +441,8 @@ static int run_kept(nop_device *dev, const nop_library *lib, int op, int ref,
     char name[256];
     nopi_op_qualname(lib, lib->desc->ops[op].name, name, sizeof name);
     if (rc == 0)
-        rc = nopi_server_call_fd(kl->srv, name, 5.0, 1, req, len, kl->in.map ? kl->in.fd : -1,
-                                 inputs, take_run, res, err);
+        rc = nopi_server_call_fd(kl->srv, name, 5.0, 1, run_cores(dev, lib, ref), req, len,
+                                 kl->in.map ? kl->in.fd : -1, inputs, take_run, res, err);
     free(req);
     if (rc != 0) {   /* the rest is kept, as run_isolated keeps it: the printf output and the
                       * cores' reports are worth showing after a failure (nop_device_run) */

@@ -245,11 +245,12 @@ static int stop(nopi_server *s, bool wait)
     return status;
 }
 
-int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs,
+int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs, int ncores,
                      const void *req, size_t len, nopi_take_fn *take, void *take_ctx,
                      nop_error *err)
 {
-    return nopi_server_call_fd(s, opname, budget, runs, req, len, -1, 0, take, take_ctx, err);
+    return nopi_server_call_fd(s, opname, budget, runs, ncores, req, len, -1, 0, take,
+                               take_ctx, err);
 }
 
 /* Closes the descriptors of fds[0, n) that are open, and marks them closed. */
@@ -575,7 +576,7 @@ void nopi_server_forget(nopi_server *s)
 }
 
 int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int runs,
-                        const void *req, size_t len, int pass, size_t pass_bytes,
+                        int ncores, const void *req, size_t len, int pass, size_t pass_bytes,
                         nopi_take_fn *take, void *take_ctx, nop_error *err)
 {
     if (req && s->posted)   /* a new request: the posted one is given up */
@@ -588,7 +589,9 @@ int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int r
      * request's (a zygote's child has a page of its own) */
     nopi_watch wt = { .dev = s->dev, .phase = s->phase, .seq = atomic_load(&s->phase->seq),
                       .op = opname, .budget = budget, .timeout = o.timeout,
-                      .runs = runs > 0 ? runs : 0, .ncores = nopi_device_max_cores(s->dev),
+                      .runs = runs > 0 ? runs : 0,
+                      .ncores = ncores > 0 && ncores < nopi_device_max_cores(s->dev)
+                                ? ncores : nopi_device_max_cores(s->dev),
                       .take = take, .ctx = take_ctx, .max_record = s->max_record / s->held,
                       .held = s->held };
     taker who;
@@ -681,7 +684,7 @@ static int serve_once(nop_device *cdev, void *ctx, const void *req, size_t len, 
 }
 
 int nopi_sandbox_call(nop_device *dev, const char *opname, const char *library, double budget,
-                      int runs, nopi_work_fn *work, void *work_ctx, nopi_take_fn *take,
+                      int runs, int ncores, nopi_work_fn *work, void *work_ctx, nopi_take_fn *take,
                       void *take_ctx, nop_error *err)
 {
     once o = { work, work_ctx };
@@ -690,7 +693,7 @@ int nopi_sandbox_call(nop_device *dev, const char *opname, const char *library, 
         return -1;
     int rc = nopi_server_library(s, library, err);
     if (rc == 0)
-        rc = nopi_server_call(s, opname, budget, runs, NULL, 0, take, take_ctx, err);
+        rc = nopi_server_call(s, opname, budget, runs, ncores, NULL, 0, take, take_ctx, err);
     nopi_server_free(s);
     return rc;
 }

@@ -176,19 +176,20 @@ void nopi_server_warm(nopi_server *s, size_t stack_size, int ncores);
  * what the worker sends back to take(take_ctx, ...), until the request is answered.  budget
  * is how long it may take in seconds besides the phases it announces (each a run's timeout
  * per core); runs is how many runs it may make (each may take its shape function's and all
- * its cores' timeouts, one after another, with a grace); runs 0 means any number, and then
- * budget bounds the whole request.  These alone set its limit: nothing the worker writes
+ * its cores' timeouts, one after another, with a grace), on at most ncores cores each (one
+ * for a reference or an op that is not multicore; 0: the device's most); runs 0 means any
+ * number, and then budget bounds the whole request.  These alone set its limit: nothing the worker writes
  * extends it.  Returns serve's own 0 or -1 (with its error) when the worker answered and
  * ended cleanly; -1 with a device error naming opname (or the phase it was in) when it died,
  * ended early, sent garbage or missed its deadline. */
-int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs,
+int nopi_server_call(nopi_server *s, const char *opname, double budget, int runs, int ncores,
                      const void *req, size_t len, nopi_take_fn *take, void *take_ctx,
                      nop_error *err);
 /* As nopi_server_call, with descriptor pass (unless -1) sent along with the request: the
  * child serving it finds its own copy in its wire's in_fd.  pass_bytes is how much of it the
  * request uses (a run's inputs), by which the record pipe is sized. */
 int nopi_server_call_fd(nopi_server *s, const char *opname, double budget, int runs,
-                        const void *req, size_t len, int pass, size_t pass_bytes,
+                        int ncores, const void *req, size_t len, int pass, size_t pass_bytes,
                         nopi_take_fn *take, void *take_ctx, nop_error *err);
 /* Sends a request of len bytes to the zygote's next child now and returns without waiting
  * for it, so that the child works while the caller does something else (another server's
@@ -211,7 +212,7 @@ void nopi_server_free(nopi_server *s);
  * device dev, which may read library as a server's children may (nopi_server_library; NULL:
  * none); returns as nopi_server_call does. */
 int nopi_sandbox_call(nop_device *dev, const char *opname, const char *library, double budget,
-                      int runs, nopi_work_fn *work, void *work_ctx, nopi_take_fn *take,
+                      int runs, int ncores, nopi_work_fn *work, void *work_ctx, nopi_take_fn *take,
                       void *take_ctx, nop_error *err);
 
 /* watch.c: what the parent knows of a worker while it reads one request's records.  The

@@ -183,8 +183,8 @@ int nop_bench(nop_device *dev, const nop_library *lib, int op, const nop_value *
         char name[256];   /* as the worker's phases name it */
         nopi_op_qualname(lib, info.name, name, sizeof name);
         int rc = nopi_sandbox_call(dev, name, lib->path, budget,
-                                   runs < 100000000 ? (int)runs : 0, bench_in_worker, &bw,
-                                   take_bench, &bt, err);
+                                   runs < 100000000 ? (int)runs : 0, nopi_device_cores(dev, lib),
+                                   bench_in_worker, &bw, take_bench, &bt, err);
         if (rc == 0 && (!res->seconds || !res->fastest.cores))
             rc = nopi_fault(err, NOP_FAULT_WORKER, "the device process sent no figures");
         if (rc != 0)

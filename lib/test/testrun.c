@@ -569,6 +569,20 @@ static case_req part_request(const nop_testinfo *t, int test, const int *pick, b
     return rq;
 }
 
+/* The most cores a run of the part uses, whose time limits its worker's deadline adds up:
+ * one for a reference or an op that is not multicore, else its executions' largest count. */
+static int request_cores(const judge *j, bool reference)
+{
+    if (reference || !nop_library_multicore(j->s->lib))
+        return 1;
+    int most = 1;
+    for (int i = 0; i < j->nex; i++) {
+        int c = j->ex[i].cores ? j->ex[i].cores : nop_profile_cores(j->s->profile);
+        most = c > most ? c : most;
+    }
+    return most;
+}
+
 /* Runs the part of a sub-case that rq asks for in a worker in its library's loaded state
  * (posted: rq went with nopi_server_post, and its records are read now): a kernel that kills
  * its worker fails the case, and a reference that does is the case's ERROR (as a reference
@@ -581,8 +595,8 @@ static bool run_part_isolated(nopi_server *srv, judge *j, const case_req *rq, bo
     int runs = reference ? 1 : j->nex;
     char name[256];   /* as the worker's phases name it */
     nopi_op_qualname(j->s->lib, j->t->op, name, sizeof name);
-    if (nopi_server_call(srv, name, budget, runs, posted ? NULL : rq,
-                         posted ? 0 : sizeof *rq, take_case, j, &err) == 0)
+    if (nopi_server_call(srv, name, budget, runs, request_cores(j, reference),
+                         posted ? NULL : rq, posted ? 0 : sizeof *rq, take_case, j, &err) == 0)
         return true;
     nop_run_result_clear(&j->cur);
     if (!j->over && reference) {   /* the test's own code failed, as when it crashes in place */

@@ -111,7 +111,7 @@ static void a_request_of_any_number_of_runs_ends_at_its_budget(void **state)
     nop_error err;
     double t0 = nopi_now();
     int32_t pid[3] = { 0 };
-    assert_int_equal(nopi_server_call(srv, "op", 1.5, 0, "a", 1, take_pid, pid, &err), -1);
+    assert_int_equal(nopi_server_call(srv, "op", 1.5, 0, 0, "a", 1, take_pid, pid, &err), -1);
     double took = nopi_now() - t0;
     assert_int_equal(err.kind, NOP_ERR_DEVICE);
     assert_non_null(strstr(err.diag.msg, "timeout"));
@@ -135,10 +135,10 @@ static void a_request_long_after_its_child_got_ready_is_in_time(void **state)
     nop_error err;
     nopi_server_prepare(srv, prepare_loads);
     int32_t pid[3] = { 0 };
-    assert_int_equal(nopi_server_call(srv, "op", 10, 1, "a", 1, take_pid, pid, &err), 0);
+    assert_int_equal(nopi_server_call(srv, "op", 10, 1, 0, "a", 1, take_pid, pid, &err), 0);
     struct timespec gap = { 2, 700000000 };
     nanosleep(&gap, NULL);   /* the next child has long been ready */
-    int rc = nopi_server_call(srv, "op", 10, 1, "b", 1, take_pid, pid, &err);
+    int rc = nopi_server_call(srv, "op", 10, 1, 0, "b", 1, take_pid, pid, &err);
     if (rc != 0)
         fail_msg("%s: %s", err.diag.where, err.diag.msg);
     served_free(&sv);
@@ -164,7 +164,7 @@ static void a_load_that_never_ends_is_stopped_within_its_phase(void **state)
     nop_error err;
     int32_t pid[3] = { 0 };
     double t0 = nopi_now();
-    assert_int_equal(nopi_server_call(sv.srv, "op", 10, 1, "a", 1, take_pid, pid, &err), -1);
+    assert_int_equal(nopi_server_call(sv.srv, "op", 10, 1, 0, "a", 1, take_pid, pid, &err), -1);
     double took = nopi_now() - t0;
     if (!strstr(err.diag.msg, "timeout") || strcmp(err.diag.where, "op: loading the library"))
         fail_msg("%s: %s", err.diag.where, err.diag.msg);
@@ -189,7 +189,7 @@ static void a_call_trapped_while_loading_is_named_with_its_phase(void **state)
     nopi_server_prepare(sv.srv, prepare_forks);
     nop_error err;
     int32_t pid[3] = { 0 };
-    assert_int_equal(nopi_server_call(sv.srv, "op", 10, 1, "a", 1, take_pid, pid, &err), -1);
+    assert_int_equal(nopi_server_call(sv.srv, "op", 10, 1, 0, "a", 1, take_pid, pid, &err), -1);
     bool named = strcmp(err.diag.msg, "user code made a system call the device does not "
                         "have: fork") == 0 &&
                  strcmp(err.diag.where, "op: loading the library") == 0;
@@ -226,7 +226,7 @@ static void a_worker_does_not_run_the_callers_handlers(void **state)
     served sv = serve_with(serve_fault, 0);
     nop_error err;
     int32_t pid[3] = { 0 };
-    assert_int_equal(nopi_server_call(sv.srv, "op", 10, 1, "a", 1, take_pid, pid, &err), -1);
+    assert_int_equal(nopi_server_call(sv.srv, "op", 10, 1, 0, "a", 1, take_pid, pid, &err), -1);
     sigaction(SIGSEGV, &old, NULL);
     if (!strstr(err.diag.msg, "segmentation fault (signal 11)"))
         fail_msg("%s", err.diag.msg);
@@ -239,16 +239,16 @@ static void each_request_runs_in_a_fresh_child_of_one_zygote(void **state)
     nopi_server *srv = sv.srv;
     nop_error err;
     int32_t first[3] = { 0 }, again[3] = { 0 }, next[3] = { 0 };
-    assert_int_equal(nopi_server_call(srv, "op", 10, 0, "a", 1, take_pid, first, &err), 0);
-    assert_int_equal(nopi_server_call(srv, "op", 10, 0, "b", 1, take_pid, again, &err), 0);
+    assert_int_equal(nopi_server_call(srv, "op", 10, 0, 0, "a", 1, take_pid, first, &err), 0);
+    assert_int_equal(nopi_server_call(srv, "op", 10, 0, 0, "b", 1, take_pid, again, &err), 0);
     assert_true(first[0] > 0 && first[0] != getpid());
     assert_int_not_equal(again[0], first[0]);   /* a fresh child ... */
     assert_int_equal(again[2], 0);              /* ... which the last request left nothing in */
-    assert_int_equal(nopi_server_call(srv, "op", 10, 0, "exit", 4, take_pid, next, &err), -1);
+    assert_int_equal(nopi_server_call(srv, "op", 10, 0, 0, "exit", 4, take_pid, next, &err), -1);
     assert_int_equal(err.kind, NOP_ERR_DEVICE);
     assert_string_equal(err.diag.where, "op");
     assert_non_null(strstr(err.diag.msg, "(exit status 3) before the op finished"));
-    assert_int_equal(nopi_server_call(srv, "op", 10, 0, "c", 1, take_pid, next, &err), 0);
+    assert_int_equal(nopi_server_call(srv, "op", 10, 0, 0, "c", 1, take_pid, next, &err), 0);
     served_free(&sv);
     assert_int_equal(kill(first[0], 0), -1);
     assert_int_equal(kill(next[0], 0), -1);
@@ -278,11 +278,11 @@ static void a_reusing_server_puts_its_child_back_between_requests(void **state)
     bool kept = children_can_be_put_back();
     nop_error err;
     int32_t first[3] = { 0 }, again[3] = { 0 }, next[3] = { 0 };
-    assert_int_equal(nopi_server_call(srv, "op", 10, 0, "a", 1, take_pid, first, &err), 0);
+    assert_int_equal(nopi_server_call(srv, "op", 10, 0, 0, "a", 1, take_pid, first, &err), 0);
     int changes = 0;   /* requests served by another child than the one before */
     int32_t prev = first[0];
     for (int i = 0; i < 5; i++) {
-        assert_int_equal(nopi_server_call(srv, "op", 10, 0, "b", 1, take_pid, again, &err), 0);
+        assert_int_equal(nopi_server_call(srv, "op", 10, 0, 0, "b", 1, take_pid, again, &err), 0);
         assert_int_equal(again[2], 0);   /* left_behind is as it was before the first */
         changes += again[0] != prev;
         prev = again[0];
@@ -292,12 +292,12 @@ static void a_reusing_server_puts_its_child_back_between_requests(void **state)
         assert_true(changes <= 1);
     else
         assert_int_equal(changes, 5);
-    assert_int_equal(nopi_server_call(srv, "op", 10, 0, "exit", 4, take_pid, next, &err), -1);
+    assert_int_equal(nopi_server_call(srv, "op", 10, 0, 0, "exit", 4, take_pid, next, &err), -1);
     assert_non_null(strstr(err.diag.msg, "(exit status 3) before the op finished"));
-    if (nopi_server_call(srv, "op", 10, 0, "thread", 6, take_pid, next, &err) != 0)
+    if (nopi_server_call(srv, "op", 10, 0, 0, "thread", 6, take_pid, next, &err) != 0)
         fail_msg("%s: %s", err.diag.where, err.diag.msg);
     assert_int_not_equal(next[0], first[0]);
-    assert_int_equal(nopi_server_call(srv, "op", 10, 0, "c", 1, take_pid, again, &err), 0);
+    assert_int_equal(nopi_server_call(srv, "op", 10, 0, 0, "c", 1, take_pid, again, &err), 0);
     assert_int_not_equal(again[0], next[0]);   /* its thread kept it from being put back */
     assert_int_equal(again[2], 0);
     served_free(&sv);
