@@ -4,6 +4,7 @@
  *
  *   build.c     the order of the steps: setup, the compilers, compile, check, link
  *   buildkey.c  whether anything changed: the build key and the stamp
+ *   includes.c  the files of the user's folders the sources include (without a preprocessor)
  *   buildfs.c   the build folder's lock, leftovers and atomic writes
  *   objects.c   compiling each source (libtcc in its confined child, compile.c; g++ or cc as
  *               confined child processes, syscc.c) and linking the library (libtcc alone, or
@@ -79,6 +80,20 @@ typedef struct builder {
     char *reg_file[NOP_MAX_OPS];   /* reg_ops: where each op's m.def is */
     int reg_line[NOP_MAX_OPS];
 } builder;
+
+/* includes.c: every file of the user's folders that the sources (paths) can include, by
+ * their #include lines, in any #if branch, each name looked up in the including file's
+ * folder (a quoted one) and in dirs, and each file found read for its own in turn; the
+ * toolchain's headers, in none of them, are not followed.  *paths gets their resolved paths,
+ * sorted, without duplicates and without the sources (malloc'd, each and the array; NULL
+ * when none), and *computed is set when an #include names its file with a macro, which only
+ * the compiler can resolve (or past 4096 files).  0, or -1 on no memory. */
+int nopi_user_includes(const char *const *sources, size_t nsources, const char *const *dirs,
+                       size_t ndirs, char ***paths, size_t *n, bool *computed);
+/* includes.c: nopi_user_includes of b's sources (some of them) in b's include folders: the
+ * sources' own, the manifest's includes and its -I flags. */
+int nopi_build_included(const builder *b, const char *const *sources, size_t nsources,
+                        char ***paths, size_t *n, bool *computed);
 
 /* buildkey.c: computes b->key, the hash of everything the build depends on (0, or -1 with
  * b->err filled when an input cannot be read). */

@@ -151,6 +151,86 @@ static int hash_input(builder *b, nopi_hasher *h, const char *path, bool resolve
     return 0;
 }
 
+/* Adds dir's regular files to the list, and those of its folders but the build folder
+ * (skip) and hidden ones, down to depth levels; stops (-1) past max files or on no memory. */
+static int list_tree(const char *dir, const char *skip, int depth, size_t max, char ***list,
+                     size_t *n, size_t *cap)
+{
+    if (list_dir(dir, any_file, list, n, cap) != 0 || *n > max)
+        return -1;
+    DIR *d = depth > 0 ? opendir(dir) : NULL;
+    if (!d)
+        return 0;
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
+            continue;
+        char *sub = nopi_path_join(dir, e->d_name);
+        char *real = sub ? realpath(sub, NULL) : NULL;
+        struct stat st;
+        if (real && strcmp(real, skip) != 0 && stat(real, &st) == 0 && S_ISDIR(st.st_mode))
+            rc = list_tree(sub, skip, depth - 1, max, list, n, cap);
+        else if (!sub)
+            rc = -1;
+        free(real);
+        free(sub);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Adds the files the sources include from the user's folders to the key: a header in a
+ * subfolder, or a table.inc, changed without a rebuild (visible_headers sees the .h files
+ * beside the sources alone).  When an #include names its file with a macro, every file of
+ * the library's folder (but its build folder) is added instead, up to 4096 of them. */
+static int hash_included(builder *b, nopi_hasher *h)
+{
+    const char **sources = malloc(((size_t)b->nsources + 1) * sizeof *sources);
+    char **files = NULL;
+    size_t nfiles = 0;
+    bool computed = false;
+    int rc = sources ? 0 : -1;
+    for (int i = 0; rc == 0 && i < b->nsources; i++)
+        sources[i] = b->sources[i].file;
+    if (rc == 0)
+        rc = nopi_build_included(b, sources, (size_t)b->nsources, &files, &nfiles, &computed);
+    free(sources);
+    if (rc == 0 && computed) {   /* the whole folder, in place of the files found */
+        for (size_t i = 0; i < nfiles; i++)
+            free(files[i]);
+        nfiles = 0;
+        size_t cap = 0;
+        char *folder = nopi_dirname(b->m->path);
+        char *skip = nopi_dirname(b->lib_path);
+        char *real_skip = skip ? realpath(skip, NULL) : NULL;
+        rc = folder && skip ? 0 : -1;
+        if (rc == 0 && list_tree(folder, real_skip ? real_skip : skip, 16, 4096, &files,
+                                 &nfiles, &cap) != 0)
+            nopi_hasher_add_str(h, "past 4096 files");   /* hashed as far as listed */
+        if (nfiles > 1)
+            qsort(files, nfiles, sizeof *files, cmp_str);
+        free(folder);
+        free(skip);
+        free(real_skip);
+    }
+    if (rc != 0) {
+        for (size_t i = 0; i < nfiles; i++)
+            free(files[i]);
+        free(files);
+        return nopi_nomem(b->err);
+    }
+    nopi_hasher_add_str(h, computed ? "included: the folder" : "included");
+    char hex[33];
+    for (size_t i = 0; i < nfiles; i++) {
+        if (rc == 0)
+            rc = hash_input(b, h, files[i], true, hex);
+        free(files[i]);
+    }
+    free(files);
+    return rc;
+}
+
 /* The identity of the program doing the build.  Everything neuronop adds to a library - the
  * prelude, the trampolines, the descriptor, how it links - is code in this program, so a
  * changed neuronop must rebuild, whatever its version says.  The linker's GNU build ID names
@@ -240,6 +320,8 @@ int nopi_build_key(builder *b)
         free(headers[i]);
     }
     free(headers);
+    if (rc == 0)
+        rc = hash_included(b, h);
     if (rc == 0)
         nopi_hasher_hex(h, b->key);
     nopi_hasher_free(h);

@@ -98,7 +98,7 @@ static int object_path(builder *b, object *obj, int index, const char *source, n
  * _Pragma("comment(...)"), which libtcc obeys while it compiles: past the manifest's flags
  * and their allow-list (a reviewer's find: "-w" so silenced the implicit-declaration
  * error); 0 when there is none.  A rough scan of the text (a line a block comment holds
- * counts), not of the headers it includes. */
+ * counts). */
 static int option_pragma(const char *text)
 {
     int line = 1;
@@ -214,9 +214,53 @@ static int read_object(builder *b, object *obj)
     return 0;
 }
 
+/* Fails the build at line of file, which has an option pragma (option_pragma); -1. */
+static int refuse_option_pragma(builder *b, const char *file, int line)
+{
+    nopi_fail(b->err, NOP_ERR_COMPILE, file, line, 1,
+              "#pragma comment sets libtcc's options or libraries from the source, which "
+              "a build takes from its manifest only");
+    nopi_detail(b->err, "give flags in the manifest's extra_cflags (neuronop.yaml(5))");
+    nopi_diag_add_excerpt(&b->err->diag);
+    return -1;
+}
+
+/* Fails the build when a file of the library's folder that the source at path includes has
+ * an option pragma: libtcc obeys one in any file it reads (a red team's find: one in a
+ * header silenced the build's errors).  0 when none has; -1 with b->err filled. */
+static int headers_option_pragma(builder *b, const char *path)
+{
+    char **files = NULL, *folder = nopi_dirname(b->m->path);
+    char *real = folder ? realpath(folder, NULL) : NULL;
+    size_t n = 0;
+    bool computed;
+    int rc = real ? nopi_build_included(b, &path, 1, &files, &n, &computed) : -1;
+    if (rc != 0)
+        nopi_nomem(b->err);
+    for (size_t i = 0; i < n; i++) {
+        char *text;
+        if (rc == 0 && nopi_path_within(files[i], real) &&
+            nopi_read_file(files[i], &text, NULL) == 0) {
+            int line = option_pragma(text);
+            free(text);
+            char *shown = line > 0 ? nopi_path_join(folder, files[i] + strlen(real) + 1)
+                                   : NULL;   /* as the folder was named: "relu/sub/x.h" */
+            if (line > 0)
+                rc = refuse_option_pragma(b, shown ? shown : files[i], line);
+            free(shown);
+        }
+        free(files[i]);
+    }
+    free(files);
+    free(real);
+    free(folder);
+    return rc;
+}
+
 /* The C source at path wrapped in its prelude (nopi_gen_unit) into *unit, malloc'd, NULL on
  * no memory (which the caller reports); -1 with b->err filled when the source cannot be
- * read, or, for libtcc, has an option pragma (option_pragma; g++ and cc ignore them). */
+ * read, or, for libtcc, it or a header of the library's it includes has an option pragma
+ * (option_pragma; g++ and cc ignore them). */
 static int source_unit(builder *b, const char *path, nopi_role role, bool libtcc, char **unit)
 {
     char *text;
@@ -225,14 +269,9 @@ static int source_unit(builder *b, const char *path, nopi_role role, bool libtcc
         return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read '%s': %s", path,
                          strerror(errno));
     int pragma_line = libtcc ? option_pragma(text) : 0;
-    if (pragma_line > 0) {
+    if (pragma_line > 0 || (libtcc && headers_option_pragma(b, path) != 0)) {
         free(text);
-        nopi_fail(b->err, NOP_ERR_COMPILE, path, pragma_line, 1,
-                  "#pragma comment sets libtcc's options or libraries from the source, which "
-                  "a build takes from its manifest only");
-        nopi_detail(b->err, "give flags in the manifest's extra_cflags (neuronop.yaml(5))");
-        nopi_diag_add_excerpt(&b->err->diag);
-        return -1;
+        return pragma_line > 0 ? refuse_option_pragma(b, path, pragma_line) : -1;
     }
     *unit = nopi_gen_unit(b->m, role, path, text);
     free(text);

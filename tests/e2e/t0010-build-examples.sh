@@ -81,6 +81,48 @@ test_expect "a header beside the sources that is a symlink counts by what it poi
     run build linked
     expect_out "relu: built linked/build/librelu.so"'
 
+# a header in a subfolder and a table.inc were not in the key: a changed one left the library
+# "up to date", built from the old text
+test_expect "changing a file the sources include from a subfolder, of any name, rebuilds" '
+    copy_example relu deep
+    mkdir -p deep/detail/more
+    echo "#include \"more/zero.h\"" >deep/detail/relu_helpers.h
+    echo "#define RELU_ZERO 0.0f" >deep/detail/more/zero.h
+    echo "static const float relu_one = 1.0f;" >deep/table.inc
+    sed -i "s|^#include <neuronop.h>$|&\n#include \"detail/relu_helpers.h\"\n#include \"table.inc\"|" \
+        deep/relu.c
+    grep -q "^#include \"table.inc\"$" deep/relu.c
+    run build deep
+    expect_out "relu: built"
+    run build deep
+    expect_out "relu: up to date"
+    echo "#define RELU_ZERO 0.0f /* changed */" >deep/detail/more/zero.h
+    run build deep
+    expect_out "relu: built"
+    echo "static const float relu_one = 1.0f; /* changed */" >deep/table.inc
+    run build deep
+    expect_out "relu: built"
+    echo "/* README: not included */" >deep/detail/notes.txt
+    run build deep
+    expect_out "relu: up to date"'
+
+# which file a macro names only the compiler knows: then every file of the folder counts
+test_expect "with an #include that names its file by a macro, any file of the folder rebuilds" '
+    copy_example relu computed
+    mkdir computed/sub
+    echo "#define RELU_ZERO 0.0f" >computed/sub/zero.h
+    sed -i "s|^#include <neuronop.h>$|&\n#define ZERO_H \"sub/zero.h\"\n#include ZERO_H|" \
+        computed/relu.c
+    run build computed
+    expect_out "relu: built"
+    run build computed
+    expect_out "relu: up to date"
+    echo "#define RELU_ZERO 0.0f /* changed */" >computed/sub/zero.h
+    run build computed
+    expect_out "relu: built"
+    run build computed
+    expect_out "relu: up to date"'
+
 test_expect "changing the manifest rebuilds" '
     echo "# comment" >>relu/neuronop.yaml
     run build relu

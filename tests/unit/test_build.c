@@ -8,6 +8,7 @@
 
 #include "unit.h"
 #include "base/elfsyms.h"
+#include "build/builder.h"
 #include "build/gen.h"
 #include "base/internal.h"
 #include "build/manifest.h"
@@ -236,6 +237,55 @@ static void device_symbols(void **state)
     assert_false(nopi_device_symbol_allowed("pthread_create"));
 }
 
+/* What nopi_user_includes finds, from the file's text alone: quoted names beside the
+ * including file, then in the include folders; <names> in the include folders; nested
+ * includes; not a line comment's; a toolchain header is not followed. */
+static void includes_are_found_without_a_preprocessor(void **state)
+{
+    (void)state;
+    const char *dir = unit_tmpdir();
+    char sub[512], incdir[512];
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    snprintf(incdir, sizeof incdir, "%s/incdir", dir);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    assert_int_equal(mkdir(incdir, 0755), 0);
+    unit_write(dir, "k.c", "#include \"a.h\"\n  #  include <inc.h>\n// #include \"old.h\"\n"
+                           "#include \"missing.h\"\n#include <stdio.h>\n#define X 1\n");
+    unit_write(dir, "a.h", "#include \"sub/b.inc\"\n");
+    unit_write(dir, "sub/b.inc", "#include \"c.h\"   /* beside b.inc */\n");
+    unit_write(dir, "sub/c.h", "/* a leaf */\n");
+    unit_write(dir, "old.h", "\n");
+    unit_write(dir, "incdir/inc.h", "#include_next <inc.h>\n");
+    unit_write(dir, "m.c", "#define H \"a.h\"\n#include H\n");
+    char src[512], macro[512];
+    snprintf(src, sizeof src, "%s/k.c", dir);
+    snprintf(macro, sizeof macro, "%s/m.c", dir);
+    const char *sources[] = { src }, *macros[] = { macro }, *dirs[] = { incdir };
+    char **paths;
+    size_t n;
+    bool computed;
+    assert_int_equal(nopi_user_includes(sources, 1, dirs, 1, &paths, &n, &computed), 0);
+    assert_false(computed);
+    const char *want[] = { "a.h", "incdir/inc.h", "sub/b.inc", "sub/c.h" };
+    char *real = realpath(dir, NULL);
+    assert_non_null(real);
+    assert_int_equal(n, 4);
+    for (size_t i = 0; i < n; i++) {
+        char expect[1024];
+        snprintf(expect, sizeof expect, "%s/%s", real, want[i]);
+        assert_string_equal(paths[i], expect);
+        free(paths[i]);
+    }
+    free(paths);
+    assert_int_equal(nopi_user_includes(macros, 1, dirs, 1, &paths, &n, &computed), 0);
+    assert_true(computed);
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+    free(real);
+    unit_cleanup(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -247,6 +297,7 @@ int main(void)
         cmocka_unit_test(object_symbols_are_read),
         cmocka_unit_test(trampolines_keep_argument_registers),
         cmocka_unit_test(device_symbols),
+        cmocka_unit_test(includes_are_found_without_a_preprocessor),
     };
     return cmocka_run_group_tests_name("build", tests, NULL, NULL);
 }
