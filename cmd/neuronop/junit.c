@@ -126,8 +126,13 @@ int write_junit_unfinished(const char *path, const char *library)
 
 void write_junit_error(const char *path, const char *library, int status)
 {
-    char message[200];
-    snprintf(message, sizeof message, "no case ran: neuronop test stopped with exit status %d "
-             "before the first one (its error output says why)", status);
+    char message[sizeof ((nop_test_result *)0)->message];
+    const char *why = report_first_error();
+    if (why[0])   /* (a new user's CI dashboard showed no reason) */
+        snprintf(message, sizeof message, "no case ran: neuronop test stopped with exit "
+                 "status %d before the first one\n%s", status, why);
+    else
+        snprintf(message, sizeof message, "no case ran: neuronop test stopped with exit "
+                 "status %d before the first one (its error output says why)", status);
     (void)write_run_error(path, library, message);
 }

@@ -13,8 +13,9 @@
 int write_junit(const char *path, const char *library, const nop_test_result *cases, int n,
                 const nop_test_summary *sum, double seconds);
 /* For a run that stopped before any case (a usage, manifest or compile error, exit status
- * status): a report of one errored case saying so, so that a dashboard never shows an
- * earlier run's file as this one's.  Prints any error of its own. */
+ * status): a report of one errored case saying so, with why (the first error printed, when
+ * there was one: report_first_error), so that a dashboard never shows an earlier run's file
+ * as this one's, nor a failure without its reason.  Prints any error of its own. */
 void write_junit_error(const char *path, const char *library, int status);
 /* For a run about to start, when path is a regular file (an earlier run's report): a report
  * of one errored case saying the run did not finish, which the run's own report replaces;

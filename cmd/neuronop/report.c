@@ -30,22 +30,43 @@ void report_summary(const char *what)
             errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
 }
 
+static char first_error[1024];   /* report_first_error's */
+
+const char *report_first_error(void)
+{
+    return first_error;
+}
+
+/* Keeps line as the first error, unless there is one (cut at a character's end to fit). */
+static void keep_first_error(const char *line)
+{
+    if (first_error[0])
+        return;
+    int n = utf8_prefix(line, strlen(line), (int)sizeof first_error - 1);
+    memcpy(first_error, line, (size_t)n);
+    first_error[n] = '\0';
+}
+
 /* Prints d, naming where instead of d->where. */
 static void print_diag(const nop_diag *d, const char *where)
 {
-    if (d->file[0]) {
-        fputs(d->file, stderr);
-        if (d->line > 0)
-            fprintf(stderr, ":%d", d->line);
-        if (d->line > 0 && d->col > 0)
-            fprintf(stderr, ":%d", d->col);
-        fprintf(stderr, ": %s: %s\n", severity_name(d->severity), d->msg);
-    } else if (where[0]) {
-        fprintf(stderr, "neuronop: %s: %s: %s\n", where, severity_name(d->severity),
-                d->msg);
-    } else {
-        fprintf(stderr, "neuronop: %s: %s\n", severity_name(d->severity), d->msg);
-    }
+    char line[sizeof d->file + sizeof d->where + sizeof d->msg + 64];
+    if (d->file[0] && d->line > 0 && d->col > 0)
+        snprintf(line, sizeof line, "%s:%d:%d: %s: %s", d->file, d->line, d->col,
+                 severity_name(d->severity), d->msg);
+    else if (d->file[0] && d->line > 0)
+        snprintf(line, sizeof line, "%s:%d: %s: %s", d->file, d->line,
+                 severity_name(d->severity), d->msg);
+    else if (d->file[0])
+        snprintf(line, sizeof line, "%s: %s: %s", d->file, severity_name(d->severity), d->msg);
+    else if (where[0])
+        snprintf(line, sizeof line, "neuronop: %s: %s: %s", where, severity_name(d->severity),
+                 d->msg);
+    else
+        snprintf(line, sizeof line, "neuronop: %s: %s", severity_name(d->severity), d->msg);
+    fprintf(stderr, "%s\n", line);
+    if (d->severity == NOP_SEV_ERROR)
+        keep_first_error(line);
     if (d->detail[0])
         fprintf(stderr, "%s\n", d->detail);
 }
@@ -209,10 +230,14 @@ static void vreport(const char *severity, const char *fmt, va_list ap)
     vsnprintf(msg, sizeof msg, fmt, ap);
     /* "neuronop build: unknown option" keeps its command name in front of the severity */
     const char *colon = strncmp(msg, "neuronop", 8) == 0 ? strchr(msg, ':') : NULL;
+    char line[sizeof msg + 64];
     if (colon)
-        fprintf(stderr, "%.*s: %s:%s\n", (int)(colon - msg), msg, severity, colon + 1);
+        snprintf(line, sizeof line, "%.*s: %s:%s", (int)(colon - msg), msg, severity, colon + 1);
     else
-        fprintf(stderr, "neuronop: %s: %s\n", severity, msg);
+        snprintf(line, sizeof line, "neuronop: %s: %s", severity, msg);
+    fprintf(stderr, "%s\n", line);
+    if (strcmp(severity, "error") == 0)
+        keep_first_error(line);
 }
 
 void report_plain_error(const char *fmt, ...)

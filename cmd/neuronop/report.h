@@ -28,6 +28,9 @@ enum exit_status {
 /* The exit status for an error of kind k: the one place errors become statuses. */
 int exit_status_of(enum nop_errkind k);
 
+/* The first error this process printed, as it was printed ("relu.c:3:1: error: ...", its
+ * first line), or "" when none was. */
+const char *report_first_error(void);
 /* Prints one diagnostic, or holds it while a run is held (report_hold). */
 void report_diag(const nop_diag *d);
 /* Holds the device diagnostics that follow until report_release, which prints each message

@@ -103,6 +103,11 @@ test_expect "a run that stops before any case writes a report that says so" '
     test "$(xmllint --xpath "string(/testsuites/testsuite/@errors)" stale.xml)" = 1
     xmllint --xpath "string(//testcase/error/@message)" stale.xml |
         grep -q "no case ran: neuronop test stopped with exit status 3"
+    # and why, as stderr said it first (a new user'\''s dashboard showed no reason)
+    first=$(grep -m1 ": error: " err)
+    test -n "$first"
+    xmllint --xpath "string(//testcase/error/@message)" stale.xml | grep -qF ": $first"
+    xmllint --xpath "string(//testcase/error)" stale.xml | grep -qxF "$first"
     cp -R c ce   # a case that cannot run is an error, which failed counts and errors says
     printf "  - {name: e_missing, op: race_fixed, args: [missing.npy]}\n" >>ce/neuronop.yaml
     run test ce --json --schedules 0 -k e_missing
@@ -110,7 +115,9 @@ test_expect "a run that stops before any case writes a report that says so" '
     jq -e ".failed == 1 and .errors == 1 and .cases[5].status == \"error\"" "$WORK/out"
     run test c --junit stale.xml -k no_such_case
     expect_status 2
-    xmllint --xpath "string(//testcase/error/@message)" stale.xml | grep -q "exit status 2"'
+    xmllint --xpath "string(//testcase/error/@message)" stale.xml | grep -q "exit status 2"
+    xmllint --xpath "string(//testcase/error/@message)" stale.xml |
+        grep -q "neuronop test: error: -k .no_such_case. matches no test case"'
 
 # a red team's find: a run that CI stopped (its time limit) left the last green run's report
 test_expect "a run stopped from outside leaves a report saying it did not finish" '
