@@ -289,6 +289,9 @@ typedef struct nop_compare {
 } nop_compare;
 void nop_tensor_compare(const nop_tensor *got, const nop_tensor *want, double rtol, double atol,
                         nop_compare *res);
+/* The index of t's element at flat index i, one number a dimension, into buf: "[1, 367]"
+ * ("[]" for a 0-dimensional tensor); cut to fit size bytes. */
+void nop_tensor_index_str(const nop_tensor *t, int64_t i, char *buf, size_t size);
 /* torch.testing's default tolerances for comparing outputs of dtype d (0 and 0, exact, for
  * the integer types). */
 void nop_default_tolerances(enum nop_dtype d, double *rtol, double *atol);

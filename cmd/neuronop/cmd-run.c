@@ -42,24 +42,6 @@ const struct command_spec run_spec = {
     NULL,
 };
 
-/* "[3, 17]" for flat index i of t. */
-static void index_str(const nop_tensor *t, int64_t i, char *buf, size_t size)
-{
-    int nd = nop_tensor_ndim(t);
-    const int64_t *s = nop_tensor_sizes(t);
-    int64_t idx[8];
-    for (int d = nd - 1; d >= 0; d--) {
-        idx[d] = s[d] ? i % s[d] : 0;
-        i = s[d] ? i / s[d] : 0;
-    }
-    size_t used = (size_t)snprintf(buf, size, "[");
-    for (int d = 0; d < nd && used < size; d++)
-        used += (size_t)snprintf(buf + used, size - used, "%s%lld", d ? ", " : "",
-                                 (long long)idx[d]);
-    if (used < size)
-        snprintf(buf + used, size - used, "]");
-}
-
 static bool floating(const nop_tensor *t)
 {
     enum nop_dtype d = nop_tensor_dtype(t);
@@ -218,7 +200,7 @@ static int compare(const nop_tensor *out, const nop_tensor *want, nop_compare *c
                                (long long)nop_tensor_numel(want), r, a);
         for (int i = 0; i < cmp->nworst; i++) {
             char idx[128];
-            index_str(want, cmp->worst[i].index, idx, sizeof idx);
+            nop_tensor_index_str(want, cmp->worst[i].index, idx, sizeof idx);
             fprintf(stderr, "  at %s: got %.9g, expected %.9g (error %.3g)\n", idx,
                     cmp->worst[i].got, cmp->worst[i].want, cmp->worst[i].error);
         }

@@ -391,3 +391,20 @@ void nop_default_tolerances(enum nop_dtype d, double *rtol, double *atol)
     default: *rtol = 0; *atol = 0; break;
     }
 }
+
+void nop_tensor_index_str(const nop_tensor *t, int64_t i, char *buf, size_t size)
+{
+    int nd = nop_tensor_ndim(t);
+    const int64_t *s = nop_tensor_sizes(t);
+    int64_t idx[NOPI_MAX_DIMS];
+    for (int d = nd - 1; d >= 0; d--) {
+        idx[d] = s[d] ? i % s[d] : 0;
+        i = s[d] ? i / s[d] : 0;
+    }
+    size_t used = (size_t)snprintf(buf, size, "[");
+    for (int d = 0; d < nd && used < size; d++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%lld", d ? ", " : "",
+                                 (long long)idx[d]);
+    if (used < size)
+        snprintf(buf + used, size - used, "]");
+}

@@ -197,9 +197,12 @@ static bool same(const nop_tensor *got, const nop_tensor *want, double rtol, dou
         snprintf(tol, sizeof tol, " beyond rtol=%g atol=%g", rtol, atol);
     note(res, "%s%s in %lld element%s%s%s", subject, tol, (long long)cmp.mismatches,
          cmp.mismatches == 1 ? "" : "s", cmp.why[0] ? "; " : "", cmp.why);
-    for (int w = 0; w < cmp.nworst && w < 3; w++)
-        note(res, "  element %lld: got %.9g, expected %.9g", (long long)cmp.worst[w].index,
-             cmp.worst[w].got, cmp.worst[w].want);
+    for (int w = 0; w < cmp.nworst && w < 3; w++) {
+        char at[128];   /* "[1, 7]", as run --expect says it (a new user's find: "element
+                         * 39" of a 4x10 output) */
+        nop_tensor_index_str(want, cmp.worst[w].index, at, sizeof at);
+        note(res, "  at %s: got %.9g, expected %.9g", at, cmp.worst[w].got, cmp.worst[w].want);
+    }
     return false;
 }
 

@@ -81,19 +81,23 @@ test_expect "the expected output is compared with tolerances, worst elements sho
     npy write c/x.npy "<f4" 8 -1 2 -3 4 -5 6 -7 8
     npy write c/good.npy "<f4" 8 0 2 0 4 0 6 0 8
     npy write c/bad.npy "<f4" 8 0 2 0 4 0 6 0 9
+    npy write c/x2.npy "<f4" 2x4 -1 2 -3 4 -5 6 -7 8
+    npy write c/bad2.npy "<f4" 2x4 0 2 0 4 0 6 0 9
     with_tests <<EOF
 tests:
   - {name: good, op: race_fixed, args: [x.npy], expect: good.npy, cores: [1, 8]}
   - {name: bad, op: race_fixed, args: [x.npy], expect: bad.npy}
   - {name: loose, op: race_fixed, args: [x.npy], expect: bad.npy, atol: 1.5}
+  - {name: bad2d, op: race_fixed, args: [x2.npy], expect: bad2.npy}
 EOF
     run test c
     expect_status 1
     expect_out "ok    good"
     expect_out "FAIL  bad: the output differs from '\''c/bad.npy'\'' beyond rtol=1.3e-06 atol=1e-05 in 1 element ("
-    expect_out "        element 7: got 8, expected 9"
+    expect_out "        at [7]: got 8, expected 9"
+    expect_out "        at [1, 3]: got 8, expected 9"
     expect_out "ok    loose"
-    expect_out "2 passed, 1 failed"'
+    expect_out "2 passed, 2 failed"'
 
 # Before: "differs ... beyond rtol=... in 1 element; dtype ..." when every value matched.
 test_expect "an expected file of another dtype or shape says so, not that elements differ" '

@@ -1,1 +1,0 @@
-../real/main.py
