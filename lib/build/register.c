@@ -478,14 +478,28 @@ static int resolve_tests(builder *b)
         nopi_test *test = &b->tests[t];
         if (test->op >= 0)
             continue;
+        /* "my_ops::relu", as run names it, is relu of NEURON_LIBRARY(my_ops, m) (a new
+         * user's find: refused, with no hint) */
+        const char *name = test->opname;
+        size_t nl = b->ns ? strlen(b->ns) : 0;
+        if (nl && strncmp(name, b->ns, nl) == 0 && strncmp(name + nl, "::", 2) == 0)
+            name += nl + 2;
         for (int i = 0; i < m->nops && test->op < 0; i++)
-            if (strcmp(m->ops[i].name, test->opname) == 0)
+            if (strcmp(m->ops[i].name, name) == 0)
                 test->op = i;
         if (test->op < 0) {
-            const char *hint = nop_closest(test->opname, names, (size_t)m->nops);
+            /* another namespace's op ("my_ops::relu"): the closest of this one's */
+            const char *colons = strstr(name, "::");
+            const char *bare = colons ? colons + 2 : name;
+            const char *hint = nop_closest(bare, names, (size_t)m->nops);
+            if (!hint && colons)
+                for (int i = 0; i < m->nops && !hint; i++)
+                    if (strcmp(m->ops[i].name, bare) == 0)
+                        hint = m->ops[i].name;
             nopi_fail(b->err, NOP_ERR_INPUT, m->path, test->op_pos.line, test->op_pos.col,
-                      "test '%s' names op '%s', which NEURON_LIBRARY does not register%s%s%s",
+                      "test '%s' names op '%s', which NEURON_LIBRARY does not register%s%s%s%s%s",
                       test->name, test->opname, hint ? "; did you mean '" : "",
+                      hint && colons && b->ns ? b->ns : "", hint && colons && b->ns ? "::" : "",
                       hint ? hint : "", hint ? "'?" : "");
             return -1;
         }

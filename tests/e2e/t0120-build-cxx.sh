@@ -59,6 +59,21 @@ test_expect "neuronop test runs the tests of a registration-only manifest, with 
     expect_status 0
     expect_out "3 passed, 0 failed"'
 
+# run takes my_ops::relu_forward, and a test may name it so too (a new user's find); another
+# namespace's gets a hint.  The compile cache keeps each rebuild to the registration's.
+test_expect "a test names its op as run does, my_ops::OP; another namespace is a hint" '
+    cp -R ops qual
+    sed -i "s/op: relu_forward/op: my_ops::relu_forward/" qual/neuronop.yaml
+    grep -q "op: my_ops::relu_forward" qual/neuronop.yaml
+    export NEURONOP_CACHE_DIR="$WORK/qual-objs"
+    run test qual
+    expect_status 0
+    expect_out "3 passed, 0 failed"
+    sed -i "s/op: my_ops::relu_forward/op: their_ops::relu_forward/" qual/neuronop.yaml
+    run build qual
+    expect_status 2
+    expect_err "names op '\''their_ops::relu_forward'\'', which NEURON_LIBRARY does not register; did you mean '\''my_ops::relu_forward'\''?"'
+
 test_expect "accessors of a temporary tensor are read-only, as the device'\''s const & forms make them" '
     mkdir tmpacc
     cp ops/shape.cpp tmpacc/
