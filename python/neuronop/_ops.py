@@ -228,8 +228,11 @@ def register(path):
             "'%s' is a folder: give the library file built in it (its build/lib<name>.so, "
             "made by 'neuronop build' or custom_op.load)" % path)
     if not os.path.isfile(real):
-        raise errors.InputError("'%s': no such library file; build it first (custom_op.load)"
-                                % path)
+        # (a new user's find: a script run from another folder was told to build it first)
+        where = "" if os.path.isabs(path) else \
+            " (a relative path is read from the current folder, '%s')" % os.getcwd()
+        raise errors.InputError("'%s': no such library file%s; build it first "
+                                "(custom_op.load), or give its path" % (path, where))
     with _lock:
         desc = supervisor().load(real)
         namespace = desc.get("namespace") or desc["library"]

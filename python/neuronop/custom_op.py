@@ -202,8 +202,15 @@ def _build(manifest, build_dir, dirs, verbose, memcheck):
     if verbose and proc.stdout:
         _ops.show(sys.stdout, proc.stdout)
     if proc.returncode != 0:
-        text = proc.stderr.rstrip("\n") or "neuronop build failed with exit status %d" % (
-            proc.returncode)
+        text = proc.stderr.rstrip("\n")
+        if verbose:   # the steps shown, as on success; the exception says what failed (a
+            # Python tester's find: it began with a g++ command line)
+            lines = text.splitlines()
+            steps = [line for line in lines if line.startswith("neuronop: note: ")]
+            if steps:
+                _ops.show(sys.stderr, "\n".join(steps) + "\n")
+            text = "\n".join(line for line in lines if not line.startswith("neuronop: note: "))
+        text = text or "neuronop build failed with exit status %d" % proc.returncode
         cls = {2: errors.InputError, 3: errors.BuildError}.get(proc.returncode, errors.Error)
         raise cls(text=text, **_diagnostic(text))
     if proc.stderr:
@@ -288,7 +295,9 @@ def load_library(path):
     the same library again is harmless.  Under `neuronop python --memcheck` the library's
     memcheck build is loaded instead (see _memcheck_library).  Returns a description of the
     library."""
-    path = os.fspath(path)
+    # a path as bytes is the same file as its str (a Python tester's find: loading both
+    # named one library twice, the second a clash)
+    path = os.fsdecode(os.fspath(path))
     if _client.memcheck():
         path = _memcheck_library(path)
     return _ops.register(path)

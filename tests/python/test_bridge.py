@@ -172,6 +172,15 @@ def _():
         assert os.path.basename(e.file) == "bad.cpp" and e.line == 4 and e.col > 0, vars(e)
         assert "'nope' was not declared" in e.message, e.message
         assert any(line.endswith(e.message) for line in str(e).splitlines()), e
+        # verbose: the steps on stderr, as on success, and not in the exception (a Python
+        # tester's find: it began with a g++ command line)
+        steps = io.StringIO()
+        with contextlib.redirect_stderr(steps):
+            v = raises(neuronop.BuildError, custom_op.load, name="bad", compute_srcs=[bad],
+                       shape_srcs=[os.path.join(MLP, "shape.cpp")], build_directory=top,
+                       extra_cflags=["-Wall"], verbose=True)
+        assert "neuronop: note: " not in str(v) and v.message == e.message, str(v)
+        assert re.search(r"^neuronop: note: .*bad\.cpp$", steps.getvalue(), re.M), steps.getvalue()
 
 
 @check("custom_op.load's bad arguments are named as arguments, not as its manifest's lines")
@@ -559,6 +568,9 @@ def _():
     b = custom_op.load_library(os.path.join(MLP, "librelu.so"))
     assert a is b and a.namespace == "my_ops", (a, b)
     assert torch.equal(torch.ops.my_ops.relu_forward(x), torch.relu(x))
+    # its path as bytes is the same file (a Python tester's find: a clash with itself)
+    c = custom_op.load_library(os.fsencode(os.path.join(MLP, "librelu.so")))
+    assert c is a, (c, a)
 
 
 @check("loading a library again and again holds one supervisor slot: it never runs out")
@@ -1314,6 +1326,11 @@ def _():
 def _():
     e = raises(neuronop.InputError, custom_op.load_library, "/nonexistent/libgone.so")
     assert "'/nonexistent/libgone.so': no such library file; build it first" in str(e), e
+    # a relative path says where it was looked for (a new user ran a script from elsewhere)
+    e = raises(neuronop.InputError, custom_op.load_library, "libgone.so")
+    assert ("'libgone.so': no such library file (a relative path is read from the current "
+            "folder, '%s'); build it first (custom_op.load), or give its path" % os.getcwd()
+            ) in str(e), e
     e = raises(neuronop.InputError, custom_op.load_library, MLP)   # (a new user's find)
     assert "'%s' is a folder: give the library file built in it" % MLP in str(e), e
     srcs = dict(compute_srcs=[os.path.join(MLP, "relu.cpp")],
