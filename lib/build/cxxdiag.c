@@ -329,6 +329,37 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
             return true;
         }
     }
+    /* libtorch's code the device's API does not take (a C++ idioms tester's finds: g++'s
+     * words alone) */
+    if (strncmp(msg, "no match for 'operator[]' in '", 30) == 0 &&
+        (strstr(msg, "(operand types are 'torch::Tensor'") ||
+         strstr(msg, "(operand types are 'const torch::Tensor'"))) {
+        snprintf(msg, size, "indexing a tensor (torch::Tensor::operator[]) is not in the "
+                 "device's torch subset");
+        snprintf(hint, hint_size, "reach its elements through an accessor: auto a = "
+                 "t.accessor<float, 2>(); a[i][j]");
+        return true;
+    }
+    static const char *const factories[] = { "empty", "zeros", "ones", "full", "eye" };
+    for (size_t i = 0; i < NOPI_ARRAY_LEN(factories); i++) {
+        char fn[64];
+        snprintf(fn, sizeof fn, " torch::%s(", factories[i]);
+        if (strncmp(msg, "too few arguments to function 'torch::Tensor", 44) == 0 &&
+            strstr(msg, fn)) {
+            snprintf(hint, hint_size, "the device's factories take their options, a dtype at "
+                     "least, as its API reference lists them: torch::%s(%s, torch::kFloat)",
+                     factories[i], strcmp(factories[i], "eye") == 0 ? "n, m"
+                                   : strcmp(factories[i], "full") == 0 ? "{2, 3}, value"
+                                                                        : "{2, 3}");
+            return true;
+        }
+    }
+    if (strcmp(msg, "'cout' is not a member of 'std'") == 0 ||
+        strcmp(msg, "'cerr' is not a member of 'std'") == 0) {
+        snprintf(hint, hint_size, "the device prints with printf(), whose output appears after "
+                 "the op; <iostream> has a static initialiser, which the device does not run");
+        return true;
+    }
     if (strncmp(msg, "exception handling disabled", 27) == 0) {
         snprintf(msg, size, "the device's C++ runtime has no exceptions: kernels and shape "
                  "functions cannot throw or catch");

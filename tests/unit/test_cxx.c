@@ -184,6 +184,27 @@ static void rewords_torch_errors(void **state)
     strcpy(msg, "'foo' is not a member of 'std'");
     assert_false(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
 
+    /* libtorch's idioms the device's API does not take, in g++ 12's words */
+    strcpy(msg, "no match for 'operator[]' in 't_in[0]' (operand types are 'const "
+           "torch::Tensor' and 'int')");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
+    assert_string_equal(msg, "indexing a tensor (torch::Tensor::operator[]) is not in the "
+                        "device's torch subset");
+    assert_non_null(strstr(hint, "t.accessor<float, 2>()"));
+    strcpy(msg, "no match for 'operator[]' in 'v[0]' (operand types are 'Foo' and 'int')");
+    assert_false(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
+    strcpy(msg, "too few arguments to function 'torch::Tensor torch::zeros(IntArrayRef, "
+           "c10::TensorOptions)'");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
+    assert_non_null(strstr(hint, "torch::zeros({2, 3}, torch::kFloat)"));
+    strcpy(msg, "too few arguments to function 'torch::Tensor torch::eye(int64_t, int64_t, "
+           "c10::TensorOptions)'");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
+    assert_non_null(strstr(hint, "torch::eye(n, m, torch::kFloat)"));
+    strcpy(msg, "'cout' is not a member of 'std'");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
+    assert_non_null(strstr(hint, "printf()"));
+
     /* a read-only accessor given to a TensorAccessor<T, N>, as libtorch would take it */
     strcpy(msg, "could not convert 'x.TensorAccessor<float, 2> (read-only)::operator[](i)' from "
            "'TensorAccessor<[...],[...],true>' to 'TensorAccessor<[...],[...],false>'");
