@@ -566,11 +566,15 @@ int nop_manifest_load(nop_manifest **out, const char *path, nop_error *err)
          * new user's find) */
         char cwd[4096];
         const char *base;
-        if (e == ENOENT && !strchr(path, '/') && getcwd(cwd, sizeof cwd) &&
-            (base = strrchr(cwd, '/')) && strcmp(base + 1, path) == 0 &&
-            stat("neuronop.yaml", &st) == 0)
+        bool here = e == ENOENT && !strchr(path, '/') && stat("neuronop.yaml", &st) == 0;
+        if (here && getcwd(cwd, sizeof cwd) && (base = strrchr(cwd, '/')) &&
+            strcmp(base + 1, path) == 0)
             nopi_detail(err, "you are in '%s' already: give '.', or nothing where the command "
                         "takes the folder it runs in", path);
+        else if (here && !strchr(path, '.'))   /* run OP ..., in the library's folder (a new
+                                                * user's find) */
+            nopi_detail(err, "an op's name? give the library first, '.' for this folder's: "
+                        ". %s ...", path);
         return -1;
     }
     nop_manifest *m = calloc(1, sizeof *m);

@@ -186,7 +186,10 @@ test_expect "a source file, a build folder, or a library's name in its own folde
     expect_err "give the library ('\''mine/build/librelu.so'\''), or its source folder"
     (cd mine && "$NEURONOP" build mine) >out 2>err && exit 1
     expect_err "neuronop: error: cannot find '\''mine'\'': No such file or directory"
-    expect_err "you are in '\''mine'\'' already: give '\''.'\''"'
+    expect_err "you are in '\''mine'\'' already: give '\''.'\''"
+    (cd mine && "$NEURONOP" run relu_forward randn:4) >out 2>err && exit 1
+    expect_err "neuronop: error: cannot find '\''relu_forward'\'': No such file or directory"
+    expect_err "an op'\''s name? give the library first, '\''.'\'' for this folder'\''s: . relu_forward ..."'
 
 test_expect "the exit status table is in neuronop(1)" '
     for s in 0 1 2 3 4; do grep -q "^\.IP $s" "$NEURONOP_SRC/man/neuronop.1"; done'
