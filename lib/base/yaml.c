@@ -194,6 +194,29 @@ static yaml_mark_t mark_at(const char *text, size_t len, size_t offset)
     return m;
 }
 
+/* What a new user's libyaml error most likely means (a new user's finds: a tab, and a key
+ * without its ':', were libyaml's words alone). */
+static void yaml_hint(const char *text, size_t len, const yaml_parser_t *parser, yaml_mark_t m,
+                      nop_error *err)
+{
+    if (m.index < len && text[m.index] == '\t') {
+        nopi_detail(err, "that is a tab: YAML indents with spaces only");
+        return;
+    }
+    if (!parser->problem || strcmp(parser->problem, "mapping values are not allowed in this "
+                                   "context") != 0 || m.line == 0 || m.index > len)
+        return;
+    /* "name kops" then "ops:": libyaml reads one plain scalar over both lines, and stops at
+     * the second's ':' */
+    size_t start = m.index - m.column;   /* the line of the problem */
+    size_t end = start ? start - 1 : 0, prev = end;
+    while (prev > 0 && text[prev - 1] != '\n')
+        prev--;
+    if (start && !memchr(text + prev, ':', end - prev) && !memchr(text + prev, '#', end - prev))
+        nopi_detail(err, "is a ':' missing on line %d? a key and its value are 'key: value'",
+                    (int)m.line);
+}
+
 int nopi_yaml_load(nopi_ydoc **out, const char *path, nop_error *err)
 {
     *out = NULL;
@@ -236,6 +259,7 @@ int nopi_yaml_load(nopi_ydoc **out, const char *path, nop_error *err)
         } else
             nopi_fail(err, NOP_ERR_INPUT, path, (int)m.line + 1, (int)m.column + 1,
                       "invalid YAML: %s", parser.problem ? parser.problem : "parse error");
+        yaml_hint(text, len, &parser, m, err);
         goto out_parser;
     }
     yaml_node_t *root = yaml_document_get_root_node(&ydoc);
