@@ -6,6 +6,7 @@
  * one STACK_SIZE.  Each error points at the offending node and says what to write instead.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <regex.h>
 #include <stdbool.h>
@@ -89,6 +90,34 @@ static int same_file_detail(nop_error *err, const nopi_src *a, const nopi_src *b
     return -1;
 }
 
+/* The file of the folder resolved is in whose name is closest to its own (a new user's find:
+ * 'kernel.c' for kernels.c got no hint), written as the manifest wrote path: into buf, true;
+ * false when none is near. */
+static bool closest_file(const char *path, const char *resolved, char *buf, size_t size)
+{
+    char *dir = nopi_dirname(resolved);
+    DIR *d = dir ? opendir(dir) : NULL;
+    free(dir);
+    if (!d)
+        return false;
+    enum { MAX_NAMES = 512 };
+    char *names[MAX_NAMES];
+    size_t n = 0;
+    struct dirent *e;
+    while (n < MAX_NAMES && (e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.' && (names[n] = strdup(e->d_name)) != NULL)
+            n++;
+    closedir(d);
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *near = nop_closest(base, (const char *const *)names, n);
+    if (near)
+        snprintf(buf, size, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, near);
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    return near != NULL;
+}
+
 static int load_sources(loader *L, const nopi_ynode *n, const char *key, nopi_src **out,
                         int *count)
 {
@@ -113,7 +142,12 @@ static int load_sources(loader *L, const nopi_ynode *n, const char *key, nopi_sr
                                 S_ISDIR(st.st_mode) ? "is a directory"
                                                     : "is not a regular file");
         } else if (stat(s->resolved, &st) != 0) {
-            nopi_y_error(L->doc, items[i], L->err, "source file '%s' not found", s->path);
+            char near[512];
+            if (closest_file(s->path, s->resolved, near, sizeof near))
+                nopi_y_error(L->doc, items[i], L->err, "source file '%s' not found; did you "
+                             "mean '%s'?", s->path, near);
+            else
+                nopi_y_error(L->doc, items[i], L->err, "source file '%s' not found", s->path);
             nopi_detail(L->err, "looked for '%s'; paths are relative to the manifest's folder",
                         s->resolved);
             return -1;
