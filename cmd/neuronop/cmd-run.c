@@ -85,7 +85,12 @@ static void print_human(const char *opname, const nop_run_result *res)
            threads == 1 ? "" : "s", res->seconds * 1e3);
     /* an integer output's extremes as integers (exact to 2^53: stats are doubles) */
     const char *f = floating(res->output) || !isfinite(st.min) ? "%.6g" : "%.0f";
-    printf("output: %s %s  min ", shape, nop_dtype_name(nop_tensor_dtype(res->output)));
+    printf("output: %s %s", shape, nop_dtype_name(nop_tensor_dtype(res->output)));
+    if (nop_tensor_numel(res->output) == 0) {   /* no extremes (a new user read "min nan") */
+        printf("  (no elements)\n");
+        return;
+    }
+    printf("  min ");
     printf(f, st.min);
     printf("  max ");
     printf(f, st.max);

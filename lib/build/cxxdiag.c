@@ -354,6 +354,11 @@ bool nopi_cxx_reword(char *msg, size_t size, const char *source, char *hint, siz
             return true;
         }
     }
+    if (strcmp(msg, "'torch' does not name a type") == 0 ||
+        strcmp(msg, "'torch' has not been declared") == 0) {   /* (a new user's find) */
+        snprintf(hint, hint_size, "#include <torch/torch.h> first, for the device's torch");
+        return true;
+    }
     if (strcmp(msg, "'cout' is not a member of 'std'") == 0 ||
         strcmp(msg, "'cerr' is not a member of 'std'") == 0) {
         snprintf(hint, hint_size, "the device prints with printf(), whose output appears after "

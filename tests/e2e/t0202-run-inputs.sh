@@ -119,7 +119,10 @@ test_expect "an output with no finite element has no min, max or mean" '
     expect_status 0
     expect_out "output: 3 float32  min nan  max nan  mean nan  (3 not finite)"
     run run copy copy zeros:0 --json
-    expect_out "\"min\": null, \"max\": null, \"mean\": null, \"nonfinite\": 0"'
+    expect_out "\"min\": null, \"max\": null, \"mean\": null, \"nonfinite\": 0"
+    run run copy copy zeros:0   # (a new user read "min nan  max nan  mean nan" of an empty one)
+    expect_status 0
+    expect_out "output: 0 float32  (no elements)"'
 
 # Before, full wrapped values outside the dtype silently (300 as int8 was 44).  Each verdict
 # and value is torch.full's: an error, or the value the tensor holds.

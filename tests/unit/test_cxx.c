@@ -201,6 +201,9 @@ static void rewords_torch_errors(void **state)
            "c10::TensorOptions)'");
     assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
     assert_non_null(strstr(hint, "torch::eye(n, m, torch::kFloat)"));
+    strcpy(msg, "'torch' does not name a type");
+    assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
+    assert_string_equal(hint, "#include <torch/torch.h> first, for the device's torch");
     strcpy(msg, "'cout' is not a member of 'std'");
     assert_true(nopi_cxx_reword(msg, sizeof msg, NULL, hint, sizeof hint));
     assert_non_null(strstr(hint, "printf()"));
