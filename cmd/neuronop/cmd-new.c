@@ -131,22 +131,23 @@ static void suggest_name(const char *name, char *fixed)
 }
 
 /* 0 when name can be a library's name (good_name); otherwise prints why and a name that
- * would do. */
+ * would do, as the command's usage error ("neuronop new: error:", neuronop(1)). */
 static int check_name(const char *name)
 {
     if (good_name(name))
         return 0;
     if (strcmp(name, "builtin") == 0) {
-        report_plain_error("'builtin' is reserved for the device's own ops; pick another name");
+        report_plain_error("neuronop new: 'builtin' is reserved for the device's own ops; pick "
+                           "another name");
         return STATUS_USAGE;
     }
     char fixed[MAX_NAME + 1];
     /* a path: the folder is --dir's, and its last part the name meant */
     const char *slash = strrchr(name, '/');
     suggest_name(slash && slash[1] ? slash + 1 : name, fixed);
-    report_plain_error("'%s' cannot name a library: use at most %d letters, digits and single "
-                       "underscores, starting with a letter and not with 'nt_', ending in a "
-                       "letter or digit", name, MAX_NAME);
+    report_plain_error("neuronop new: '%s' cannot name a library: use at most %d letters, "
+                       "digits and single underscores, starting with a letter and not with "
+                       "'nt_', ending in a letter or digit", name, MAX_NAME);
     if (slash)
         fprintf(stderr, "to make the library in that folder: neuronop new --dir %s %s\n", name,
                 fixed);

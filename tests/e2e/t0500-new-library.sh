@@ -102,7 +102,7 @@ test_expect "an existing file is refused too" '
 test_expect "a name that is not a C identifier is refused with a corrected one" '
     run new 3-d-ops
     expect_status 2
-    expect_err "neuronop: error: '\''3-d-ops'\'' cannot name a library: use at most 64 letters, digits and single underscores, starting with a letter and not with '\''nt_'\'', ending in a letter or digit"
+    expect_err "neuronop new: error: '\''3-d-ops'\'' cannot name a library: use at most 64 letters, digits and single underscores, starting with a letter and not with '\''nt_'\'', ending in a letter or digit"
     expect_err "for example: neuronop new my_3_d_ops"
     test ! -e 3-d-ops'
 
@@ -134,7 +134,7 @@ test_expect "names whose functions would be reserved are refused; each suggestio
 test_expect "the reserved name builtin is refused" '
     run new builtin
     expect_status 2
-    expect_err "neuronop: error: '\''builtin'\'' is reserved for the device'\''s own ops; pick another name"'
+    expect_err "neuronop new: error: '\''builtin'\'' is reserved for the device'\''s own ops; pick another name"'
 
 test_expect "--cxx writes torch-style C++ whose manifest is custom_op.load'\''s arguments" '
     run new --cxx cx
