@@ -516,6 +516,17 @@ static void report_to_parent(void *ctx, int i, int rc, const nop_error *err,
         run->output = NULL;
 }
 
+/* Names t's op as the library does: a test may name a C++ library's op as run does, ns::op
+ * (register.c), and every report, phase and request says its own name (a reviewer's find:
+ * "my_ops::my_ops::relu"). */
+static void canonical_op(const nop_library *lib, nop_testinfo *t)
+{
+    int i = nop_library_find_op(lib, t->op);
+    nop_opinfo op;
+    if (i >= 0 && nop_library_op(lib, i, &op) == 0)
+        t->op = op.name;   /* the library's: valid as long as it is open */
+}
+
 /* In a child, before its request comes: loads the library (each child its own, so no case
  * sees another's globals), while the request before runs. */
 static int prepare_case(void *ctx, nopi_wire *w, nop_error *err)
@@ -537,6 +548,7 @@ static int serve_case(nop_device *cdev, void *ctx, const void *data, size_t len,
     memcpy(&rq, data, sizeof rq);
     nop_testinfo t;
     nop_manifest_test(cs->m, rq.test, &t);
+    canonical_op(cs->s.lib, &t);
     cs->s.wire = w;
     cs->o = *cs->s.o;
     cs->o.diag = nopi_wire_diag;
@@ -741,6 +753,7 @@ int nop_test_run(const nop_manifest *m, const nop_library *lib, const nop_profil
     for (int i = 0; i < nop_manifest_test_count(m); i++) {
         nop_testinfo t;
         nop_manifest_test(m, i, &t);
+        canonical_op(lib, &t);
         /* every combination of the arguments' alternatives, like an odometer */
         int pick[NOP_MAX_ARGS] = { 0 };
         for (;;) {
