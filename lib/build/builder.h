@@ -95,6 +95,12 @@ int nopi_user_includes(const char *const *sources, size_t nsources, const char *
 int nopi_build_included(const builder *b, const char *const *sources, size_t nsources,
                         char ***paths, size_t *n, bool *computed);
 
+/* buildkey.c: adds to *files (n of them, malloc'd: each, and the array, which may move)
+ * every regular file of the library's folder (--library-dir's, or the manifest's) and its
+ * folders, but hidden ones and the build's outputs, by resolved path, up to 4096; then sorts
+ * them without duplicates.  0; 1 when it stopped past 4096 files; -1 on no memory. */
+int nopi_build_folder_files(const builder *b, char ***files, size_t *n);
+
 /* buildkey.c: computes b->key, the hash of everything the build depends on (0, or -1 with
  * b->err filled when an input cannot be read). */
 int nopi_build_key(builder *b);

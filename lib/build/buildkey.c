@@ -151,13 +151,29 @@ static int hash_input(builder *b, nopi_hasher *h, const char *path, bool resolve
     return 0;
 }
 
+/* A file a build writes into its folder: no input of the key (a reviewer's find: with
+ * build_directory '.', the library and its stamp made each build's key new). */
+static bool not_build_output(const char *name)
+{
+    size_t n = strlen(name);
+    bool lib = strncmp(name, "lib", 3) == 0;
+    return !(lib && n > 3 && strcmp(name + n - 3, ".so") == 0) &&
+           !(lib && n > 9 && strcmp(name + n - 9, ".so.stamp") == 0);
+}
+
 /* Adds dir's regular files to the list, and those of its folders but the build folder
- * (skip) and hidden ones, down to depth levels; stops (-1) past max files or on no memory. */
+ * (skip, whose outputs are left out when it is dir itself) and hidden ones, down to depth
+ * levels; 0, 1 when it stopped past max files, -1 on no memory. */
 static int list_tree(const char *dir, const char *skip, int depth, size_t max, char ***list,
                      size_t *n, size_t *cap)
 {
-    if (list_dir(dir, any_file, list, n, cap) != 0 || *n > max)
+    char *here = realpath(dir, NULL);
+    bool build = here && skip && strcmp(here, skip) == 0;
+    free(here);
+    if (list_dir(dir, build ? not_build_output : any_file, list, n, cap) != 0)
         return -1;
+    if (*n > max)
+        return 1;
     DIR *d = depth > 0 ? opendir(dir) : NULL;
     if (!d)
         return 0;
@@ -169,7 +185,8 @@ static int list_tree(const char *dir, const char *skip, int depth, size_t max, c
         char *sub = nopi_path_join(dir, e->d_name);
         char *real = sub ? realpath(sub, NULL) : NULL;
         struct stat st;
-        if (real && strcmp(real, skip) != 0 && stat(real, &st) == 0 && S_ISDIR(st.st_mode))
+        if (real && (!skip || strcmp(real, skip) != 0) && stat(real, &st) == 0 &&
+            S_ISDIR(st.st_mode))
             rc = list_tree(sub, skip, depth - 1, max, list, n, cap);
         else if (!sub)
             rc = -1;
@@ -180,10 +197,33 @@ static int list_tree(const char *dir, const char *skip, int depth, size_t max, c
     return rc;
 }
 
+int nopi_build_folder_files(const builder *b, char ***files, size_t *n)
+{
+    size_t cap = *n;   /* files holds at least this many */
+    const char *folder = b->o->library_dir ? b->o->library_dir : b->m->dir;
+    char *skip = nopi_dirname(b->lib_path);
+    char *real_skip = skip ? realpath(skip, NULL) : NULL;   /* none yet: nothing built */
+    int listed = skip ? list_tree(folder, real_skip, 16, 4096, files, n, &cap) : -1;
+    if (*n > 1)
+        qsort(*files, *n, sizeof **files, cmp_str);
+    size_t w = 0;   /* a file both there already and listed, once */
+    for (size_t r = 0; r < *n; r++) {
+        if (w && strcmp((*files)[w - 1], (*files)[r]) == 0)
+            free((*files)[r]);
+        else
+            (*files)[w++] = (*files)[r];
+    }
+    *n = w;
+    free(skip);
+    free(real_skip);
+    return listed;
+}
+
 /* Adds the files the sources include from the user's folders to the key: a header in a
  * subfolder, or a table.inc, changed without a rebuild (visible_headers sees the .h files
  * beside the sources alone).  When an #include names its file with a macro, every file of
- * the library's folder (but its build folder) is added instead, up to 4096 of them. */
+ * the library's folder (--library-dir's, or the manifest's; but the build's outputs) is
+ * added too, up to 4096 of them. */
 static int hash_included(builder *b, nopi_hasher *h)
 {
     const char **sources = malloc(((size_t)b->nsources + 1) * sizeof *sources);
@@ -196,23 +236,11 @@ static int hash_included(builder *b, nopi_hasher *h)
     if (rc == 0)
         rc = nopi_build_included(b, sources, (size_t)b->nsources, &files, &nfiles, &computed);
     free(sources);
-    if (rc == 0 && computed) {   /* the whole folder, in place of the files found */
-        for (size_t i = 0; i < nfiles; i++)
-            free(files[i]);
-        nfiles = 0;
-        size_t cap = 0;
-        char *folder = nopi_dirname(b->m->path);
-        char *skip = nopi_dirname(b->lib_path);
-        char *real_skip = skip ? realpath(skip, NULL) : NULL;
-        rc = folder && skip ? 0 : -1;
-        if (rc == 0 && list_tree(folder, real_skip ? real_skip : skip, 16, 4096, &files,
-                                 &nfiles, &cap) != 0)
+    if (rc == 0 && computed) {   /* and the whole folder */
+        int listed = nopi_build_folder_files(b, &files, &nfiles);
+        if (listed > 0)
             nopi_hasher_add_str(h, "past 4096 files");   /* hashed as far as listed */
-        if (nfiles > 1)
-            qsort(files, nfiles, sizeof *files, cmp_str);
-        free(folder);
-        free(skip);
-        free(real_skip);
+        rc = listed < 0 ? -1 : 0;
     }
     if (rc != 0) {
         for (size_t i = 0; i < nfiles; i++)

@@ -18,12 +18,17 @@
 
 #include "builder.h"
 
-enum { MAX_INCLUDED = 4096 };   /* past this many files, the scan gives up (computed) */
+enum {
+    MAX_INCLUDED = 4096,     /* past this many files, the scan gives up (computed) */
+    SCAN_BYTES = 1 << 20,    /* a file's first bytes read for #include lines; a larger file
+                              * is not read further (computed: a reviewer's 1 GB table) */
+};
 
 typedef struct scan {
     const char *const *dirs;
     size_t ndirs;
     char **paths;   /* resolved; the first nsources are the sources themselves */
+    char **spelled; /* the folder of each as it was found: a symlink's, not its target's */
     size_t n, cap;
     bool computed;
 } scan;
@@ -51,14 +56,23 @@ static int add(scan *s, const char *file)
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 16;
         char **p = realloc(s->paths, cap * sizeof *p);
-        if (!p) {
+        char **d = p ? realloc(s->spelled, cap * sizeof *d) : NULL;
+        if (p)
+            s->paths = p;
+        if (!p || !d) {
             free(real);
             return -1;
         }
-        s->paths = p;
+        s->spelled = d;
         s->cap = cap;
     }
-    s->paths[s->n++] = real;
+    char *dir = nopi_dirname(file);
+    if (!dir) {
+        free(real);
+        return -1;
+    }
+    s->paths[s->n] = real;
+    s->spelled[s->n++] = dir;
     return 1;
 }
 
@@ -107,22 +121,35 @@ static int include_on(const char *p, char *name, size_t size, bool *quoted)
     return 1;
 }
 
-/* Reads the file s->paths[i] for its includes; 0, or -1 on no memory. */
+/* Reads the file s->paths[i] for its includes; 0, or -1 on no memory.  A quoted name is
+ * looked for beside the file as it was named (the compilers' way: beside a symlink, not its
+ * target; a reviewer's find), and beside its target too (more is harmless). */
 static int follow(scan *s, size_t i)
 {
     char *text;
-    if (nopi_read_file(s->paths[i], &text, NULL) != 0)
+    size_t len;
+    unsigned long long whole;
+    if (nopi_read_part(s->paths[i], SCAN_BYTES, false, &text, &len, &whole) != 0)
         return errno == ENOMEM ? -1 : 0;   /* unreadable: the compiler will say so */
+    if (whole > len)
+        s->computed = true;
     char *dir = nopi_dirname(s->paths[i]);
     int rc = dir ? 0 : -1;
-    for (const char *p = text; rc == 0 && p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+    bool other = dir && strcmp(dir, s->spelled[i]) != 0;
+    const char *p = text;
+    if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+        p += 3;   /* a UTF-8 byte order mark, which the compilers skip */
+    for (; rc == 0 && p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
         char name[1024];
         bool quoted = false;
         int kind = include_on(p, name, sizeof name, &quoted);
         if (kind < 0)
             s->computed = true;
+        else if (kind > 0 && quoted)
+            rc = look_up(s, name, s->spelled[i]) ||
+                 (other ? look_up(s, name, dir) : 0) ? -1 : 0;
         else if (kind > 0)
-            rc = look_up(s, name, quoted ? dir : NULL);
+            rc = look_up(s, name, NULL);
     }
     free(dir);
     free(text);
@@ -137,13 +164,16 @@ static int cmp_str(const void *a, const void *b)
 int nopi_user_includes(const char *const *sources, size_t nsources, const char *const *dirs,
                        size_t ndirs, char ***paths, size_t *n, bool *computed)
 {
-    scan s = { dirs, ndirs, NULL, 0, 0, false };
+    scan s = { dirs, ndirs, NULL, NULL, 0, 0, false };
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < nsources; i++)
         rc = add(&s, sources[i]) < 0 ? -1 : 0;
     size_t first = s.n;   /* the sources found; their own paths are not includes */
     for (size_t i = 0; rc == 0 && i < s.n; i++)
         rc = follow(&s, i);
+    for (size_t i = 0; i < s.n; i++)
+        free(s.spelled[i]);
+    free(s.spelled);
     if (rc != 0) {
         for (size_t i = 0; i < s.n; i++)
             free(s.paths[i]);

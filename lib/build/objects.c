@@ -227,20 +227,28 @@ static int refuse_option_pragma(builder *b, const char *file, int line)
 
 /* Fails the build when a file of the library's folder that the source at path includes has
  * an option pragma: libtcc obeys one in any file it reads (a red team's find: one in a
- * header silenced the build's errors).  0 when none has; -1 with b->err filled. */
+ * header silenced the build's errors).  Which file an #include of a macro names only the
+ * compiler knows: then every file of the folder is looked at.  0 when none has; -1 with
+ * b->err filled. */
 static int headers_option_pragma(builder *b, const char *path)
 {
-    char **files = NULL, *folder = nopi_dirname(b->m->path);
-    char *real = folder ? realpath(folder, NULL) : NULL;
+    const char *folder = b->o->library_dir ? b->o->library_dir : b->m->dir;
+    char **files = NULL, *real = realpath(folder, NULL);
     size_t n = 0;
-    bool computed;
-    int rc = real ? nopi_build_included(b, &path, 1, &files, &n, &computed) : -1;
+    bool computed = false;
+    if (!real)   /* (the sources were found in it: it is there) */
+        return nopi_fail(b->err, NOP_ERR_INPUT, NULL, 0, 0, "cannot resolve '%s': %s",
+                         folder, strerror(errno));
+    int rc = nopi_build_included(b, &path, 1, &files, &n, &computed);
+    if (rc == 0 && computed && nopi_build_folder_files(b, &files, &n) < 0)
+        rc = -1;
     if (rc != 0)
         nopi_nomem(b->err);
     for (size_t i = 0; i < n; i++) {
         char *text;
-        if (rc == 0 && nopi_path_within(files[i], real) &&
-            nopi_read_file(files[i], &text, NULL) == 0) {
+        size_t len;
+        if (rc == 0 && nopi_path_within(files[i], real) &&   /* its first 16 MB: a header */
+            nopi_read_part(files[i], 16 << 20, false, &text, &len, NULL) == 0) {
             int line = option_pragma(text);
             free(text);
             char *shown = line > 0 ? nopi_path_join(folder, files[i] + strlen(real) + 1)
@@ -253,7 +261,6 @@ static int headers_option_pragma(builder *b, const char *path)
     }
     free(files);
     free(real);
-    free(folder);
     return rc;
 }
 

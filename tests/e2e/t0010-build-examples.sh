@@ -123,6 +123,43 @@ test_expect "with an #include that names its file by a macro, any file of the fo
     run build computed
     expect_out "relu: up to date"'
 
+# a reviewer's finds in the scan: beside a symlink (as the compilers look), the whole folder
+# under --library-dir (as custom_op.load builds) and its outputs left out when the build
+# folder is the library's own (a byte order mark, which libtcc does not skip: test_build)
+test_expect "the scan follows includes as the compilers do, in every layout of a build" '
+    copy_example relu odd
+    mkdir -p odd/common odd/sub
+    echo "#include \"x.h\"" >odd/common/real.h
+    echo "#define RELU_X 1" >odd/sub/x.h
+    ln -s ../common/real.h odd/sub/link.h
+    sed -i "s|^#include <neuronop.h>$|&\n#include \"sub/link.h\"|" odd/relu.c
+    run build odd
+    expect_out "relu: built"
+    echo "#define RELU_X 2" >odd/sub/x.h
+    run build odd
+    expect_out "relu: built"
+    mkdir -p lay/meta lay/src/sub
+    cp relu/shape.c lay/src/
+    sed "s|^#include <neuronop.h>$|&\n#define ZERO_H \"sub/zero.h\"\n#include ZERO_H|" \
+        relu/relu.c >lay/src/relu.c
+    echo "#define RELU_ZERO 0.0f" >lay/src/sub/zero.h
+    printf "%s\n" "name: relu" "compute_srcs: [../src/relu.c]" "shape_srcs: [../src/shape.c]" \
+        "ops:" "  relu_forward:" "    args: [tensor]" \
+        "    shape: relu_fwd_shape" "    kernel: relu_forward" "  relu_backward:" \
+        "    args: [tensor, tensor]" "    shape: relu_bwd_shape" "    kernel: relu_backward" \
+        >lay/meta/relu.yaml
+    "$NEURONOP" build --build-dir lay --library-dir lay lay/meta/relu.yaml >out 2>err
+    grep -q "relu: built" out
+    "$NEURONOP" build --build-dir lay --library-dir lay lay/meta/relu.yaml >out 2>err
+    grep -q "relu: up to date" out
+    echo "#define RELU_ZERO 0.0f /* changed */" >lay/src/sub/zero.h
+    "$NEURONOP" build --build-dir lay --library-dir lay lay/meta/relu.yaml >out 2>err
+    grep -q "relu: built" out
+    echo "#pragma comment(option, \"-w\")" >>lay/src/sub/zero.h
+    "$NEURONOP" build --build-dir lay --library-dir lay lay/meta/relu.yaml >out 2>err &&
+        exit 1
+    grep -q "^lay/src/sub/zero.h:2:1: error: #pragma comment sets libtcc" err'
+
 test_expect "changing the manifest rebuilds" '
     echo "# comment" >>relu/neuronop.yaml
     run build relu

@@ -251,7 +251,7 @@ static void includes_are_found_without_a_preprocessor(void **state)
     assert_int_equal(mkdir(incdir, 0755), 0);
     unit_write(dir, "k.c", "#include \"a.h\"\n  #  include <inc.h>\n// #include \"old.h\"\n"
                            "#include \"missing.h\"\n#include <stdio.h>\n#define X 1\n");
-    unit_write(dir, "a.h", "#include \"sub/b.inc\"\n");
+    unit_write(dir, "a.h", "\xef\xbb\xbf#include \"sub/b.inc\"\n");   /* after a BOM */
     unit_write(dir, "sub/b.inc", "#include \"c.h\"   /* beside b.inc */\n");
     unit_write(dir, "sub/c.h", "/* a leaf */\n");
     unit_write(dir, "old.h", "\n");
