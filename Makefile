@@ -239,10 +239,11 @@ FUZZ_TARGETS = manifest npy generator options library object records linked deps
 fuzz: test-deps
 	@MAKEFLAGS= $(MAKE) -s --no-print-directory CC=clang O=$(FUZZ_O) \
 		CFLAGS="$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link" $(FUZZ_O)/libneuronop.a \
-		$(FUZZ_O)/cmd/neuronop/options.o $(FUZZ_O)/cmd/neuronop/report.o
+		$(FUZZ_O)/cmd/neuronop/options.o $(FUZZ_O)/cmd/neuronop/report.o \
+		$(FUZZ_O)/cmd/neuronop/held.o
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		extra=; [ $$t = options ] && extra="$(FUZZ_O)/cmd/neuronop/options.o \
-			$(FUZZ_O)/cmd/neuronop/report.o"; \
+			$(FUZZ_O)/cmd/neuronop/report.o $(FUZZ_O)/cmd/neuronop/held.o"; \
 		clang $(LIB_CPPFLAGS) -Icmd/neuronop -std=c11 $(FUZZ_FLAGS) -fsanitize=fuzzer \
 			-o $(FUZZ_O)/fuzz_$$t tests/fuzz/fuzz_$$t.c $$extra $(FUZZ_O)/libneuronop.a \
 			$(LIBS); \

@@ -249,7 +249,7 @@ int cmd_run(int argc, char **argv)
         goto out;
     }
     report_reset_counts();
-    report_hold();   /* one line for a message every core gave */
+    report_hold(nop_library_multicore(oc.lib));   /* one line for a message every core gave */
     bool ok = nop_device_run(oc.dev, oc.lib, oc.op, oc.vals, oc.nvals, &res, &err) == 0;
     if (!ok)
         rc = report_error(&err);

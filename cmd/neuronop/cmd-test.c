@@ -57,6 +57,7 @@ typedef struct results {
     nop_test_result *v;
     int n, cap;
     bool oom;
+    bool multicore;   /* the library's: its cases' messages are held (report_hold) */
 } results;
 
 /* ---- reporting -------------------------------------------------------------------------- */
@@ -141,7 +142,7 @@ static void on_result(void *ctx, const nop_test_result *r)
 {
     results *rs = ctx;
     report_release();   /* the case's messages, before its line */
-    report_hold();
+    report_hold(rs->multicore);
     if (!json)
         print_line(r);
     if (rs->n == rs->cap) {
@@ -282,7 +283,8 @@ int cmd_test(int argc, char **argv)
                         .threads = (int)dc.threads, .timeout = dc.timeout,
                         .disabled_checks = dc.disabled, .isolate = sandbox_on(), .diag = test_sink,
                         .diag_ctx = &warned, .on_result = on_result, .ctx = &rs };
-    report_hold();   /* one line for a message every core gave, case by case */
+    rs.multicore = nop_library_multicore(lib);
+    report_hold(rs.multicore);   /* one line for a message every core gave, case by case */
     int trc = nop_test_run(m, lib, profile, &o, &sum, &err);
     report_release();
     if (trc != 0) {

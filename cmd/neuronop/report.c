@@ -3,8 +3,6 @@
  */
 #include <errno.h>
 #include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,135 +45,31 @@ static void keep_first_error(const char *line)
     first_error[n] = '\0';
 }
 
-/* Prints d, naming where instead of d->where. */
-static void print_diag(const nop_diag *d, const char *where)
+int report_format(const nop_diag *d, const char *where, char *buf, size_t size)
 {
-    char line[sizeof d->file + sizeof d->where + sizeof d->msg + 64];
     if (d->file[0] && d->line > 0 && d->col > 0)
-        snprintf(line, sizeof line, "%s:%d:%d: %s: %s", d->file, d->line, d->col,
-                 severity_name(d->severity), d->msg);
-    else if (d->file[0] && d->line > 0)
-        snprintf(line, sizeof line, "%s:%d: %s: %s", d->file, d->line,
-                 severity_name(d->severity), d->msg);
-    else if (d->file[0])
-        snprintf(line, sizeof line, "%s: %s: %s", d->file, severity_name(d->severity), d->msg);
-    else if (where[0])
-        snprintf(line, sizeof line, "neuronop: %s: %s: %s", where, severity_name(d->severity),
-                 d->msg);
-    else
-        snprintf(line, sizeof line, "neuronop: %s: %s", severity_name(d->severity), d->msg);
+        return snprintf(buf, size, "%s:%d:%d: %s: %s", d->file, d->line, d->col,
+                        severity_name(d->severity), d->msg);
+    if (d->file[0] && d->line > 0)
+        return snprintf(buf, size, "%s:%d: %s: %s", d->file, d->line,
+                        severity_name(d->severity), d->msg);
+    if (d->file[0])
+        return snprintf(buf, size, "%s: %s: %s", d->file, severity_name(d->severity), d->msg);
+    if (where[0])
+        return snprintf(buf, size, "neuronop: %s: %s: %s", where, severity_name(d->severity),
+                        d->msg);
+    return snprintf(buf, size, "neuronop: %s: %s", severity_name(d->severity), d->msg);
+}
+
+void report_print(const nop_diag *d, const char *where)
+{
+    char line[REPORT_LINE_MAX];
+    report_format(d, where, line, sizeof line);
     fprintf(stderr, "%s\n", line);
     if (d->severity == NOP_SEV_ERROR)
         keep_first_error(line);
     if (d->detail[0])
         fprintf(stderr, "%s\n", d->detail);
-}
-
-/*
- * Device diagnostics held while a run goes on (report_hold), printed when it ends
- * (report_release): one broken rule on every core was eight lines that differed only in the
- * core's number (a new user's find), and is one, "OP: cores 0-7: error: ...".  Messages
- * print in the order they first came; a diagnostic not about one core is held in its place.
- */
-typedef struct held_diag {
-    nop_diag d;
-    char op[sizeof ((nop_diag *)0)->where];   /* where without ": core N"; "" when other */
-    uint64_t cores;                          /* the cores that said it, by number */
-} held_diag;
-
-enum { HELD_MAX = 64 };   /* more distinct messages than this print as they come */
-static held_diag held[HELD_MAX];
-static int nheld;
-static bool holding;
-
-/* The core named at the end of where ("relu_forward: core 7"), whose op part is copied to
- * op; -1 when where names no core below 64. */
-static int core_of(const char *where, char *op, size_t size)
-{
-    const char *p = strstr(where, ": core ");
-    if (!p)
-        return -1;
-    while (strstr(p + 1, ": core "))
-        p = strstr(p + 1, ": core ");   /* the last: an op's name may hold the words */
-    char *end;
-    errno = 0;
-    long id = strtol(p + 7, &end, 10);
-    if (errno || end == p + 7 || *end || id < 0 || id >= 64 || (size_t)(p - where) >= size)
-        return -1;
-    snprintf(op, size, "%.*s", (int)(p - where), where);
-    return (int)id;
-}
-
-static bool same_message(const nop_diag *a, const nop_diag *b)
-{
-    return a->severity == b->severity && !strcmp(a->msg, b->msg) &&
-           !strcmp(a->detail, b->detail) && !strcmp(a->file, b->file) &&
-           a->line == b->line && a->col == b->col;
-}
-
-/* h's where with its cores as ranges: "OP: cores 0-3, 5". */
-static void cores_where(const held_diag *h, char *buf, size_t size)
-{
-    size_t len = (size_t)snprintf(buf, size, "%s: core%s", h->op,
-                                  (h->cores & (h->cores - 1)) ? "s" : "");
-    const char *sep = " ";
-    for (int i = 0; i < 64 && len < size; i++) {
-        if (!(h->cores >> i & 1))
-            continue;
-        int j = i;
-        while (j + 1 < 64 && (h->cores >> (j + 1) & 1))
-            j++;
-        len += (size_t)(j == i ? snprintf(buf + len, size - len, "%s%d", sep, i)
-                               : snprintf(buf + len, size - len, "%s%d-%d", sep, i, j));
-        sep = ", ";
-        i = j;
-    }
-}
-
-void report_release(void)
-{
-    for (int i = 0; i < nheld; i++) {
-        held_diag *h = &held[i];
-        char where[sizeof h->op + 256];
-        if (h->op[0])
-            cores_where(h, where, sizeof where);
-        print_diag(&h->d, h->op[0] ? where : h->d.where);
-    }
-    nheld = 0;
-    holding = false;
-}
-
-void report_hold(void)
-{
-    report_release();
-    holding = true;
-}
-
-/* Holds d when a run is held and there is room: merged into an earlier message of another
- * core, or as a new one.  False when d is to be printed now. */
-static bool hold(const nop_diag *d)
-{
-    if (!holding)
-        return false;
-    char op[sizeof d->where];
-    int core = core_of(d->where, op, sizeof op);
-    for (int i = 0; core >= 0 && i < nheld; i++)
-        if (!strcmp(held[i].op, op) && !(held[i].cores >> core & 1) &&
-            same_message(&held[i].d, d)) {
-            held[i].cores |= (uint64_t)1 << core;
-            return true;
-        }
-    if (nheld == HELD_MAX)
-        return false;
-    held_diag *h = &held[nheld++];
-    h->d = *d;
-    h->op[0] = '\0';
-    h->cores = 0;
-    if (core >= 0) {
-        snprintf(h->op, sizeof h->op, "%s", op);
-        h->cores = (uint64_t)1 << core;
-    }
-    return true;
 }
 
 void report_diag(const nop_diag *d)
@@ -184,8 +78,8 @@ void report_diag(const nop_diag *d)
         errors++;
     else if (d->severity == NOP_SEV_WARNING)
         warnings++;
-    if (!hold(d))
-        print_diag(d, d->where);
+    if (!report_held(d))
+        report_print(d, d->where);
 }
 
 int exit_status_of(enum nop_errkind k)

@@ -10,6 +10,7 @@
 #ifndef NEURONOP_REPORT_H
 #define NEURONOP_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "libneuronop.h"
@@ -33,11 +34,24 @@ int exit_status_of(enum nop_errkind k);
 const char *report_first_error(void);
 /* Prints one diagnostic, or holds it while a run is held (report_hold). */
 void report_diag(const nop_diag *d);
-/* Holds the device diagnostics that follow until report_release, which prints each message
- * once however many cores gave it ("neuronop: OP: cores 0-7: error: ..."), in the order they
- * first came.  Anything else printed on stderr through this file releases them first. */
-void report_hold(void);
+/* The most bytes of a diagnostic's first line (its place, severity and message). */
+#define REPORT_LINE_MAX (sizeof ((nop_diag *)0)->file + sizeof ((nop_diag *)0)->where + \
+                         sizeof ((nop_diag *)0)->msg + 64)
+/* d's first line, naming where instead of d->where, into buf, as snprintf does. */
+int report_format(const nop_diag *d, const char *where, char *buf, size_t size);
+/* Prints d (its first line, naming where instead of d->where, then its detail). */
+void report_print(const nop_diag *d, const char *where);
+
+/* held.c: holds the device diagnostics that follow until report_release, which prints each
+ * message once however many cores gave it ("neuronop: OP: cores 0-7: error: ..."), in the
+ * order they first came; for a multicore library's run alone (multicore false: nothing is
+ * held, nothing can merge).  Anything else printed on stderr through this file releases
+ * them first, and so does neuronop's end by SIGTERM, SIGINT or SIGHUP (a CI job's time
+ * limit) while they are held. */
+void report_hold(bool multicore);
 void report_release(void);
+/* held.c: true when d was held (report_diag's), false when it is to be printed now. */
+bool report_held(const nop_diag *d);
 /* Prints a failed call's error and returns the exit status it maps to. */
 int report_error(const nop_error *err);
 /* Prints "neuronop: error: out of memory" and returns STATUS_INTERNAL. */

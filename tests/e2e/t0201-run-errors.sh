@@ -261,6 +261,18 @@ test_expect "a message several cores give is one line naming them, in the worker
         grep -q "^neuronop: device checks: 4 errors, 4 warnings$" err
     done'
 
+# held until the run ends, they were lost when it did not (a reviewer'\''s find: a CI job'\''s
+# time limit ends neuronop with SIGTERM)
+test_expect "what a held run said so far is printed when neuronop is ended meanwhile" '
+    "$NEURONOP" run rules_mc warn_spin randn:64 -j 8 --timeout 60 >out 2>err &
+    pid=$!
+    sleep 3
+    kill -TERM $pid
+    status=0
+    wait $pid || status=$?
+    test "$status" = 143
+    grep -q "^neuronop: warn_spin: core.* warning: tcm_malloc(1073741824) returned NULL" err'
+
 test_expect "a multicore kernel that never calls get_dst_tensor fails" '
     fails rules_mc no_dst randn:16 "neuronop: no_dst: error: no core called get_dst_tensor"'
 
