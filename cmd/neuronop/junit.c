@@ -105,7 +105,8 @@ int write_junit(const char *path, const char *library, const nop_test_result *ca
     return rc;
 }
 
-/* A report of one errored case, "neuronop test", saying message (whole: it is one line). */
+/* A report of one errored case, "neuronop test", saying message (its first line and the
+ * second are the failure's message attribute, write_junit's). */
 static int write_run_error(const char *path, const char *library, const char *message)
 {
     nop_test_result r = { .status = NOP_TEST_ERRORED };

@@ -224,7 +224,7 @@ static void against_file(const suite *s, const nop_testinfo *t, const nop_tensor
     if (nop_tensor_load_npy(&want, t->expect, &err) != 0) {
         pass_on(s, &err);
         res->status = NOP_TEST_ERRORED;
-        note(res, "cannot read its expected output: %s", err.diag.msg);   /* names it */
+        note(res, "its expected output: %s", err.diag.msg);   /* which names it */
         return;
     }
     double r, a;

@@ -122,7 +122,7 @@ EOF
     run test c
     expect_status 1
     expect_err "cannot read .npy file '\''c/nowhere.npy'\''"
-    expect_out "ERROR lost: cannot read its expected output: cannot read .npy file '\''c/nowhere.npy'\'': No such file or directory ("
+    expect_out "ERROR lost: its expected output: cannot read .npy file '\''c/nowhere.npy'\'': No such file or directory ("
     run build c
     expect_status 0'
 
