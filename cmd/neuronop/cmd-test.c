@@ -228,6 +228,10 @@ int cmd_test(int argc, char **argv)
     int nargs;
     dc.timeout = 0;
     int rc = parse_options(&test_spec, argc, argv, &args, &nargs);
+    if (rc < 0 && junit && check_output_file(junit, "a .xml file") == 0)
+        write_junit_error(junit, "neuronop test", STATUS_USAGE);   /* --junit came before the
+                                                                    * error: no stale report
+                                                                    * (an auditor's find) */
     if (rc != 0)
         return rc > 0 ? 0 : STATUS_USAGE;
     const char *target = nargs ? args[0] : ".";

@@ -117,7 +117,13 @@ test_expect "a run that stops before any case writes a report that says so" '
     expect_status 2
     xmllint --xpath "string(//testcase/error/@message)" stale.xml | grep -q "exit status 2"
     xmllint --xpath "string(//testcase/error/@message)" stale.xml |
-        grep -q "neuronop test: error: -k .no_such_case. matches no test case"'
+        grep -q "neuronop test: error: -k .no_such_case. matches no test case"
+    # an option'\''s error after --junit, too (an auditor'\''s find: the old file stayed)
+    run test --junit stale.xml --schedules 99 c
+    expect_status 2
+    xmllint --noout --schema "$NEURONOP_SRC/tests/e2e/junit.xsd" stale.xml
+    xmllint --xpath "string(//testcase/error/@message)" stale.xml |
+        grep -q "exit status 2 before the first one: neuronop test: error: --schedules takes"'
 
 # a red team's find: a run that CI stopped (its time limit) left the last green run's report
 test_expect "a run stopped from outside leaves a report saying it did not finish" '
