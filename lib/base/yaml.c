@@ -426,9 +426,11 @@ int nopi_y_string(const nopi_ydoc *doc, const nopi_ynode *node, const char *key,
 int nopi_y_bool(const nopi_ydoc *doc, const nopi_ynode *node, const char *key, bool *out,
                 nop_error *err)
 {
+    /* YAML 1.2's booleans (its core schema), and no others: yes, on, y were 1.1's, and a
+     * few of them taken, Yes and y not, said "true or false" wrongly (an auditor's find) */
     if (node->kind == NOPI_Y_SCALAR && node->plain) {
-        static const char *const yes[] = { "true", "True", "TRUE", "yes", "on" };
-        static const char *const no[] = { "false", "False", "FALSE", "no", "off" };
+        static const char *const yes[] = { "true", "True", "TRUE" };
+        static const char *const no[] = { "false", "False", "FALSE" };
         for (size_t i = 0; i < NOPI_ARRAY_LEN(yes); i++) {
             if (strcmp(node->str, yes[i]) == 0)
                 return *out = true, 0;
@@ -438,7 +440,14 @@ int nopi_y_bool(const nopi_ydoc *doc, const nopi_ynode *node, const char *key, b
     }
     char got[128];
     describe(node, got, sizeof got);
-    return nopi_y_error(doc, node, err, "'%s' must be true or false, not %s", key, got);
+    nopi_y_error(doc, node, err, "'%s' must be true or false, not %s", key, got);
+    static const char *const old[] = { "yes", "Yes", "YES", "on", "On", "ON", "y", "Y",
+                                       "no", "No", "NO", "off", "Off", "OFF", "n", "N" };
+    for (size_t i = 0; node->kind == NOPI_Y_SCALAR && i < NOPI_ARRAY_LEN(old); i++)
+        if (strcmp(node->str, old[i]) == 0)
+            nopi_detail(err, "write %s: YAML 1.2 reads '%s' as a string", i < 8 ? "true" : "false",
+                        old[i]);
+    return -1;
 }
 
 int nopi_y_int(const nopi_ydoc *doc, const nopi_ynode *node, const char *key, int64_t min,
