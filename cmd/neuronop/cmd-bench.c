@@ -38,7 +38,7 @@ static const struct option_spec options[] = {
     { 0, "trace-clock", OPT_STRING, &trace_clock, "CLOCK",
       "the trace's time axis: modeled (the default) or host", COMPLETE_VALUES, clock_names, 0, 0 },
     OPTION(0, "hugepages", OPT_FLAG, &hugepages, NULL,
-           "back input tensors of 2 MiB or more with transparent huge pages"),
+           "say whether input tensors of 2 MiB or more got transparent huge pages"),
     DEVICE_OPTIONS(dc),
     BUILD_DIR_OPTION(dc),
     OPTION(0, "json", OPT_FLAG, &json, NULL, "print every figure as JSON"),

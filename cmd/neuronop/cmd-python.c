@@ -1,5 +1,5 @@
 /*
- * cmd-python.c - `neuronop python [options] SCRIPT [ARGS...]`: runs a Python script whose
+ * cmd-python.c - `neuronop python [options] SCRIPT [ARG...]`: runs a Python script whose
  * ops run on the virtual device (python/neuronop is the package; neuronop-python(1)).
  *
  * It sets up the environment and execs the Python (/usr/bin/python3, or $NEURONOP_PYTHON)
@@ -40,7 +40,7 @@ static const struct option_spec options[] = {
 };
 
 const struct command_spec python_spec = {
-    "python", "[options] SCRIPT [ARGS...]",
+    "python", "[options] SCRIPT [ARG...]",
     "Run a Python script with torch and the neuronop package, whose ops\n"
     "(torch.ops.NAMESPACE.OP, from custom_op.load or custom_op.load_library) run on\n"
     "the virtual device in neuronop's confined worker.  Under this command only,\n"
