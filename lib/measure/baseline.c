@@ -1,10 +1,12 @@
 /*
  * baseline.c - reading an earlier `neuronop bench --json` report (the jansson boundary).
  */
+#include <errno.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/internal.h"
 
@@ -21,6 +23,10 @@ int nop_bench_baseline_load(const char *path, nop_baseline *b, nop_error *err)
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))   /* jansson would say '[' expected */
         return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "'%s' is a folder, not a baseline: "
                          "give the file an earlier neuronop bench --json wrote", path);
+    if (access(path, R_OK) != 0)   /* said as every unreadable input is (an auditor's find:
+                                    * jansson's words, in the form of a place in the file) */
+        return nopi_fail(err, NOP_ERR_INPUT, NULL, 0, 0, "cannot read baseline '%s': %s",
+                         path, strerror(errno));
     json_error_t je;
     json_t *root = json_load_file(path, 0, &je);
     if (!root)

@@ -133,7 +133,7 @@ test_expect "a JSON file that is not a bench report says how to make one" '
     expect_err "make one with '\''neuronop bench ... --json > other.json'\''"
     run bench tcm relu_forward randn:64 --baseline missing.json
     expect_status 2
-    expect_err "missing.json: error: cannot read the baseline: unable to open missing.json"'
+    expect_err "neuronop: error: cannot read baseline '\''missing.json'\'': No such file or directory"'
 
 # Before, 1e308 made "fell inf%", 1e-300 a percentage hundreds of digits long, and a
 # cores of "8" (a string) was taken.
