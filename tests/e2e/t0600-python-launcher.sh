@@ -8,7 +8,7 @@ py() { printf '%s\n' "$@" >"$WORK/s.py"; }
 test_expect "--help describes the command and exits 0" '
     run python --help
     expect_status 0
-    expect_out "usage: neuronop python [options] SCRIPT [ARGS...]"
+    expect_out "usage: neuronop python [options] SCRIPT [ARG...]"
     expect_out "NEURONOP_PYTHON"'
 
 test_expect "no script is a usage error" '
