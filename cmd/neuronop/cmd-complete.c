@@ -144,6 +144,12 @@ static void complete_command(const struct command_spec *spec, char **words, int 
         for (o = spec->options; o->long_name; o++)
             printf("--%s\n", o->long_name);
         printf("--help\n");
+        if (cur[1] != '-') {   /* '-': the short names too (an auditor's find: never offered) */
+            for (o = spec->options; o->long_name; o++)
+                if (o->short_name)
+                    printf("-%c\n", o->short_name);
+            printf("-h\n");
+        }
         return;
     }
     /* run and bench take LIB|DIR OP ARG...: the second positional word is an op */

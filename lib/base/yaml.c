@@ -409,7 +409,18 @@ int nopi_y_expect(const nopi_ydoc *doc, const nopi_ynode *node, nopi_ykind kind,
         return 0;
     char got[128];
     describe(node, got, sizeof got);
-    return nopi_y_error(doc, node, err, "'%s' must be %s, not %s", key, kind_name(kind), got);
+    nopi_y_error(doc, node, err, "'%s' must be %s, not %s", key, kind_name(kind), got);
+    /* what to write instead, as neuronop.yaml(5) promises of every error (an auditor's
+     * find: these said only what was wrong) */
+    if (kind == NOPI_Y_SCALAR)
+        nopi_detail(err, "write its value on its line: %s: VALUE", key);
+    else if (kind == NOPI_Y_SEQ)
+        nopi_detail(err, "write each item on a line of its own under '%s:', '  - ITEM', or "
+                    "%s: [ITEM, ...]", key, key);
+    else if (kind == NOPI_Y_MAP)
+        nopi_detail(err, "write each of its keys on a line of its own, indented under '%s:'",
+                    key);
+    return -1;
 }
 
 int nopi_y_string(const nopi_ydoc *doc, const nopi_ynode *node, const char *key,
@@ -504,8 +515,11 @@ int nopi_y_double(const nopi_ydoc *doc, const nopi_ynode *node, const char *key,
     }
     char got[128];
     describe(node, got, sizeof got);
-    return nopi_y_error(doc, node, err, "'%s' must be a %snumber, not %s", key,
-                        infinite_or_nan(node) ? "finite " : "", got);
+    nopi_y_error(doc, node, err, "'%s' must be a %snumber, not %s", key,
+                 infinite_or_nan(node) ? "finite " : "", got);
+    nopi_detail(err, "write a number from %g to %g, such as %s: %g", min, max, key,
+                min > 0 ? min : max < 1e-3 ? max : 1e-3);
+    return -1;
 }
 
 int nopi_y_strings(const nopi_ydoc *doc, const nopi_ynode *node, const char *key,

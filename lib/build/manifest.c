@@ -363,6 +363,7 @@ static int check_shared_function(loader *L, int i, bool shape)
 static int load_ops(loader *L, const nopi_ynode *ops)
 {
     if (nopi_y_expect(L->doc, ops, NOPI_Y_MAP, "ops", L->err) != 0) {
+        L->err->diag.detail[0] = '\0';   /* an example says it better than the generic hint */
         nopi_detail(L->err, "write each op as a mapping under ops, e.g.\n"
                     "ops:\n  relu_forward:\n    args: [tensor]\n    shape: relu_fwd_shape\n"
                     "    kernel: relu_forward");

@@ -51,7 +51,11 @@ test_expect "each command's own options, as --help lists them" '
     completes "neuronop test --sh"
     has --shard
     completes "neuronop new --"
-    has --multicore --cxx --dir'
+    has --multicore --cxx --dir
+    completes "neuronop build -"   # the short names too (an auditor'\''s find)
+    has -f -v -h --force --verbose
+    completes "neuronop build --"
+    lacks -f'
 
 test_expect "the values of --schedule, --check, --device and --trace-clock" '
     mkdir -p dir_for_test
