@@ -49,6 +49,7 @@ static int dispatch(int argc, char **argv)
         if (argc > 2 && strcmp(name, "help") == 0) {   /* help COMMAND: COMMAND --help */
             if (argv[2][0] == '_') {   /* __complete, __serve: not commands users type */
                 report_plain_error("'%s' is not a neuronop command", argv[2]);
+                fprintf(stderr, "see 'neuronop --help'\n");   /* as every other one says */
                 return STATUS_USAGE;
             }
             char *as_help[] = { argv[0], argv[2], (char *)"--help", NULL };

@@ -151,7 +151,8 @@ test_expect "help COMMAND is COMMAND --help; help of no command is a usage error
     expect_err "neuronop: error: '\''bogus'\'' is not a neuronop command"
     run help __serve
     expect_status 2
-    expect_err "neuronop: error: '\''__serve'\'' is not a neuronop command"'
+    expect_err "neuronop: error: '\''__serve'\'' is not a neuronop command"
+    expect_err "see '\''neuronop --help'\''"'
 
 # Before, output lost on a full disk exited 0: bench --json >base.json left half a baseline.
 test_expect "standard output that cannot be written is an error, exit 2" '
