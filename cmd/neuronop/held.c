@@ -10,6 +10,8 @@
  * so far (a reviewer's find: a warning, then a spin, and a killed neuronop said nothing).
  */
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -113,14 +115,17 @@ static void render(void)
     shown = next;
 }
 
-/* SIGTERM, SIGINT or SIGHUP while held: the held messages, then the signal's own end. */
+/* SIGTERM, SIGINT or SIGHUP while held: the held messages, then the signal's own end.  The
+ * others are blocked meanwhile (sa_mask), and a standard error that takes nothing for a
+ * tenth of a second is given up (a reviewer's find: a full pipe kept neuronop from ending). */
 static void on_fatal(int sig)
 {
     int i = shown;
     if (i >= 0) {
         const char *p = rendered[i];
         size_t left = rendered_len[i];
-        while (left > 0) {
+        struct pollfd pfd = { .fd = STDERR_FILENO, .events = POLLOUT };
+        while (left > 0 && poll(&pfd, 1, 100) == 1 && (pfd.revents & POLLOUT)) {
             ssize_t n = write(STDERR_FILENO, p, left);
             if (n <= 0)
                 break;
@@ -137,7 +142,11 @@ static void catch_fatal(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_fatal;
+    sa.sa_flags = SA_ONSTACK;   /* a core's thread has its own stack for signals: not a
+                                 * kernel's few KB (with the sandbox off, cores are threads) */
     sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+        sigaddset(&sa.sa_mask, fatal[i]);   /* one handler at a time: one copy printed */
     for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) {
         caught[i] = sigaction(fatal[i], NULL, &before[i]) == 0 &&
                     before[i].sa_handler == SIG_DFL &&   /* an ignored one stays ignored */
@@ -155,15 +164,24 @@ static void uncatch_fatal(void)
 
 void report_release(void)
 {
-    if (holding)
-        uncatch_fatal();
-    shown = -1;
-    holding = false;
+    /* a signal meanwhile waits for the messages to be printed, then takes its own course
+     * (a reviewer's find: between the handlers' removal and the print, it lost them) */
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+        sigaddset(&block, fatal[i]);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
     for (int i = 0; i < nheld; i++) {
         char where[sizeof held[i].op + 256];
         report_print(&held[i].d, where_of(&held[i], where, sizeof where));
     }
+    fflush(stderr);
     nheld = 0;
+    shown = -1;
+    if (holding)
+        uncatch_fatal();
+    holding = false;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void report_hold(bool multicore)

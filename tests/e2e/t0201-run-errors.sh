@@ -266,12 +266,17 @@ test_expect "a message several cores give is one line naming them, in the worker
 test_expect "what a held run said so far is printed when neuronop is ended meanwhile" '
     "$NEURONOP" run rules_mc warn_spin randn:64 -j 8 --timeout 60 >out 2>err &
     pid=$!
-    sleep 3
+    for _ in 1 2 3 4 5 6 7 8 9 10; do   # its worker started: the run is held by then
+        pgrep -P $pid >/dev/null && break
+        sleep 1
+    done
+    sleep 2
     kill -TERM $pid
     status=0
     wait $pid || status=$?
     test "$status" = 143
-    grep -q "^neuronop: warn_spin: core.* warning: tcm_malloc(1073741824) returned NULL" err'
+    test "$(grep -c "warning: tcm_malloc(1073741824) returned NULL" err)" = 1
+    grep -q "^neuronop: warn_spin: cores\{0,1\} [0-7].* warning: tcm_malloc(1073741824) returned NULL" err'
 
 test_expect "a multicore kernel that never calls get_dst_tensor fails" '
     fails rules_mc no_dst randn:16 "neuronop: no_dst: error: no core called get_dst_tensor"'
