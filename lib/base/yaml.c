@@ -199,20 +199,33 @@ static yaml_mark_t mark_at(const char *text, size_t len, size_t offset)
 static void yaml_hint(const char *text, size_t len, const yaml_parser_t *parser, yaml_mark_t m,
                       nop_error *err)
 {
-    if (m.index < len && text[m.index] == '\t') {
+    /* libyaml's marks count characters, not bytes (a reviewer's find: after an 'é' or a
+     * byte order mark the index named another byte): the line, then its characters */
+    size_t start = len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+    for (size_t l = 0; l < m.line && start < len; l++) {
+        const char *nl = memchr(text + start, '\n', len - start);
+        start = nl ? (size_t)(nl - text) + 1 : len;
+    }
+    size_t at = start;
+    for (size_t c = 0; c < m.column && at < len && text[at] != '\n'; c++)
+        for (at++; at < len && ((unsigned char)text[at] & 0xc0) == 0x80; at++)
+            ;
+    if (at < len && text[at] == '\t') {
         nopi_detail(err, "that is a tab: YAML indents with spaces only");
         return;
     }
     if (!parser->problem || strcmp(parser->problem, "mapping values are not allowed in this "
-                                   "context") != 0 || m.line == 0 || m.index > len)
+                                   "context") != 0 || start == 0 || start > len)
         return;
     /* "name kops" then "ops:": libyaml reads one plain scalar over both lines, and stops at
-     * the second's ':' */
-    size_t start = m.index - m.column;   /* the line of the problem */
-    size_t end = start ? start - 1 : 0, prev = end;
+     * the second's ':' (the first ':' of the problem's line, on a line after one that is not
+     * blank, holds no ':' and is no comment) */
+    size_t end = start - 1, prev = end;
     while (prev > 0 && text[prev - 1] != '\n')
         prev--;
-    if (start && !memchr(text + prev, ':', end - prev) && !memchr(text + prev, '#', end - prev))
+    bool blank = strspn(text + prev, " \t\r") >= end - prev;
+    if (!blank && !memchr(text + prev, ':', end - prev) && !memchr(text + prev, '#', end - prev) &&
+        !memchr(text + start, ':', at - start))
         nopi_detail(err, "is a ':' missing on line %d? a key and its value are 'key: value'",
                     (int)m.line);
 }

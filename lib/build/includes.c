@@ -12,6 +12,7 @@
  * what it names.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,8 +21,8 @@
 
 enum {
     MAX_INCLUDED = 4096,     /* past this many files, the scan gives up (computed) */
-    SCAN_BYTES = 1 << 20,    /* a file's first bytes read for #include lines; a larger file
-                              * is not read further (computed: a reviewer's 1 GB table) */
+    LINE_BYTES = 4096,       /* a line is read this much at a time: a file of any size is
+                              * scanned whole in a few KB (a reviewer's 1 GB table) */
 };
 
 typedef struct scan {
@@ -126,23 +127,22 @@ static int include_on(const char *p, char *name, size_t size, bool *quoted)
  * target; a reviewer's find), and beside its target too (more is harmless). */
 static int follow(scan *s, size_t i)
 {
-    char *text;
-    size_t len;
-    unsigned long long whole;
-    if (nopi_read_part(s->paths[i], SCAN_BYTES, false, &text, &len, &whole) != 0)
+    FILE *f = fopen(s->paths[i], "rb");   /* (a regular file: add's) */
+    if (!f)
         return errno == ENOMEM ? -1 : 0;   /* unreadable: the compiler will say so */
-    if (whole > len)
-        s->computed = true;
     char *dir = nopi_dirname(s->paths[i]);
     int rc = dir ? 0 : -1;
-    bool other = dir && strcmp(dir, s->spelled[i]) != 0;
-    const char *p = text;
-    if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
-        p += 3;   /* a UTF-8 byte order mark, which the compilers skip */
-    for (; rc == 0 && p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+    bool other = dir && strcmp(dir, s->spelled[i]) != 0, start = true, first = true;
+    char line[LINE_BYTES];
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        size_t n = strlen(line);
+        bool whole = n > 0 && line[n - 1] == '\n';
+        const char *p = line;
+        if (first && n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+            p += 3;   /* a UTF-8 byte order mark, which the compilers skip */
         char name[1024];
         bool quoted = false;
-        int kind = include_on(p, name, sizeof name, &quoted);
+        int kind = start ? include_on(p, name, sizeof name, &quoted) : 0;   /* a line's own */
         if (kind < 0)
             s->computed = true;
         else if (kind > 0 && quoted)
@@ -150,9 +150,11 @@ static int follow(scan *s, size_t i)
                  (other ? look_up(s, name, dir) : 0) ? -1 : 0;
         else if (kind > 0)
             rc = look_up(s, name, NULL);
+        start = whole;
+        first = false;
     }
+    fclose(f);
     free(dir);
-    free(text);
     return rc;
 }
 

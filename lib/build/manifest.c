@@ -104,12 +104,15 @@ static bool closest_file(const char *path, const char *resolved, char *buf, size
     char *names[MAX_NAMES];
     size_t n = 0;
     struct dirent *e;
-    while (n < MAX_NAMES && (e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.' && (names[n] = strdup(e->d_name)) != NULL)
-            n++;
-    closedir(d);
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
+    /* files only, and not the name itself (a dangling symlink of it: a reviewer's find) */
+    while (n < MAX_NAMES && (e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.' && strcmp(e->d_name, base) != 0 &&
+            (e->d_type == DT_REG || e->d_type == DT_UNKNOWN || e->d_type == DT_LNK) &&
+            (names[n] = strdup(e->d_name)) != NULL)
+            n++;
+    closedir(d);
     const char *near = nop_closest(base, (const char *const *)names, n);
     if (near)
         snprintf(buf, size, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, near);

@@ -94,6 +94,39 @@ static int object_path(builder *b, object *obj, int index, const char *source, n
     return 0;
 }
 
+/* Whether the line at p is a #pragma comment directive. */
+static bool pragma_directive(const char *p)
+{
+    const char *q = p + strspn(p, " \t");
+    if (*q != '#')
+        return false;
+    q += 1 + strspn(q + 1, " \t");
+    if (strncmp(q, "pragma", 6) != 0)
+        return false;
+    q += 6 + strspn(q + 6, " \t");
+    return strncmp(q, "comment", 7) == 0;
+}
+
+/* Whether the len bytes at p (a NUL after them, or more text) hold _Pragma("comment ...):
+ * looked for in those bytes alone, so a long text costs its length, not its square (a
+ * reviewer's find: 80 s for a 17 MB header). */
+static bool underscore_pragma(const char *p, size_t len)
+{
+    const char *end = p + len;
+    for (const char *op = memmem(p, len, "_Pragma", 7); op;
+         op = memmem(op + 1, (size_t)(end - op - 1), "_Pragma", 7)) {
+        const char *q = op + 7;
+        while (q < end && (*q == ' ' || *q == '\t' || *q == '('))
+            q++;
+        if (q < end && *q == '"')
+            for (q++; q < end && (*q == ' ' || *q == '\t'); q++)
+                ;
+        if ((size_t)(end - q) >= 7 && strncmp(q, "comment", 7) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* The line of a libtcc option pragma in text, #pragma comment(option, ...) or (lib, ...), or
  * _Pragma("comment(...)"), which libtcc obeys while it compiles: past the manifest's flags
  * and their allow-list (a reviewer's find: "-w" so silenced the implicit-declaration
@@ -103,29 +136,46 @@ static int option_pragma(const char *text)
 {
     int line = 1;
     for (const char *p = text; *p; line++) {
-        const char *q = p + strspn(p, " \t");
-        bool hit = false;
-        if (*q == '#') {
-            q += 1 + strspn(q + 1, " \t");
-            if (strncmp(q, "pragma", 6) == 0) {
-                q += 6 + strspn(q + 6, " \t");
-                hit = strncmp(q, "comment", 7) == 0;
-            }
-        }
-        const char *op = strstr(p, "_Pragma");
         const char *eol = strchr(p, '\n');
-        if (op && (!eol || op < eol)) {
-            op += 7 + strspn(op + 7, " \t(");
-            op += *op == '"' ? 1 + strspn(op + 1, " \t") : 0;
-            hit = hit || strncmp(op, "comment", 7) == 0;
-        }
-        if (hit)
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        if (pragma_directive(p) || underscore_pragma(p, len))
             return line;
         if (!eol)
             break;
         p = eol + 1;
     }
     return 0;
+}
+
+/* The same of the file at path, read a few KB at a time: a header of any size is looked at
+ * whole, as libtcc reads it (a reviewer's find: one past the first 16 MB was missed), in
+ * time linear in its size.  0 also when it cannot be read (the compile will say so). */
+static int file_option_pragma(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    enum { OVERLAP = 32 };   /* a line's previous part kept: "_Pra" + "gma(" across parts */
+    char buf[OVERLAP + 4096];
+    size_t keep = 0;
+    int line = 1, hit = 0;
+    bool start = true;
+    while (!hit && fgets(buf + keep, (int)(sizeof buf - keep), f)) {
+        size_t n = keep + strlen(buf + keep);
+        bool whole = n > 0 && buf[n - 1] == '\n';
+        if ((start && pragma_directive(buf)) || underscore_pragma(buf, n))
+            hit = line;
+        if (whole) {
+            line++;
+            keep = 0;
+        } else {   /* the line goes on: keep its last bytes before the next part */
+            keep = n < OVERLAP ? n : OVERLAP;
+            memmove(buf, buf + n - keep, keep);
+        }
+        start = whole;
+    }
+    fclose(f);
+    return hit;
 }
 
 /* Reads an object's symbols, and whether it has code that runs when it is loaded: a
@@ -245,12 +295,8 @@ static int headers_option_pragma(builder *b, const char *path)
     if (rc != 0)
         nopi_nomem(b->err);
     for (size_t i = 0; i < n; i++) {
-        char *text;
-        size_t len;
-        if (rc == 0 && nopi_path_within(files[i], real) &&   /* its first 16 MB: a header */
-            nopi_read_part(files[i], 16 << 20, false, &text, &len, NULL) == 0) {
-            int line = option_pragma(text);
-            free(text);
+        if (rc == 0 && nopi_path_within(files[i], real)) {
+            int line = file_option_pragma(files[i]);
             char *shown = line > 0 ? nopi_path_join(folder, files[i] + strlen(real) + 1)
                                    : NULL;   /* as the folder was named: "relu/sub/x.h" */
             if (line > 0)

@@ -160,6 +160,20 @@ test_expect "the scan follows includes as the compilers do, in every layout of a
         exit 1
     grep -q "^lay/src/sub/zero.h:2:1: error: #pragma comment sets libtcc" err'
 
+# read a few KB at a time, in time linear in its size: an option pragma deep in a header, on
+# a line far longer than that, is found (a reviewer'\''s find: past 16 MB it was not)
+test_expect "an option pragma anywhere in a large header of the library is refused" '
+    copy_example relu deep_pragma
+    sed -i "s|^#include <neuronop.h>$|&\n#include \"big.h\"|" deep_pragma/relu.c
+    awk "BEGIN { for (i = 0; i < 40000; i++) print \"// filler\";
+                 s = \"\"; for (i = 0; i < 9000; i++) s = s \"y\";
+                 print \"/* \" s \" */ _Pragma(\\\"comment(option, \\\\\\\"-w\\\\\\\")\\\")\" }" \
+        >deep_pragma/big.h
+    grep -q "_Pragma(\"comment(option" deep_pragma/big.h
+    run build deep_pragma
+    expect_status 3
+    expect_err "deep_pragma/big.h:40001:1: error: #pragma comment sets libtcc"'
+
 test_expect "changing the manifest rebuilds" '
     echo "# comment" >>relu/neuronop.yaml
     run build relu
