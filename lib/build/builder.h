@@ -90,8 +90,13 @@ typedef struct builder {
  * the compiler can resolve (or past 4096 files).  0, or -1 on no memory. */
 int nopi_user_includes(const char *const *sources, size_t nsources, const char *const *dirs,
                        size_t ndirs, char ***paths, size_t *n, bool *computed);
-/* includes.c: nopi_user_includes of b's sources (some of them) in b's include folders: the
- * sources' own, the manifest's includes and its -I flags. */
+/* includes.c: the folders b's sources find headers in: the sources' own, the manifest's
+ * includes and its -I flags; *n of them, the array malloc'd (the strings are the
+ * manifest's, but the first *nown: free all with nopi_build_user_dirs_free).  NULL on no
+ * memory. */
+char **nopi_build_user_dirs(const builder *b, size_t *n, size_t *nown);
+void nopi_build_user_dirs_free(char **dirs, size_t nown);
+/* includes.c: nopi_user_includes of b's sources (some of them) in nopi_build_user_dirs. */
 int nopi_build_included(const builder *b, const char *const *sources, size_t nsources,
                         char ***paths, size_t *n, bool *computed);
 

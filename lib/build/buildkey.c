@@ -93,10 +93,10 @@ static bool any_file(const char *name)
     return true;
 }
 
-/* Every header the build can see, by resolved path, sorted and without duplicates. */
+/* Every header the build can see, by resolved path, sorted and without duplicates: all of
+ * neuronop's include folders, and the *.h files of the user's. */
 static int visible_headers(builder *b, char ***out, size_t *n)
 {
-    const nop_manifest *m = b->m;
     char **list = NULL;
     size_t cap = 0;
     *n = 0;
@@ -109,20 +109,12 @@ static int visible_headers(builder *b, char ***out, size_t *n)
         rc |= sub ? list_dir(sub, any_file, &list, n, &cap) : -1;
         free(sub);
     }
-    const nopi_src *groups[] = { m->compute, m->shape };
-    const int counts[] = { m->ncompute, m->nshape };
-    for (int g = 0; g < 2; g++) {
-        for (int i = 0; i < counts[g]; i++) {
-            char *dir = nopi_dirname(groups[g][i].resolved);
-            rc |= dir ? list_dir(dir, is_header, &list, n, &cap) : -1;
-            free(dir);
-        }
-    }
-    for (int i = 0; i < m->nincludes; i++)
-        rc |= list_dir(m->includes[i].resolved, is_header, &list, n, &cap);
-    for (int i = 0; i < m->nflags; i++)
-        if (m->flags[i].kind == NOPI_FLAG_INCLUDE)
-            rc |= list_dir(m->flags[i].value, is_header, &list, n, &cap);
+    size_t ndirs, nown;   /* the user's folders, as the include scan looks in them */
+    char **dirs = nopi_build_user_dirs(b, &ndirs, &nown);
+    rc |= dirs ? 0 : -1;
+    for (size_t i = 0; dirs && i < ndirs; i++)
+        rc |= list_dir(dirs[i], is_header, &list, n, &cap);
+    nopi_build_user_dirs_free(dirs, nown);
     if (*n)
         qsort(list, *n, sizeof *list, cmp_str);
     size_t w = 0;

@@ -194,11 +194,7 @@ int nopi_user_includes(const char *const *sources, size_t nsources, const char *
     return 0;
 }
 
-/* The folders the user's sources find headers in: the sources' own, the manifest's
- * includes and its -I flags (as buildkey.c's visible_headers lists them); *n of them, the
- * array malloc'd (the strings are the manifest's, but the first *nown, malloc'd).  NULL on
- * no memory. */
-static char **user_dirs(const builder *b, size_t *n, size_t *nown)
+char **nopi_build_user_dirs(const builder *b, size_t *n, size_t *nown)
 {
     const nop_manifest *m = b->m;
     size_t cap = (size_t)b->nsources + (size_t)m->nincludes + (size_t)m->nflags + 1;
@@ -229,13 +225,18 @@ int nopi_build_included(const builder *b, const char *const *sources, size_t nso
                         char ***paths, size_t *n, bool *computed)
 {
     size_t ndirs, nown;
-    char **dirs = user_dirs(b, &ndirs, &nown);
+    char **dirs = nopi_build_user_dirs(b, &ndirs, &nown);
     if (!dirs)
         return -1;
     int rc = nopi_user_includes(sources, nsources, (const char *const *)dirs, ndirs, paths, n,
                                 computed);
-    for (size_t i = 0; i < nown; i++)
+    nopi_build_user_dirs_free(dirs, nown);
+    return rc;
+}
+
+void nopi_build_user_dirs_free(char **dirs, size_t nown)
+{
+    for (size_t i = 0; dirs && i < nown; i++)
         free(dirs[i]);
     free(dirs);
-    return rc;
 }
